@@ -1,0 +1,66 @@
+// `hetprobe devices`: the backends this binary carries, their devices and the
+// writer launch shapes, so a user sees what --device auto would pick and why.
+#include <cstdio>
+#include <memory>
+
+#include "command.hpp"
+#include "hetprobe/device.hpp"
+#include "hetprobe/results.hpp"
+
+namespace hetprobe::cli {
+
+namespace {
+
+Json describe(const BackendEntry& b) {
+  std::string why;
+  const int n = b.count(why);
+  Json j{{"backend", b.name}, {"devices", n}, {"why_none", why.empty() ? Json(nullptr) : Json(why)}};
+  Json list = Json::array();
+  for (int i = 0; i < n; ++i) {
+    const auto d = b.open(i);
+    const DeviceInfo& info = d->info();
+    const WriterShape stream = d->writer_shape(Access::stream), stacked = d->writer_shape(Access::stacked);
+    list.push_back({{"ordinal", i}, {"name", info.name}, {"pci_bus_id", info.pci_bus_id},
+                    {"driver_version", info.driver_version}, {"runtime_version", info.runtime_version},
+                    {"multiprocessors", info.multiprocessors}, {"max_threads_per_block", info.max_threads_per_block},
+                    {"timer_hz_measured", info.timer_hz},
+                    {"stream_shape", {stream.blocks, stream.threads_per_block}},
+                    {"stacked_shape", {stacked.blocks, stacked.threads_per_block}}});
+  }
+  j["list"] = list;
+  return j;
+}
+
+}  // namespace
+
+CommandFn add_devices_command(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* c = app.add_subcommand("devices", "List the backends built in, their devices, and what --device auto picks");
+  c->add_flag("--json", *json, "Print JSON instead of text");
+  return [json](const std::vector<std::string>&) {
+    Json all = Json::array();
+    for (const auto& b : compiled_backends()) all.push_back(describe(b));
+    std::string why;
+    const auto chosen = open_device("auto", 0, &why);
+    if (*json) {
+      std::printf("%s\n", Json{{"backends", all}, {"auto", chosen->info().backend}, {"auto_reason", why}}.dump(2).c_str());
+      return 0;
+    }
+    for (const Json& b : all) {
+      std::printf("%-5s %d device(s)%s\n", b["backend"].get<std::string>().c_str(), b["devices"].get<int>(),
+                  b["why_none"].is_string() ? (": " + b["why_none"].get<std::string>()).c_str() : "");
+      for (const Json& d : b["list"])
+        std::printf("  [%d] %s %s, %d multiprocessors, %d threads/block max, timer %.6g Hz, "
+                    "writer shapes: stream %dx%d, stacked %dx%d\n",
+                    d["ordinal"].get<int>(), d["name"].get<std::string>().c_str(),
+                    d["pci_bus_id"].get<std::string>().c_str(), d["multiprocessors"].get<int>(),
+                    d["max_threads_per_block"].get<int>(), d["timer_hz_measured"].get<double>(),
+                    d["stream_shape"][0].get<int>(), d["stream_shape"][1].get<int>(),
+                    d["stacked_shape"][0].get<int>(), d["stacked_shape"][1].get<int>());
+    }
+    std::printf("--device auto -> %s (%s)\n", chosen->info().backend.c_str(), why.c_str());
+    return 0;
+  };
+}
+
+}  // namespace hetprobe::cli

@@ -1,0 +1,49 @@
+// hetprobe: how the CPU and the GPU of a node get in each other's way, and how
+// fast they can tell each other things. One subcommand per probe.
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "command.hpp"
+#include "hetprobe/errors.hpp"
+#include "hetprobe/run_header.hpp"
+
+namespace hetprobe::cli {
+
+bool first_launched_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return std::string(v) == "0";
+  return true;
+}
+
+}  // namespace hetprobe::cli
+
+int main(int argc, char** argv) {
+  using namespace hetprobe;
+  CLI::App app{"hetprobe " + hetprobe_version() + " (" + hetprobe_git_revision() +
+               "): CPU/GPU interference and notification probes for HPC nodes.\n"
+               "Each subcommand is one probe; `hetprobe SUBCOMMAND --help` explains its options."};
+  app.set_version_flag("--version", "hetprobe " + hetprobe_version() + " " + hetprobe_git_revision());
+  app.require_subcommand(1);
+  const std::map<std::string, cli::CommandFn> commands = {
+      {"interference", cli::add_interference_command(app)},
+      {"devices", cli::add_devices_command(app)},
+      {"bandwidth", cli::add_bandwidth_command(app)}};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const bool info = e.get_exit_code() == 0;  // --help, --version
+    if (info || cli::first_launched_rank()) app.exit(e);
+    return info ? 0 : 2;
+  }
+  const std::vector<std::string> args(argv, argv + argc);
+  try {
+    return commands.at(app.get_subcommands().front()->get_name())(args);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "hetprobe: %s error: %s [%s]\n", to_string(e.kind()), e.what(), e.where().c_str());
+    return exit_code_for(e.kind());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hetprobe: error: %s\n", e.what());
+    return 1;
+  }
+}

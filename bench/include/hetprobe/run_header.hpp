@@ -1,0 +1,33 @@
+// The header record every results file starts with (and every resumed
+// segment repeats): who, where, when, with what. Schema: docs/results-schema.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetprobe/device.hpp"
+#include "hetprobe/host_clock.hpp"
+#include "hetprobe/mpi_context.hpp"
+#include "hetprobe/results.hpp"
+
+namespace hetprobe {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct RunContext {
+  std::string probe;                      // "interference"
+  std::vector<std::string> command_line;  // argv as given
+  std::string device_choice;              // why this backend was used
+  Json config;                            // the probe's parameters
+  bool resumed = false;
+};
+
+// Collective over mpi.comm; the full record is returned on rank 0 only.
+Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
+                const HostClock& clock);
+
+std::string hetprobe_version();
+std::string hetprobe_git_revision();
+std::string utc_now_iso8601();
+
+}  // namespace hetprobe

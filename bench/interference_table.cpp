@@ -1,0 +1,70 @@
+#include "hetprobe/interference_table.hpp"
+
+#include <string>
+
+#include "hetprobe/sizes.hpp"
+
+namespace hetprobe {
+
+namespace {
+std::string number(const Json& v, const char* format) {
+  if (!v.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v.get<double>());
+  return buf;
+}
+
+// The writer bandwidth a reader cares about: the sender's during the send,
+// else the receiver's over its whole post phase.
+Json writer_gbs(const Json& point) {
+  const Json& w = point["writer"];
+  if (w["sender"].is_object()) return w["sender"]["bandwidth_during_send_gbs"];
+  if (w["receiver"].is_object() && w["receiver"]["post_phase_gbs"].is_object())
+    return w["receiver"]["post_phase_gbs"]["median"];
+  return nullptr;
+}
+
+std::string payload_text(const Json& p) {
+  const std::string check = p["check"].get<std::string>();
+  if (check == "torn") return "torn " + number(p["torn_fraction"]["median"], "%.3f");
+  return check;
+}
+}  // namespace
+
+void InterferenceTable::print_heading(const Json& h) {
+  const Json& c = h["config"];
+  std::fprintf(out_, "# hetprobe interference: %s (%s) on %s, MPI %s, writer on %s, %d samples/point after %d warm-up\n",
+               h["device"]["name"].get<std::string>().c_str(), h["backend"].get<std::string>().c_str(),
+               h["host"].get<std::string>().c_str(), c["send_mode"].get<std::string>().c_str(),
+               c["writer_side"].get<std::string>().c_str(), c["reps"].get<int>(), c["warmup"].get<int>());
+  std::fprintf(out_, "# MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; "
+                     "writer = device write bandwidth during the send, GB/s\n");
+  std::fprintf(out_, "%10s %-8s %-5s %11s %11s %11s %7s %9s  %s\n", "size", "access", "layout",
+               "median_us", "p10_us", "p90_us", "vs_SSB", "writer", "payload");
+  std::fflush(out_);
+}
+
+void InterferenceTable::print_row(const Json& p) {
+  const Json& t = p["send_time_ns"];
+  const double median = t["median"].get<double>();
+  if (rows_++ == 0 || median < smallest_median_ns_) smallest_median_ns_ = median;
+  std::fprintf(out_, "%10s %-8s %-5s %11.3f %11.3f %11.3f %7s %9s  %s\n",
+               format_size(p["size_bytes"].get<std::uint64_t>()).c_str(),
+               p["access"].get<std::string>().c_str(), p["layout"].get<std::string>().c_str(),
+               median / 1e3, t["p10"].get<double>() / 1e3, t["p90"].get<double>() / 1e3,
+               number(p["ratio_to_ssb_median"], "%.2f").c_str(), number(writer_gbs(p), "%.2f").c_str(),
+               payload_text(p["payload"]).c_str());
+  std::fflush(out_);
+}
+
+void InterferenceTable::print_footer(const Json& h) {
+  if (rows_ == 0) return;
+  const Json& clock = h["host_clock"];
+  const double overhead = clock["empty_region_median_ns"].get<double>();
+  std::fprintf(out_, "# harness: an empty timed region (%s clock) costs %.1f ns median = %.2f%% of the smallest median send time (%.1f ns)\n",
+               clock["source"].get<std::string>().c_str(), overhead,
+               100.0 * overhead / smallest_median_ns_, smallest_median_ns_);
+  std::fflush(out_);
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,30 @@
+# Decides which GPU backends to build. CUDA through CMake's CUDA language;
+# HIP through hipcc directly (Debian's HIP packages do not give CMake's HIP
+# language the layout it expects), see probes/CMakeLists.txt.
+include(CheckLanguage)
+
+set(HETPROBE_WITH_CUDA OFF)
+if(NOT HETPROBE_ENABLE_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    set(HETPROBE_WITH_CUDA ON)
+  elseif(HETPROBE_ENABLE_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "HETPROBE_ENABLE_CUDA=ON but no CUDA compiler was found")
+  endif()
+endif()
+
+set(HETPROBE_WITH_HIP OFF)
+if(NOT HETPROBE_ENABLE_HIP STREQUAL "OFF")
+  find_program(HETPROBE_HIPCC hipcc)
+  find_library(HETPROBE_AMDHIP64 amdhip64)
+  if(HETPROBE_HIPCC AND HETPROBE_AMDHIP64)
+    set(HETPROBE_WITH_HIP ON)
+  elseif(HETPROBE_ENABLE_HIP STREQUAL "ON")
+    message(FATAL_ERROR "HETPROBE_ENABLE_HIP=ON but hipcc or libamdhip64 was not found")
+  endif()
+endif()
+message(STATUS "hetprobe backends: host cuda=${HETPROBE_WITH_CUDA} hip=${HETPROBE_WITH_HIP}")

@@ -1,0 +1,32 @@
+#include "hetprobe/errors.hpp"
+
+#include <filesystem>
+
+namespace hetprobe {
+
+const char* to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::usage: return "usage";
+    case ErrorKind::device: return "device";
+    case ErrorKind::timeout: return "timeout";
+    case ErrorKind::mpi: return "mpi";
+    case ErrorKind::io: return "io";
+    case ErrorKind::check: return "check";
+    case ErrorKind::interrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+Error::Error(ErrorKind kind, const std::string& message, std::source_location where)
+    : std::runtime_error(message),
+      kind_(kind),
+      where_(std::filesystem::path(where.file_name()).filename().string() + ":" +
+             std::to_string(where.line())) {}
+
+int exit_code_for(ErrorKind kind) {
+  if (kind == ErrorKind::usage) return 2;
+  if (kind == ErrorKind::interrupted) return 130;
+  return 1;
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,65 @@
+// Kernels of the GPU backends (compiled by nvcc and by hipcc from this one
+// source). The logic lives in writer_protocol.hpp; here are only the Teams
+// that map it onto a block or a cooperative grid, and the launch wrappers.
+#pragma once
+
+#include "hetprobe/portability.hpp"
+#include "hetprobe/writer_protocol.hpp"
+
+namespace hetprobe::HETPROBE_BACKEND_NS {
+
+struct GpuTeamOps {
+  __device__ std::uint64_t timer() const { return gpu::device_timer(); }
+  __device__ void fence_system() { __threadfence_system(); }
+  __device__ unsigned long long load_acquire(const unsigned long long* p) {
+    return gpu::load_acquire_system(p);
+  }
+  __device__ void store_release(unsigned long long* p, unsigned long long v) {
+    gpu::store_release_system(p, v);
+  }
+  __device__ void store_relaxed(unsigned long long* p, unsigned long long v) {
+    gpu::store_relaxed_system(p, v);
+  }
+  // Broadcast slots in device memory, read after a barrier that orders them.
+  __device__ unsigned long long read_shared(unsigned long long* p) {
+    return *static_cast<volatile unsigned long long*>(p);
+  }
+  __device__ void write_shared(unsigned long long* p, unsigned long long v) {
+    *static_cast<volatile unsigned long long*>(p) = v;
+  }
+};
+
+// stream access: one block.
+struct BlockTeam : GpuTeamOps {
+  __device__ std::uint64_t rank() const { return threadIdx.x; }
+  __device__ std::uint64_t size() const { return blockDim.x; }
+  __device__ void sync() { __syncthreads(); }
+};
+
+// stacked access: the whole cooperative grid.
+struct GridTeam : GpuTeamOps {
+  cooperative_groups::grid_group grid;
+  __device__ std::uint64_t rank() const { return grid.thread_rank(); }
+  __device__ std::uint64_t size() const { return grid.size(); }
+  __device__ void sync() { grid.sync(); }
+};
+
+__global__ void writer_stream_kernel(WriterArgs args) {
+  BlockTeam team;
+  run_writer(team, args);
+}
+
+__global__ void writer_stacked_kernel(WriterArgs args) {
+  GridTeam team{{}, cooperative_groups::this_grid()};
+  run_writer(team, args);
+}
+
+// The reference: one plain pass, one word per thread, no flags, no barrier.
+__global__ void plain_write_kernel(unsigned char* dst, std::uint64_t bytes) {
+  const std::uint64_t rank = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  write_region(dst, bytes, PostValue{0}, rank, std::uint64_t(gridDim.x) * blockDim.x);
+}
+
+__global__ void read_timer_kernel(unsigned long long* out) { *out = gpu::device_timer(); }
+
+}  // namespace hetprobe::HETPROBE_BACKEND_NS

@@ -1,0 +1,176 @@
+// Host backend: CPU threads play the device, running the same run_writer()
+// as the GPU kernels. stream access = 1 writer thread; stacked access = one
+// thread per hardware thread but the caller's, meeting at a barrier per pass.
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "hetprobe/device.hpp"
+#include "hetprobe/errors.hpp"
+
+namespace hetprobe::host_backend {
+
+namespace {
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+struct TeamShared {
+  explicit TeamShared(std::ptrdiff_t n) : barrier(n) {}
+  std::barrier<> barrier;
+  unsigned long long broadcast[2] = {0, 0};
+};
+
+// The Team run_writer() expects, on CPU threads.
+struct HostTeam {
+  std::uint64_t my_rank, team_size;
+  TeamShared* shared;
+  std::uint64_t rank() const { return my_rank; }
+  std::uint64_t size() const { return team_size; }
+  void sync() { shared->barrier.arrive_and_wait(); }
+  std::uint64_t timer() const { return now_ns(); }
+  void fence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  unsigned long long load_acquire(const unsigned long long* p) {
+    return std::atomic_ref<const unsigned long long>(*p).load(std::memory_order_acquire);
+  }
+  void store_release(unsigned long long* p, unsigned long long v) {
+    std::atomic_ref<unsigned long long>(*p).store(v, std::memory_order_release);
+  }
+  void store_relaxed(unsigned long long* p, unsigned long long v) {
+    std::atomic_ref<unsigned long long>(*p).store(v, std::memory_order_relaxed);
+  }
+  unsigned long long read_shared(unsigned long long* p) { return load_acquire(p); }
+  void write_shared(unsigned long long* p, unsigned long long v) { store_release(p, v); }
+};
+
+constexpr std::size_t kAlign = 4096;
+
+std::byte* alloc_locked(std::size_t bytes, bool& locked) {
+  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+  void* p = std::aligned_alloc(kAlign, rounded);
+  if (p == nullptr) return nullptr;
+  std::memset(p, 0, rounded);  // touch every page so it is really there
+  locked = mlock(p, rounded) == 0;
+  return static_cast<std::byte*>(p);
+}
+
+class HostDevice final : public Device {
+ public:
+  HostDevice() {
+    info_.backend = "host";
+    info_.name = cpu_model();
+    utsname u{};
+    if (uname(&u) == 0) info_.driver_version = std::string(u.sysname) + " " + u.release;
+    info_.runtime_version = "libstdc++ " + std::to_string(__GLIBCXX__);
+    info_.multiprocessors = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    info_.max_threads_per_block = 1;
+    info_.warp_size = 1;
+    info_.timer_hz = 1e9;  // steady_clock counts nanoseconds
+    bool locked = false;
+    control_block_ = alloc_locked(sizeof(WriterControl), locked);
+    if (control_block_ == nullptr) throw std::bad_alloc();
+    control_ = new (control_block_) WriterControl{};
+  }
+  ~HostDevice() override {
+    if (!threads_.empty()) {
+      request_stop(~0ull);
+      for (auto& t : threads_) t.join();
+    }
+    std::free(control_block_);
+  }
+
+  const DeviceInfo& info() const override { return info_; }
+
+  WriterShape writer_shape(Access access) const override {
+    if (access == Access::stream) return {1, 1};
+    return {std::max(1, info_.multiprocessors - 1), 1};
+  }
+
+  PinnedBuffer alloc_pinned(std::size_t bytes) override {
+    check_pinnable(bytes);
+    bool locked = false;
+    std::byte* p = alloc_locked(bytes, locked);
+    if (p == nullptr)
+      throw usage_error("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
+    if (!locked) info_.page_locked = false;
+    const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+    return PinnedBuffer(p, p, bytes, [rounded, locked](std::byte* q) {
+      if (locked) munlock(q, rounded);
+      std::free(q);
+    });
+  }
+
+  double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
+    const int n = writer_shape(Access::stacked).blocks;
+    const std::uint64_t t0 = now_ns();
+    std::vector<std::thread> team;
+    for (int r = 0; r < n; ++r)
+      team.emplace_back([=] {
+        write_region(reinterpret_cast<unsigned char*>(dst), bytes, PostValue{0},
+                     static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n));
+      });
+    for (auto& t : team) t.join();
+    return static_cast<double>(now_ns() - t0) * 1e-9;
+  }
+
+ protected:
+  void launch_writer(const WriterTask& task) override {
+    const int n = writer_shape(task.access).blocks;
+    shared_ = std::make_unique<TeamShared>(n);
+    args_ = WriterArgs{reinterpret_cast<unsigned char*>(task.pre),
+                       task.pre_bytes,
+                       reinterpret_cast<unsigned char*>(task.post),
+                       task.post_bytes,
+                       control_,
+                       shared_->broadcast,
+                       task.epoch,
+                       static_cast<std::uint64_t>(task.timeout_s * info_.timer_hz)};
+    for (int r = 0; r < n; ++r)
+      threads_.emplace_back([this, r, n] {
+        HostTeam team{static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n), shared_.get()};
+        run_writer(team, args_);
+      });
+  }
+
+  void wait_writer_exit() override {
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  DeviceInfo info_;
+  std::byte* control_block_ = nullptr;
+  std::unique_ptr<TeamShared> shared_;
+  WriterArgs args_{};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
+BackendEntry entry() {
+  return {"host", [](std::string&) { return 1; },
+          [](int) -> std::unique_ptr<Device> { return std::make_unique<HostDevice>(); }};
+}
+
+}  // namespace hetprobe::host_backend

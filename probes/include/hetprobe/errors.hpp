@@ -1,0 +1,44 @@
+// Typed errors with their call site. Library code throws these; only main()
+// and the Python module turn them into exit codes or Python exceptions.
+#pragma once
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace hetprobe {
+
+enum class ErrorKind {
+  usage,    // bad input from the user: exit code 2, nothing written
+  device,   // a backend call failed
+  timeout,  // a bounded wait gave up
+  mpi,      // an MPI call failed or the ranks disagree
+  io,       // a file could not be read or written
+  check,    // a probe's own verification failed
+  interrupted,  // SIGINT/SIGTERM: finished points are kept, exit code 130
+};
+
+const char* to_string(ErrorKind kind);
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message,
+        std::source_location where = std::source_location::current());
+  ErrorKind kind() const { return kind_; }
+  // "file.cpp:42" of the throwing call, for diagnostics.
+  const std::string& where() const { return where_; }
+
+ private:
+  ErrorKind kind_;
+  std::string where_;
+};
+
+// Exit code main() uses for an error of this kind (2 usage, 130 interrupted, else 1).
+int exit_code_for(ErrorKind kind);
+
+inline Error usage_error(const std::string& message,
+                         std::source_location where = std::source_location::current()) {
+  return Error(ErrorKind::usage, message, where);
+}
+
+}  // namespace hetprobe

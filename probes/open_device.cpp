@@ -1,0 +1,59 @@
+#include <string>
+
+#include "hetprobe/device.hpp"
+#include "hetprobe/errors.hpp"
+
+namespace hetprobe {
+
+namespace {
+const BackendEntry* find_backend(const std::string& name) {
+  for (const auto& b : compiled_backends())
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::string backend_names() {
+  std::string names = "auto";
+  for (const auto& b : compiled_backends()) names += "|" + b.name;
+  return names;
+}
+}  // namespace
+
+std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
+                                    std::string* chosen_because) {
+  if (backend == "auto") {
+    std::string reasons;
+    for (const auto& b : compiled_backends()) {
+      if (b.name == "host") continue;
+      std::string why;
+      const int n = b.count(why);
+      if (n > ordinal) {
+        if (chosen_because) *chosen_because = "auto: " + b.name + " has " + std::to_string(n) + " device(s)";
+        return b.open(ordinal);
+      }
+      reasons += (reasons.empty() ? "" : "; ") + b.name + ": " +
+                 (why.empty() ? "no device " + std::to_string(ordinal) : why);
+    }
+    if (chosen_because)
+      *chosen_because = "auto: no GPU backend usable (" +
+                        (reasons.empty() ? std::string("none compiled in") : reasons) +
+                        "), using host threads";
+    return find_backend("host")->open(0);
+  }
+  const BackendEntry* b = find_backend(backend);
+  if (b == nullptr) {
+    if (backend == "cuda" || backend == "hip")
+      throw usage_error("--device " + backend + ": this hetprobe was built without the " + backend +
+                        " backend (built with: " + backend_names() + ")");
+    throw usage_error("--device " + backend + ": unknown backend (expected " + backend_names() + ")");
+  }
+  std::string why;
+  const int n = b->count(why);
+  if (n <= ordinal)
+    throw usage_error("--device " + backend + ": no device " + std::to_string(ordinal) + " (" +
+                      (why.empty() ? std::to_string(n) + " found" : why) + ")");
+  if (chosen_because) *chosen_because = "requested";
+  return b->open(ordinal);
+}
+
+}  // namespace hetprobe
