@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds hetprobe with its GPU backend and runs, in one command on a GPU node:
+# the GPU-labelled tests, the host tests, `hetprobe devices`, `hetprobe
+# bandwidth` and a short interference sweep on two ranks.
+#   tests/gpu/run.sh            the above
+#   tests/gpu/run.sh --full     also the full sweep (1 KiB..64 MiB x4, all
+#                               layouts, both access modes, 50 samples), killed
+#                               with SIGKILL part way and completed with --resume
+# Results go to $RESULTS_DIR (default: build-gpu/results).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD_DIR:-$root/build-gpu}
+results=${RESULTS_DIR:-$build/results}
+full=0
+[[ "${1:-}" == "--full" ]] && full=1
+mkdir -p "$results"
+if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "build ($build)"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHETPROBE_ENABLE_CUDA=AUTO >"$results/cmake.log"
+cmake --build "$build" -j "$(nproc)" >"$results/build.log" 2>&1 || { tail -50 "$results/build.log"; exit 1; }
+hetprobe=$build/bench/hetprobe
+
+step "GPU tests (label gpu)"
+ctest --test-dir "$build" -L gpu --output-on-failure -j 1 | tail -15
+step "host tests (everything else)"
+ctest --test-dir "$build" -LE gpu --output-on-failure -j 4 | tail -8
+
+step "devices"
+"$hetprobe" devices
+nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,clocks.mem,pcie.link.gen.current,pcie.link.width.current --format=csv 2>/dev/null || true
+
+step "bandwidth: plain kernel vs persistent writers"
+"$hetprobe" bandwidth --out "$results/bandwidth.jsonl"
+
+step "short interference sweep"
+rm -f "$results/short-sweep.jsonl"
+mpirun -np 2 "$hetprobe" interference --sizes 1KiB:1MiB:x4 --reps 10 --quiet --out "$results/short-sweep.jsonl"
+
+if [[ $full == 1 ]]; then
+  step "full sweep, killed with SIGKILL after 20 points, then --resume"
+  sweep=(interference --sizes 1KiB:64MiB:x4 --layouts all --access stream,stacked --reps 50 --quiet
+         --out "$results/full-sweep.jsonl")
+  rm -f "$results/full-sweep.jsonl"
+  setsid mpirun -np 2 "$hetprobe" "${sweep[@]}" >"$results/full-sweep-killed.txt" 2>&1 &
+  pid=$!
+  until [[ -f "$results/full-sweep.jsonl" ]] && (($(grep -c '"record":"point"' "$results/full-sweep.jsonl") >= 20)); do
+    sleep 0.2
+    kill -0 $pid 2>/dev/null || break
+  done
+  kill -KILL -- -$pid 2>/dev/null || true
+  wait $pid 2>/dev/null || true
+  echo "killed: $(grep -c '"record":"point"' "$results/full-sweep.jsonl") points in the file, last line ends with newline: $(tail -c1 "$results/full-sweep.jsonl" | od -An -c | tr -d ' ')"
+  mpirun -np 2 "$hetprobe" "${sweep[@]}" --resume | tee "$results/full-sweep-resumed.txt"
+fi
+step "done: results in $results"
