@@ -143,6 +143,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Devic
   Json t = summary_json(send_ns);
   t["samples"] = send_ns;
   r["send_time_ns"] = t;
+  r["harness_empty_region_ns"] = summary_json(each(p.sender, [](const SideSample& s) { return s.empty_region_ns; }));
   const double median = t["median"].get<double>();
   r["ratio_to_ssb_median"] = ssb_median_ns && *ssb_median_ns > 0 ? Json(median / *ssb_median_ns) : Json(nullptr);
   const bool on_sender = cfg.writer != WriterSide::receiver;

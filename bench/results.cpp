@@ -2,6 +2,7 @@
 #include "hetprobe/results.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +78,14 @@ std::vector<Line> split_lines(std::string_view data) {
 ResultsWriter::ResultsWriter(const std::filesystem::path& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw usage_error(describe(path, "cannot open results file", errno));
+  // One writer per file: a second run (or ranks orphaned by a killed mpirun)
+  // must not interleave its records with ours. The lock dies with the process.
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw usage_error(describe(path, "results file is being written by another process", err));
+  }
 }
 
 ResultsWriter::ResultsWriter(ResultsWriter&& other) noexcept

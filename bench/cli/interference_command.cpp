@@ -94,6 +94,7 @@ void open_output(const Options& o, const Json& config, const Device& device, Out
   const bool exists = std::filesystem::exists(out.path) && std::filesystem::file_size(out.path) > 0;
   if (exists && !o.resume)
     throw usage_error(out.path.string() + " already has results: add --resume to continue it, or choose another --out");
+  out.writer.emplace(out.path);  // locks the file before it is read
   if (exists) {
     const ResultsFile file = read_results(out.path);
     const Json* header = nullptr;
@@ -119,7 +120,6 @@ void open_output(const Options& o, const Json& config, const Device& device, Out
       drop_truncated_tail(out.path, file);
     }
   }
-  out.writer.emplace(out.path);
 }
 
 std::string done_to_string(const std::set<PointKey>& done) {
@@ -148,13 +148,13 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   std::optional<HostClock> clock;
   std::string error;
   try {
-    if (mpi.size != 2)
-      throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
-                        std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
     cfg = build_config(o);
     clock = HostClock::create(o.clock);
     device = open_device(o.device, o.gpu, &device_choice);
     memory = device->alloc_pinned(interference_allocation_bytes(cfg));
+    if (mpi.size != 2)
+      throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
+                        std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
     if (mpi.rank == 0) open_output(o, cfg.to_json(), *device, out);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::usage) throw;

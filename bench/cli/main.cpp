@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   const std::map<std::string, cli::CommandFn> commands = {
       {"interference", cli::add_interference_command(app)},
       {"devices", cli::add_devices_command(app)},
-      {"bandwidth", cli::add_bandwidth_command(app)}};
+      {"bandwidth", cli::add_bandwidth_command(app)},
+      {"show", cli::add_show_command(app)}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

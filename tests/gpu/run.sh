@@ -24,9 +24,13 @@ cmake --build "$build" -j "$(nproc)" >"$results/build.log" 2>&1 || { tail -50 "$
 hetprobe=$build/bench/hetprobe
 
 step "GPU tests (label gpu)"
-ctest --test-dir "$build" -L gpu --output-on-failure -j 1 | tail -15
+ctest --test-dir "$build" -L gpu --output-on-failure -j 1 >"$results/ctest-gpu.log" 2>&1 ||
+  { tail -60 "$results/ctest-gpu.log"; exit 1; }
+grep -E "Passed|tests passed" "$results/ctest-gpu.log" | grep -v hip_
 step "host tests (everything else)"
-ctest --test-dir "$build" -LE gpu --output-on-failure -j 4 | tail -8
+ctest --test-dir "$build" -LE gpu --output-on-failure -j 4 >"$results/ctest-host.log" 2>&1 ||
+  { tail -60 "$results/ctest-host.log"; exit 1; }
+grep -E "tests passed" "$results/ctest-host.log"
 
 step "devices"
 "$hetprobe" devices
@@ -50,9 +54,14 @@ if [[ $full == 1 ]]; then
     sleep 0.2
     kill -0 $pid 2>/dev/null || break
   done
+  # Kill mpirun and both ranks at once, as a node failure would.
   kill -KILL -- -$pid 2>/dev/null || true
+  pkill -KILL -f "$hetprobe interference" || true
   wait $pid 2>/dev/null || true
+  while pgrep -f "$hetprobe interference" >/dev/null; do sleep 0.1; done
   echo "killed: $(grep -c '"record":"point"' "$results/full-sweep.jsonl") points in the file, last line ends with newline: $(tail -c1 "$results/full-sweep.jsonl" | od -An -c | tr -d ' ')"
   mpirun -np 2 "$hetprobe" "${sweep[@]}" --resume | tee "$results/full-sweep-resumed.txt"
+  step "the full sweep's table, from its results file"
+  "$hetprobe" show "$results/full-sweep.jsonl" | tee "$results/full-sweep-table.txt"
 fi
 step "done: results in $results"

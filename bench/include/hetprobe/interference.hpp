@@ -56,6 +56,7 @@ PointKey point_key_of(const Json& record);
 // What one rank saw in one sample.
 struct SideSample {
   double send_ns = 0;                  // sender: timed send
+  double empty_region_ns = 0;          // sender: an empty timed region just before it
   std::uint64_t passes_during_send = 0;  // sender with writer: passes completed while timing
   std::uint64_t writer_passes = 0;     // post-ready passes of the writer, in all
   double writer_post_s = 0;            // device-timed: ready flag to writer exit

@@ -19,6 +19,7 @@ class InterferenceTable {
  private:
   std::FILE* out_;
   double smallest_median_ns_ = 0;
+  double harness_at_smallest_ns_ = 0;  // that point's own empty-region median
   int rows_ = 0;
 };
 

@@ -18,7 +18,8 @@ class ResultsWriter {
   // Opens (creating if needed) `path` for appending. Throws
   // hetprobe::Error(ErrorKind::usage) with the path and strerror if the file
   // cannot be opened for writing (missing directory, no permission, a
-  // directory). Nothing is written to the file by opening it.
+  // directory), or if another process holds the file's exclusive flock (taken
+  // here, so two runs never append to one file). Nothing is written by opening.
   explicit ResultsWriter(const std::filesystem::path& path);
   ResultsWriter(ResultsWriter&&) noexcept;
   ResultsWriter& operator=(ResultsWriter&&) noexcept;
