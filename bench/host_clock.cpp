@@ -49,11 +49,7 @@ HostClock HostClock::create(std::string_view source) {
 
 double HostClock::empty_region_ns(int n) const {
   std::vector<double> d(static_cast<std::size_t>(n));
-  for (auto& x : d) {
-    const std::uint64_t t0 = now();
-    const std::uint64_t t1 = now();
-    x = to_ns(t1 - t0);
-  }
+  for (auto& x : d) x = empty_region_sample_ns();
   return summarize(d).median;
 }
 

@@ -55,9 +55,7 @@ class PointRunner {
     mpi_check(MPI_Barrier(mpi_.comm), "MPI_Barrier");
     if (sender) {
       // The harness's own cost, measured in the conditions of this very send.
-      const std::uint64_t e0 = clock_.now();
-      const std::uint64_t e1 = clock_.now();
-      s.empty_region_ns = clock_.to_ns(e1 - e0);
+      s.empty_region_ns = clock_.empty_region_sample_ns();
       const bool counting = writer_here && !ssb;
       const std::uint64_t c0 = counting ? dev_.passes_completed() : 0;
       const std::uint64_t t0 = clock_.now();

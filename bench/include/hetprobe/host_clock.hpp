@@ -35,8 +35,14 @@ class HostClock {
   const std::string& source() const { return source_; }
   double ticks_per_ns() const { return ticks_per_ns_; }
 
-  // Median of `n` empty timed regions (now(); now();), in ns: the harness's
-  // own cost inside every timed interval.
+  // One empty timed region (now(); now();), in ns: the harness's own cost
+  // inside every timed interval.
+  double empty_region_sample_ns() const {
+    const std::uint64_t t0 = now();
+    const std::uint64_t t1 = now();
+    return to_ns(t1 - t0);
+  }
+  // Median of `n` empty timed regions, in ns.
   double empty_region_ns(int n = 100000) const;
 
  private:
