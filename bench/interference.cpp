@@ -12,6 +12,8 @@
 // starts; only the send is inside the timed interval.
 #include "hetprobe/interference.hpp"
 
+#include "hetprobe/clock_sync.hpp"
+
 #include <algorithm>
 
 #include "hetprobe/errors.hpp"
@@ -23,6 +25,7 @@ namespace hetprobe {
 namespace {
 
 constexpr int kTag = 4242;
+constexpr int kSyncSamples = 16;  // clock-sync ping-pongs before and after each point
 // Receiver-side writers use epochs in their own range, so that a payload its
 // own pre-write left behind is never mistaken for the sender's.
 constexpr std::uint64_t kReceiverEpochBit = 1ull << 20;  // the payload keeps 21 epoch bits
@@ -68,6 +71,7 @@ class PointRunner {
         if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
       }
       const std::uint64_t t1 = clock_.now();
+      s.send_start_host_ns = clock_.to_ns(t0);
       const std::uint64_t c1 = counting ? dev_.passes_completed() : 0;
       mpi_check(rc, cfg_.send_mode == SendMode::send ? "MPI_Send" : "MPI_Isend/MPI_Wait");
       s.send_ns = clock_.to_ns(t1 - t0);
@@ -103,6 +107,9 @@ class PointRunner {
     const double hz = dev_.info().timer_hz;
     s.writer_passes = o.passes;
     s.writer_pre_s = static_cast<double>(o.t_ready_ticks - o.t_start_ticks) / hz;
+    s.writer_ticks[0] = o.t_start_ticks;
+    s.writer_ticks[1] = o.t_ready_ticks;
+    s.writer_ticks[2] = o.t_end_ticks;
     s.writer_post_s = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / hz;
     if (o.status == WriterStatus::timeout)
       throw Error(ErrorKind::timeout, "the " + dev_.info().backend + " writer gave up after " +
@@ -171,11 +178,21 @@ void run_interference(const InterferenceConfig& cfg, Device& device, PinnedBuffe
   for (const PointKey& key : sweep_points(cfg)) {
     if (done.count(key)) continue;
     PointData point{key, plan_layout(key.layout, key.size, cfg.secondary_for(key.size), base), {}, {}};
+    // The sender's writer stamps go on the host timeline through a clock fit
+    // from syncs on either side of the point (thesis 003 Sec. 4.3.2).
+    const bool sender_clock = mpi.rank == 0 && cfg.writer != WriterSide::receiver;
+    std::vector<ClockSample> syncs;
+    if (sender_clock) syncs = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
     std::vector<SideSample> mine;
     for (int i = 0; i < cfg.warmup + cfg.reps; ++i) {
       if (interrupted()) throw Error(ErrorKind::interrupted, "interrupted by signal " + std::to_string(interrupt_signal()));
       SideSample s = runner.run(point.plan, key.access, ++epoch);
       if (i >= cfg.warmup) mine.push_back(s);
+    }
+    if (sender_clock) {
+      const auto after = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
+      syncs.insert(syncs.end(), after.begin(), after.end());
+      point.sender_clock = fit_clock(syncs, 0.5);
     }
     std::vector<SideSample> theirs = collect_receiver(mpi, mine);
     if (mpi.rank == 0) {

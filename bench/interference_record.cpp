@@ -11,14 +11,6 @@ namespace hetprobe {
 
 namespace {
 
-Json summary_json(const std::vector<double>& values) {
-  if (values.empty()) return nullptr;
-  const Summary s = summarize(values);
-  return Json{{"n", s.n},         {"min", s.min},   {"p10", s.p10},   {"median", s.median},
-              {"p90", s.p90},     {"p99", s.p99},   {"max", s.max},   {"mean", s.mean},
-              {"stddev", s.stddev}};
-}
-
 template <class F>
 std::vector<double> each(const std::vector<SideSample>& samples, F f) {
   std::vector<double> out;
@@ -57,6 +49,26 @@ Json writer_json(const std::vector<SideSample>& samples, const LayoutPlan& plan,
     w["bandwidth_during_send_gbs"] = plan.layout == Layout::SSB ? Json(0.0) : gbs(bytes, ns * 1e-9);
   }
   return w;
+}
+
+// The sender's writer start, ready flag and end on the host timeline, in ns
+// relative to the start of the same sample's timed send.
+Json writer_timeline_json(const PointData& p) {
+  if (!p.sender_clock) return nullptr;
+  const ClockFit& fit = *p.sender_clock;
+  Json j{{"relative_to", "send start"},
+         {"clock_sync", {{"samples", fit.samples_total},
+                         {"used", fit.samples_used},
+                         {"ns_per_tick", fit.mapping.ns_per_tick},
+                         {"precision_ns", fit.precision_ns},
+                         {"residual_rms_ns", fit.residual_rms_ns}}}};
+  const char* names[3] = {"start_ns", "ready_ns", "end_ns"};
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> v;
+    for (const SideSample& s : p.sender) v.push_back(fit.mapping.to_host_ns(s.writer_ticks[k]) - s.send_start_host_ns);
+    j[names[k]] = v;
+  }
+  return j;
 }
 
 Json payload_json(const InterferenceConfig& cfg, const PointData& p, std::string& status) {
@@ -150,6 +162,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Devic
   const bool on_receiver = cfg.writer != WriterSide::sender;
   r["writer"] = {{"sender", on_sender ? writer_json(p.sender, p.plan, true) : Json(nullptr)},
                  {"receiver", on_receiver ? writer_json(p.receiver, p.plan, false) : Json(nullptr)}};
+  r["writer_timeline"] = writer_timeline_json(p);
   r["payload"] = payload_json(cfg, p, status);
   r["status"] = status;
   return r;

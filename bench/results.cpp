@@ -1,6 +1,8 @@
 // JSON Lines results files: append-only writer and tail-tolerant reader.
 #include "hetprobe/results.hpp"
 
+#include "hetprobe/stats.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -174,6 +176,18 @@ void drop_truncated_tail(const std::filesystem::path& path, const ResultsFile& f
   if (ec)
     throw Error(ErrorKind::io,
                 "cannot drop truncated tail of " + path.string() + ": " + ec.message());
+}
+
+Json summary_json(std::span<const double> values) {
+  if (values.empty()) return nullptr;
+  const Summary s = summarize(values);
+  return Json{{"n", s.n},     {"min", s.min}, {"p10", s.p10},   {"median", s.median}, {"p90", s.p90},
+              {"p99", s.p99}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}};
+}
+
+Json raw_ticks_json(const std::string& unit, double ns_per_tick, std::span<const std::uint64_t> ticks) {
+  return Json{{"unit", unit}, {"ns_per_tick", ns_per_tick},
+              {"values", std::vector<std::uint64_t>(ticks.begin(), ticks.end())}};
 }
 
 }  // namespace hetprobe

@@ -23,6 +23,8 @@ Json device_json(const DeviceInfo& d) {
               {"max_threads_per_block", d.max_threads_per_block},
               {"warp_size", d.warp_size},
               {"timer_hz_measured", d.timer_hz},
+              {"timer_tick_ns", d.timer_tick_ns},
+              {"managed_concurrent_access", d.managed_concurrent},
               {"pinned_memory_page_locked", d.page_locked}};
 }
 

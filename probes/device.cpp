@@ -34,7 +34,7 @@ PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept { *this = std::move(ot
 
 PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
   if (this != &other) {
-    if (host_ && release_) release_(host_);
+    if ((host_ || device_) && release_) release_(host_ ? host_ : device_);
     host_ = std::exchange(other.host_, nullptr);
     device_ = std::exchange(other.device_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
@@ -44,7 +44,7 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
 }
 
 PinnedBuffer::~PinnedBuffer() {
-  if (host_ && release_) release_(host_);
+  if ((host_ || device_) && release_) release_(host_ ? host_ : device_);
 }
 
 void Device::start_writer(const WriterTask& task) {
@@ -96,6 +96,88 @@ WriterOutcome Device::join_writer() {
   out.t_ready_ticks = r.t_ready;
   out.t_end_ticks = r.t_end;
   return out;
+}
+
+const char* to_string(MemoryOrder order) {
+  switch (order) {
+    case MemoryOrder::volatile_access: return "volatile";
+    case MemoryOrder::relaxed: return "relaxed";
+    case MemoryOrder::acq_rel: return "acqrel";
+    case MemoryOrder::fence: return "fence";
+  }
+  return "?";
+}
+
+const char* to_string(FlagPlacement placement) {
+  switch (placement) {
+    case FlagPlacement::pinned: return "pinned";
+    case FlagPlacement::managed: return "managed";
+    case FlagPlacement::device: return "device";
+  }
+  return "?";
+}
+
+const char* to_string(HostCoherence coherence) {
+  switch (coherence) {
+    case HostCoherence::default_kind: return "default";
+    case HostCoherence::coherent: return "coherent";
+    case HostCoherence::noncoherent: return "noncoherent";
+  }
+  return "?";
+}
+
+const char* to_string(LaunchMechanism m) {
+  switch (m) {
+    case LaunchMechanism::launch_flag: return "launch+pinned-flag";
+    case LaunchMechanism::launch_device_sync: return "launch+device-sync";
+    case LaunchMechanism::launch_event_query: return "launch+event-query";
+    case LaunchMechanism::launch_event_sync: return "launch+event-sync";
+    case LaunchMechanism::launch_host_callback: return "launch+host-callback";
+    case LaunchMechanism::launch_stream_write_value: return "launch+stream-write-value";
+    case LaunchMechanism::device_flag_memcpy: return "memcpy-to-device-flag";
+    case LaunchMechanism::stream_wait_value: return "stream-wait-value";
+  }
+  return "?";
+}
+
+PinnedBuffer Device::alloc_flags(FlagPlacement placement, HostCoherence coherence, std::size_t bytes) {
+  if (coherence != HostCoherence::default_kind)
+    throw unsupported(std::string(to_string(coherence)) + " host memory is a HIP allocation option; the " +
+                      info().backend + " backend has none");
+  if (placement != FlagPlacement::pinned)
+    throw unsupported("the " + info().backend + " backend has no " + to_string(placement) + " memory");
+  return alloc_pinned(bytes);
+}
+
+void Device::start_signal(const SignalTask& task) {
+  const double hz = info().timer_hz;
+  *signal_result_ = SignalResult{};
+  launch_signal(SignalArgs{task.kind, task.order, task.to_device, task.to_host, task.stop, task.samples,
+                           signal_result_dev_, task.count, task.first,
+                           static_cast<std::uint64_t>(task.timeout_s * (hz > 0 ? hz : 1e9))});
+}
+
+SignalOutcome Device::join_signal() {
+  wait_signal_exit();
+  const SignalResult r = *signal_result_;  // the backend's wait ordered it before us
+  if (r.status != signal_status_ok && r.status != signal_status_timeout)
+    throw Error(ErrorKind::device, "the " + info().backend + " signal task ended without a result");
+  return {r.status == signal_status_timeout, r.completed, r.t_start, r.t_end, r.value};
+}
+
+MechanismSamples Device::time_launch_mechanism(LaunchMechanism, const MechanismRun&) {
+  MechanismSamples out;
+  out.skipped = "no kernel launches on the " + info().backend + " backend";
+  return out;
+}
+
+double Device::measure_timer_tick_ns(double timer_hz) {
+  SignalTask t;
+  t.kind = SignalKind::tick;
+  t.count = 1 << 16;
+  start_signal(t);
+  const SignalOutcome o = join_signal();
+  return o.value == ~0ull ? 0 : static_cast<double>(o.value) / timer_hz * 1e9;
 }
 
 void check_pinnable(std::size_t bytes) {

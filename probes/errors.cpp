@@ -13,6 +13,7 @@ const char* to_string(ErrorKind kind) {
     case ErrorKind::io: return "io";
     case ErrorKind::check: return "check";
     case ErrorKind::interrupted: return "interrupted";
+    case ErrorKind::unsupported: return "unsupported";
   }
   return "unknown";
 }
@@ -24,7 +25,7 @@ Error::Error(ErrorKind kind, const std::string& message, std::source_location wh
              std::to_string(where.line())) {}
 
 int exit_code_for(ErrorKind kind) {
-  if (kind == ErrorKind::usage) return 2;
+  if (kind == ErrorKind::usage || kind == ErrorKind::unsupported) return 2;
   if (kind == ErrorKind::interrupted) return 130;
   return 1;
 }

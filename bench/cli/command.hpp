@@ -17,6 +17,8 @@ CommandFn add_interference_command(CLI::App& app);
 CommandFn add_devices_command(CLI::App& app);
 CommandFn add_bandwidth_command(CLI::App& app);
 CommandFn add_show_command(CLI::App& app);
+CommandFn add_notify_command(CLI::App& app);
+CommandFn add_clock_command(CLI::App& app);
 
 // True unless a launcher (mpirun, srun) says this process is not rank 0: for
 // messages every rank would otherwise print once each.

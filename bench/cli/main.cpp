@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::map<std::string, cli::CommandFn> commands = {
       {"interference", cli::add_interference_command(app)},
+      {"notify", cli::add_notify_command(app)},
+      {"clock", cli::add_clock_command(app)},
       {"devices", cli::add_devices_command(app)},
       {"bandwidth", cli::add_bandwidth_command(app)},
       {"show", cli::add_show_command(app)}};

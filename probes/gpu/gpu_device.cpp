@@ -2,11 +2,13 @@
 // backend and by hipcc as the hip backend. Vendor names come only from
 // portability.hpp (HP_RT, gpu::, HETPROBE_BACKEND_*).
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "gpu_kernels.hpp"
+#include "gpu_mechanisms.hpp"
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
 
@@ -40,6 +42,7 @@ class GpuDevice final : public Device {
     info_.max_threads_per_block = prop.maxThreadsPerBlock;
     info_.warp_size = prop.warpSize;
     cooperative_ = prop.cooperativeLaunch != 0;
+    info_.managed_concurrent = prop.concurrentManagedAccess != 0;
 
     HP_CHECK(HP_RT(StreamCreateWithFlags)(&stream_, HP_RT(StreamNonBlocking)));
     HP_CHECK(gpu::host_alloc(reinterpret_cast<void**>(&control_), sizeof(WriterControl)));
@@ -55,6 +58,17 @@ class GpuDevice final : public Device {
         &per_sm, reinterpret_cast<const void*>(writer_stacked_kernel), threads, 0));
     stacked_shape_ = {per_sm * prop.multiProcessorCount, threads};
     info_.timer_hz = measure_timer_hz();
+
+    HP_CHECK(HP_RT(StreamCreateWithFlags)(&signal_stream_, HP_RT(StreamNonBlocking)));
+    HP_CHECK(HP_RT(StreamCreateWithFlags)(&copy_stream_, HP_RT(StreamNonBlocking)));
+    HP_CHECK(gpu::host_alloc(reinterpret_cast<void**>(&signal_result_), sizeof(SignalResult)));
+    HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&signal_result_dev_), signal_result_, 0));
+    HP_CHECK(gpu::host_alloc(reinterpret_cast<void**>(&mechanism_flags_), 3 * sizeof(FlagLine)));
+    *mechanism_flags_ = {};
+    mechanism_flags_[1] = mechanism_flags_[2] = {};
+    HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&mechanism_flags_dev_), mechanism_flags_, 0));
+    HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&device_flag_), sizeof(unsigned long long)));
+    info_.timer_tick_ns = measure_timer_tick_ns(info_.timer_hz);
   }
 
   ~GpuDevice() override {
@@ -62,9 +76,15 @@ class GpuDevice final : public Device {
       request_stop(~0ull);
       (void)HP_RT(StreamSynchronize)(stream_);
     }
+    (void)HP_RT(DeviceSynchronize)();  // signal tasks end by their own timeout
     (void)HP_RT(Free)(broadcast_);
+    (void)HP_RT(Free)(device_flag_);
     (void)gpu::host_free(control_);
+    (void)gpu::host_free(signal_result_);
+    (void)gpu::host_free(mechanism_flags_);
     (void)HP_RT(StreamDestroy)(stream_);
+    (void)HP_RT(StreamDestroy)(signal_stream_);
+    (void)HP_RT(StreamDestroy)(copy_stream_);
   }
 
   const DeviceInfo& info() const override { return info_; }
@@ -89,6 +109,48 @@ class GpuDevice final : public Device {
                         [](std::byte* p) { (void)gpu::host_free(p); });
   }
 
+  PinnedBuffer alloc_flags(FlagPlacement placement, HostCoherence coherence, std::size_t bytes) override {
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    if (placement == FlagPlacement::pinned && coherence == HostCoherence::default_kind) return alloc_pinned(bytes);
+    if (coherence != HostCoherence::default_kind) {
+      if (placement != FlagPlacement::pinned)
+        throw unsupported("host coherence options apply to pinned host memory only");
+      if (!gpu::kHasHostCoherenceFlags)
+        throw unsupported(std::string(to_string(coherence)) + " host memory is a HIP allocation option; the " +
+                          info_.backend + " backend has none");
+      void* host = nullptr;
+      HP_CHECK(gpu::host_alloc_coherence(&host, bytes, coherence == HostCoherence::coherent));
+      void* dev = nullptr;
+      HP_CHECK(HP_RT(HostGetDevicePointer)(&dev, host, 0));
+      return PinnedBuffer(static_cast<std::byte*>(host), static_cast<std::byte*>(dev), bytes,
+                          [](std::byte* p) { (void)gpu::host_free(p); });
+    }
+    void* p = nullptr;
+    if (placement == FlagPlacement::managed) {
+      if (!info_.managed_concurrent)
+        throw unsupported(info_.name + " reports concurrentManagedAccess = 0: the host may not touch managed "
+                          "memory while a kernel runs");
+      HP_CHECK(HP_RT(MallocManaged)(&p, bytes, HP_RT(MemAttachGlobal)));
+      std::memset(p, 0, bytes);
+      return PinnedBuffer(static_cast<std::byte*>(p), static_cast<std::byte*>(p), bytes,
+                          [](std::byte* q) { (void)HP_RT(Free)(q); });
+    }
+    HP_CHECK(HP_RT(Malloc)(&p, bytes));
+    HP_CHECK(HP_RT(Memset)(p, 0, bytes));
+    return PinnedBuffer(nullptr, static_cast<std::byte*>(p), bytes, [](std::byte* q) { (void)HP_RT(Free)(q); });
+  }
+
+  MechanismSamples time_launch_mechanism(LaunchMechanism m, const MechanismRun& run) override {
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    MechanismContext c{*this, signal_stream_, copy_stream_,
+                       &mechanism_flags_[0].value, &mechanism_flags_dev_[0].value,
+                       &mechanism_flags_[1].value, &mechanism_flags_dev_[1].value,
+                       &mechanism_flags_[2].value, device_flag_, mechanism_seq_};
+    MechanismSamples out = time_gpu_mechanism(m, run, c);
+    mechanism_seq_ = c.seq;
+    return out;
+  }
+
   double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
     constexpr int kThreads = 256;
     const std::uint64_t words = (bytes + 7) / 8;
@@ -111,6 +173,14 @@ class GpuDevice final : public Device {
   }
 
  protected:
+  void launch_signal(const SignalArgs& args) override {
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    signal_kernel<<<1, 1, 0, signal_stream_>>>(args);
+    HP_CHECK(HP_RT(GetLastError)());
+  }
+
+  void wait_signal_exit() override { HP_CHECK(HP_RT(StreamSynchronize)(signal_stream_)); }
+
   void launch_writer(const WriterTask& task) override {
     WriterArgs args{reinterpret_cast<unsigned char*>(task.pre),
                     task.pre_bytes,
@@ -194,6 +264,11 @@ class GpuDevice final : public Device {
   bool cooperative_ = false;
   bool writer_running_ = false;
   gpu::Stream stream_{};
+  gpu::Stream signal_stream_{}, copy_stream_{};
+  FlagLine* mechanism_flags_ = nullptr;  // go, ack, copy source
+  FlagLine* mechanism_flags_dev_ = nullptr;
+  unsigned long long* device_flag_ = nullptr;
+  unsigned long long mechanism_seq_ = 0;
   WriterControl* control_dev_ = nullptr;
   unsigned long long* broadcast_ = nullptr;
   WriterShape stream_shape_, stacked_shape_;

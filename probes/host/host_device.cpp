@@ -18,6 +18,7 @@
 
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
+#include "hetprobe/host_signal_ops.hpp"
 
 namespace hetprobe::host_backend {
 
@@ -91,13 +92,19 @@ class HostDevice final : public Device {
     control_block_ = alloc_locked(sizeof(WriterControl), locked);
     if (control_block_ == nullptr) throw std::bad_alloc();
     control_ = new (control_block_) WriterControl{};
+    signal_block_ = alloc_locked(sizeof(SignalResult), locked);
+    if (signal_block_ == nullptr) throw std::bad_alloc();
+    signal_result_ = signal_result_dev_ = new (signal_block_) SignalResult{};
+    info_.timer_tick_ns = measure_timer_tick_ns(info_.timer_hz);
   }
   ~HostDevice() override {
     if (!threads_.empty()) {
       request_stop(~0ull);
       for (auto& t : threads_) t.join();
     }
+    if (signal_thread_.joinable()) signal_thread_.join();  // it ends by its own timeout
     std::free(control_block_);
+    std::free(signal_block_);
   }
 
   const DeviceInfo& info() const override { return info_; }
@@ -135,6 +142,17 @@ class HostDevice final : public Device {
   }
 
  protected:
+  void launch_signal(const SignalArgs& args) override {
+    signal_thread_ = std::thread([args] {
+      HostSignalOps ops;
+      run_signal(ops, args);
+    });
+  }
+
+  void wait_signal_exit() override {
+    if (signal_thread_.joinable()) signal_thread_.join();
+  }
+
   void launch_writer(const WriterTask& task) override {
     const int n = writer_shape(task.access).blocks;
     shared_ = std::make_unique<TeamShared>(n);
@@ -161,6 +179,8 @@ class HostDevice final : public Device {
  private:
   DeviceInfo info_;
   std::byte* control_block_ = nullptr;
+  std::byte* signal_block_ = nullptr;
+  std::thread signal_thread_;
   std::unique_ptr<TeamShared> shared_;
   WriterArgs args_{};
   std::vector<std::thread> threads_;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "backend_under_test.hpp"
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
 #include "hetprobe/payload.hpp"
@@ -19,16 +20,9 @@ using Param = std::tuple<std::string, Access>;
 class DeviceTest : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
-    const std::string backend = std::get<0>(GetParam());
-    bool built = false;
-    for (const auto& b : compiled_backends()) {
-      if (b.name != backend) continue;
-      built = true;
-      std::string why;
-      if (b.count(why) == 0) GTEST_SKIP() << backend << ": no device (" << why << ")";
-    }
-    if (!built) GTEST_SKIP() << backend << " backend not built";
-    device_ = open_device(backend, 0);
+    std::string why_not;
+    device_ = open_backend_under_test(std::get<0>(GetParam()), why_not);
+    if (!device_) GTEST_SKIP() << why_not;
     access_ = std::get<1>(GetParam());
   }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds hetprobe with its GPU backend and runs, in one command on a GPU node:
 # the GPU-labelled tests, the host tests, `hetprobe devices`, `hetprobe
-# bandwidth` and a short interference sweep on two ranks.
+# bandwidth`, `hetprobe notify` and `hetprobe clock` with their defaults,
+# hetprobe-micro, and a short interference sweep on two ranks.
 #   tests/gpu/run.sh            the above
 #   tests/gpu/run.sh --full     also the full sweep (1 KiB..64 MiB x4, all
 #                               layouts, both access modes, 50 samples), killed
@@ -38,6 +39,18 @@ nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,clocks.mem,pcie.
 
 step "bandwidth: plain kernel vs persistent writers"
 "$hetprobe" bandwidth --out "$results/bandwidth.jsonl"
+
+step "notify (defaults)"
+rm -f "$results/notify.jsonl"
+"$hetprobe" notify --quiet --out "$results/notify.jsonl" | tee "$results/notify.txt"
+
+step "clock (defaults)"
+rm -f "$results/clock.jsonl"
+"$hetprobe" clock --quiet --out "$results/clock.jsonl" | tee "$results/clock.txt"
+
+step "hetprobe-micro (Google Benchmark)"
+"$build/bench/hetprobe-micro" --benchmark_min_time=0.2 --benchmark_out="$results/micro.json" \
+  --benchmark_out_format=json 2>&1 | tee "$results/micro.txt"
 
 step "short interference sweep"
 rm -f "$results/short-sweep.jsonl"

@@ -55,6 +55,20 @@ int main(int argc, char** argv) {
     } else if (check != "intact" || r["status"] != "ok") {
       return fail(where + ": payload " + check + ", status " + r["status"].get<std::string>());
     }
+    // The sender's writer on the host timeline: start <= ready <= end in every
+    // sample (one clock fit maps all three), and for SSB the writer is done
+    // before the send starts (its payload must be there to send).
+    const Json& tl = r["writer_timeline"];
+    if (r["writer"]["sender"].is_null() != tl.is_null()) return fail(where + ": writer timeline iff a sender writer");
+    if (!tl.is_null()) {
+      if (tl["start_ns"].size() != reps || tl["end_ns"].size() != reps) return fail(where + ": writer timeline incomplete");
+      for (std::size_t i = 0; i < reps; ++i) {
+        const double start = tl["start_ns"][i], ready = tl["ready_ns"][i], end = tl["end_ns"][i];
+        if (!(start <= ready && ready <= end)) return fail(where + ": writer timeline out of order");
+        if (layout == "SSB" && end > tl["clock_sync"]["precision_ns"].get<double>())
+          return fail(where + ": SSB writer ended after the send started");
+      }
+    }
     for (const char* side : {"sender", "receiver"}) {
       const Json& w = r["writer"][side];
       if (w.is_null()) continue;

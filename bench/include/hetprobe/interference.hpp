@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "hetprobe/clock_fit.hpp"
 #include "hetprobe/device.hpp"
 #include "hetprobe/host_clock.hpp"
 #include "hetprobe/layout.hpp"
@@ -63,12 +64,17 @@ struct SideSample {
   double writer_pre_s = 0;             // device-timed: start to ready flag
   std::uint64_t writer_timeouts = 0;
   std::uint64_t mismatched_bytes = 0;  // receiver: payload bytes not as sent
+  double send_start_host_ns = 0;       // sender: the host clock when the timed send began
+  std::uint64_t writer_ticks[3] = {0, 0, 0};  // the writer's start, ready flag and end, device timer
 };
 
 struct PointData {
   PointKey key;
   LayoutPlan plan;
   std::vector<SideSample> sender, receiver;  // timed samples only
+  // The sender's device timer on its host clock, fitted from ping-pong syncs
+  // just before and after the point; empty when the sender has no writer.
+  std::optional<ClockFit> sender_clock;
 };
 
 // Receives each finished point on rank 0, in sweep order.

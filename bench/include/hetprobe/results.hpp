@@ -6,12 +6,19 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace hetprobe {
 
 using Json = nlohmann::ordered_json;
+
+// Where a probe hands each record as soon as it is measured.
+using RecordSink = std::function<void(const Json& record)>;
 
 class ResultsWriter {
  public:
@@ -51,6 +58,14 @@ struct ResultsFile {
 // A missing or unreadable file throws hetprobe::Error(ErrorKind::usage).
 // Empty lines are skipped.
 ResultsFile read_results(const std::filesystem::path& path);
+
+// {n, min, p10, median, p90, p99, max, mean, stddev} of the samples (see
+// stats.hpp), in their unit; null when there are none.
+Json summary_json(std::span<const double> values);
+
+// Raw timer readings as measured: {"unit", "ns_per_tick", "values": [ticks]}.
+// Integers as read keep the file small and exact; ns = value * ns_per_tick.
+Json raw_ticks_json(const std::string& unit, double ns_per_tick, std::span<const std::uint64_t> ticks);
 
 // Truncates the file to file.valid_bytes so that appending continues after
 // the last complete record. No-op when !file.truncated_tail.

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "hetprobe/host_clock.hpp"
+#include "hetprobe/signal_protocol.hpp"
 #include "hetprobe/writer_protocol.hpp"
 
 namespace hetprobe {
@@ -30,6 +32,8 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   int warp_size = 0;
   double timer_hz = 0;          // rate of the device timer, measured at open
+  double timer_tick_ns = 0;     // smallest step the device timer makes, measured at open
+  bool managed_concurrent = false;  // host may touch managed memory while a kernel runs
   bool page_locked = true;      // false if the host backend could not mlock
 };
 
@@ -40,7 +44,8 @@ struct WriterShape {
   long long threads() const { return static_cast<long long>(blocks) * threads_per_block; }
 };
 
-// Host memory the device can write: page-locked and mapped. Move-only.
+// Host memory the device can write: page-locked and mapped (or, for flags,
+// managed memory, or device memory with host() null). Move-only.
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
@@ -80,6 +85,68 @@ struct WriterTask {
 
 enum class WriterStatus { ok, timeout };
 
+// Where a flag lives. device: device memory, which the host cannot load or
+// store (host() of its buffer is null); only copies and stream operations reach it.
+enum class FlagPlacement { pinned, managed, device };
+// Host allocation flags that matter on AMD (thesis 003 Sec. 3.2.1): fine-grained
+// coherent or coarse-grained non-coherent pinned memory. Only the hip backend has them.
+enum class HostCoherence { default_kind, coherent, noncoherent };
+const char* to_string(MemoryOrder order);
+const char* to_string(FlagPlacement placement);
+const char* to_string(HostCoherence coherence);
+
+// One task for the device's signal thread (see signal_protocol.hpp).
+// Addresses are device addresses; result and timeout are filled in by the Device.
+struct SignalTask {
+  SignalKind kind = SignalKind::echo;
+  MemoryOrder order = MemoryOrder::volatile_access;
+  unsigned long long* to_device = nullptr;
+  unsigned long long* to_host = nullptr;
+  unsigned long long* stop = nullptr;
+  unsigned long long* samples = nullptr;
+  std::uint64_t count = 0;
+  std::uint64_t first = 1;
+  double timeout_s = 30;
+};
+
+struct SignalOutcome {
+  bool timed_out = false;
+  std::uint64_t completed = 0;
+  std::uint64_t t_start_ticks = 0, t_end_ticks = 0;
+  std::uint64_t value = 0;
+};
+
+// Signalling that needs the backend's runtime: a kernel launch as the "go",
+// or a runtime call (synchronise, event, host callback, stream memory
+// operation, copy) on one leg. The pure flag mechanisms need only
+// alloc_flags() and signal tasks; the notify probe runs those.
+enum class LaunchMechanism {
+  launch_flag,                // go: launch; done: the kernel stores a pinned flag
+  launch_device_sync,         // go: launch of an empty kernel; done: device synchronise returns
+  launch_event_query,         // go: launch; done: an event recorded after it, polled with query
+  launch_event_sync,          // go: launch; done: event synchronise on that event
+  launch_host_callback,       // go: launch; done: a host function enqueued after it has run
+  launch_stream_write_value,  // go: launch; done: a stream write-value to a pinned flag
+  device_flag_memcpy,         // go: an async copy into a device-memory flag a kernel polls
+  stream_wait_value,          // go: a pinned flag a stream wait-value op waits on, before a kernel
+};
+const char* to_string(LaunchMechanism m);
+
+struct MechanismRun {
+  int samples = 1000;
+  int warmup = 20;
+  double timeout_s = 30;
+  const HostClock* clock = nullptr;
+};
+
+// Host-timed round trips (go through done) in ticks of the run's HostClock.
+// `skipped` says why there are none.
+struct MechanismSamples {
+  std::vector<std::uint64_t> ticks;
+  std::vector<std::uint64_t> go_call_ticks;  // how long the go call itself took
+  std::string skipped;
+};
+
 struct WriterOutcome {
   WriterStatus status = WriterStatus::ok;
   std::uint64_t passes = 0;  // completed post-ready passes
@@ -112,7 +179,33 @@ class Device {
   // pass writing `bytes` at device address `dst`: the reference bandwidth.
   virtual double time_plain_write(std::byte* dst, std::uint64_t bytes) = 0;
 
+  // Flag memory (see FlagPlacement, HostCoherence). Throws an unsupported
+  // Error when this backend or device has no such memory.
+  virtual PinnedBuffer alloc_flags(FlagPlacement placement, HostCoherence coherence, std::size_t bytes);
+
+  // Runs a signal task on one device thread and returns once it is launched.
+  // One signal task at a time; it may run beside a writer.
+  void start_signal(const SignalTask& task);
+  // Waits for the signal task to end (it gives up by itself after its
+  // timeout) and returns what it did.
+  SignalOutcome join_signal();
+
+  // Host-timed samples of one launch mechanism; on the host backend and where
+  // a runtime lacks the call, `skipped` says why.
+  virtual MechanismSamples time_launch_mechanism(LaunchMechanism mechanism, const MechanismRun& run);
+
  protected:
+  // Set by the backend: where signal tasks put their result, as host and device see it.
+  SignalResult* signal_result_ = nullptr;
+  SignalResult* signal_result_dev_ = nullptr;
+  // Backend part of start_signal(): run args on one device thread.
+  virtual void launch_signal(const SignalArgs& args) = 0;
+  // Backend part of join_signal().
+  virtual void wait_signal_exit() = 0;
+  // The smallest step of the device timer, in ns, measured with a tick task;
+  // backends call it at open, after timer_hz is known.
+  double measure_timer_tick_ns(double timer_hz);
+
   // Set by the backend: the flag block in pinned memory, as the host sees it.
   WriterControl* control_ = nullptr;
   std::uint64_t active_epoch_ = 0;

@@ -16,6 +16,7 @@ enum class ErrorKind {
   io,       // a file could not be read or written
   check,    // a probe's own verification failed
   interrupted,  // SIGINT/SIGTERM: finished points are kept, exit code 130
+  unsupported,  // this backend or device cannot do what was asked: probes record it as skipped; exit code 2
 };
 
 const char* to_string(ErrorKind kind);
@@ -33,8 +34,13 @@ class Error : public std::runtime_error {
   std::string where_;
 };
 
-// Exit code main() uses for an error of this kind (2 usage, 130 interrupted, else 1).
+// Exit code main() uses for an error of this kind (2 usage and unsupported, 130 interrupted, else 1).
 int exit_code_for(ErrorKind kind);
+
+inline Error unsupported(const std::string& message,
+                         std::source_location where = std::source_location::current()) {
+  return Error(ErrorKind::unsupported, message, where);
+}
 
 inline Error usage_error(const std::string& message,
                          std::source_location where = std::source_location::current()) {

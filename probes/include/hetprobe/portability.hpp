@@ -8,6 +8,8 @@
 
 #if defined(__HIPCC__)
 #define HETPROBE_GPU_COMPILER 1
+#include <dlfcn.h>
+
 #include <string>
 // clang-format off: the runtime must come first
 #include <hip/hip_runtime.h>
@@ -30,12 +32,38 @@ inline std::string format_version(int v) {
 }
 inline constexpr unsigned kHostAllocMapped = hipHostMallocMapped | hipHostMallocPortable;
 inline Error host_alloc(void** p, size_t bytes) { return hipHostMalloc(p, bytes, kHostAllocMapped); }
+// Fine-grained (coherent) or coarse-grained (non-coherent) pinned memory.
+inline constexpr bool kHasHostCoherenceFlags = true;
+inline Error host_alloc_coherence(void** p, size_t bytes, bool coherent) {
+  return hipHostMalloc(p, bytes, kHostAllocMapped | (coherent ? hipHostMallocCoherent : hipHostMallocNonCoherent));
+}
+// Stream memory operations; "" on success, else why not.
+inline std::string stream_write_value64(Stream s, unsigned long long* dev, unsigned long long v) {
+  const Error e = hipStreamWriteValue64(s, dev, v, 0);
+  return e == hipSuccess ? "" : std::string("hipStreamWriteValue64: ") + hipGetErrorName(e);
+}
+// Declared by every HIP but exported only by newer runtimes (Debian's 5.2 lacks
+// it): looked up at run time. "" on success, else why not.
+inline std::string launch_host_func(Stream s, void (*fn)(void*), void* data) {
+  using Fn = hipError_t (*)(hipStream_t, hipHostFn_t, void*);
+  static const auto launch = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "hipLaunchHostFunc"));
+  if (launch == nullptr) return "hipLaunchHostFunc is not exported by this HIP runtime";
+  const Error e = launch(s, fn, data);
+  return e == hipSuccess ? "" : std::string("hipLaunchHostFunc: ") + hipGetErrorName(e);
+}
+inline std::string stream_wait_value64_geq(Stream s, unsigned long long* dev, unsigned long long v) {
+  const Error e = hipStreamWaitValue64(s, dev, v, hipStreamWaitValueGte, ~0ull);
+  return e == hipSuccess ? "" : std::string("hipStreamWaitValue64: ") + hipGetErrorName(e);
+}
 inline Error host_free(void* p) { return hipHostFree(p); }
 // s_memrealtime: a constant-rate counter (100 MHz on current parts); its rate is
 // measured at run time, never assumed.
 __device__ inline unsigned long long device_timer() { return __builtin_amdgcn_s_memrealtime(); }
 __device__ inline unsigned long long load_acquire_system(const unsigned long long* p) {
   return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+__device__ inline unsigned long long load_relaxed_system(const unsigned long long* p) {
+  return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 __device__ inline void store_release_system(unsigned long long* p, unsigned long long v) {
   __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
@@ -49,6 +77,7 @@ __device__ inline void store_relaxed_system(unsigned long long* p, unsigned long
 #define HETPROBE_GPU_COMPILER 1
 #include <string>
 #include <cooperative_groups.h>
+#include <cuda.h>  // types of the driver's stream memory operations, found at run time
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 #define HETPROBE_HD __host__ __device__
@@ -69,6 +98,37 @@ inline Error host_alloc(void** p, size_t bytes) {
   return cudaHostAlloc(p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
 }
 inline Error host_free(void* p) { return cudaFreeHost(p); }
+inline constexpr bool kHasHostCoherenceFlags = false;
+inline Error host_alloc_coherence(void** p, size_t bytes, bool) { return host_alloc(p, bytes); }
+// Stream memory operations live in the driver API: found through the runtime
+// at run time, so the binary does not link libcuda (CI has none). "" on success.
+template <class Fn>
+inline std::string driver_entry(const char* symbol, Fn*& fn) {
+  cudaDriverEntryPointQueryResult found{};
+  void* p = nullptr;
+  const cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &found);
+  if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr)
+    return std::string(symbol) + " not found in the driver";
+  fn = reinterpret_cast<Fn*>(p);
+  return "";
+}
+inline std::string driver_result(const char* what, CUresult r) {
+  return r == CUDA_SUCCESS ? "" : std::string(what) + " failed with CUresult " + std::to_string(static_cast<int>(r));
+}
+inline std::string launch_host_func(Stream s, void (*fn)(void*), void* data) {
+  const Error e = cudaLaunchHostFunc(s, fn, data);
+  return e == cudaSuccess ? "" : std::string("cudaLaunchHostFunc: ") + cudaGetErrorName(e);
+}
+inline std::string stream_write_value64(Stream s, unsigned long long* dev, unsigned long long v) {
+  CUresult (*fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned) = nullptr;
+  if (std::string why = driver_entry("cuStreamWriteValue64", fn); !why.empty()) return why;
+  return driver_result("cuStreamWriteValue64", fn(s, reinterpret_cast<CUdeviceptr>(dev), v, 0));
+}
+inline std::string stream_wait_value64_geq(Stream s, unsigned long long* dev, unsigned long long v) {
+  CUresult (*fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned) = nullptr;
+  if (std::string why = driver_entry("cuStreamWaitValue64", fn); !why.empty()) return why;
+  return driver_result("cuStreamWaitValue64", fn(s, reinterpret_cast<CUdeviceptr>(dev), v, CU_STREAM_WAIT_VALUE_GEQ));
+}
 // %globaltimer: nanoseconds by specification, updated every 32 ns or coarser.
 __device__ inline unsigned long long device_timer() {
   unsigned long long t;
@@ -78,6 +138,9 @@ __device__ inline unsigned long long device_timer() {
 using SystemRef = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
 __device__ inline unsigned long long load_acquire_system(const unsigned long long* p) {
   return SystemRef(*const_cast<unsigned long long*>(p)).load(cuda::memory_order_acquire);
+}
+__device__ inline unsigned long long load_relaxed_system(const unsigned long long* p) {
+  return SystemRef(*const_cast<unsigned long long*>(p)).load(cuda::memory_order_relaxed);
 }
 __device__ inline void store_release_system(unsigned long long* p, unsigned long long v) {
   SystemRef(*p).store(v, cuda::memory_order_release);

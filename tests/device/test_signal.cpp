@@ -1,0 +1,186 @@
+// The signal tasks behind the notify and clock probes, written once and run
+// on every backend and memory order: host here (CI), cuda/hip under label gpu.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "backend_under_test.hpp"
+#include "hetprobe/clock_sync.hpp"
+#include "hetprobe/errors.hpp"
+#include "hetprobe/host_signal_ops.hpp"
+#include "hetprobe/host_spin.hpp"
+#include "hetprobe/notify.hpp"
+
+namespace hetprobe {
+namespace {
+
+using Param = std::tuple<std::string, MemoryOrder>;
+
+class SignalTest : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    device_ = open_backend_under_test(std::get<0>(GetParam()), why_not);
+    if (!device_) GTEST_SKIP() << why_not;
+    order_ = std::get<1>(GetParam());
+    flags_ = device_->alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 4096);
+    std::memset(flags_.host(), 0, flags_.size());
+  }
+  unsigned long long* host_flag(int line) { return reinterpret_cast<unsigned long long*>(flags_.host() + 128 * line); }
+  unsigned long long* dev_flag(int line) { return reinterpret_cast<unsigned long long*>(flags_.device() + 128 * line); }
+  SignalTask task(SignalKind kind, std::uint64_t count, double timeout_s = 20) {
+    SignalTask t;
+    t.kind = kind;
+    t.order = order_;
+    t.to_device = dev_flag(0);
+    t.to_host = dev_flag(1);
+    t.stop = dev_flag(2);
+    t.count = count;
+    t.first = 1;
+    t.timeout_s = timeout_s;
+    return t;
+  }
+
+  std::unique_ptr<Device> device_;
+  MemoryOrder order_ = MemoryOrder::volatile_access;
+  PinnedBuffer flags_;
+};
+
+TEST_P(SignalTest, TimerTickIsMeasured) {
+  EXPECT_GT(device_->info().timer_tick_ns, 0);
+  EXPECT_LT(device_->info().timer_tick_ns, 10000) << "a timer that steps by more than 10 us";
+}
+
+TEST_P(SignalTest, EchoAnswersEveryExchangeInOrder) {
+  constexpr int n = 200;
+  device_->start_signal(task(SignalKind::echo, n));
+  HostSignalOps h;
+  for (unsigned long long seq = 1; seq <= n; ++seq) {
+    EXPECT_EQ(h.load_acquire(host_flag(1)), seq - 1) << "the echo ran ahead of the host";
+    h.store_release(host_flag(0), seq);
+    spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "echo");
+  }
+  const SignalOutcome out = device_->join_signal();
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
+  EXPECT_GE(out.t_end_ticks, out.t_start_ticks);
+}
+
+TEST_P(SignalTest, InitiatorTimesEveryRoundTripOnTheDevice) {
+  constexpr int n = 100;
+  PinnedBuffer samples = device_->alloc_pinned(n * sizeof(std::uint64_t));
+  std::memset(samples.host(), 0, samples.size());
+  SignalTask t = task(SignalKind::initiate, n);
+  t.samples = reinterpret_cast<unsigned long long*>(samples.device());
+  device_->start_signal(t);
+  HostSignalOps h;
+  for (unsigned long long seq = 1; seq <= n; ++seq) {
+    spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "ping");
+    h.store_release(host_flag(0), seq);
+  }
+  const SignalOutcome out = device_->join_signal();
+  ASSERT_FALSE(out.timed_out);
+  EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
+  const auto* v = reinterpret_cast<const std::uint64_t*>(samples.host());
+  for (int i = 0; i < n; ++i) {
+    EXPECT_GT(v[i], 0u) << "round trip " << i << " took no device time";
+    EXPECT_LE(v[i], out.t_end_ticks - out.t_start_ticks);
+  }
+}
+
+TEST_P(SignalTest, AWaitWithoutAnswerTimesOutOnTheDevice) {
+  const auto t0 = std::chrono::steady_clock::now();
+  device_->start_signal(task(SignalKind::echo, 5, 0.3));
+  const SignalOutcome out = device_->join_signal();
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(out.timed_out);
+  EXPECT_EQ(out.completed, 0u);
+  EXPECT_GE(waited, 0.25);
+  EXPECT_LT(waited, 10) << "the device thread did not give up";
+  // The device is still usable afterwards.
+  device_->start_signal(task(SignalKind::overhead, 10));
+  EXPECT_FALSE(device_->join_signal().timed_out);
+}
+
+TEST_P(SignalTest, OverheadDoesEveryReadAndWrite) {
+  constexpr int n = 500;
+  device_->start_signal(task(SignalKind::overhead, n));
+  const SignalOutcome out = device_->join_signal();
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
+  EXPECT_EQ(*host_flag(0), static_cast<unsigned long long>(n)) << "each pair adds one to the flag";
+}
+
+TEST_P(SignalTest, PollerRunsUntilStopped) {
+  device_->start_signal(task(SignalKind::poll, 0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  HostSignalOps h;
+  h.store_release(host_flag(2), 1);
+  const SignalOutcome out = device_->join_signal();
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_GT(out.value, 0u) << "the poller made no loads";
+}
+
+TEST_P(SignalTest, ClockSamplesBracketTheHostStamp) {
+  const HostClock clock = HostClock::create("auto");
+  const auto batch = sync_batch(*device_, clock, 50, order_, 20);
+  ASSERT_EQ(batch.size(), 50u);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_GT(batch[i].device_start, 0u);
+    EXPECT_GE(batch[i].device_end, batch[i].device_start);
+    if (i > 0) {
+      EXPECT_GT(batch[i].device_start, batch[i - 1].device_end) << "samples out of order";
+      EXPECT_GT(batch[i].host_ns, batch[i - 1].host_ns);
+    }
+  }
+}
+
+TEST_P(SignalTest, FlagRoundTripGivesOneSamplePerExchange) {
+  const HostClock clock = HostClock::create("auto");
+  const auto ns = cpu_gpu_roundtrip_ns(*device_, clock, {order_, order_}, 300, 10, 20);
+  ASSERT_EQ(ns.size(), 300u);
+  for (double x : ns) EXPECT_GT(x, 0);
+}
+
+TEST_P(SignalTest, LaunchMechanismsMeasureOrSayWhyNot) {
+  if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "mechanisms do not depend on the order parameter";
+  const HostClock clock = HostClock::create("auto");
+  for (LaunchMechanism m : all_launch_mechanisms()) {
+    const MechanismSamples out = device_->time_launch_mechanism(m, {50, 5, 20, &clock});
+    if (!out.skipped.empty()) {
+      EXPECT_TRUE(out.ticks.empty()) << to_string(m);
+      continue;
+    }
+    EXPECT_NE(device_->info().backend, "host") << "the host backend has no launches";
+    ASSERT_EQ(out.ticks.size(), 50u) << to_string(m);
+    ASSERT_EQ(out.go_call_ticks.size(), 50u) << to_string(m);
+    for (std::size_t i = 0; i < out.ticks.size(); ++i) EXPECT_GE(out.ticks[i], out.go_call_ticks[i]) << to_string(m);
+  }
+}
+
+TEST_P(SignalTest, MemoryTheBackendLacksIsUnsupported) {
+  if (device_->info().backend != "host") GTEST_SKIP() << "what is missing depends on the GPU";
+  for (auto [placement, coherence] : {std::pair{FlagPlacement::managed, HostCoherence::default_kind},
+                                      {FlagPlacement::device, HostCoherence::default_kind},
+                                      {FlagPlacement::pinned, HostCoherence::coherent}}) {
+    try {
+      (void)device_->alloc_flags(placement, coherence, 128);
+      ADD_FAILURE() << to_string(placement) << "/" << to_string(coherence) << " was allocated on the host backend";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::unsupported) << e.what();
+    }
+  }
+}
+
+std::string name_of(const ::testing::TestParamInfo<Param>& p) {
+  return std::get<0>(p.param) + "_" + to_string(std::get<1>(p.param));
+}
+
+const auto kOrders = ::testing::Values(MemoryOrder::volatile_access, MemoryOrder::relaxed, MemoryOrder::acq_rel,
+                                       MemoryOrder::fence);
+INSTANTIATE_TEST_SUITE_P(host, SignalTest, ::testing::Combine(::testing::Values("host"), kOrders), name_of);
+INSTANTIATE_TEST_SUITE_P(gpu, SignalTest, ::testing::Combine(::testing::Values("cuda", "hip"), kOrders), name_of);
+
+}  // namespace
+}  // namespace hetprobe
