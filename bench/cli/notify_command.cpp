@@ -16,7 +16,7 @@ namespace {
 struct Options {
   SessionOptions session;
   std::string parts = "all";
-  std::string orders = "volatile:relaxed,volatile,relaxed,acqrel,fence";
+  std::string orders = "volatile:relaxed,volatile,relaxed,acqrel,fence,volatile:fence";
   std::string placements = "pinned";
   std::string spacings = "line";
   std::string host_memory = "default";

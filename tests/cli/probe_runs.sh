@@ -15,9 +15,9 @@ count() { grep -c "\"record\":\"$1\"" "$2" || true; }
 small=(--exchanges 300 --mechanism-samples 100 --overhead-samples 5 --overhead-ops 200 --warmup 10 --quiet)
 "$hp" notify --device host "${small[@]}" --out "$work/n.jsonl" >"$work/n.txt"
 [[ $(count header "$work/n.jsonl") == 1 ]] || fail "notify: expected 1 header"
-# 5 default order pairs x {cpu, gpu} x {uncontended, contended}; x 2 directions.
-[[ $(count overhead "$work/n.jsonl") == 20 ]] || fail "notify: expected 20 overhead records"
-[[ $(count roundtrip "$work/n.jsonl") == 10 ]] || fail "notify: expected 10 roundtrip records"
+# 6 default order pairs x {cpu, gpu} x {uncontended, contended}; x 2 directions.
+[[ $(count overhead "$work/n.jsonl") == 24 ]] || fail "notify: expected 24 overhead records"
+[[ $(count roundtrip "$work/n.jsonl") == 12 ]] || fail "notify: expected 12 roundtrip records"
 [[ $(count mechanism "$work/n.jsonl") == 12 ]] || fail "notify: expected 12 mechanism records"
 [[ $(grep -c '"status":"ok"' "$work/n.jsonl") == 3 ]] || fail "notify: the 3 pinned-flag mechanisms must measure on host"
 grep -q '"skipped_reason":"no kernel launches on the host backend"' "$work/n.jsonl" || fail "notify: no skip reason"
