@@ -177,7 +177,7 @@ void run_interference(const InterferenceConfig& cfg, Device& device, PinnedBuffe
   std::uint64_t epoch = 0;
   for (const PointKey& key : sweep_points(cfg)) {
     if (done.count(key)) continue;
-    PointData point{key, plan_layout(key.layout, key.size, cfg.secondary_for(key.size), base), {}, {}};
+    PointData point{key, plan_layout(key.layout, key.size, cfg.secondary_for(key.size), base), {}, {}, {}};
     // The sender's writer stamps go on the host timeline through a clock fit
     // from syncs on either side of the point (thesis 003 Sec. 4.3.2).
     const bool sender_clock = mpi.rank == 0 && cfg.writer != WriterSide::receiver;

@@ -13,6 +13,10 @@
 #include "hetprobe/notify.hpp"
 
 namespace hetprobe {
+
+// So test names and failures show "acqrel", not a 4-byte object.
+inline void PrintTo(MemoryOrder order, std::ostream* os) { *os << to_string(order); }
+
 namespace {
 
 using Param = std::tuple<std::string, MemoryOrder>;

@@ -44,6 +44,15 @@ step "notify (defaults)"
 rm -f "$results/notify.jsonl"
 "$hetprobe" notify --quiet --out "$results/notify.jsonl" | tee "$results/notify.txt"
 
+step "notify: flag placement and spacing"
+rm -f "$results/notify-placement.jsonl"
+"$hetprobe" notify --parts roundtrip --orders volatile,fence --placement pinned,managed \
+  --spacing same-line,line,page --quiet --out "$results/notify-placement.jsonl" | tee "$results/notify-placement.txt"
+if command -v nvcc >/dev/null; then
+  step "the bare ping-pong reference (tests/gpu/bare_pingpong.cu)"
+  nvcc -O2 -o "$build/bare_pingpong" "$root/tests/gpu/bare_pingpong.cu" && "$build/bare_pingpong" | tee "$results/bare-pingpong.txt"
+fi
+
 step "clock (defaults)"
 rm -f "$results/clock.jsonl"
 "$hetprobe" clock --quiet --out "$results/clock.jsonl" | tee "$results/clock.txt"

@@ -95,6 +95,12 @@ HETPROBE_HD inline void run_signal_ordered(Ops& ops, const SignalArgs& a) {
   const std::uint64_t t_start = ops.timer();
   unsigned long long status = signal_status_ok, value = 0;
   std::uint64_t done = 0;
+  // Spins until pred() holds; when the task's time is up, marks it timed out.
+  const auto await = [&](auto pred) {
+    if (spin_until(ops, pred, t_start, a.timeout_ticks)) return true;
+    status = signal_status_timeout;
+    return false;
+  };
   switch (a.kind) {
     case SignalKind::overhead:
       for (; done < a.count; ++done) store_flag<O>(ops, a.to_device, load_flag<O>(ops, a.to_device) + 1);
@@ -102,11 +108,7 @@ HETPROBE_HD inline void run_signal_ordered(Ops& ops, const SignalArgs& a) {
     case SignalKind::echo:
       for (; done < a.count; ++done) {
         const std::uint64_t seq = a.first + done;
-        if (!spin_until(ops, [&] { return load_flag<O>(ops, a.to_device) >= seq; }, t_start,
-                        a.timeout_ticks)) {
-          status = signal_status_timeout;
-          break;
-        }
+        if (!await([&] { return load_flag<O>(ops, a.to_device) >= seq; })) break;
         store_flag<O>(ops, a.to_host, seq);
       }
       break;
@@ -115,11 +117,7 @@ HETPROBE_HD inline void run_signal_ordered(Ops& ops, const SignalArgs& a) {
         const std::uint64_t seq = a.first + done;
         const std::uint64_t t0 = ops.timer();
         store_flag<O>(ops, a.to_host, seq);
-        if (!spin_until(ops, [&] { return load_flag<O>(ops, a.to_device) >= seq; }, t_start,
-                        a.timeout_ticks)) {
-          status = signal_status_timeout;
-          break;
-        }
+        if (!await([&] { return load_flag<O>(ops, a.to_device) >= seq; })) break;
         a.samples[done] = ops.timer() - t0;
       }
       break;
@@ -138,18 +136,10 @@ HETPROBE_HD inline void run_signal_ordered(Ops& ops, const SignalArgs& a) {
     case SignalKind::clock:
       for (; done < a.count; ++done) {
         const std::uint64_t seq = a.first + done;
-        if (!spin_until(ops, [&] { return load_flag<O>(ops, a.to_device) >= seq; }, t_start,
-                        a.timeout_ticks)) {
-          status = signal_status_timeout;
-          break;
-        }
+        if (!await([&] { return load_flag<O>(ops, a.to_device) >= seq; })) break;
         const std::uint64_t ts_start = ops.timer();
         store_flag<O>(ops, a.to_host, ts_start ? ts_start : 1);
-        if (!spin_until(ops, [&] { return load_flag<O>(ops, a.to_host) == 0; }, t_start,
-                        a.timeout_ticks)) {
-          status = signal_status_timeout;
-          break;
-        }
+        if (!await([&] { return load_flag<O>(ops, a.to_host) == 0; })) break;
         const std::uint64_t ts_end = ops.timer();
         store_flag<O>(ops, a.to_host, ts_end ? ts_end : 1);
       }

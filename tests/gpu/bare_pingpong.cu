@@ -1,0 +1,50 @@
+// The reference hetprobe's flag round trip is checked against: the barest
+// CPU->GPU->CPU ping-pong through two pinned flags 128 B apart, one GPU
+// thread, no timeouts, no options (CUDA only; built and run by run.sh).
+// hetprobe notify's cpu-gpu-cpu row of the same primitive should match it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+template <bool Fence>
+__global__ void echo(const volatile unsigned long long* in, volatile unsigned long long* out, int n) {
+  for (unsigned long long i = 1; i <= static_cast<unsigned long long>(n); ++i) {
+    while (*in < i) {
+    }
+    *out = i;
+    if (Fence) __threadfence_system();
+  }
+}
+
+int main() {
+  constexpr int n = 20000, warmup = 1000;
+  unsigned long long* host = nullptr;
+  if (cudaHostAlloc(reinterpret_cast<void**>(&host), 4096, cudaHostAllocMapped) != cudaSuccess) return 1;
+  unsigned long long* dev = nullptr;
+  cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0);
+  for (bool fence : {false, true}) {
+    std::memset(host, 0, 4096);
+    volatile unsigned long long* in = host;
+    volatile unsigned long long* out = host + 16;
+    if (fence) echo<true><<<1, 1>>>(dev, dev + 16, n);
+    else echo<false><<<1, 1>>>(dev, dev + 16, n);
+    std::vector<double> ns;
+    for (unsigned long long i = 1; i <= n; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      *in = i;
+      while (*out < i) {
+      }
+      ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess) return 1;
+    std::sort(ns.begin() + warmup, ns.end());
+    const auto at = [&](double q) { return ns[warmup + static_cast<std::size_t>(q * (n - warmup - 1))]; };
+    std::printf("bare ping-pong, GPU store %s: median %.1f ns, p10 %.1f ns, p90 %.1f ns (%d exchanges after %d)\n",
+                fence ? "volatile + __threadfence_system" : "volatile", at(0.5), at(0.1), at(0.9), n - warmup, warmup);
+  }
+  return 0;
+}
