@@ -102,8 +102,8 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
       Json r = record;
       r["rank"] = mpi.rank;
       if (mpi.rank == 0) writer->write(r);
-      mine.push_back(std::move(r));
       if (!o.quiet && mpi.rank == 0) std::fprintf(stderr, "[%s] %s\n", session.probe.c_str(), record_label(r).c_str());
+      mine.push_back(std::move(r));
     });
   } catch (const Error& e) {
     std::fprintf(stderr, "[%s rank %d] %s error: %s [%s]\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()), e.what(),
