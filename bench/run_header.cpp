@@ -28,12 +28,13 @@ Json device_json(const DeviceInfo& d) {
               {"pinned_memory_page_locked", d.page_locked}};
 }
 
-Json rank_json(const MpiContext& mpi, const Device& device) {
+Json rank_json(const MpiContext& mpi, const Device& device, const Json& placement) {
   const NodeInfo node = read_node_info();
   return Json{{"rank", mpi.rank},
               {"host", mpi.host},
               {"pid", static_cast<long>(getpid())},
               {"cpu_affinity", cpu_affinity_list()},
+              {"placement", placement},
               {"device", device_json(device.info())},
               {"node", {{"cpu_model", node.cpu_model},
                         {"online_cpus", node.online_cpus},
@@ -60,7 +61,7 @@ std::string utc_now_iso8601() {
 Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
                 const HostClock& clock) {
   const double overhead = clock.empty_region_ns();
-  const auto ranks = gather_strings(mpi, rank_json(mpi, device).dump());
+  const auto ranks = gather_strings(mpi, rank_json(mpi, device, run.placement).dump());
   if (mpi.rank != 0) return nullptr;
   Json rank_list = Json::array();
   for (const auto& r : ranks) rank_list.push_back(Json::parse(r));
@@ -83,6 +84,7 @@ Json run_header(const RunContext& run, const Device& device, const MpiContext& m
                        {"standard", std::to_string(version) + "." + std::to_string(subversion)},
                        {"ranks", mpi.size}}},
               {"ranks", rank_list},
+              {"topology", run.topology},
               {"host_clock", {{"source", clock.source()},
                               {"ticks_per_ns", clock.ticks_per_ns()},
                               {"empty_region_median_ns", overhead}}},

@@ -19,6 +19,10 @@ CommandFn add_bandwidth_command(CLI::App& app);
 CommandFn add_show_command(CLI::App& app);
 CommandFn add_notify_command(CLI::App& app);
 CommandFn add_clock_command(CLI::App& app);
+CommandFn add_topo_command(CLI::App& app);
+
+// --bind, as every probe that places ranks offers it.
+void add_bind_option(CLI::App* command, std::string& bind);
 
 // True unless a launcher (mpirun, srun) says this process is not rank 0: for
 // messages every rank would otherwise print once each.

@@ -13,6 +13,7 @@
 #include "hetprobe/interference.hpp"
 #include "hetprobe/interference_table.hpp"
 #include "hetprobe/interrupt.hpp"
+#include "hetprobe/placement.hpp"
 #include "hetprobe/run_header.hpp"
 #include "hetprobe/sizes.hpp"
 
@@ -31,7 +32,8 @@ struct Options {
   int reps = 50, warmup = 5;
   double timeout_s = 30;
   std::string device = "auto";
-  int gpu = 0;
+  int gpu = -1;
+  std::string bind = "near-gpu";
   std::string out;
   bool resume = false, no_check = false, quiet = false;
   std::string clock = "auto";
@@ -141,8 +143,9 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   // Everything that can be wrong with the input is found here, on every rank,
   // before anything is written; the lowest failing rank says what.
   InterferenceConfig cfg;
-  std::unique_ptr<Device> device;
-  std::string device_choice;
+  std::optional<Topology> topo;
+  RankPlacement placement;
+  Device* device = nullptr;
   PinnedBuffer memory;
   Output out;
   std::optional<HostClock> clock;
@@ -150,7 +153,10 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   try {
     cfg = build_config(o);
     clock = HostClock::create(o.clock);
-    device = open_device(o.device, o.gpu, &device_choice);
+    topo.emplace(Topology::discover());
+    placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *topo);
+    device = placement.device.get();
+    // After binding, so the pages land on the bound NUMA node.
     memory = device->alloc_pinned(interference_allocation_bytes(cfg));
     if (mpi.size != 2)
       throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
@@ -167,7 +173,11 @@ int run(const Options& o, const std::vector<std::string>& argv) {
     return 2;
   }
   const std::set<PointKey> done = done_from_string(broadcast_string(mpi, done_to_string(out.done)));
-  const Json header = run_header({"interference", argv, device_choice, cfg.to_json(), !done.empty()}, *device, mpi, *clock);
+  const std::string& device_choice = placement.device_choice;
+  const Json header = run_header({"interference", argv, device_choice, cfg.to_json(), !done.empty(),
+                                  placement_json(placement, *topo, memory.host(), memory.size()),
+                                  topo->describe().to_json()},
+                                 *device, mpi, *clock);
   InterferenceTable table(stdout);
   const std::size_t total = sweep_points(cfg).size();
   std::size_t finished = done.size();
@@ -244,7 +254,9 @@ CommandFn add_interference_command(CLI::App& app) {
                 "with an error")->capture_default_str();
   c->add_option("--device", o->device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
       ->capture_default_str();
-  c->add_option("--gpu", o->gpu, "Device ordinal within the backend")->capture_default_str();
+  c->add_option("--gpu", o->gpu, "Device ordinal within the backend (default: the rank's node-local index, round "
+                "robin over the node's devices)");
+  add_bind_option(c, o->bind);
   c->add_option("--out", o->out, "Results file, JSON Lines (default: hetprobe-interference-<UTC time>.jsonl)");
   c->add_flag("--resume", o->resume, "Continue --out: skip the points it already holds");
   c->add_option("--clock", o->clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();

@@ -16,6 +16,14 @@ bool first_launched_rank() {
   return true;
 }
 
+void add_bind_option(CLI::App* command, std::string& bind) {
+  command->add_option("--bind", bind,
+                      "Bind each rank's CPUs and memory: near-gpu (the NUMA node(s) nearest its GPU), far-gpu (the "
+                      "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
+                      "results header")
+      ->capture_default_str();
+}
+
 }  // namespace hetprobe::cli
 
 int main(int argc, char** argv) {
@@ -29,6 +37,7 @@ int main(int argc, char** argv) {
       {"interference", cli::add_interference_command(app)},
       {"notify", cli::add_notify_command(app)},
       {"clock", cli::add_clock_command(app)},
+      {"topo", cli::add_topo_command(app)},
       {"devices", cli::add_devices_command(app)},
       {"bandwidth", cli::add_bandwidth_command(app)},
       {"show", cli::add_show_command(app)}};

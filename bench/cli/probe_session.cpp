@@ -1,5 +1,7 @@
 #include "probe_session.hpp"
 
+#include "command.hpp"
+
 #include <mpi.h>
 
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include "hetprobe/interrupt.hpp"
 #include "hetprobe/mpi_context.hpp"
 #include "hetprobe/notify_table.hpp"
+#include "hetprobe/placement.hpp"
 #include "hetprobe/run_header.hpp"
 
 namespace hetprobe::cli {
@@ -21,56 +24,27 @@ void add_session_options(CLI::App* c, SessionOptions& o, const std::string& prob
   c->add_option("--gpu", o.gpu, "Device ordinal within the backend (default: the rank's node-local index)");
   c->add_option("--out", o.out, "Results file, JSON Lines (default: hetprobe-" + probe + "-<UTC time>.jsonl)");
   c->add_option("--clock", o.clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();
+  add_bind_option(c, o.bind);
   c->add_flag("--quiet", o.quiet, "No progress lines on stderr");
 }
 
-namespace {
-
-int node_local_rank() {
-  MPI_Comm local;
-  mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
-  int rank = 0;
-  MPI_Comm_rank(local, &rank);
-  MPI_Comm_free(&local);
-  return rank;
-}
-
-// The rank's device: --gpu if given, else the node-local rank's, wrapping
-// round when ranks outnumber devices.
-std::unique_ptr<Device> open_rank_device(const SessionOptions& o, int local_rank, std::string& why) {
-  if (o.gpu >= 0) return open_device(o.device, o.gpu, &why);
-  auto first = open_device(o.device, 0, &why);
-  if (local_rank == 0 || first->info().backend == "host") return first;
-  for (const auto& b : compiled_backends())
-    if (b.name == first->info().backend) {
-      std::string none;
-      const int n = b.count(none);
-      const int ordinal = local_rank % std::max(1, n);
-      if (ordinal == 0) return first;
-      first.reset();
-      why += "; node-local rank " + std::to_string(local_rank) + " takes device " + std::to_string(ordinal);
-      return b.open(ordinal);
-    }
-  return first;
-}
-
-}  // namespace
 
 int run_session(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv) {
   MPI_Init(nullptr, nullptr);
   const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
-  const int local_rank = node_local_rank();
   Json config;
-  std::unique_ptr<Device> device;
-  std::string why, error;
+  std::optional<Topology> topo;
+  RankPlacement placement;
+  std::string error;
   std::optional<HostClock> clock;
   std::optional<ResultsWriter> writer;
   std::filesystem::path path = o.out.empty() ? "hetprobe-" + session.probe + "-" + utc_now_iso8601() + ".jsonl" : o.out;
   try {
     config = session.configure();
     clock = HostClock::create(o.clock);
-    device = open_rank_device(o, local_rank, why);
-    if (session.check) session.check(*device);
+    topo.emplace(Topology::discover());
+    placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *topo);
+    if (session.check) session.check(*placement.device);
     if (mpi.rank == 0) {
       if (std::filesystem::exists(path) && std::filesystem::file_size(path) > 0)
         throw usage_error(path.string() + " already has results: choose another --out");
@@ -86,7 +60,11 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
     MPI_Finalize();
     return 2;
   }
-  const Json header = run_header({session.probe, argv, why, config, false}, *device, mpi, *clock);
+  Device* device = placement.device.get();
+  const std::string& why = placement.device_choice;
+  const Json header = run_header({session.probe, argv, why, config, false, placement_json(placement, *topo),
+                                  topo->describe().to_json()},
+                                 *device, mpi, *clock);
   if (mpi.rank == 0) {
     writer->write(header);
     if (!o.quiet)

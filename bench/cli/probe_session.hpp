@@ -20,6 +20,7 @@ struct SessionOptions {
   int gpu = -1;  // -1: the node-local rank's device
   std::string out;
   std::string clock = "auto";
+  std::string bind = "near-gpu";
   bool quiet = false;
 };
 

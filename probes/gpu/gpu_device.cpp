@@ -290,6 +290,11 @@ BackendEntry entry() {
           },
           [](int ordinal) -> std::unique_ptr<Device> {
             return std::make_unique<GpuDevice>(ordinal);
+          },
+          [](int ordinal) {
+            char bus[64] = {};
+            HP_CHECK(HP_RT(DeviceGetPCIBusId)(bus, sizeof bus, ordinal));
+            return std::string(bus);
           }};
 }
 

@@ -190,7 +190,8 @@ class HostDevice final : public Device {
 
 BackendEntry entry() {
   return {"host", [](std::string&) { return 1; },
-          [](int) -> std::unique_ptr<Device> { return std::make_unique<HostDevice>(); }};
+          [](int) -> std::unique_ptr<Device> { return std::make_unique<HostDevice>(); },
+          [](int) { return std::string(); }};
 }
 
 }  // namespace hetprobe::host_backend

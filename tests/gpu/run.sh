@@ -33,8 +33,10 @@ ctest --test-dir "$build" -LE gpu --output-on-failure -j 4 >"$results/ctest-host
   { tail -60 "$results/ctest-host.log"; exit 1; }
 grep -E "tests passed" "$results/ctest-host.log"
 
-step "devices"
+step "devices and topology"
 "$hetprobe" devices
+"$hetprobe" topo | tee "$results/topo.txt"
+"$hetprobe" topo --json >"$results/topo.json"
 nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,clocks.mem,pcie.link.gen.current,pcie.link.width.current --format=csv 2>/dev/null || true
 
 step "bandwidth: plain kernel vs persistent writers"

@@ -40,6 +40,14 @@ int main(int argc, char** argv) {
                             "host", "device", "mpi", "ranks", "host_clock", "config"})
         if (!r.contains(k)) return fail(std::string("header lacks ") + k);
       if (r["ranks"].size() != 2) return fail("header should describe 2 ranks");
+      if (!r.contains("topology") || r["topology"]["pus"].get<int>() < 1) return fail("header lacks the topology");
+      for (const Json& rank : r["ranks"]) {  // each rank's placement, read back
+        const Json& p = rank["placement"];
+        if (p.is_null() || p["cpuset"].get<std::string>().empty() || p["cpu_numa_nodes"].empty() ||
+            p["buffer_numa_nodes"].is_null())
+          return fail("header lacks rank " + rank["rank"].dump() + "'s placement");
+        if (p["cpuset"] != rank["cpu_affinity"]) return fail("placement cpuset and sched_getaffinity disagree");
+      }
       continue;
     }
     const std::string layout = r["layout"], where = layout + " " + std::to_string(r["size_bytes"].get<std::uint64_t>()) + " " + r["access"].get<std::string>();

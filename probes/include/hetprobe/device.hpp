@@ -224,6 +224,8 @@ struct BackendEntry {
   // Number of devices; 0 with `why_none` set when none can be used.
   std::function<int(std::string& why_none)> count;
   std::function<std::unique_ptr<Device>(int ordinal)> open;
+  // PCI bus id of a device without opening it; "" for the host backend.
+  std::function<std::string(int ordinal)> pci_bus_id;
 };
 const std::vector<BackendEntry>& compiled_backends();
 

@@ -1,0 +1,75 @@
+// `hetprobe topo`: the node as hwloc sees it (packages, NUMA nodes, caches,
+// GPUs and NICs with the CPUs nearest them), each GPU runtime index matched
+// to its PCI device, as a tree or JSON; or a saved hwloc XML file.
+#include <cstdio>
+#include <memory>
+
+#include "command.hpp"
+#include "hetprobe/device.hpp"
+#include "hetprobe/errors.hpp"
+#include "hetprobe/topology.hpp"
+
+namespace hetprobe::cli {
+
+namespace {
+
+struct Options {
+  bool json = false;
+  std::string topology_file;
+};
+
+// Each compiled GPU backend's devices, by runtime index, with their PCI
+// address and whether hwloc knows that address.
+nlohmann::ordered_json runtime_devices(const NodeTopology& node) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& b : compiled_backends()) {
+    if (b.name == "host") continue;
+    std::string why;
+    const int n = b.count(why);
+    for (int i = 0; i < n; ++i) {
+      const auto address = PciAddress::parse(b.pci_bus_id(i));
+      const PciDevice* match = nullptr;
+      for (const PciDevice& g : node.gpus)
+        if (address && g.address == *address) match = &g;
+      out.push_back({{"backend", b.name}, {"ordinal", i}, {"pci_bus_id", address ? address->str() : b.pci_bus_id(i)},
+                     {"numa_nodes", match ? nlohmann::ordered_json(match->numa_nodes) : nlohmann::ordered_json(nullptr)},
+                     {"cpuset", match ? nlohmann::ordered_json(match->cpuset) : nlohmann::ordered_json(nullptr)}});
+    }
+  }
+  return out;
+}
+
+int run(const Options& o) {
+  const Topology topo = o.topology_file.empty() ? Topology::discover() : Topology::from_xml(o.topology_file);
+  const NodeTopology node = topo.describe();
+  // Runtime indexes belong to this machine, not to a saved file's.
+  const auto devices = o.topology_file.empty() ? runtime_devices(node) : nlohmann::ordered_json::array();
+  if (o.json) {
+    auto j = node.to_json();
+    j["runtime_devices"] = devices;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s", node.tree().c_str());
+  for (const auto& d : devices)
+    std::printf("  %s device %d = PCI %s%s\n", d["backend"].get<std::string>().c_str(), d["ordinal"].get<int>(),
+                d["pci_bus_id"].get<std::string>().c_str(),
+                d["cpuset"].is_null() ? " (not in hwloc's PCI list)"
+                                      : (", near cpus " + d["cpuset"].get<std::string>()).c_str());
+  return 0;
+}
+
+}  // namespace
+
+CommandFn add_topo_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("topo",
+      "Describe the node with hwloc: packages, NUMA nodes and memory, caches, GPUs and NICs with the CPUs and NUMA "
+      "nodes nearest them, hugepages and IOMMU, and which GPU runtime index is which PCI device");
+  c->add_flag("--json", o->json, "Print JSON instead of the tree");
+  c->add_option("--topology-file", o->topology_file, "Read a saved hwloc XML topology (lstopo --of xml) instead of "
+                "this machine");
+  return [o](const std::vector<std::string>&) { return run(*o); };
+}
+
+}  // namespace hetprobe::cli
