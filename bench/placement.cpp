@@ -48,6 +48,7 @@ RankPlacement place_rank(const MpiContext& mpi, const PlacementOptions& o, const
   p.bind = o.bind;
   p.device = open_rank_device(o, p.local_rank, p.device_choice);
   const auto gpu = gpu_address(*p.device);
+  p.launcher_cpuset = topo.bound_cpuset();
   if (o.bind == "none") {
     p.note = "--bind none";
   } else if (o.bind == "near-gpu" || o.bind == "far-gpu") {
@@ -70,6 +71,10 @@ RankPlacement place_rank(const MpiContext& mpi, const PlacementOptions& o, const
     (void)topo.numa_nodes_of(o.bind);  // a usage Error for a bad list
     p.requested_cpuset = o.bind;
   }
+  // A launcher's tighter binding (mpirun's per-core default) is kept where it
+  // lies inside the chosen CPUs; only a binding outside them is replaced.
+  if (!p.requested_cpuset.empty() && o.bind.find_first_of("0123456789") != 0)
+    p.requested_cpuset = topo.intersect_or(p.requested_cpuset, p.launcher_cpuset);
   if (!p.requested_cpuset.empty()) topo.bind(p.requested_cpuset);
   return p;
 }
@@ -88,6 +93,7 @@ Json placement_json(const RankPlacement& p, const Topology& topo, const void* bu
          {"pci_bus_id", gpu ? Json(gpu->str()) : Json(nullptr)},
          {"gpu_numa_nodes", gpu_numa},
          {"bind", p.bind},
+         {"launcher_cpuset", p.launcher_cpuset},
          {"requested_cpuset", p.requested_cpuset.empty() ? Json(nullptr) : Json(p.requested_cpuset)},
          {"note", p.note.empty() ? Json(nullptr) : Json(p.note)},
          {"cpuset", bound},

@@ -209,6 +209,14 @@ std::string Topology::cpuset_far(const PciAddress& device) const {
   return far.list();
 }
 
+std::string Topology::intersect_or(const std::string& cpuset, const std::string& narrower) const {
+  Bitmap a, b;
+  impl_->parse_cpuset(cpuset, a);
+  if (narrower.empty() || hwloc_bitmap_list_sscanf(b.b, narrower.c_str()) != 0) return cpuset;
+  hwloc_bitmap_and(b.b, a.b, b.b);
+  return hwloc_bitmap_iszero(b.b) ? cpuset : b.list();
+}
+
 std::vector<int> Topology::numa_nodes_of(const std::string& cpuset) const {
   Bitmap cpus;
   impl_->parse_cpuset(cpuset, cpus);

@@ -65,6 +65,10 @@ TEST(TopologyXml, NearAndFarCpusetsFollowTheGpu) {
   EXPECT_EQ(t.cpuset_far(pci("0000:ca:00.0")), "0-15,32-47");
   EXPECT_EQ(t.cpuset_far(pci("0000:17:00.0")), "16-31,48-63");
   EXPECT_EQ(t.numa_nodes_of("3,40"), std::vector<int>{0});
+  // mpirun's per-core binding inside the GPU's socket is kept; one outside it is replaced.
+  EXPECT_EQ(t.intersect_or("16-31,48-63", "17"), "17");
+  EXPECT_EQ(t.intersect_or("16-31,48-63", "0-3"), "16-31,48-63");
+  EXPECT_EQ(t.intersect_or("16-31,48-63", ""), "16-31,48-63");
   EXPECT_EQ(t.numa_nodes_of("15-16"), (std::vector<int>{0, 1}));
 }
 

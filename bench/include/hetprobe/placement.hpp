@@ -1,7 +1,8 @@
 // Where a rank runs: its node-local index (MPI shared-memory communicator),
 // its device (round robin over the node's devices unless --gpu says), and
 // its CPUs and memory bound near that GPU (or away from it, or as given, or
-// not at all). What the OS actually granted is read back, not assumed.
+// not at all). A launcher's tighter binding inside the chosen CPUs is kept.
+// What the OS actually granted is read back, not assumed.
 #pragma once
 
 #include <memory>
@@ -25,6 +26,7 @@ struct RankPlacement {
   std::unique_ptr<Device> device;
   std::string device_choice;       // why this backend and device
   std::string bind;                // the policy asked for
+  std::string launcher_cpuset;     // the binding the process started with (mpirun's, srun's)
   std::string requested_cpuset;    // what was bound; "" when not bound
   std::string note;                // why not bound, when not
 };

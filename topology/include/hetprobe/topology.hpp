@@ -86,6 +86,8 @@ class Topology {
   // CPUs of the NUMA nodes that are not nearest it; throws a usage Error on a
   // node with one NUMA node.
   std::string cpuset_far(const PciAddress& device) const;
+  // `cpuset` ∩ `narrower` when that is not empty, else `cpuset` (cpu lists).
+  std::string intersect_or(const std::string& cpuset, const std::string& narrower) const;
   // NUMA nodes whose CPUs intersect `cpuset` (a list like "0-3,8").
   std::vector<int> numa_nodes_of(const std::string& cpuset) const;
 
