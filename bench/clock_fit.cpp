@@ -40,14 +40,6 @@ double median_of(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// How many samples keep_fraction asks for: ceil(keep_fraction * n), at least 2. The product is
-// nudged down by a relative 1e-12 so that, e.g., 0.07 * 100 = 7.000000000000001 means 7, not 8.
-std::size_t keep_count(std::size_t n, double keep_fraction) {
-  const double want = keep_fraction * static_cast<double>(n);
-  auto k = static_cast<std::size_t>(std::ceil(want * (1 - 1e-12)));
-  return std::clamp<std::size_t>(k, 2, n);
-}
-
 void check_samples(const std::vector<ClockSample>& samples) {
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const ClockSample& s = samples[i];
@@ -78,6 +70,14 @@ double ClockMapping::offset_ns() const {
 
 double ClockMapping::drift_ppm(double nominal_ns_per_tick) const {
   return (ns_per_tick / nominal_ns_per_tick - 1) * 1e6;
+}
+
+// The product is nudged down by a relative 1e-12 so that, e.g., 0.07 * 100 =
+// 7.000000000000001 means 7, not 8.
+std::size_t keep_count(std::size_t n, double keep_fraction) {
+  const double want = keep_fraction * static_cast<double>(n);
+  auto k = static_cast<std::size_t>(std::ceil(want * (1 - 1e-12)));
+  return std::clamp<std::size_t>(k, 2, n);
 }
 
 ClockFit fit_clock(const std::vector<ClockSample>& samples, double keep_fraction) {

@@ -52,8 +52,7 @@ std::vector<ClockSample> host_side(const HostClock& clock, unsigned long long* g
 std::vector<ClockSample> keep_shortest(std::vector<ClockSample> batch, double fraction) {
   std::stable_sort(batch.begin(), batch.end(),
                    [](const ClockSample& a, const ClockSample& b) { return a.interval_ticks() < b.interval_ticks(); });
-  const auto keep = std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(fraction * batch.size() - 1e-9)));
-  batch.resize(std::min(keep, batch.size()));
+  batch.resize(keep_count(batch.size(), fraction));
   std::sort(batch.begin(), batch.end(), [](const ClockSample& a, const ClockSample& b) { return a.host_ns < b.host_ns; });
   return batch;
 }

@@ -59,6 +59,19 @@ std::vector<std::string> split_list(const std::string& text, char sep = ',') {
   }
 }
 
+// Items of a comma-separated list, each parsed once; a repeat is a usage Error.
+template <class T, class Parse>
+std::vector<T> unique_list(const std::string& text, const char* what, Parse parse) {
+  std::vector<T> out;
+  for (const std::string& item : split_list(text)) {
+    const T v = parse(item);
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw usage_error(std::string(what) + " '" + item + "' is listed twice");
+    out.push_back(v);
+  }
+  return out;
+}
+
 }  // namespace
 
 MemoryOrder parse_memory_order(const std::string& text) {
@@ -70,15 +83,11 @@ MemoryOrder parse_memory_order(const std::string& text) {
 }
 
 std::vector<OrderPair> parse_order_pairs(const std::string& text) {
-  std::vector<OrderPair> out;
-  for (const std::string& item : split_list(text)) {
+  return unique_list<OrderPair>(text, "memory order", [](const std::string& item) {
     const auto sides = split_list(item, ':');
     if (sides.size() > 2) throw usage_error("memory order '" + item + "': expected ORDER or CPU_ORDER:GPU_ORDER");
-    const OrderPair p{parse_memory_order(sides[0]), parse_memory_order(sides.back())};
-    if (std::find(out.begin(), out.end(), p) != out.end()) throw usage_error("memory order '" + item + "' is listed twice");
-    out.push_back(p);
-  }
-  return out;
+    return OrderPair{parse_memory_order(sides[0]), parse_memory_order(sides.back())};
+  });
 }
 
 FlagPlacement parse_flag_placement(const std::string& text) {
@@ -93,6 +102,14 @@ FlagSpacing parse_flag_spacing(const std::string& text) {
   return parse_name(text, "flag spacing", names);
 }
 
+std::vector<FlagPlacement> parse_flag_placements(const std::string& text) {
+  return unique_list<FlagPlacement>(text, "flag placement", parse_flag_placement);
+}
+
+std::vector<FlagSpacing> parse_flag_spacings(const std::string& text) {
+  return unique_list<FlagSpacing>(text, "flag spacing", parse_flag_spacing);
+}
+
 HostCoherence parse_host_coherence(const std::string& text) {
   static const std::pair<const char*, HostCoherence> names[] = {{"default", HostCoherence::default_kind},
                                                                 {"coherent", HostCoherence::coherent},
@@ -104,13 +121,7 @@ std::vector<NotifyPart> parse_notify_parts(const std::string& text) {
   if (text == "all") return {NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms};
   static const std::pair<const char*, NotifyPart> names[] = {
       {"overhead", NotifyPart::overhead}, {"roundtrip", NotifyPart::roundtrip}, {"mechanisms", NotifyPart::mechanisms}};
-  std::vector<NotifyPart> out;
-  for (const std::string& item : split_list(text)) {
-    const NotifyPart p = parse_name(item, "part", names);
-    if (std::find(out.begin(), out.end(), p) != out.end()) throw usage_error("part '" + item + "' is listed twice");
-    out.push_back(p);
-  }
-  return out;
+  return unique_list<NotifyPart>(text, "part", [](const std::string& item) { return parse_name(item, "part", names); });
 }
 
 std::vector<LaunchMechanism> all_launch_mechanisms() {
@@ -206,14 +217,6 @@ Json device_timed_summary(const std::vector<double>& ns, double total_tick_ns, d
 
 // ---- overhead --------------------------------------------------------------
 
-template <MemoryOrder O>
-std::uint64_t cpu_read_write(const HostClock& clock, unsigned long long* flag, int ops) {
-  HostSignalOps h;
-  const std::uint64_t t0 = clock.now();
-  for (int i = 0; i < ops; ++i) store_flag<O>(h, flag, load_flag<O>(h, flag) + 1);
-  return clock.now() - t0;
-}
-
 void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json base) {
   SignalTask poller;
   if (contended) {
@@ -227,11 +230,9 @@ void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
     std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let the poller start
   }
   std::vector<std::uint64_t> ticks;
-  with_order(o.cpu, [&](auto order) {
-    for (int i = 0; i < s.config.warmup; ++i) cpu_read_write<decltype(order)::value>(s.clock, f.counter(), 10);
-    for (int i = 0; i < s.config.overhead_samples; ++i)
-      ticks.push_back(cpu_read_write<decltype(order)::value>(s.clock, f.counter(), s.config.overhead_ops));
-  });
+  for (int i = 0; i < s.config.warmup; ++i) cpu_read_write_ticks(o.cpu, s.clock, f.counter(), 10);
+  for (int i = 0; i < s.config.overhead_samples; ++i)
+    ticks.push_back(cpu_read_write_ticks(o.cpu, s.clock, f.counter(), s.config.overhead_ops));
   if (contended) {
     HostSignalOps h;
     store_flag<MemoryOrder::acq_rel>(h, f.stop(), poller.first);
@@ -258,15 +259,9 @@ void overhead_gpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
   std::vector<std::uint64_t> ticks;
   try {
     for (int i = 0; i < s.config.warmup / 10 + 1 + s.config.overhead_samples; ++i) {
-      SignalTask t;
-      t.kind = SignalKind::overhead;
-      t.order = o.gpu;
-      t.to_device = f.dev(3 * 4096);
-      t.count = static_cast<std::uint64_t>(s.config.overhead_ops);
-      t.timeout_s = s.config.timeout_s;
-      s.device.start_signal(t);
-      const SignalOutcome out = s.device.join_signal();
-      if (i > s.config.warmup / 10) ticks.push_back(out.t_end_ticks - out.t_start_ticks);
+      const std::uint64_t t = gpu_read_write_ticks(s.device, o.gpu, f.dev(3 * 4096), s.config.overhead_ops,
+                                                   s.config.timeout_s);
+      if (i > s.config.warmup / 10) ticks.push_back(t);
     }
   } catch (...) {
     stop = true;
@@ -499,6 +494,31 @@ void run_notify(const NotifyConfig& config, Device& device, const HostClock& clo
       }
     }
   if (has(NotifyPart::mechanisms)) mechanisms(s);
+}
+
+std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops) {
+  HostSignalOps h;
+  std::uint64_t ticks = 0;
+  with_order(order, [&](auto o) {
+    constexpr MemoryOrder O = decltype(o)::value;
+    const std::uint64_t t0 = clock.now();
+    for (int i = 0; i < ops; ++i) store_flag<O>(h, flag, load_flag<O>(h, flag) + 1);
+    ticks = clock.now() - t0;
+  });
+  return ticks;
+}
+
+std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned long long* flag, int ops,
+                                   double timeout_s) {
+  SignalTask t;
+  t.kind = SignalKind::overhead;
+  t.order = order;
+  t.to_device = flag;
+  t.count = static_cast<std::uint64_t>(ops);
+  t.timeout_s = timeout_s;
+  device.start_signal(t);
+  const SignalOutcome out = device.join_signal();
+  return out.t_end_ticks - out.t_start_ticks;
 }
 
 std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n, int warmup,

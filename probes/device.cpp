@@ -171,13 +171,13 @@ MechanismSamples Device::time_launch_mechanism(LaunchMechanism, const MechanismR
   return out;
 }
 
-double Device::measure_timer_tick_ns(double timer_hz) {
+double Device::measure_timer_tick_ns() {
   SignalTask t;
   t.kind = SignalKind::tick;
   t.count = 1 << 16;
   start_signal(t);
   const SignalOutcome o = join_signal();
-  return o.value == ~0ull ? 0 : static_cast<double>(o.value) / timer_hz * 1e9;
+  return o.value == ~0ull ? 0 : static_cast<double>(o.value) / info().timer_hz * 1e9;
 }
 
 void check_pinnable(std::size_t bytes) {

@@ -64,7 +64,7 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   const MpiContext mpi = mpi_context(MPI_COMM_SELF);
   const HostClock clock = HostClock::create("auto");
   Json config{{"bytes", bytes}, {"reps", o.reps}, {"writer_duration_s", o.duration_s}};
-  const Json header = run_header({"bandwidth", argv, why, config, false}, *device, mpi, clock);
+  const Json header = run_header({"bandwidth", argv, why, config, false, nullptr, nullptr}, *device, mpi, clock);
   if (writer) writer->write(header);
 
   std::vector<double> plain, stream, stacked;

@@ -23,24 +23,12 @@ struct Options {
   NotifyConfig numbers;  // the integer options, parsed straight in
 };
 
-template <class T, class Parse>
-std::vector<T> parse_list(const std::string& text, Parse parse, const char* what) {
-  std::vector<T> out;
-  for (const auto& item : CLI::detail::split(text, ',')) {
-    const T v = parse(item);
-    if (std::find(out.begin(), out.end(), v) != out.end())
-      throw usage_error(std::string(what) + " '" + item + "' is listed twice");
-    out.push_back(v);
-  }
-  return out;
-}
-
 NotifyConfig build_config(const Options& o) {
   NotifyConfig c = o.numbers;
   c.parts = parse_notify_parts(o.parts);
   c.orders = parse_order_pairs(o.orders);
-  c.placements = parse_list<FlagPlacement>(o.placements, parse_flag_placement, "flag placement");
-  c.spacings = parse_list<FlagSpacing>(o.spacings, parse_flag_spacing, "flag spacing");
+  c.placements = parse_flag_placements(o.placements);
+  c.spacings = parse_flag_spacings(o.spacings);
   c.host_memory = parse_host_coherence(o.host_memory);
   for (auto [value, name] : {std::pair{c.overhead_ops, "--overhead-ops"}, {c.overhead_samples, "--overhead-samples"},
                              {c.exchanges, "--exchanges"}, {c.mechanism_samples, "--mechanism-samples"}})

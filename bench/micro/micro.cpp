@@ -14,7 +14,6 @@
 
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
-#include "hetprobe/host_signal_ops.hpp"
 #include "hetprobe/notify.hpp"
 
 namespace hetprobe {
@@ -29,14 +28,8 @@ void BM_CpuFlagReadWrite(benchmark::State& state, MemoryOrder order) {
   PinnedBuffer flag = g_device->alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 128);
   auto* p = reinterpret_cast<unsigned long long*>(flag.host());
   *p = 0;
-  HostSignalOps h;
-  with_order(order, [&](auto o) {
-    for (auto _ : state) {
-      const std::uint64_t t0 = g_clock->now();
-      for (int i = 0; i < kOpsPerIteration; ++i) store_flag<decltype(o)::value>(h, p, load_flag<decltype(o)::value>(h, p) + 1);
-      state.SetIterationTime(g_clock->to_ns(g_clock->now() - t0) * 1e-9);
-    }
-  });
+  for (auto _ : state)
+    state.SetIterationTime(g_clock->to_ns(cpu_read_write_ticks(order, *g_clock, p, kOpsPerIteration)) * 1e-9);
   state.SetItemsProcessed(state.iterations() * kOpsPerIteration);
   state.SetLabel(std::string(to_string(order)) + ", " + std::to_string(kOpsPerIteration) + " read+write pairs per iteration");
 }
@@ -45,16 +38,10 @@ void BM_CpuFlagReadWrite(benchmark::State& state, MemoryOrder order) {
 void BM_GpuFlagReadWrite(benchmark::State& state, MemoryOrder order) {
   PinnedBuffer flag = g_device->alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 128);
   std::memset(flag.host(), 0, 128);
-  for (auto _ : state) {
-    SignalTask t;
-    t.kind = SignalKind::overhead;
-    t.order = order;
-    t.to_device = reinterpret_cast<unsigned long long*>(flag.device());
-    t.count = kOpsPerIteration;
-    g_device->start_signal(t);
-    const SignalOutcome out = g_device->join_signal();
-    state.SetIterationTime(static_cast<double>(out.t_end_ticks - out.t_start_ticks) / g_device->info().timer_hz);
-  }
+  auto* p = reinterpret_cast<unsigned long long*>(flag.device());
+  for (auto _ : state)
+    state.SetIterationTime(static_cast<double>(gpu_read_write_ticks(*g_device, order, p, kOpsPerIteration, 30)) /
+                           g_device->info().timer_hz);
   state.SetItemsProcessed(state.iterations() * kOpsPerIteration);
   state.SetLabel(std::string(to_string(order)) + ", " + std::to_string(kOpsPerIteration) + " pairs per iteration, device timer");
 }

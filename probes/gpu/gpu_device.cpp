@@ -68,7 +68,7 @@ class GpuDevice final : public Device {
     mechanism_flags_[1] = mechanism_flags_[2] = {};
     HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&mechanism_flags_dev_), mechanism_flags_, 0));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&device_flag_), sizeof(unsigned long long)));
-    info_.timer_tick_ns = measure_timer_tick_ns(info_.timer_hz);
+    info_.timer_tick_ns = measure_timer_tick_ns();
   }
 
   ~GpuDevice() override {

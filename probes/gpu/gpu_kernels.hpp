@@ -9,18 +9,24 @@
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
 
-struct GpuTeamOps {
+// The ops run_signal() expects, on one device thread; atomics at system scope.
+struct GpuSignalOps {
   __device__ std::uint64_t timer() const { return gpu::device_timer(); }
   __device__ void fence_system() { __threadfence_system(); }
-  __device__ unsigned long long load_acquire(const unsigned long long* p) {
-    return gpu::load_acquire_system(p);
+  __device__ unsigned long long load_volatile(const unsigned long long* p) {
+    return *static_cast<const volatile unsigned long long*>(p);
   }
-  __device__ void store_release(unsigned long long* p, unsigned long long v) {
-    gpu::store_release_system(p, v);
+  __device__ unsigned long long load_relaxed(const unsigned long long* p) { return gpu::load_relaxed_system(p); }
+  __device__ unsigned long long load_acquire(const unsigned long long* p) { return gpu::load_acquire_system(p); }
+  __device__ void store_volatile(unsigned long long* p, unsigned long long v) {
+    *static_cast<volatile unsigned long long*>(p) = v;
   }
-  __device__ void store_relaxed(unsigned long long* p, unsigned long long v) {
-    gpu::store_relaxed_system(p, v);
-  }
+  __device__ void store_relaxed(unsigned long long* p, unsigned long long v) { gpu::store_relaxed_system(p, v); }
+  __device__ void store_release(unsigned long long* p, unsigned long long v) { gpu::store_release_system(p, v); }
+};
+
+// The writer's team ops: the same flag accesses, plus the team's broadcast slots.
+struct GpuTeamOps : GpuSignalOps {
   // Broadcast slots in device memory, read after a barrier that orders them.
   __device__ unsigned long long read_shared(unsigned long long* p) {
     return *static_cast<volatile unsigned long long*>(p);
@@ -62,22 +68,6 @@ __global__ void plain_write_kernel(unsigned char* dst, std::uint64_t bytes) {
 }
 
 __global__ void read_timer_kernel(unsigned long long* out) { *out = gpu::device_timer(); }
-
-// The ops run_signal() expects, on one device thread; atomics at system scope.
-struct GpuSignalOps {
-  __device__ std::uint64_t timer() const { return gpu::device_timer(); }
-  __device__ void fence_system() { __threadfence_system(); }
-  __device__ unsigned long long load_volatile(const unsigned long long* p) {
-    return *static_cast<const volatile unsigned long long*>(p);
-  }
-  __device__ unsigned long long load_relaxed(const unsigned long long* p) { return gpu::load_relaxed_system(p); }
-  __device__ unsigned long long load_acquire(const unsigned long long* p) { return gpu::load_acquire_system(p); }
-  __device__ void store_volatile(unsigned long long* p, unsigned long long v) {
-    *static_cast<volatile unsigned long long*>(p) = v;
-  }
-  __device__ void store_relaxed(unsigned long long* p, unsigned long long v) { gpu::store_relaxed_system(p, v); }
-  __device__ void store_release(unsigned long long* p, unsigned long long v) { gpu::store_release_system(p, v); }
-};
 
 // Launched 1x1: the notification and clock probes' device thread.
 __global__ void signal_kernel(SignalArgs args) {

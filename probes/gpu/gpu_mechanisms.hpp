@@ -10,6 +10,7 @@
 
 #include "gpu_kernels.hpp"
 #include "hetprobe/device.hpp"
+#include "hetprobe/host_signal_ops.hpp"
 #include "hetprobe/host_spin.hpp"
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
@@ -27,13 +28,6 @@ struct MechanismContext {
   unsigned long long* device_flag;  // device memory
   unsigned long long seq = 0;       // last sequence number used; flags only grow
 };
-
-inline unsigned long long host_load(const unsigned long long* p) {
-  return std::atomic_ref<const unsigned long long>(*p).load(std::memory_order_acquire);
-}
-inline void host_store(unsigned long long* p, unsigned long long v) {
-  std::atomic_ref<unsigned long long>(*p).store(v, std::memory_order_release);
-}
 
 // The host callback's flag: one mechanism sample at a time, so one will do.
 inline std::atomic<unsigned long long> g_callback_seq{0};
@@ -73,7 +67,7 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
     HP_CHECK(HP_RT(GetLastError)());
   };
   auto wait_ack = [&](unsigned long long seq) {
-    spin_host([&] { return host_load(c.ack) >= seq; }, timeout, "the device's acknowledgement");
+    spin_host([&] { return HostSignalOps{}.load_acquire(c.ack) >= seq; }, timeout, "the device's acknowledgement");
   };
   switch (m) {
     case LaunchMechanism::launch_flag:
@@ -140,7 +134,7 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
         HP_CHECK(HP_RT(GetLastError)());
         // Let the front end reach the wait before the clock starts.
         std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }, [&](unsigned long long seq) { host_store(c.go, seq); }, wait_ack, sync_stream);
+      }, [&](unsigned long long seq) { HostSignalOps{}.store_release(c.go, seq); }, wait_ack, sync_stream);
     }
     case LaunchMechanism::device_flag_memcpy: {
       // A persistent device thread echoes the device-memory flag to the pinned ack.

@@ -43,24 +43,14 @@ struct TeamShared {
   unsigned long long broadcast[2] = {0, 0};
 };
 
-// The Team run_writer() expects, on CPU threads.
-struct HostTeam {
+// The Team run_writer() expects, on CPU threads: the host's flag accesses
+// and timer, plus a team of threads meeting at a barrier.
+struct HostTeam : HostSignalOps {
   std::uint64_t my_rank, team_size;
   TeamShared* shared;
   std::uint64_t rank() const { return my_rank; }
   std::uint64_t size() const { return team_size; }
   void sync() { shared->barrier.arrive_and_wait(); }
-  std::uint64_t timer() const { return now_ns(); }
-  void fence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-  unsigned long long load_acquire(const unsigned long long* p) {
-    return std::atomic_ref<const unsigned long long>(*p).load(std::memory_order_acquire);
-  }
-  void store_release(unsigned long long* p, unsigned long long v) {
-    std::atomic_ref<unsigned long long>(*p).store(v, std::memory_order_release);
-  }
-  void store_relaxed(unsigned long long* p, unsigned long long v) {
-    std::atomic_ref<unsigned long long>(*p).store(v, std::memory_order_relaxed);
-  }
   unsigned long long read_shared(unsigned long long* p) { return load_acquire(p); }
   void write_shared(unsigned long long* p, unsigned long long v) { store_release(p, v); }
 };
@@ -95,7 +85,7 @@ class HostDevice final : public Device {
     signal_block_ = alloc_locked(sizeof(SignalResult), locked);
     if (signal_block_ == nullptr) throw std::bad_alloc();
     signal_result_ = signal_result_dev_ = new (signal_block_) SignalResult{};
-    info_.timer_tick_ns = measure_timer_tick_ns(info_.timer_hz);
+    info_.timer_tick_ns = measure_timer_tick_ns();
   }
   ~HostDevice() override {
     if (!threads_.empty()) {
@@ -166,7 +156,7 @@ class HostDevice final : public Device {
                        static_cast<std::uint64_t>(task.timeout_s * info_.timer_hz)};
     for (int r = 0; r < n; ++r)
       threads_.emplace_back([this, r, n] {
-        HostTeam team{static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n), shared_.get()};
+        HostTeam team{{}, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n), shared_.get()};
         run_writer(team, args_);
       });
   }

@@ -59,6 +59,9 @@ struct ClockFit {
 // span at least one tick (the slope would be undefined).
 ClockFit fit_clock(const std::vector<ClockSample>& samples, double keep_fraction = 0.5);
 
+// How many of n samples keep_fraction keeps: ceil(keep_fraction * n), at least 2, at most n (n >= 2).
+std::size_t keep_count(std::size_t n, double keep_fraction);
+
 // The tightest (shortest-interval) sample of a batch, the first one on ties;
 // throws Error(check) if empty.
 ClockSample best_sample(const std::vector<ClockSample>& samples);

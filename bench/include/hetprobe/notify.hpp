@@ -32,6 +32,8 @@ MemoryOrder parse_memory_order(const std::string& text);
 std::vector<OrderPair> parse_order_pairs(const std::string& text);  // "volatile,acqrel,volatile:relaxed"
 FlagPlacement parse_flag_placement(const std::string& text);
 FlagSpacing parse_flag_spacing(const std::string& text);
+std::vector<FlagPlacement> parse_flag_placements(const std::string& text);  // "pinned,managed"
+std::vector<FlagSpacing> parse_flag_spacings(const std::string& text);      // "same-line,page"
 HostCoherence parse_host_coherence(const std::string& text);
 std::vector<LaunchMechanism> all_launch_mechanisms();
 
@@ -59,6 +61,13 @@ void check_notify_config(const NotifyConfig& config, const DeviceInfo& device);
 
 // Runs the configured parts on `device`, timing the host side with `clock`.
 void run_notify(const NotifyConfig& config, Device& device, const HostClock& clock, const RecordSink& sink);
+
+// One overhead sample (paper 002 Table 1): `ops` x (load flag; store flag + 1)
+// with `order`, timed as a whole: by the host on `clock` (host ticks), or by
+// one device thread on its timer (device ticks; `flag` a device address).
+std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops);
+std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned long long* flag, int ops,
+                                   double timeout_s);
 
 // Measures a host-timed CPU->GPU->CPU round trip through pinned flags: `n`
 // samples in ns (after `warmup`). For hetprobe-micro and the tests.

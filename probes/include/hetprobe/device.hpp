@@ -203,8 +203,8 @@ class Device {
   // Backend part of join_signal().
   virtual void wait_signal_exit() = 0;
   // The smallest step of the device timer, in ns, measured with a tick task;
-  // backends call it at open, after timer_hz is known.
-  double measure_timer_tick_ns(double timer_hz);
+  // backends call it at open, after info().timer_hz is set.
+  double measure_timer_tick_ns();
 
   // Set by the backend: the flag block in pinned memory, as the host sees it.
   WriterControl* control_ = nullptr;
