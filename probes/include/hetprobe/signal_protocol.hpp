@@ -17,13 +17,14 @@
 namespace hetprobe {
 
 // How a flag is read and written, on either side: the primitive decides the
-// latency (docs/metrics.md has measured numbers).
+// latency (notebooks/data/h200-notify.txt has measured numbers).
 //   volatile: plain volatile loads and stores
 //   relaxed:  relaxed atomics (system scope on a GPU)
 //   acqrel:   acquire loads, release stores (system scope on a GPU)
 //   fence:    volatile loads; a volatile store followed by a system fence, which
 //             pushes the store out at once (on an H200 a GPU's volatile store
-//             without it reached the host ~0.6 us later)
+//             without it made the round trip ~0.7 us longer:
+//             notebooks/data/h200-notify.txt)
 enum class MemoryOrder : int { volatile_access = 0, relaxed = 1, acq_rel = 2, fence = 3 };
 
 enum class SignalKind : int {
