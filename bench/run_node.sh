@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and characterise this node (a GPU backend where
-# there is a GPU, else CPU threads): notification costs, the clock relation,
-# and the default interference sweep on two ranks. Results go to
-# hetprobe-results/<probe>-<host>-<UTC time>.jsonl. Extra arguments go to
-# `hetprobe interference`.
+# The main job: set up, build, install the Python package, and characterise
+# this node with `hetprobe characterize` (a GPU backend where there is a GPU,
+# else CPU threads, and the report says which): topology, notification costs,
+# the clock relation and the interference sweep on two ranks. Writes
+# hetprobe-results/characterize-<host>-<UTC time>/ with every result (JSON
+# Lines), report.md + PNG plots, report.html, and prints a summary.
+# Extra arguments go to `hetprobe characterize` (see its --help).
 source "$(dirname "$0")/setup.sh"
-mkdir -p "$root/hetprobe-results"
-stamp=$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)
-results=$root/hetprobe-results
-"$build/bench/hetprobe" notify --out "$results/notify-$stamp.jsonl"
-"$build/bench/hetprobe" clock --out "$results/clock-$stamp.jsonl"
-mpirun -np 2 "${mpirun_flags[@]}" "$build/bench/hetprobe" interference --out "$results/interference-$stamp.jsonl" "$@"
+source "$root/bench/setup_python.sh"
+cd "$root"
+exec "$hetprobe_command" characterize "$@"

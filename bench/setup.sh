@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 
-required=(build-essential cmake ninja-build pkg-config git python3 openmpi-bin libopenmpi-dev libhwloc-dev
+required=(build-essential cmake ninja-build pkg-config git python3 python3-dev python3-venv openmpi-bin libopenmpi-dev libhwloc-dev
           libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev)
 optional=(hipcc libamdhip64-dev)  # the HIP backend; built wherever Debian/Ubuntu ship it
 

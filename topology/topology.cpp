@@ -237,6 +237,17 @@ void Topology::bind(const std::string& cpuset) const {
     throw Error(ErrorKind::check, "the OS refused to bind this thread's memory to NUMA nodes " + nodes.list());
 }
 
+void Topology::unbind(const std::string& cpuset) const noexcept {
+  try {
+    Bitmap cpus;
+    impl_->parse_cpuset(cpuset, cpus);
+    hwloc_set_cpubind(impl_->topo, cpus.b, HWLOC_CPUBIND_PROCESS);
+    hwloc_set_membind(impl_->topo, hwloc_topology_get_complete_nodeset(impl_->topo), HWLOC_MEMBIND_DEFAULT,
+                      HWLOC_MEMBIND_BYNODESET);
+  } catch (...) {
+  }
+}
+
 std::string Topology::bound_cpuset() const {
   Bitmap cpus;
   if (hwloc_get_cpubind(impl_->topo, cpus.b, HWLOC_CPUBIND_PROCESS) != 0) return "";

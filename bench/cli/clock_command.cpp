@@ -33,7 +33,7 @@ ClockSyncConfig build_config(const Options& o) {
 
 }  // namespace
 
-CommandFn add_clock_command(CLI::App& app) {
+CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
   auto o = std::make_shared<Options>();
   CLI::App* c = app.add_subcommand("clock",
       "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of a "
@@ -50,7 +50,7 @@ CommandFn add_clock_command(CLI::App& app) {
   c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take before the run stops with an error")
       ->capture_default_str();
   add_session_options(c, o->session, "clock");
-  return [o](const std::vector<std::string>& argv) {
+  return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<ClockSyncConfig>();
     return run_session({"clock",
                         [o, config] {
@@ -64,7 +64,7 @@ CommandFn add_clock_command(CLI::App& app) {
                         [](const Json& header, const std::vector<Json>& records) {
                           print_clock_table(stdout, header, records);
                         }},
-                       o->session, argv);
+                       o->session, argv, env);
   };
 }
 

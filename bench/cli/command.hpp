@@ -7,19 +7,44 @@
 #include <string>
 #include <vector>
 
+#include "hetprobe/results.hpp"
+
 namespace hetprobe::cli {
 
 // Runs a parsed subcommand; returns the process exit code. Throws
 // hetprobe::Error for main() to report.
 using CommandFn = std::function<int(const std::vector<std::string>& argv)>;
 
+// Where a single-process probe's (notify, clock) output goes. The CLI writes a
+// results file on MPI_COMM_WORLD; the Python module captures the records in
+// its own process instead.
+struct SessionCapture {
+  Json header;
+  std::vector<Json> records;
+  // Called after each record is captured (the Python module checks for
+  // Ctrl-C there and reports progress); may throw to stop the run.
+  std::function<void(const Json& record)> on_record;
+};
+
+struct CommandEnv {
+  // When set: MPI_COMM_SELF (the caller has initialised MPI), no file, no
+  // tables, no progress lines; the header and records land here, errors are
+  // thrown (never MPI_Abort), and the process's binding is restored after.
+  SessionCapture* capture = nullptr;
+};
+
 CommandFn add_interference_command(CLI::App& app);
 CommandFn add_devices_command(CLI::App& app);
 CommandFn add_bandwidth_command(CLI::App& app);
 CommandFn add_show_command(CLI::App& app);
-CommandFn add_notify_command(CLI::App& app);
-CommandFn add_clock_command(CLI::App& app);
+CommandFn add_notify_command(CLI::App& app, const CommandEnv& env = {});
+CommandFn add_clock_command(CLI::App& app, const CommandEnv& env = {});
 CommandFn add_topo_command(CLI::App& app);
+
+// `hetprobe topo --json` (this machine, or a saved hwloc XML file when
+// `topology_file` is not empty) and `hetprobe devices --json`, as JSON.
+Json topology_report(const std::string& topology_file);
+Json devices_report();
 
 // --bind, as every probe that places ranks offers it.
 void add_bind_option(CLI::App* command, std::string& bind);

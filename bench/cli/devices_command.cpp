@@ -33,20 +33,25 @@ Json describe(const BackendEntry& b) {
 
 }  // namespace
 
+Json devices_report() {
+  Json all = Json::array();
+  for (const auto& b : compiled_backends()) all.push_back(describe(b));
+  std::string why;
+  const auto chosen = open_device("auto", 0, &why);
+  return {{"backends", all}, {"auto", chosen->info().backend}, {"auto_reason", why}};
+}
+
 CommandFn add_devices_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   CLI::App* c = app.add_subcommand("devices", "List the backends built in, their devices, and what --device auto picks");
   c->add_flag("--json", *json, "Print JSON instead of text");
   return [json](const std::vector<std::string>&) {
-    Json all = Json::array();
-    for (const auto& b : compiled_backends()) all.push_back(describe(b));
-    std::string why;
-    const auto chosen = open_device("auto", 0, &why);
+    const Json report = devices_report();
     if (*json) {
-      std::printf("%s\n", Json{{"backends", all}, {"auto", chosen->info().backend}, {"auto_reason", why}}.dump(2).c_str());
+      std::printf("%s\n", report.dump(2).c_str());
       return 0;
     }
-    for (const Json& b : all) {
+    for (const Json& b : report["backends"]) {
       std::printf("%-5s %d device(s)%s\n", b["backend"].get<std::string>().c_str(), b["devices"].get<int>(),
                   b["why_none"].is_string() ? (": " + b["why_none"].get<std::string>()).c_str() : "");
       for (const Json& d : b["list"])
@@ -58,7 +63,8 @@ CommandFn add_devices_command(CLI::App& app) {
                     d["stream_shape"][0].get<int>(), d["stream_shape"][1].get<int>(),
                     d["stacked_shape"][0].get<int>(), d["stacked_shape"][1].get<int>());
     }
-    std::printf("--device auto -> %s (%s)\n", chosen->info().backend.c_str(), why.c_str());
+    std::printf("--device auto -> %s (%s)\n", report["auto"].get<std::string>().c_str(),
+                report["auto_reason"].get<std::string>().c_str());
     return 0;
   };
 }

@@ -40,7 +40,7 @@ NotifyConfig build_config(const Options& o) {
 
 }  // namespace
 
-CommandFn add_notify_command(CLI::App& app) {
+CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
   auto o = std::make_shared<Options>();
   CLI::App* c = app.add_subcommand("notify",
       "CPU<->GPU notification costs: one flag read+write on each side (paper Table 1), the flag round trip both "
@@ -68,7 +68,7 @@ CommandFn add_notify_command(CLI::App& app) {
   c->add_option("--timeout", o->numbers.timeout_s, "Seconds any wait (host or device) may take before the run stops "
                 "with an error")->capture_default_str();
   add_session_options(c, o->session, "notify");
-  return [o](const std::vector<std::string>& argv) {
+  return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<NotifyConfig>();
     return run_session({"notify",
                         [o, config] {
@@ -82,7 +82,7 @@ CommandFn add_notify_command(CLI::App& app) {
                         [](const Json& header, const std::vector<Json>& records) {
                           print_notify_tables(stdout, header, records);
                         }},
-                       o->session, argv);
+                       o->session, argv, env);
   };
 }
 

@@ -29,22 +29,69 @@ void add_session_options(CLI::App* c, SessionOptions& o, const std::string& prob
 }
 
 
-int run_session(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv) {
-  MPI_Init(nullptr, nullptr);
-  const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
+namespace {
+
+// What a session needs before it measures: checked config, clock, topology,
+// the rank placed (device opened, process bound). Throws usage Errors.
+struct Prepared {
   Json config;
+  std::optional<HostClock> clock;
   std::optional<Topology> topo;
   RankPlacement placement;
+};
+
+void prepare(Prepared& p, const ProbeSession& session, const SessionOptions& o, const MpiContext& mpi) {
+  p.config = session.configure();
+  p.clock = HostClock::create(o.clock);
+  p.topo.emplace(Topology::discover());
+  p.placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *p.topo);
+  if (session.check) session.check(*p.placement.device);
+}
+
+Json session_header(const Prepared& p, const ProbeSession& session, const std::vector<std::string>& argv,
+                    const MpiContext& mpi) {
+  return run_header({session.probe, argv, p.placement.device_choice, p.config, false,
+                     placement_json(p.placement, *p.topo), p.topo->describe().to_json()},
+                    *p.placement.device, mpi, *p.clock);
+}
+
+// The Python module's path: this process alone, records kept in memory, the
+// caller's CPU and memory binding given back afterwards.
+int run_captured(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv,
+                 SessionCapture& capture) {
+  const MpiContext mpi = mpi_context(MPI_COMM_SELF);
+  Prepared p;
+  struct RestoreBinding {  // also when prepare() throws after binding
+    const Prepared& p;
+    ~RestoreBinding() {
+      if (!p.placement.requested_cpuset.empty()) p.topo->unbind(p.placement.launcher_cpuset);
+    }
+  } restore{p};
+  prepare(p, session, o, mpi);
+  capture.header = session_header(p, session, argv, mpi);
+  capture.records.clear();
+  session.measure(*p.placement.device, *p.clock, [&](const Json& record) {
+    Json r = record;
+    r["rank"] = 0;
+    capture.records.push_back(std::move(r));
+    if (capture.on_record) capture.on_record(capture.records.back());
+  });
+  return 0;
+}
+
+}  // namespace
+
+int run_session(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv,
+                const CommandEnv& env) {
+  if (env.capture) return run_captured(session, o, argv, *env.capture);
+  MPI_Init(nullptr, nullptr);
+  const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
+  Prepared p;
   std::string error;
-  std::optional<HostClock> clock;
   std::optional<ResultsWriter> writer;
   std::filesystem::path path = o.out.empty() ? "hetprobe-" + session.probe + "-" + utc_now_iso8601() + ".jsonl" : o.out;
   try {
-    config = session.configure();
-    clock = HostClock::create(o.clock);
-    topo.emplace(Topology::discover());
-    placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *topo);
-    if (session.check) session.check(*placement.device);
+    prepare(p, session, o, mpi);
     if (mpi.rank == 0) {
       if (std::filesystem::exists(path) && std::filesystem::file_size(path) > 0)
         throw usage_error(path.string() + " already has results: choose another --out");
@@ -60,11 +107,9 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
     MPI_Finalize();
     return 2;
   }
-  Device* device = placement.device.get();
-  const std::string& why = placement.device_choice;
-  const Json header = run_header({session.probe, argv, why, config, false, placement_json(placement, *topo),
-                                  topo->describe().to_json()},
-                                 *device, mpi, *clock);
+  Device* device = p.placement.device.get();
+  const std::string& why = p.placement.device_choice;
+  const Json header = session_header(p, session, argv, mpi);
   if (mpi.rank == 0) {
     writer->write(header);
     if (!o.quiet)
@@ -75,7 +120,7 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   install_interrupt_handlers();
   std::vector<Json> mine;
   try {
-    session.measure(*device, *clock, [&](const Json& record) {
+    session.measure(*device, *p.clock, [&](const Json& record) {
       if (interrupted()) throw Error(ErrorKind::interrupted, "interrupted by signal " + std::to_string(interrupt_signal()));
       Json r = record;
       r["rank"] = mpi.rank;

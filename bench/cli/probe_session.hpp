@@ -12,6 +12,7 @@
 #include "hetprobe/device.hpp"
 #include "hetprobe/host_clock.hpp"
 #include "hetprobe/results.hpp"
+#include "command.hpp"
 
 namespace hetprobe::cli {
 
@@ -38,6 +39,9 @@ struct ProbeSession {
   std::function<void(const Json& header, const std::vector<Json>& records)> print;
 };
 
-int run_session(const ProbeSession& session, const SessionOptions& options, const std::vector<std::string>& argv);
+// Runs the session as the CLI does (MPI_COMM_WORLD, a results file, tables),
+// or captured in this process when env.capture is set (see CommandEnv).
+int run_session(const ProbeSession& session, const SessionOptions& options, const std::vector<std::string>& argv,
+                const CommandEnv& env);
 
 }  // namespace hetprobe::cli

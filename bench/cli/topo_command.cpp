@@ -40,17 +40,15 @@ nlohmann::ordered_json runtime_devices(const NodeTopology& node) {
 }
 
 int run(const Options& o) {
-  const Topology topo = o.topology_file.empty() ? Topology::discover() : Topology::from_xml(o.topology_file);
-  const NodeTopology node = topo.describe();
-  // Runtime indexes belong to this machine, not to a saved file's.
-  const auto devices = o.topology_file.empty() ? runtime_devices(node) : nlohmann::ordered_json::array();
   if (o.json) {
-    auto j = node.to_json();
-    j["runtime_devices"] = devices;
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", topology_report(o.topology_file).dump(2).c_str());
     return 0;
   }
+  const Topology topo = o.topology_file.empty() ? Topology::discover() : Topology::from_xml(o.topology_file);
+  const NodeTopology node = topo.describe();
   std::printf("%s", node.tree().c_str());
+  // Runtime indexes belong to this machine, not to a saved file's.
+  const auto devices = o.topology_file.empty() ? runtime_devices(node) : nlohmann::ordered_json::array();
   for (const auto& d : devices)
     std::printf("  %s device %d = PCI %s%s\n", d["backend"].get<std::string>().c_str(), d["ordinal"].get<int>(),
                 d["pci_bus_id"].get<std::string>().c_str(),
@@ -60,6 +58,14 @@ int run(const Options& o) {
 }
 
 }  // namespace
+
+Json topology_report(const std::string& topology_file) {
+  const Topology topo = topology_file.empty() ? Topology::discover() : Topology::from_xml(topology_file);
+  const NodeTopology node = topo.describe();
+  auto j = node.to_json();
+  j["runtime_devices"] = topology_file.empty() ? runtime_devices(node) : nlohmann::ordered_json::array();
+  return j;
+}
 
 CommandFn add_topo_command(CLI::App& app) {
   auto o = std::make_shared<Options>();

@@ -1,6 +1,38 @@
-"""hetprobe: CPU/GPU interference and notification probes (Python side, growing).
+"""hetprobe: how the CPU and the GPU of a node get in each other's way, and how
+fast they can tell each other things.
+
+Run probes::
+
+    import hetprobe
+    r = hetprobe.notify(orders="volatile,fence", parts="roundtrip")   # in this process
+    c = hetprobe.clock(span=2)                                       # in this process
+    t = hetprobe.topology()                                          # hwloc, as a dict
+    i = hetprobe.run_mpi("interference", sizes="1KiB:1MiB:x4")      # mpirun/srun, 2 ranks
+
+Options are the CLI's (``hetprobe notify --help``), as keywords: ``orders=``
+for ``--orders``, lists joined by commas, ``True`` for a flag.
+
+Analyse results::
+
+    r = hetprobe.load("hetprobe-results/")   # a file, a directory or a list
+    r.summary, r.samples                     # tidy pandas DataFrames
+    hetprobe.plots.send_time(r)              # the paper's Figures 6 to 11
 
 Results files are JSON Lines; their schema is docs/results-schema.md.
 """
 
 __version__ = "0.1.0"
+
+from .errors import (CheckFailed, DeviceError, HetprobeError, Interrupted, MPIError, ProbeTimeout,
+                     ResultsFileError, Unsupported, UsageError)
+from .load import Results, load
+from .merge import merge
+from . import plots
+from .probes import binary, clock, devices, help, notify, run_mpi, topology
+from .characterize import characterize
+
+__all__ = [
+    "Results", "load", "merge", "plots", "notify", "clock", "topology", "devices", "run_mpi", "help",
+    "binary", "characterize", "HetprobeError", "UsageError", "DeviceError", "ProbeTimeout", "MPIError",
+    "ResultsFileError", "CheckFailed", "Interrupted", "Unsupported",
+]

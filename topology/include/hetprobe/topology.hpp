@@ -95,6 +95,10 @@ class Topology {
   // to the NUMA nodes of those CPUs. Throws a usage Error for a bad list or
   // CPUs this machine does not have; an Error of kind check if the OS refuses.
   void bind(const std::string& cpuset) const;
+  // Gives the process back `cpuset` (the binding it had before bind()) and
+  // the calling thread the default memory policy. Never throws: it runs in
+  // clean-up paths; a refusal leaves the binding as it was.
+  void unbind(const std::string& cpuset) const noexcept;
   // What the OS says now.
   std::string bound_cpuset() const;
   std::vector<int> membind_nodes() const;

@@ -1,0 +1,21 @@
+# Shared by the batch scripts (sourced): which hetprobe to run, and the merge step.
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# The executable: $HETPROBE, else the installed package's, else the CMake build's.
+if [[ -z ${HETPROBE:-} ]]; then
+  HETPROBE=$(python3 -c 'import hetprobe; print(hetprobe.binary())' 2>/dev/null ||
+             { [[ -x $repo/.venv/bin/python ]] && "$repo/.venv/bin/python" -c 'import hetprobe; print(hetprobe.binary())'; } ||
+             echo "$repo/build/bench/hetprobe")
+fi
+hetprobe=$HETPROBE
+[[ -x $hetprobe ]] || { echo "batch: no hetprobe executable at $hetprobe (set HETPROBE)" >&2; exit 2; }
+
+# Every interference-*.jsonl of a folder into merged.jsonl (rewritten each time).
+merge_results() {
+  local dir=$1 py=python3
+  if ! python3 -c 'import hetprobe' 2>/dev/null && [[ -x $repo/.venv/bin/python ]]; then py=$repo/.venv/bin/python; fi
+  shopt -s nullglob
+  local files=("$dir"/interference-*.jsonl)
+  ((${#files[@]})) || return 0
+  "$py" -m hetprobe merge --overwrite -o "$dir/merged.jsonl" "${files[@]}"
+}

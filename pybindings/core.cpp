@@ -1,0 +1,146 @@
+// hetprobe._core: the compiled half of the Python package. It runs the
+// single-process probes (notify, clock) in this process with the CLI's own
+// option parsing, so Python and the CLI accept the same options and produce
+// the same records, and it answers topology and device queries. Records cross
+// as JSON text (the package parses them); hetprobe::Error becomes the
+// package's exception for its kind (hetprobe/errors.py).
+#include <dlfcn.h>
+#include <hwloc.h>
+#include <mpi.h>
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "hetprobe/errors.hpp"
+#include "hetprobe/run_header.hpp"
+
+namespace py = pybind11;
+using namespace hetprobe;
+using cli::SessionCapture;
+
+namespace {
+
+const char* exception_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::usage: return "UsageError";
+    case ErrorKind::device: return "DeviceError";
+    case ErrorKind::timeout: return "ProbeTimeout";
+    case ErrorKind::mpi: return "MPIError";
+    case ErrorKind::io: return "ResultsFileError";
+    case ErrorKind::check: return "CheckFailed";
+    case ErrorKind::interrupted: return "Interrupted";
+    case ErrorKind::unsupported: return "Unsupported";
+  }
+  return "HetprobeError";
+}
+
+void raise_as(const char* name, const std::string& message) {
+  py::object type = py::module_::import("hetprobe.errors").attr(name);
+  PyErr_SetString(type.ptr(), message.c_str());
+}
+
+// Python loads this module with RTLD_LOCAL, so hwloc's plugins (PCI
+// discovery, the libxml XML reader), which hwloc dlopens and which expect
+// libhwloc's symbols to be global, would fail to load. Promote libhwloc.
+void make_hwloc_global() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&hwloc_topology_init), &info) != 0 && info.dli_fname != nullptr)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+}
+
+// MPI once per process, singleton (the probes run on MPI_COMM_SELF); finalised
+// at interpreter exit only if this module initialised it (mpi4py may have).
+void ensure_mpi() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }));
+}
+
+// The CLI's parser with the in-process probes, writing into `capture`.
+struct InProcessApp {
+  CLI::App app{"hetprobe (in process)"};
+  std::map<std::string, cli::CommandFn> commands;
+  explicit InProcessApp(SessionCapture* capture) {
+    app.require_subcommand(1);
+    const cli::CommandEnv env{capture};
+    commands["notify"] = cli::add_notify_command(app, env);
+    commands["clock"] = cli::add_clock_command(app, env);
+  }
+};
+
+// Runs `argv` (e.g. ["notify", "--parts", "roundtrip"]) and calls
+// on_record(json_text) with the header, then with each record as it is
+// measured. Ctrl-C stops the run at the next record with KeyboardInterrupt.
+void run(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_record) {
+  if (argv.empty()) throw Error(ErrorKind::usage, "no probe given: notify or clock");
+  SessionCapture capture;
+  InProcessApp in(&capture);
+  std::vector<const char*> args{"hetprobe"};
+  for (const auto& a : argv) args.push_back(a.c_str());
+  try {
+    in.app.parse(static_cast<int>(args.size()), const_cast<char**>(args.data()));
+  } catch (const CLI::CallForHelp&) {
+    throw Error(ErrorKind::usage, "--help: call hetprobe.help(\"" + argv.front() + "\") for the options");
+  } catch (const CLI::ParseError& e) {
+    throw Error(ErrorKind::usage, e.what());
+  }
+  ensure_mpi();
+  bool header_sent = false;
+  capture.on_record = [&](const Json& record) {
+    py::gil_scoped_acquire gil;
+    if (!header_sent && on_record) on_record(capture.header.dump());
+    header_sent = true;
+    if (on_record) on_record(record.dump());
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  };
+  std::vector<std::string> command_line{"hetprobe"};
+  command_line.insert(command_line.end(), argv.begin(), argv.end());
+  {
+    py::gil_scoped_release release;
+    in.commands.at(in.app.get_subcommands().front()->get_name())(command_line);
+  }
+  if (!header_sent && on_record) on_record(capture.header.dump());  // a probe that measured nothing
+}
+
+std::string help(const std::string& command) {
+  InProcessApp in(nullptr);
+  for (CLI::App* sub : in.app.get_subcommands({}))
+    if (sub->get_name() == command) return sub->help();
+  throw Error(ErrorKind::usage, "no in-process probe named '" + command + "': notify or clock");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "hetprobe's compiled probes; use the hetprobe package, not this module";
+  make_hwloc_global();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      raise_as(exception_name(e.kind()), std::string(e.what()) + " [" + e.where() + "]");
+    }
+  });
+  m.def("run", &run, py::arg("argv"), py::arg("on_record") = nullptr,
+        "Run notify or clock in this process with CLI arguments; on_record(json) gets the header, then each record");
+  m.def("help", &help, py::arg("command"), "The CLI help text of an in-process probe");
+  m.def(
+      "topology", [](const std::string& file) { return cli::topology_report(file).dump(); },
+      py::arg("topology_file") = "", "`hetprobe topo --json` as JSON text (this machine, or a saved hwloc XML file)");
+  m.def(
+      "devices", [] { return cli::devices_report().dump(); }, "`hetprobe devices --json` as JSON text");
+  m.attr("version") = hetprobe_version();
+  m.attr("git_revision") = hetprobe_git_revision();
+  m.attr("in_process_probes") = std::vector<std::string>{"notify", "clock"};
+}

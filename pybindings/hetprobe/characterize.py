@@ -1,0 +1,226 @@
+"""``hetprobe characterize``: the main job. One command runs every probe on
+this node with sensible defaults and leaves a run directory:
+
+    topology.json, topology.txt        the node (hwloc)
+    notify.jsonl, clock.jsonl,         every record of every probe (JSON Lines),
+    interference.jsonl                 with the CLI's tables beside them (*.txt)
+    logs/                              each probe's stderr
+    report.md, report.html, *.png      the report: plots and headline numbers
+    characterize.json                  what ran: commands, exit codes, wall times
+
+Each probe is the ``hetprobe`` executable in its own process (interference
+under mpirun or srun), so a killed run keeps every finished record, and one
+failing probe does not lose the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UsageError
+from .probes import binary, follow, launch_command, launch_env
+from .progress import Progress, record_label
+
+# Presets: the defaults finish in under 2 minutes on a GPU node; --quick is
+# for tests and a first look (about half a minute on 2 CPU cores).
+PRESETS = {
+    "default": {
+        "notify": [],
+        "clock": [],
+        "interference": ["--sizes", "1KiB:64MiB:x4", "--reps", "20"],
+    },
+    "quick": {
+        "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
+        "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
+        "interference": ["--sizes", "1KiB:1MiB:x16", "--reps", "5", "--warmup", "2"],
+    },
+}
+PROBES = ("notify", "clock", "interference")
+
+
+@dataclass
+class Step:
+    probe: str
+    command: list[str]
+    status: str = "not run"
+    exit_code: int | None = None
+    wall_s: float | None = None
+    records: int = 0
+
+
+@dataclass
+class Run:
+    directory: Path
+    steps: list[Step] = field(default_factory=list)
+    wall_s: float = 0.0    # topology and the probes
+    report_s: float = 0.0  # writing the report
+
+    def failed(self) -> list[Step]:
+        return [s for s in self.steps if s.status == "failed"]
+
+
+def default_directory() -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return Path("hetprobe-results") / f"characterize-{platform.node()}-{stamp}"
+
+
+def _probe_command(probe: str, args, out: Path) -> list[str]:
+    base = [binary(), probe, "--out", str(out), "--quiet", "--device", args.device]
+    extra = PRESETS["quick" if args.quick else "default"][probe] + list(getattr(args, f"{probe}_args") or [])
+    if probe != "interference":
+        return base + extra
+    if args.sizes:
+        extra += ["--sizes", args.sizes]
+    if args.reps:
+        extra += ["--reps", str(args.reps)]
+    return launch_command(2, args.launcher, args.hosts) + base + extra
+
+
+def _expected(probe: str, header: dict) -> int | None:
+    """Records a probe will write, from its header's config (None when unknown)."""
+    config = header.get("config", {})
+    if probe == "interference":
+        return len(config.get("sizes_bytes", [])) * len(config.get("layouts", [])) * len(config.get("access", []))
+    if probe == "clock":
+        return config.get("batches", 0) + 2  # fitted batches, the check batch, the fit
+    return None
+
+
+def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout_s: float | None) -> None:
+    log = directory / "logs" / f"{step.probe}.log"
+    state = {"total": None}
+
+    def on_record(record: dict) -> None:
+        if record.get("record") == "header":
+            state["total"] = _expected(step.probe, record)
+            progress.start(step.probe, state["total"])
+            return
+        step.records += 1
+        progress.update(step.probe, step.records, state["total"], record_label(record))
+
+    start = time.monotonic()
+    with open(directory / f"{step.probe}.txt", "w") as table, open(log, "w") as err:
+        try:
+            step.exit_code = follow(step.command, out, on_record, env=launch_env(), stdout=table, stderr=err,
+                                    timeout_s=timeout_s)
+        except Exception as e:  # a timeout or a launcher that would not start: the next probe still runs
+            err.write(f"characterize: {e}\n")
+            step.exit_code = -1
+    step.wall_s = time.monotonic() - start
+    step.status = "ok" if step.exit_code == 0 else "failed"
+    progress.finish(step.probe, step.status, step.records, step.wall_s, log if step.status != "ok" else None)
+
+
+def characterize(directory=None, *, device: str = "auto", quick: bool = False, sizes: str | None = None,
+                 reps: int | None = None, launcher: str | None = None, hosts: str | None = None,
+                 skip=(), report: bool = True, timeout_s: float | None = None, progress: bool | None = None,
+                 notify_args=(), clock_args=(), interference_args=()) -> Run:
+    """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)``
+    loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep.
+    ``launcher``/``hosts``: how the interference pair is launched (default: 2 ranks here, or srun in a
+    Slurm job). ``skip``: probes not to run. ``*_args``: extra CLI options per probe."""
+    args = argparse.Namespace(device=device, quick=quick, sizes=sizes, reps=reps, launcher=launcher, hosts=hosts,
+                              notify_args=notify_args, clock_args=clock_args, interference_args=interference_args)
+    unknown = set(skip) - set(PROBES)
+    if unknown:
+        raise UsageError(f"cannot skip {', '.join(sorted(unknown))}: the probes are {', '.join(PROBES)}")
+    directory = Path(directory) if directory else default_directory()
+    if directory.exists() and any(directory.iterdir()):
+        raise UsageError(f"{directory} is not empty: choose another run directory")
+    (directory / "logs").mkdir(parents=True, exist_ok=True)
+    show = Progress(sys.stderr, bar=sys.stderr.isatty() if progress is None else progress)
+    run = Run(directory)
+    start = time.monotonic()
+    _write_topology(directory)
+    for probe in PROBES:
+        if probe in skip:
+            continue
+        out = directory / f"{probe}.jsonl"
+        step = Step(probe, _probe_command(probe, args, out))
+        run.steps.append(step)
+        run_step(step, out, directory, show, timeout_s)
+        run.wall_s = time.monotonic() - start
+        _write_manifest(run)
+    if report:
+        from .report import write_report  # matplotlib is only needed here
+        write_report(directory, run)
+        run.report_s = time.monotonic() - start - run.wall_s
+        _write_manifest(run)
+    return run
+
+
+def _write_topology(directory: Path) -> None:
+    for name, extra in (("topology.json", ["--json"]), ("topology.txt", [])):
+        with open(directory / name, "w") as f:
+            subprocess.run([binary(), "topo"] + extra, stdout=f, stderr=subprocess.DEVNULL, env=launch_env())
+
+
+def _write_manifest(run: Run) -> None:
+    manifest = {
+        "tool": "hetprobe characterize",
+        "command_line": sys.argv,
+        "wall_s": run.wall_s,
+        "report_s": run.report_s,
+        "steps": [{"probe": s.probe, "command": shlex.join(s.command), "status": s.status,
+                   "exit_code": s.exit_code, "wall_s": s.wall_s, "records": s.records} for s in run.steps],
+    }
+    (run.directory / "characterize.json").write_text(json.dumps(manifest, indent=2) + "\n")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("directory", nargs="?", help="run directory to create (default: "
+                   "hetprobe-results/characterize-<host>-<UTC time>)")
+    p.add_argument("--device", default="auto", help="backend: auto (a GPU if there is one, else host threads), "
+                   "cuda, hip, host (default: %(default)s)")
+    p.add_argument("--quick", action="store_true", help="short runs (tests, a first look): fewer samples, "
+                   "sizes 1 KiB to 1 MiB, a 2 s clock span")
+    p.add_argument("--sizes", help="interference message sizes, as `hetprobe interference --sizes` "
+                   "(default: 1KiB:64MiB:x4)")
+    p.add_argument("--reps", type=int, help="interference timed samples per point (default: 20)")
+    p.add_argument("--launcher", help="how to start the interference pair: mpirun, srun, or a whole prefix "
+                   "such as 'mpirun -np 2 --host a,b' (default: srun in a Slurm job, else mpirun)")
+    p.add_argument("--hosts", help="two hosts for the interference pair, comma-separated (default: this node)")
+    p.add_argument("--skip", default="", help="probes not to run, comma-separated: notify, clock, interference")
+    p.add_argument("--no-report", action="store_true", help="measure only; `hetprobe report DIR` writes it later")
+    p.add_argument("--timeout", type=float, help="seconds each probe may run before it is stopped")
+    p.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto",
+                   help="a progress bar (terminal) or plain lines (batch logs); auto picks by stderr")
+    for probe in PROBES:
+        p.add_argument(f"--{probe}-args", type=shlex.split, default=[], metavar="'OPTIONS'",
+                       help=f"extra options for `hetprobe {probe}`, quoted")
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="hetprobe characterize", description=(
+        "Characterise this node: topology, CPU<->GPU notification costs, the clock relation, and the "
+        "interference of GPU writes with MPI_Send on two ranks; writes a run directory with every "
+        "result (JSON Lines), a report (Markdown + PNG, and one self-contained HTML file) and prints a "
+        "summary. Runs on host threads where there is no GPU, and says so."))
+    add_arguments(p)
+    a = p.parse_args(argv)
+    try:
+        run = characterize(a.directory, device=a.device, quick=a.quick, sizes=a.sizes, reps=a.reps,
+                           launcher=a.launcher, hosts=a.hosts, skip=[s for s in a.skip.split(",") if s],
+                           report=not a.no_report, timeout_s=a.timeout,
+                           progress={"auto": None, "bar": True, "lines": False}[a.progress],
+                           notify_args=a.notify_args, clock_args=a.clock_args,
+                           interference_args=a.interference_args)
+    except UsageError as e:
+        print(f"hetprobe characterize: error: {e}", file=sys.stderr)
+        return 2
+    summary = run.directory / "summary.txt"
+    if summary.exists():
+        sys.stdout.write(summary.read_text())
+    print(f"run directory: {run.directory}  (measured in {run.wall_s:.0f} s, report in {run.report_s:.0f} s)")
+    for step in run.failed():
+        print(f"FAILED: {step.probe} (exit code {step.exit_code}); see {run.directory / 'logs' / (step.probe + '.log')}")
+    return 1 if run.failed() else 0

@@ -1,0 +1,68 @@
+"""The ``hetprobe`` command (and ``python -m hetprobe``): the Python
+subcommands (characterize, report, merge) and every probe of the compiled
+executable, which it runs in place of this process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from .errors import HetprobeError, UsageError
+
+PYTHON_COMMANDS = {
+    "characterize": "run every probe on this node and write a run directory with a report (the main job)",
+    "report": "write (or rewrite) the report of a run directory: hetprobe report DIR",
+    "merge": "combine results files (many nodes, pairs or runs) into one dataset",
+}
+
+
+def _usage(binary_help: str) -> str:
+    lines = [binary_help.rstrip(), "", "Python subcommands (the hetprobe package):"]
+    lines += [f"  {name:<14}{what}" for name, what in PYTHON_COMMANDS.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _report(argv: list[str]) -> int:
+    import argparse
+    from .report import write_report
+    p = argparse.ArgumentParser(prog="hetprobe report", description="Write report.md, report.html, the plots "
+                                "and summary.txt of a run directory (hetprobe characterize writes them itself)")
+    p.add_argument("directory")
+    a = p.parse_args(argv)
+    try:
+        write_report(a.directory)
+    except HetprobeError as e:
+        print(f"hetprobe report: error: {e}", file=sys.stderr)
+        return 2
+    sys.stdout.write(open(os.path.join(a.directory, "summary.txt")).read())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    command = argv[0] if argv else ""
+    if command == "characterize":
+        from .characterize import main as characterize_main
+        return characterize_main(argv[1:])
+    if command == "report":
+        return _report(argv[1:])
+    if command == "merge":
+        from .merge import main as merge_main
+        return merge_main(argv[1:])
+    from .probes import binary
+    try:
+        exe = binary()
+    except UsageError as e:
+        print(f"hetprobe: {e}", file=sys.stderr)
+        return 2
+    if command in ("", "-h", "--help"):
+        done = subprocess.run([exe, "--help"], capture_output=True, text=True)
+        sys.stdout.write(_usage(done.stdout))
+        return 0 if command else 2
+    sys.stdout.flush()
+    os.execv(exe, [exe] + argv)  # the probe replaces this process: signals and exit codes are its own
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""Read hetprobe results files (JSON Lines, docs/results-schema.md) into pandas DataFrames.
+
+    >>> r = load("notebooks/data")                    # every *.jsonl there (+ topology.json)
+    >>> r.probe("interference").summary.query("metric == 'send_time_ns'")
+
+Also reads a Google Benchmark JSON file (hetprobe-micro) as probe "micro", and a `hetprobe topo
+--json` file as the topology.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import _frames
+from ._clock import clock_samples as _clock_samples
+from .errors import ResultsFileError, UsageError
+
+SCHEMA = "hetprobe.results"
+
+
+class TruncatedResultsWarning(UserWarning):
+    """A results file ended in an incomplete line (a killed run), which was ignored."""
+
+
+@dataclass(repr=False)
+class Results:
+    """Everything read from one or more results files.
+
+    records: every record as read, each with "_file" (str) and "_segment" (int: global segment
+    index, one per header) added. headers / summary / samples: DataFrames (columns in
+    hetprobe._frames; times in ns, bandwidths in GB/s, the unit column says which).
+    """
+
+    records: list
+    headers: pd.DataFrame
+    summary: pd.DataFrame
+    samples: pd.DataFrame
+    files: list
+    truncated: list
+    topology: dict | None = None
+    _lines: list = field(default_factory=list)  # the raw line of each record (None: not from JSON Lines)
+
+    def probe(self, name: str) -> "Results":
+        """The same results restricted to one probe ("interference", "bandwidth", "notify", "clock", "micro")."""
+        keep = [i for i, r in enumerate(self.records) if r.get("probe") == name]
+        new_id = {old: new for new, old in enumerate(keep)}
+
+        def rows(df):
+            df = df[df["probe"] == name].reset_index(drop=True)
+            df["record_id"] = df["record_id"].map(new_id).astype(np.int64)
+            return df
+        return Results(
+            records=[self.records[i] for i in keep],
+            headers=self.headers[self.headers["probe"] == name].reset_index(drop=True),
+            summary=rows(self.summary), samples=rows(self.samples),
+            files=list(self.files), truncated=list(self.truncated), topology=self.topology,
+            _lines=[self._lines[i] for i in keep] if self._lines else [])
+
+    def clock_samples(self) -> pd.DataFrame:
+        """One row per clock ping-pong: ticks (uint64), host_ns, half_interval_ns, residual_ns, used (see _clock)."""
+        return _clock_samples(self.records, self._segment_headers())
+
+    def header(self, probe: str | None = None) -> dict:
+        """The first header record (of `probe`, if given) as a dict, without the private _file/_segment keys."""
+        for r in self.records:
+            if r.get("record") == "header" and (probe is None or r.get("probe") == probe):
+                return {k: v for k, v in r.items() if not k.startswith("_")}
+        raise UsageError(f"no header{' of probe ' + repr(probe) if probe else ''} in {self.files}")
+
+    def _segment_headers(self) -> dict:
+        return {r["_segment"]: r for r in self.records if r.get("record") == "header"}
+
+    def __repr__(self) -> str:
+        probes = sorted(set(self.headers["probe"].dropna())) if len(self.headers) else []
+        names = ", ".join(os.path.basename(f) for f in self.files[:4]) + (" ..." if len(self.files) > 4 else "")
+        return (f"<hetprobe.Results {len(self.files)} file(s) [{names}], probes {probes}, "
+                f"{len(self.headers)} segment(s), {len(self.records)} records, {len(self.summary)} summary rows, "
+                f"{len(self.samples)} samples{', truncated: ' + str(len(self.truncated)) if self.truncated else ''}>")
+
+
+def _parse(line: bytes):
+    def reject(name):  # NaN/Infinity are never written, and the C++ reader refuses them
+        raise ValueError(name)
+    return json.loads(line, parse_constant=reject)
+
+
+def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
+    """(line number, raw line, record) of each complete record, and whether the tail was incomplete.
+
+    Same rules as bench/results.cpp read_results: unterminated bytes at the end are ignored even if
+    they parse; a terminated line that does not parse is ignored only as the last non-blank line;
+    any other bad line, or a line that is not an object, raises ResultsFileError.
+    """
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # bytes after the last "\n" (b"" when the file ends with one)
+    blank = [not ln.strip(b" \t\r") for ln in lines]
+    last_nonblank = len(lines) if tail.strip(b" \t\r") else max((i for i, b in enumerate(blank) if not b), default=-1)
+    out, truncated = [], bool(tail)
+    for i, line in enumerate(lines):
+        if blank[i]:
+            continue
+        try:
+            value = _parse(line)
+        except ValueError as e:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+            if i == last_nonblank:
+                truncated = True
+                break
+            raise ResultsFileError(f"{path}:{i + 1}: invalid JSON in results file ({e})") from None
+        if not isinstance(value, dict):
+            raise ResultsFileError(f"{path}:{i + 1}: not a JSON object in results file")
+        out.append((i + 1, line, value))
+    return out, truncated
+
+
+def _micro_records(path, doc) -> list[dict]:
+    """A Google Benchmark JSON document as a header and one "benchmark" record per benchmark."""
+    ctx = doc.get("context") or {}
+    device = str(ctx.get("hetprobe_device") or "")
+    backend = device[device.rfind("(") + 1:-1] if device.endswith(")") else None
+    name = device[:device.rfind("(")].strip() if backend else (device or None)
+    header = {"record": "header", "probe": "micro", "host": ctx.get("host_name"), "backend": backend,
+              "device": {"name": name}, "start_time_utc": ctx.get("date"), "resumed": False,
+              "command_line": [ctx["executable"]] if ctx.get("executable") else None, "context": ctx}
+    return [header] + [{"record": "benchmark", "probe": "micro", **b} for b in doc.get("benchmarks") or []]
+
+
+def _read_json(path):
+    """("micro", records) or ("topology", dict) for a .json file."""
+    try:
+        doc = json.loads(Path(path).read_bytes())
+    except ValueError as e:
+        raise ResultsFileError(f"{path}: invalid JSON ({e})") from None
+    if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list) and "context" in doc:
+        return "micro", _micro_records(path, doc)
+    if isinstance(doc, dict) and ({"packages", "numa_nodes", "pus"} <= doc.keys()):
+        return "topology", doc
+    raise ResultsFileError(f"{path}: neither Google Benchmark JSON nor `hetprobe topo --json` output")
+
+
+def _expand(path_or_paths, recursive: bool) -> list[Path]:
+    """Files to read, in order: a directory gives its *.jsonl sorted by name, then its topology.json."""
+    items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else list(path_or_paths)
+    if not items:
+        raise UsageError("no results file or directory given")
+    files = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(p.rglob("*.jsonl") if recursive else p.glob("*.jsonl"))
+            topo = sorted(p.rglob("topology.json") if recursive else p.glob("topology.json"))
+            if not found and not topo:
+                raise UsageError(f"{p}: directory holds no *.jsonl results files")
+            files += [f for f in found if f.is_file()] + topo
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise UsageError(f"{p}: no such results file or directory")
+    return files
+
+
+def load(path_or_paths, recursive: bool = False) -> Results:
+    """Read results files, directories of them, or a list of both, into one Results.
+
+    A file with an incomplete last line (a killed run) is read up to it, listed in
+    Results.truncated and named in a TruncatedResultsWarning. Raises UsageError for a missing
+    path and ResultsFileError for a corrupt or non-hetprobe file (with file and line number).
+    """
+    records, lines, line_numbers, files, truncated, topology_file = [], [], [], [], [], None
+    segment = -1
+    for path in _expand(path_or_paths, recursive):
+        name = str(path)
+        if path.suffix == ".json":
+            kind, content = _read_json(path)
+            if kind == "topology":
+                topology_file = topology_file or content
+                files.append(name)
+                continue
+            parsed = [(None, None, r) for r in content]
+        else:
+            parsed, cut = read_jsonl(path)
+            if cut:
+                truncated.append(name)
+            if not parsed:
+                raise ResultsFileError(f"{name}: holds no complete record; a results file starts with a header")
+        first = parsed[0][2]
+        if first.get("record") != "header" or first.get("schema", SCHEMA) != SCHEMA:
+            raise ResultsFileError(f"{name}:{parsed[0][0] or 1}: first record is not a {SCHEMA} header")
+        for number, raw, rec in parsed:
+            if rec.get("record") == "header":
+                segment += 1
+            rec["_file"], rec["_segment"] = name, segment
+            records.append(rec)
+            lines.append(raw)
+            line_numbers.append(number)
+        files.append(name)
+    if truncated:
+        warnings.warn("ignored an incomplete last line (killed run?) in: " + ", ".join(truncated),
+                      TruncatedResultsWarning, stacklevel=2)
+    headers, summary, samples = _build_frames(records, line_numbers)
+    topology = topology_file or next((r["topology"] for r in records
+                                      if r.get("record") == "header" and r.get("topology")), None)
+    return Results(records=records, headers=headers, summary=summary, samples=samples, files=files,
+                   truncated=truncated, topology=topology, _lines=lines)
+
+
+def _build_frames(records, line_numbers):
+    header_rows, summary_rows, chunks = [], [], []
+    header = {}
+    for record_id, (rec, number) in enumerate(zip(records, line_numbers)):
+        if rec.get("record") == "header":
+            header = rec
+            header_rows.append(_frames.header_row(rec))
+            continue
+        try:
+            converted = _frames.convert(rec, header, record_id)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            where = f"{rec['_file']}:{number}" if number else rec["_file"]
+            raise ResultsFileError(f"{where}: {rec.get('probe')} {rec.get('record')} record is malformed "
+                                   f"({type(e).__name__}: {e})") from None
+        if converted is None:  # a record type this version does not know: kept in records only
+            continue
+        base, rows, sample_chunks = converted
+        for metric, unit, stats, extras in rows:
+            summary_rows.append({**base, "metric": metric, "unit": unit, **stats, **extras})
+        for metric, unit, values in sample_chunks:
+            chunks.append(({**base, "metric": metric, "unit": unit}, values))
+    return (_frames.frame(_frames.HEADER_COLUMNS, header_rows),
+            _frames.frame(_frames.SUMMARY_COLUMNS, summary_rows),
+            _frames.sample_frame(chunks))

@@ -1,0 +1,233 @@
+"""Figures and tables of hetprobe results (matplotlib, object-oriented: each function returns a Figure).
+
+Every plot function takes a Results (hetprobe.load), an optional `path=` to save a PNG (dpi 110)
+and `title=` to replace the default title. Times are shown in µs unless the axis says ns. The
+layouts have the same colours everywhere: SSB black (grey band), PSB red, PCB blue, P2AB green.
+
+Interference: send_time, ratio_to_ssb, writer_timeline, compare, compare_table.
+Notify and clock (in hetprobe._plot_notify): notify_table, roundtrip_table, mechanism_table,
+roundtrip, mechanisms, clock.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+
+from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
+from ._plotting import (ACCESS_ORDER, BAND_COLORS, LAYOUT_ORDER, US, finish, layout_color, new_figure,
+                        ordered, run_title, single_run)
+from ._units import set_size_axis, size_label
+from .errors import UsageError
+
+__all__ = ["send_time", "ratio_to_ssb", "writer_timeline", "compare", "compare_table", "notify_table",
+           "roundtrip_table", "mechanism_table", "roundtrip", "mechanisms", "clock"]
+
+_STATS = ("min", "p10", "median", "p90", "p99", "max", "mean")
+
+
+def _points(results, send_mode=None, writer_side=None) -> pd.DataFrame:
+    """send_time_ns summary rows of one interference run (see _plotting.single_run)."""
+    s = results.summary
+    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
+    if send_mode is not None:
+        s = s[s["send_mode"] == send_mode]
+    if writer_side is not None:
+        s = s[s["writer_side"] == writer_side]
+    if len(s[["send_mode", "writer_side"]].drop_duplicates()) > 1:
+        raise UsageError("interference points with several send_mode/writer_side: pass send_mode= and "
+                         "writer_side=, or use plots.compare(a, b)")
+    return single_run(s, ["size_bytes", "layout", "access"], "interference points")
+
+
+def _with_ratio(points: pd.DataFrame) -> pd.DataFrame:
+    """Adds ratio = median ÷ the SSB median at the same size and access (NaN where there is no SSB)."""
+    ssb = points.loc[points["layout"] == "SSB", ["size_bytes", "access", "median"]]
+    out = points.merge(ssb.rename(columns={"median": "ssb_median"}), on=["size_bytes", "access"], how="left")
+    return out.assign(ratio=out["median"] / out["ssb_median"])
+
+
+def _access_panels(points, rows=1, height=4.2):
+    access = ordered(points["access"], ACCESS_ORDER)
+    fig, axes = new_figure(rows, len(access), height=height, sharey="row", sharex="col")
+    return fig, axes, access
+
+
+def send_time(results, stat: str = "median", band=("p10", "p90"), send_mode=None, writer_side=None,
+              path=None, title=None):
+    """MPI_Send time (µs, log) against message size (log2), a line per layout with its band shaded.
+
+    One panel per access mode (stream, stacked), sharing y: the paper's Figures 6-11. `stat` and
+    `band` name Summary columns; band=None draws no band.
+    """
+    if stat not in _STATS or (band is not None and any(b not in _STATS for b in band)):
+        raise UsageError(f"stat and band must be among {_STATS}")
+    points = _points(results, send_mode, writer_side)
+    fig, axes, access = _access_panels(points)
+    for ax, acc in zip(axes[0], access):
+        panel = points[points["access"] == acc]
+        for layout in ordered(panel["layout"], LAYOUT_ORDER):
+            d = panel[panel["layout"] == layout].sort_values("size_bytes")
+            ax.plot(d["size_bytes"], d[stat] * US, marker="o", ms=3, color=layout_color(layout), label=layout)
+            if band is not None:
+                ax.fill_between(d["size_bytes"], d[band[0]] * US, d[band[1]] * US, color=BAND_COLORS.get(layout, "grey"),
+                                alpha=0.15, linewidth=0)
+        ax.set_yscale("log")
+        set_size_axis(ax, panel["size_bytes"].unique())
+        ax.set_title(f"{acc} access")
+        ax.set_xlabel("message size (bytes, log2)")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel(f"MPI_Send time, {stat} (µs)")
+    band_text = f", {band[0]}-{band[1]} shaded" if band is not None else ""
+    axes[0][0].legend(title=f"layout{band_text}", fontsize="small")
+    first = points.iloc[0]
+    timed = {"send": "MPI_Send", "isend": "MPI_Isend + MPI_Wait"}.get(first["send_mode"], first["send_mode"])
+    default = run_title(points, f"{timed} time, writer on the {first['writer_side']}")
+    return finish(fig, title or default, path)
+
+
+def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=None):
+    """Median send time ÷ the SSB median at the same size and access, per layout; a line at 1."""
+    points = _with_ratio(_points(results, send_mode, writer_side))
+    fig, axes, access = _access_panels(points)
+    for ax, acc in zip(axes[0], access):
+        panel = points[(points["access"] == acc) & (points["layout"] != "SSB")]
+        for layout in ordered(panel["layout"], LAYOUT_ORDER):
+            d = panel[panel["layout"] == layout].sort_values("size_bytes")
+            ax.plot(d["size_bytes"], d["ratio"], marker="o", ms=3, color=layout_color(layout), label=layout)
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="SSB")
+        set_size_axis(ax, points.loc[points["access"] == acc, "size_bytes"].unique())
+        ax.set_title(f"{acc} access")
+        ax.set_xlabel("message size (bytes, log2)")
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("median send time ÷ SSB median (ratio)")
+    axes[0][0].legend(fontsize="small")
+    return finish(fig, title or run_title(points, "send time relative to SSB"), path)
+
+
+def writer_timeline(results, size_bytes: int, layout: str, access: str, path=None, title=None):
+    """Per sample: the send [0, send time] and the writer's start -> ready -> end, µs from the send's start.
+
+    Shows whether the writer's post phase (after its ready flag) covered the send. Needs records
+    with writer_timeline (the sender's writer mapped to the host clock).
+    """
+    points = _points(results)
+    row = points[(points["size_bytes"] == size_bytes) & (points["layout"] == layout) & (points["access"] == access)]
+    if row.empty:
+        raise UsageError(f"no interference point {size_label(size_bytes)} {layout} {access}")
+    rid = row["record_id"].iloc[0]
+    sm = results.samples[results.samples["record_id"] == rid]
+    series = {m: sm.loc[sm["metric"] == m, "value"].to_numpy() * US
+              for m in ("send_time_ns", "writer_start_ns", "writer_ready_ns", "writer_end_ns")}
+    if len(series["writer_start_ns"]) == 0:
+        raise UsageError(f"point {size_label(size_bytes)} {layout} {access} has no writer_timeline "
+                         "(older file, or no writer on the sender)")
+    send, start, ready, end = (series[k] for k in ("send_time_ns", "writer_start_ns", "writer_ready_ns",
+                                                    "writer_end_ns"))
+    y = np.arange(len(send))
+    fig, axes = new_figure(1, 1, width=8, height=max(3.0, 0.25 * len(y) + 1.5))
+    ax = axes[0][0]
+    color = layout_color(layout)
+    ax.barh(y, end - ready, left=ready, height=0.7, color=color, alpha=0.8, label="writer: ready → end (post phase)")
+    ax.barh(y, ready - start, left=start, height=0.7, color=color, alpha=0.3, label="writer: start → ready (first write)")
+    ax.barh(y, send, left=0, height=0.35, color="black", label="MPI send")
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("time from the start of the timed send (µs)")
+    ax.set_ylabel("sample (index)")
+    ax.invert_yaxis()
+    ax.legend(fontsize="small", loc="best")
+    covered = int(np.sum((ready <= 0) & (end >= send)))
+    default = run_title(row, f"{size_label(size_bytes)} {layout} {access}: writer covered the send "
+                             f"in {covered} of {len(send)} samples")
+    return finish(fig, title or default, path)
+
+
+def compare(a, b, labels=("A", "B"), path=None, title=None):
+    """Interference medians of two Results (two nodes, two runs): `a` solid, `b` dashed, per layout.
+
+    One panel per access mode; a second row shows b ÷ a per layout at the sizes both have.
+    """
+    pa, pb = (_points(r) for r in (a, b))
+    access = ordered(list(pa["access"]) + list(pb["access"]), ACCESS_ORDER)
+    fig, axes = new_figure(2, len(access), height=3.8, sharex="col", sharey="row")
+    for col, acc in enumerate(access):
+        top, bottom = axes[0][col], axes[1][col]
+        da, db = pa[pa["access"] == acc], pb[pb["access"] == acc]
+        for layout in ordered(list(da["layout"]) + list(db["layout"]), LAYOUT_ORDER):
+            la = da[da["layout"] == layout].set_index("size_bytes")["median"].sort_index()
+            lb = db[db["layout"] == layout].set_index("size_bytes")["median"].sort_index()
+            c = layout_color(layout)
+            top.plot(la.index, la * US, color=c, marker="o", ms=3, label=layout)
+            top.plot(lb.index, lb * US, color=c, marker="s", ms=3, linestyle="--")
+            ratio = (lb / la).dropna()
+            bottom.plot(ratio.index, ratio, color=c, marker="o", ms=3, label=layout)
+        bottom.axhline(1.0, color="black", linewidth=1, linestyle=":")
+        top.set_yscale("log")
+        top.set_title(f"{acc} access")
+        sizes = sorted(set(da["size_bytes"]) | set(db["size_bytes"]))
+        for ax in (top, bottom):
+            set_size_axis(ax, sizes)
+            ax.grid(True, which="both", alpha=0.3)
+        bottom.set_xlabel("message size (bytes, log2)")
+    axes[0][0].set_ylabel("MPI_Send time, median (µs)")
+    axes[1][0].set_ylabel(f"{labels[1]} ÷ {labels[0]} (ratio)")
+    handles, names = axes[0][0].get_legend_handles_labels()
+    handles += [Line2D([], [], color="grey", linestyle="-"), Line2D([], [], color="grey", linestyle="--")]
+    axes[0][0].legend(handles, names + [labels[0], labels[1]], fontsize="small")
+    ra, rb = pa.iloc[0], pb.iloc[0]
+    default = (f"{labels[0]}: {ra['host']}, {ra['device']} ({ra['backend']})  vs  "
+               f"{labels[1]}: {rb['host']}, {rb['device']} ({rb['backend']})")
+    return finish(fig, title or default, path)
+
+
+def _headline(results) -> dict:
+    """{quantity: (unit, value)} of the numbers compare_table puts side by side."""
+    out, s = {}, results.summary
+    rt = s[(s["record"] == "roundtrip") & (s["direction"] == "cpu-gpu-cpu") & (s["metric"] == "roundtrip_ns")]
+    for r in rt.sort_values("rank", kind="stable").itertuples():
+        setup = "" if (r.placement, r.spacing) == ("pinned", "line") else f" {r.placement}/{r.spacing}"
+        out.setdefault(f"notify round trip cpu-gpu-cpu {r.cpu_order}:{r.gpu_order}{setup}", ("ns", r.median))
+    fit = s[s["record"] == "clock_fit"]
+    if len(fit):
+        out["clock drift"] = ("ppm", fit["drift_ppm"].iloc[0])
+        out["clock precision"] = ("ns", fit["precision_ns"].iloc[0])
+    try:
+        points = _with_ratio(_points(results))
+    except UsageError:
+        points = None
+    if points is not None:
+        for (layout, acc), d in points[points["layout"] != "SSB"].groupby(["layout", "access"], sort=False):
+            for size, ratio in d.set_index("size_bytes")["ratio"].items():
+                out[("ratio", layout, acc, size)] = ("ratio", ratio)
+    bw = s[(s["record"] == "point") & (s["metric"] == "gbs")]
+    for r in bw.itertuples():
+        out.setdefault(f"bandwidth {r.writer}, median", ("GB/s", r.median))
+    return out
+
+
+def compare_table(a, b, labels=("A", "B")) -> pd.DataFrame:
+    """Headline numbers of two Results side by side, for those present in both (raw floats).
+
+    Rows: notify round trip medians (cpu-gpu-cpu) per order pair, clock drift and precision,
+    interference median ÷ SSB median at the largest size both have per layout and access,
+    bandwidth medians. Columns: unit, labels[0], labels[1], ratio (labels[1] ÷ labels[0]).
+    """
+    if len(set(labels)) != 2:
+        raise UsageError("compare_table needs two distinct labels")
+    ha, hb = _headline(a), _headline(b)
+    rows = {k: (ha[k][0], ha[k][1], hb[k][1]) for k in ha if k in hb and not isinstance(k, tuple)}
+    # Interference: only the largest size both runs measured, per layout and access.
+    largest = {}
+    for k in ha:
+        if isinstance(k, tuple) and k in hb:
+            largest[k[1:3]] = max(largest.get(k[1:3], 0), k[3])
+    for (layout, acc), size in largest.items():
+        k = ("ratio", layout, acc, size)
+        rows[f"interference {layout} {acc} median ÷ SSB at {size_label(size)}"] = ("ratio", ha[k][1], hb[k][1])
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["unit", labels[0], labels[1]])
+    table.index.name = "quantity"
+    table[labels[0]] = table[labels[0]].astype(float)
+    table[labels[1]] = table[labels[1]].astype(float)
+    table["ratio"] = table[labels[1]] / table[labels[0]]
+    return table

@@ -1,0 +1,80 @@
+"""Progress of a long run: a bar that redraws one line on a terminal, plain
+timestamped lines in a batch log (no carriage returns to garble it)."""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from ._units import size_label
+
+
+def _us(summary: dict | None) -> str:
+    if not summary or summary.get("median") is None:
+        return "n/a"
+    return f"{summary['median'] / 1000:.2f} us"
+
+
+def record_label(record: dict) -> str:
+    """A short human description of a record, for progress output only."""
+    kind = record.get("record")
+    if kind == "point" and record.get("probe") == "interference":
+        return (f"{size_label(record['size_bytes'])} {record['layout']} {record['access']}: "
+                f"MPI_Send median {_us(record.get('send_time_ns'))}, {record.get('status')}")
+    setup = record.get("setup") or {}
+    orders = f"{setup.get('cpu_order')}:{setup.get('gpu_order')}" if setup else ""
+    if kind == "overhead":
+        polled = ", other side polling" if record.get("contended") else ""
+        return f"overhead {record.get('side')} {orders}{polled}"
+    if kind == "roundtrip":
+        return f"round trip {record.get('direction')} {orders}: median {_us(record.get('roundtrip_ns'))}"
+    if kind == "mechanism":
+        if record.get("status") == "skipped":
+            return f"mechanism {record.get('mechanism')}: skipped"
+        return f"mechanism {record.get('mechanism')}: median {_us(record.get('roundtrip_ns'))}"
+    if kind == "clock_batch":
+        return f"clock batch {record.get('batch')} ({record.get('role')}) at {record.get('at_s', 0):.1f} s"
+    if kind == "clock_fit":
+        return f"clock fit: drift {record.get('drift_ppm', float('nan')):.2f} ppm, " \
+               f"precision {record.get('precision_ns', float('nan')):.0f} ns"
+    return str(kind)
+
+
+class Progress:
+    """Reports steps to `stream`: ``bar=True`` redraws one line, else one line per update."""
+
+    def __init__(self, stream: TextIO, bar: bool, width: int = 28):
+        self.stream, self.bar, self.width = stream, bar, width
+        self.started = time.monotonic()
+        self.step_started = self.started
+
+    def _elapsed(self) -> str:
+        s = int(time.monotonic() - self.started)
+        return f"{s // 60}:{s % 60:02d}"
+
+    def start(self, step: str, total: int | None) -> None:
+        self.step_started = time.monotonic()
+        what = f"{total} records" if total else "records as they come"
+        self._line(f"{step}: started ({what})", final=not self.bar)
+
+    def update(self, step: str, done: int, total: int | None, label: str) -> None:
+        if self.bar and total:
+            filled = int(self.width * min(done, total) / total)
+            self._line(f"{step} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {label}")
+        elif self.bar:
+            self._line(f"{step} {done} {label}")
+        else:
+            count = f"{done}/{total}" if total else f"{done}"
+            self._line(f"{step} {count}: {label}", final=True)
+
+    def finish(self, step: str, status: str, records: int, wall_s: float, log=None) -> None:
+        where = f"; see {log}" if log else ""
+        self._line(f"{step}: {status}, {records} records in {wall_s:.1f} s{where}", final=True)
+
+    def _line(self, text: str, final: bool = False) -> None:
+        text = f"[{self._elapsed()}] {text}"
+        if self.bar:
+            self.stream.write("\r\x1b[2K" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()

@@ -1,0 +1,181 @@
+"""The sections of a node report. Each reads the run's summary frame (one row
+per record and metric, see hetprobe.load) and adds text, tables and plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from . import plots
+from ._units import size_label
+from .load import Results
+from .report_render import Document
+
+PAPER_ORDER = ("volatile", "relaxed")  # paper 002 Table 1: plain CPU accesses, GPU atomics
+
+
+def _us(ns) -> str:
+    return f"{ns / 1000:.3g} µs"
+
+
+def _rows(results: Results, record: str, metric: str) -> pd.DataFrame:
+    s = results.summary
+    if not len(s):
+        return s
+    return s[(s["record"] == record) & (s["metric"] == metric)]
+
+
+def _default_flags(frame: pd.DataFrame) -> pd.DataFrame:
+    """The default flag setup (pinned, 128 B apart) when a run measured several."""
+    if "placement" in frame and (frame["placement"] == "pinned").any():
+        frame = frame[frame["placement"] == "pinned"]
+    if "spacing" in frame and (frame["spacing"] == "line").any():
+        frame = frame[frame["spacing"] == "line"]
+    return frame
+
+
+def _ratio(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def _save(fig, directory: Path, name: str) -> str:
+    fig.savefig(directory / name, dpi=110, bbox_inches="tight")
+    return name
+
+
+def headline(doc: Document, results: Results) -> list[str]:
+    """The numbers a reader wants first: a table in the report, and lines for summary.txt."""
+    rows: list[tuple[str, str, str]] = []
+    rt = _default_flags(_rows(results, "roundtrip", "roundtrip_ns"))
+    host_rt = rt[rt["direction"] == "cpu-gpu-cpu"].dropna(subset=["median"]) if len(rt) else rt
+    if len(host_rt):
+        best = host_rt.loc[host_rt["median"].idxmin()]
+        rows.append(("CPU→GPU→CPU flag round trip, fastest order",
+                     f"{_us(best['median'])} (p10 {_us(best['p10'])}, p90 {_us(best['p90'])})",
+                     f"{best['cpu_order']}:{best['gpu_order']} flags, {int(best['n'])} exchanges, host clock"))
+        paper = host_rt[(host_rt["cpu_order"] == PAPER_ORDER[0]) & (host_rt["gpu_order"] == PAPER_ORDER[1])]
+        if len(paper):
+            p = paper.iloc[0]
+            rows.append(("CPU→GPU→CPU flag round trip, paper's order", f"{_us(p['median'])}",
+                         f"volatile:relaxed, {int(p['n'])} exchanges"))
+    over = _default_flags(_rows(results, "overhead", "ns_per_op"))
+    if len(over):
+        paper = over[(over["cpu_order"] == PAPER_ORDER[0]) & (over["gpu_order"] == PAPER_ORDER[1])
+                     & (~over["contended"].astype(bool))]
+        for side in ("cpu", "gpu"):
+            one = paper[paper["side"] == side].dropna(subset=["median"])
+            if len(one):
+                o = one.iloc[0]
+                rows.append((f"One flag read + write on the {side.upper()} (paper Table 1)",
+                             f"{o['median']:.4g} ns per pair",
+                             f"volatile:relaxed, {int(o['n'])} samples of {int(o['ops_per_sample'])} pairs"))
+    mech = _rows(results, "mechanism", "roundtrip_ns")
+    if len(mech):
+        sync = mech[mech["mechanism"] == "launch+device-sync"].dropna(subset=["median"])
+        if len(sync):
+            rows.append(("Kernel launch + device synchronise", _us(sync.iloc[0]["median"]),
+                         f"empty kernel, {int(sync.iloc[0]['n'])} samples"))
+    fit = _rows(results, "clock_fit", "residual_ns")
+    if len(fit):
+        f = fit.iloc[0]
+        rows.append(("GPU clock drift against the host clock", f"{f['drift_ppm']:.3g} ppm",
+                     f"linear fit of {int(f['samples_used'])} ping-pongs over {f['span_s']:.3g} s"))
+        check = "within" if bool(f["check_within_precision"]) else "outside"
+        rows.append(("Clock sync precision", f"{f['precision_ns']:.4g} ns",
+                     f"median half round trip; a later check was off by {f['check_error_ns']:.4g} ns, "
+                     f"{check} its precision"))
+    send = _rows(results, "point", "send_time_ns")
+    if len(send):
+        others = send[send["layout"] != "SSB"].dropna(subset=["ratio_to_ssb_median"])
+        if len(others):
+            w = others.loc[others["ratio_to_ssb_median"].idxmax()]
+            rows.append(("Worst MPI_Send slowdown from GPU writes", f"{_ratio(w['ratio_to_ssb_median'])}× SSB",
+                         f"{w['layout']}, {w['access']} access, {size_label(int(w['size_bytes']))}; medians of "
+                         f"{int(w['n'])} sends"))
+            typical = others.groupby("layout")["ratio_to_ssb_median"].median()
+            rows.append(("Typical ratio to SSB (median over sizes and access)",
+                         ", ".join(f"{k} {_ratio(v)}" for k, v in typical.items()), "1 = no interference"))
+        bad = send[send["status"] != "ok"]
+        rows.append(("Payload checks", "all intact" if bad.empty else f"{len(bad)} point(s) corrupted",
+                     f"{len(send)} points; PSB is torn by design and not counted"))
+    doc.h2("Headline numbers")
+    if rows:
+        doc.table(pd.DataFrame(rows, columns=["quantity", "value", "how"]))
+    else:
+        doc.para("No probe finished: see the logs.")
+    return [f"{q}: {v}" for q, v, _ in rows]
+
+
+def node_section(doc: Document, results: Results, header: dict) -> None:
+    doc.h2("The node")
+    topo = results.topology or header.get("topology") or {}
+    if topo:
+        caches = ", ".join(f"{c['name']} {size_label(c['size_bytes'])} ×{c['count']}" for c in topo.get("caches", []))
+        doc.para(f"{topo.get('packages')} package(s), {topo.get('numa_nodes')} NUMA node(s), {topo.get('cores')} "
+                 f"cores, {topo.get('pus')} hardware threads; caches: {caches or 'unknown'}.")
+        devices = [{"kind": kind, "PCI": d.get("pci_bus_id"), "model": d.get("model"),
+                    "NUMA": ",".join(map(str, d.get("numa_nodes") or [])), "near CPUs": d.get("cpuset"),
+                    "link (GB/s)": d.get("link_gbps"), "OS devices": ",".join(d.get("os_devices") or [])}
+                   for kind in ("gpus", "nics") for d in topo.get(kind, [])]
+        if devices:
+            doc.table(pd.DataFrame(devices))
+        memory = topo.get("memory") or {}
+        doc.para(f"Page size {memory.get('page_size_bytes')} B, transparent hugepages "
+                 f"`{memory.get('transparent_hugepages')}`, IOMMU units: {len(memory.get('iommu_devices') or [])}.")
+    ranks = [{"probe": r.get("probe"), "rank": rank.get("rank"), "host": rank.get("host"),
+              "device": (rank.get("device") or {}).get("name"),
+              "bound CPUs": (rank.get("placement") or {}).get("cpuset"),
+              "memory NUMA": ",".join(map(str, (rank.get("placement") or {}).get("membind_numa_nodes") or [])),
+              "note": (rank.get("placement") or {}).get("note")}
+             for r in results.records if r.get("record") == "header" for rank in r.get("ranks", [])]
+    if ranks:
+        doc.para("Where each rank ran (read back from the OS after binding):")
+        doc.table(pd.DataFrame(ranks))
+
+
+def interference_section(doc: Document, results: Results, directory: Path) -> None:
+    doc.h2("Interference: GPU writes to pinned memory during MPI_Send")
+    doc.para("Rank 0 times `MPI_Send` to rank 1 while a persistent GPU kernel writes pinned host memory: SSB "
+             "(the baseline: the GPU wrote the buffer and finished), PSB (it keeps writing the send buffer), PCB "
+             "(a buffer right after it), P2AB (a buffer 2 MiB away); stream = one block, stacked = the whole GPU.")
+    doc.image(_save(plots.send_time(results), directory, "interference_send_time.png"),
+              "MPI_Send time against message size, median with the p10-p90 band (paper Figures 6-11)")
+    doc.image(_save(plots.ratio_to_ssb(results), directory, "interference_ratio.png"),
+              "Median MPI_Send time divided by the SSB median at the same size and access mode")
+    send = _rows(results, "point", "send_time_ns").copy()
+    send["size"] = send["size_bytes"].map(lambda b: size_label(int(b)))
+    table = send.pivot_table(index=["access", "size_bytes", "size"], columns="layout", values="median",
+                             sort=True) / 1000
+    table = table[[c for c in ("SSB", "PSB", "PCB", "P2AB") if c in table.columns]]
+    table = table.reset_index().drop(columns="size_bytes")
+    doc.para("Median MPI_Send time (µs) per point:")
+    doc.table(table)
+
+
+def notify_section(doc: Document, results: Results, directory: Path) -> None:
+    doc.h2("Notifications between CPU and GPU")
+    doc.para("One flag read + one flag write, per pair (paper Table 1), in ns: the CPU side timed on the host "
+             "clock, the GPU side on the device timer; 'polling' = the other side polls the same flag meanwhile.")
+    doc.table(plots.notify_table(results), index=True)
+    doc.para("Round trips through two flags (ns): CPU→GPU→CPU timed on the host, GPU→CPU→GPU on the device.")
+    doc.table(plots.roundtrip_table(results), index=True)
+    doc.image(_save(plots.roundtrip(results), directory, "notify_roundtrip.png"),
+              "Flag round trip per memory-ordering primitive (CPU:GPU), every exchange")
+    doc.para("Every way the CPU and the GPU can signal each other: host-timed round trip (go + done), ns.")
+    doc.table(plots.mechanism_table(results), index=True)
+    doc.image(_save(plots.mechanisms(results), directory, "notify_mechanisms.png"),
+              "Signalling mechanisms: median round trip with p10-p90")
+
+
+def clock_section(doc: Document, results: Results, directory: Path) -> None:
+    doc.h2("GPU clock on the CPU timeline")
+    fit = _rows(results, "clock_fit", "residual_ns")
+    if len(fit):
+        f = fit.iloc[0]
+        doc.para(f"Ping-pong syncs fitted by least squares: drift {f['drift_ppm']:.4g} ppm, precision "
+                 f"{f['precision_ns']:.4g} ns (median half round trip of the {int(f['samples_used'])} fitted "
+                 f"samples of {int(f['samples_total'])}), residual rms {f['residual_rms_ns']:.4g} ns over "
+                 f"{f['span_s']:.3g} s; a check batch taken later was predicted to within {f['check_error_ns']:.4g} ns.")
+    doc.image(_save(plots.clock(results), directory, "clock.png"),
+              "Clock fit residuals over time (fitted samples highlighted) and the sync precision")

@@ -1,0 +1,66 @@
+"""Shared fixtures of the Python tests: the repository, the committed H200 data, small tmp files, and one
+fresh host-backend characterisation (the main job, --quick) shared by the session.
+
+The tests import the installed package (`pip install .`), never the source folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "notebooks" / "data"
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # no display in tests; the plots never use pyplot anyway
+
+
+def jsonl_records(path) -> list[dict]:
+    """Every record of a complete JSON Lines file, read independently of hetprobe.load."""
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture
+def data() -> Path:
+    return DATA
+
+
+@pytest.fixture
+def copy_data(tmp_path):
+    """copy_data(name, new_name=None) -> the path of a copy of notebooks/data/<name> in tmp_path."""
+    def copy(name: str, new_name: str | None = None) -> Path:
+        target = tmp_path / (new_name or name)
+        shutil.copyfile(DATA / name, target)
+        return target
+    return copy
+
+
+@pytest.fixture
+def notify_header() -> dict:
+    """The header record of h200-notify.jsonl, to build small synthetic notify files."""
+    return jsonl_records(DATA / "h200-notify.jsonl")[0]
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.fixture(scope="session")
+def host_run(tmp_path_factory):
+    """(run directory, completed process) of `python -m hetprobe characterize --quick --device host`."""
+    directory = tmp_path_factory.mktemp("characterize") / "run"
+    done = subprocess.run([sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host",
+                           "--progress", "lines", str(directory)], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return directory, done

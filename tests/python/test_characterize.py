@@ -1,0 +1,57 @@
+"""hetprobe characterize, the main job, on the host backend (--quick): the run
+directory, the report, the summary and the progress lines."""
+
+import json
+
+import hetprobe
+
+
+def test_the_run_directory_holds_every_probe_and_the_report(host_run):
+    directory, done = host_run
+    assert done.returncode == 0, done.stderr
+    for name in ("notify.jsonl", "clock.jsonl", "interference.jsonl", "topology.json", "topology.txt",
+                 "report.md", "report.html", "summary.txt", "characterize.json"):
+        assert (directory / name).stat().st_size > 0, name
+    manifest = json.loads((directory / "characterize.json").read_text())
+    assert [s["probe"] for s in manifest["steps"]] == ["notify", "clock", "interference"]
+    assert all(s["status"] == "ok" and s["wall_s"] > 0 for s in manifest["steps"])
+    r = hetprobe.load(directory)
+    assert set(r.summary["probe"]) == {"notify", "clock", "interference"}
+    assert r.topology and r.topology["pus"] >= 1
+
+
+def test_the_report_says_it_ran_on_cpu_threads_and_shows_the_plots(host_run):
+    directory, _ = host_run
+    md = (directory / "report.md").read_text()
+    assert "CPU threads played the GPU" in md
+    for png in ("interference_send_time.png", "interference_ratio.png", "notify_roundtrip.png",
+                "notify_mechanisms.png", "clock.png"):
+        assert f"]({png})" in md
+        assert (directory / png).stat().st_size > 10_000, png
+    html = (directory / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 5 and "<table" in html
+    assert "Headline numbers" in md and "MPI_Send" in md
+
+
+def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
+    directory, done = host_run
+    assert "no GPU used" in done.stdout and "run directory:" in done.stdout
+    assert "flag round trip" in done.stdout
+    points = len([line for line in (directory / "interference.jsonl").read_text().splitlines()
+                  if '"record":"point"' in line])
+    assert points == 3 * 4 * 2  # --quick: 1KiB:1MiB:x16 is 1, 16 and 256 KiB
+    assert f"interference {points}/{points}:" in done.stderr
+    assert "\r" not in done.stderr  # plain lines when stderr is not a terminal
+
+
+def test_report_rewrites_the_same_report(host_run, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    directory, _ = host_run
+    copy = tmp_path / "copy"
+    shutil.copytree(directory, copy)
+    (copy / "report.md").unlink()
+    done = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(copy)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (copy / "report.md").read_text() == (directory / "report.md").read_text()

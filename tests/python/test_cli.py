@@ -1,0 +1,46 @@
+"""The hetprobe command of the package (python -m hetprobe): its own
+subcommands, and the executable's, run in its place."""
+
+import json
+import subprocess
+import sys
+
+
+def hetprobe(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "hetprobe", *args], capture_output=True, text=True, **kw)
+
+
+def test_help_lists_the_probes_and_the_python_subcommands():
+    done = hetprobe("--help")
+    assert done.returncode == 0
+    for name in ("interference", "notify", "clock", "topo", "characterize", "report", "merge"):
+        assert name in done.stdout
+
+
+def test_no_subcommand_is_a_usage_error():
+    done = hetprobe()
+    assert done.returncode == 2 and "characterize" in done.stdout
+
+
+def test_probe_subcommands_run_the_executable():
+    done = hetprobe("devices", "--json")
+    assert done.returncode == 0
+    assert "host" in [b["backend"] for b in json.loads(done.stdout)["backends"]]
+
+
+def test_bad_input_exits_2_with_a_message(tmp_path):
+    done = hetprobe("notify", "--orders", "bogus", "--out", str(tmp_path / "n.jsonl"))
+    assert done.returncode == 2 and "bogus" in done.stderr
+    assert not (tmp_path / "n.jsonl").exists() or (tmp_path / "n.jsonl").stat().st_size == 0
+    done = hetprobe("characterize", "--skip", "bogus", str(tmp_path / "run"))
+    assert done.returncode == 2 and "bogus" in done.stderr
+    done = hetprobe("report", str(tmp_path / "no-such-dir"))
+    assert done.returncode == 2 and "not a run directory" in done.stderr
+    done = hetprobe("characterize", "--reps", "many")
+    assert done.returncode == 2 and "--reps" in done.stderr
+
+
+def test_characterize_refuses_a_directory_that_has_files(tmp_path):
+    (tmp_path / "old.txt").write_text("x")
+    done = hetprobe("characterize", "--quick", str(tmp_path))
+    assert done.returncode == 2 and "not empty" in done.stderr

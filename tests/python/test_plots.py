@@ -1,0 +1,191 @@
+"""hetprobe.plots: figures saved as PNG, and the tables' numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import DATA, REPO, write_jsonl
+from matplotlib.figure import Figure
+
+from hetprobe import plots
+from hetprobe._units import size_label
+from hetprobe.errors import UsageError
+from hetprobe.load import load
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    return load(DATA / "h200-interference-sweep.jsonl")
+
+
+@pytest.fixture(scope="module")
+def timeline():
+    return load(DATA / "h200-interference-timeline.jsonl")
+
+
+@pytest.fixture(scope="module")
+def notify():
+    return load(DATA / "h200-notify.jsonl")
+
+
+def _saved(fig, path, categorical=()):
+    """A Figure saved as a real PNG, each labelled quantity axis with its unit in brackets."""
+    assert isinstance(fig, Figure)
+    assert path.exists() and path.stat().st_size > 10_000
+    for ax in fig.axes:
+        for label in (ax.get_xlabel(), ax.get_ylabel()):
+            assert label == "" or "(" in label or label in categorical, label
+    assert any(ax.get_ylabel() for ax in fig.axes) and any(ax.get_xlabel() for ax in fig.axes)
+
+
+def _tick_texts(ax):
+    ax.figure.canvas.draw()
+    return [t.get_text() for t in ax.get_xticklabels()]
+
+
+def test_size_labels():
+    assert [size_label(s) for s in (512, 1024, 1536, 65536, 67108864, 2**30)] == \
+        ["512 B", "1 KiB", "1.5 KiB", "64 KiB", "64 MiB", "1 GiB"]
+
+
+def test_send_time(sweep, tmp_path):
+    fig = plots.send_time(sweep, path=tmp_path / "send.png")
+    _saved(fig, tmp_path / "send.png")
+    assert [ax.get_title() for ax in fig.axes] == ["stream access", "stacked access"]
+    assert [len(ax.lines) for ax in fig.axes] == [4, 4]
+    assert [len(ax.collections) for ax in fig.axes] == [4, 4]  # the p10-p90 bands
+    assert fig.axes[0].get_yscale() == "log" and "µs" in fig.axes[0].get_ylabel()
+    ticks = _tick_texts(fig.axes[0])
+    assert "1 KiB" in ticks and "64 MiB" in ticks
+    line = fig.axes[0].lines[0]  # SSB stream: median in µs at each size
+    ssb = sweep.summary.query("metric == 'send_time_ns' and layout == 'SSB' and access == 'stream'")
+    assert line.get_color() == "black" and line.get_label() == "SSB"
+    np.testing.assert_allclose(line.get_ydata(), ssb.sort_values("size_bytes")["median"] * 1e-3)
+    assert "NVIDIA H200" in fig.get_suptitle() and "vm" in fig.get_suptitle()
+
+
+def test_send_time_needs_one_run(sweep, timeline):
+    with pytest.raises(UsageError, match="several runs"):
+        plots.send_time(load([DATA / "h200-interference-sweep.jsonl", DATA / "h200-interference-timeline.jsonl"]))
+    with pytest.raises(UsageError, match="no interference"):
+        plots.send_time(sweep, send_mode="isend")
+    with pytest.raises(UsageError):
+        plots.send_time(sweep, stat="mode")
+
+
+def test_ratio_to_ssb(sweep, tmp_path):
+    fig = plots.ratio_to_ssb(sweep, path=tmp_path / "ratio.png")
+    _saved(fig, tmp_path / "ratio.png")
+    assert [len(ax.lines) for ax in fig.axes] == [4, 4]  # PSB, PCB, P2AB and the line at 1
+    one = [ln for ln in fig.axes[0].lines if ln.get_label() == "SSB"][0]
+    assert list(one.get_ydata()) == [1.0, 1.0]
+    psb = [ln for ln in fig.axes[0].lines if ln.get_label() == "PSB"][0]
+    s = sweep.summary.query("metric == 'send_time_ns' and access == 'stream'")
+    expected = (s[s["layout"] == "PSB"].set_index("size_bytes")["median"]
+                / s[s["layout"] == "SSB"].set_index("size_bytes")["median"]).sort_index()
+    np.testing.assert_allclose(psb.get_ydata(), expected.to_numpy())
+
+
+def test_writer_timeline(timeline, sweep, tmp_path):
+    fig = plots.writer_timeline(timeline, 1048576, "PSB", "stream", path=tmp_path / "tl.png")
+    _saved(fig, tmp_path / "tl.png")
+    assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 3 * 10
+    assert "of 10 samples" in fig.get_suptitle()
+    with pytest.raises(UsageError, match="no writer_timeline"):
+        plots.writer_timeline(sweep, 1024, "PSB", "stream")
+    with pytest.raises(UsageError, match="no interference point"):
+        plots.writer_timeline(timeline, 3, "PSB", "stream")
+
+
+def test_notify_table_is_table_1(notify):
+    t = plots.notify_table(notify)
+    assert list(t.columns) == ["cpu", "cpu, gpu polling", "gpu", "gpu, cpu polling"]
+    assert list(t.index) == ["volatile:relaxed", "volatile:volatile", "relaxed:relaxed", "acqrel:acqrel",
+                             "fence:fence", "volatile:fence"]
+    first = notify.records[1]  # cpu, uncontended, volatile:relaxed: raw float, not rounded
+    assert t.loc["volatile:relaxed", "cpu"] == first["ns_per_op"]["median"]
+    assert t.loc["fence:fence", "gpu, cpu polling"] == pytest.approx(1751.55, abs=0.01)
+    assert t.attrs == {"placement": "pinned", "spacing": "line"}
+
+
+def test_roundtrip_and_mechanism_tables(notify):
+    t = plots.roundtrip_table(notify)
+    assert t.shape == (6, 6)
+    assert t.loc[("acqrel:acqrel", "pinned", "line"), ("cpu-gpu-cpu", "median")] == pytest.approx(2979.0476, abs=1e-3)
+    assert t.loc[("fence:fence", "pinned", "line"), ("gpu-cpu-gpu", "p10")] == pytest.approx(1727.98, abs=0.01)
+    placed = plots.roundtrip_table(load(DATA / "h200-notify-placement.jsonl"))
+    assert placed.shape == (12, 6)
+    assert set(placed.index.get_level_values("spacing")) == {"same-line", "line", "page"}
+    m = plots.mechanism_table(notify)
+    assert len(m) == 12 and (m["status"] == "ok").all()
+    assert np.isnan(m.loc["pinned-flag-volatile", "go_call_median"])
+    assert m.loc["stream-wait-value", "go_call_median"] == pytest.approx(23.8095, abs=1e-3)
+    assert m.loc["launch+host-callback", "median"] == pytest.approx(20926.19, abs=0.01)
+
+
+def test_roundtrip_plot(notify, tmp_path):
+    fig = plots.roundtrip(notify, path=tmp_path / "rt.png")
+    _saved(fig, tmp_path / "rt.png")
+    ax = fig.axes[0]
+    assert len(ax.patches) == 12  # 6 order pairs x 2 directions
+    assert "µs" in ax.get_ylabel()
+    assert [t.get_text() for t in ax.get_xticklabels()][0] == "volatile:relaxed"
+
+
+def test_mechanisms_plot_with_skipped(notify, tmp_path, notify_header):
+    fig = plots.mechanisms(notify, path=tmp_path / "mech.png")
+    _saved(fig, tmp_path / "mech.png", categorical=("mechanism",))
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and len(ax.patches) == 12
+    ok = dict(notify.records[37])  # first mechanism record (pinned-flag-volatile)
+    assert ok["record"] == "mechanism"
+    skipped = {"record": "mechanism", "probe": "notify", "mechanism": "launch+device-sync", "go": "g",
+               "done": "d", "setup": {"host_memory": "default"}, "status": "skipped",
+               "skipped_reason": "no kernel launches on the host backend", "rank": 0}
+    path = write_jsonl(tmp_path / "n.jsonl", [notify_header, {k: v for k, v in ok.items() if k[0] != "_"}, skipped])
+    fig = plots.mechanisms(load(path), path=tmp_path / "mech2.png")
+    ax = fig.axes[0]
+    assert len(ax.patches) == 1
+    assert [t.get_text() for t in ax.texts] == ["skipped: no kernel launches on the host backend"]
+
+
+def test_clock_plot(tmp_path):
+    r = load(DATA / "h200-clock.jsonl")
+    fig = plots.clock(r, path=tmp_path / "clock.png")
+    _saved(fig, tmp_path / "clock.png")
+    assert len(fig.axes) == 2
+    assert "-5.778 ppm" in fig.get_suptitle() and "848 ns" in fig.get_suptitle()
+    used = [ln for ln in fig.axes[0].lines if ln.get_label() == "used in the fit"][0]
+    assert len(used.get_xdata()) == 600
+
+
+def test_compare(sweep, timeline, notify, tmp_path):
+    fig = plots.compare(sweep, timeline, labels=("sweep", "short"), path=tmp_path / "cmp.png")
+    _saved(fig, tmp_path / "cmp.png")
+    assert len(fig.axes) == 4
+    top = fig.axes[0]
+    assert sum(ln.get_linestyle() == "--" for ln in top.lines) == 4
+    assert "short ÷ sweep" in fig.axes[2].get_ylabel()
+    with pytest.raises(UsageError, match="no interference"):
+        plots.compare(notify, sweep)
+
+
+def test_compare_table(sweep, timeline, notify):
+    a = load([DATA / "h200-notify.jsonl", DATA / "h200-clock.jsonl", DATA / "h200-interference-sweep.jsonl"])
+    b = load([DATA / "h200-notify.jsonl", DATA / "h200-interference-timeline.jsonl", DATA / "h200-bandwidth.jsonl"])
+    t = plots.compare_table(a, b, labels=("sweep", "short"))
+    assert list(t.columns) == ["unit", "sweep", "short", "ratio"]
+    rt = t.loc["notify round trip cpu-gpu-cpu volatile:relaxed"]
+    assert rt["sweep"] == rt["short"] == notify.records[5]["roundtrip_ns"]["median"] and rt["ratio"] == 1.0
+    assert "clock drift" not in t.index and not any("bandwidth" in q for q in t.index)  # only in one of them
+    q = "interference PSB stream median ÷ SSB at 1 MiB"  # the largest size both swept
+    s = sweep.summary.query("metric == 'send_time_ns' and access == 'stream' and size_bytes == 1048576")
+    expected = s.loc[s["layout"] == "PSB", "median"].iloc[0] / s.loc[s["layout"] == "SSB", "median"].iloc[0]
+    assert t.loc[q, "sweep"] == pytest.approx(expected, rel=1e-12)
+    assert len([i for i in t.index if i.startswith("interference")]) == 6
+
+
+def test_no_pyplot_in_the_plotting_modules():
+    for name in ("plots.py", "_plot_notify.py", "_plotting.py", "_units.py"):
+        text = (REPO / "pybindings" / "hetprobe" / name).read_text()
+        assert "pyplot" not in text.replace("no pyplot", "") and "plt." not in text, name

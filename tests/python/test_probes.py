@@ -1,0 +1,120 @@
+"""The probes run from Python: in-process (notify, clock, topology) through
+hetprobe._core on the host backend, and interference through mpirun."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import hetprobe
+from hetprobe.probes import launch_command, options_to_args
+
+TOPOLOGIES = Path(__file__).resolve().parents[1] / "data" / "topology"
+QUICK_CLOCK = dict(device="host", span=0.5, check_after=0.2, samples=20, batches=3)
+
+
+def test_options_become_cli_arguments():
+    args = options_to_args({"orders": ["volatile", "fence"], "exchanges": 100, "quiet": True, "resume": False,
+                            "gpu": None, "check_after": 0.5})
+    assert args == ["--orders", "volatile,fence", "--exchanges", "100", "--quiet", "--check-after", "0.5"]
+
+
+def test_topology_of_this_machine_and_of_a_saved_file():
+    here = hetprobe.topology()
+    assert here["pus"] == os.cpu_count() or here["pus"] >= 1
+    assert "runtime_devices" in here and here["numa"]
+    saved = hetprobe.topology(TOPOLOGIES / "two-socket-gpus-nic.xml")
+    assert saved["packages"] == 2
+    assert len(saved["gpus"]) >= 1 and saved["runtime_devices"] == []
+    with pytest.raises(hetprobe.UsageError):
+        hetprobe.topology(TOPOLOGIES / "missing.xml")
+
+
+def test_devices_lists_the_host_backend():
+    d = hetprobe.devices()
+    assert "host" in [b["backend"] for b in d["backends"]]
+    assert d["auto"] in ("cuda", "hip", "host") and d["auto_reason"]
+
+
+def test_clock_in_process_returns_the_fit_and_keeps_the_file(tmp_path):
+    seen = []
+    out = tmp_path / "clock.jsonl"
+    r = hetprobe.clock(out=out, progress=seen.append, **QUICK_CLOCK)
+    fit = r.summary[r.summary["record"] == "clock_fit"]
+    assert len(fit) == 1 and abs(fit.iloc[0]["drift_ppm"]) < 1e4
+    assert r.header()["backend"] == "host" and r.header()["probe"] == "clock"
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [x["record"] for x in lines] == [x["record"] for x in seen]  # header, 3 + 1 batches, fit
+    assert [x["record"] for x in seen] == ["header"] + ["clock_batch"] * 4 + ["clock_fit"]
+
+
+def test_notify_in_process_measures_what_was_asked():
+    r = hetprobe.notify(device="host", parts="roundtrip", orders="volatile,fence", exchanges=200, warmup=10)
+    rt = r.summary[(r.summary["record"] == "roundtrip") & (r.summary["metric"] == "roundtrip_ns")]
+    assert sorted(set(rt["cpu_order"])) == ["fence", "volatile"]
+    assert sorted(set(rt["direction"])) == ["cpu-gpu-cpu", "gpu-cpu-gpu"]
+    assert (rt["n"] == 200).all() and (rt["median"] > 0).all()
+    samples = r.samples[(r.samples["record"] == "roundtrip") & (r.samples["metric"] == "roundtrip_ns")]
+    assert len(samples) == 200 * len(rt)
+
+
+def test_an_explicit_binding_is_given_back_after_an_in_process_run():
+    before = os.sched_getaffinity(0)
+    r = hetprobe.clock(bind="0", **QUICK_CLOCK)
+    assert r.header()["ranks"][0]["placement"]["cpuset"] == "0"
+    assert os.sched_getaffinity(0) == before
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(orders="bogus"), "bogus"),
+    (dict(no_such_option=1), "no-such-option"),
+    (dict(exchanges=0), "--exchanges"),
+    (dict(bind="9999"), "9999"),
+])
+def test_bad_options_raise_usage_error(options, message):
+    with pytest.raises(hetprobe.UsageError, match=message):
+        hetprobe.notify(device="host", parts="roundtrip", **options)
+
+
+def test_an_existing_results_file_is_not_overwritten(tmp_path):
+    out = tmp_path / "x.jsonl"
+    out.write_text('{"record": "header"}\n')
+    with pytest.raises(hetprobe.UsageError, match="already has results"):
+        hetprobe.clock(out=out, **QUICK_CLOCK)
+    assert out.read_text() == '{"record": "header"}\n'
+
+
+def test_help_shows_the_cli_options():
+    assert "--orders" in hetprobe.help("notify")
+    assert "--sizes" in hetprobe.help("interference")
+    with pytest.raises(hetprobe.UsageError):
+        hetprobe.help("no-such-probe")
+
+
+def test_interference_runs_under_mpirun_with_the_cli_options(tmp_path):
+    # After an in-process run this process is an MPI singleton; the child mpirun must not notice.
+    hetprobe.clock(**QUICK_CLOCK)
+    seen = []
+    r = hetprobe.run_mpi("interference", out=tmp_path / "i.jsonl", progress=seen.append, device="host",
+                         sizes="1KiB,4KiB", layouts="SSB,PCB", access="stream", reps=3, warmup=1, quiet=True)
+    points = r.summary[(r.summary["record"] == "point") & (r.summary["metric"] == "send_time_ns")]
+    assert len(points) == 4 and set(points["layout"]) == {"SSB", "PCB"}
+    assert (points["status"] == "ok").all() and (points["n"] == 3).all()
+    assert r.header()["mpi"]["ranks"] == 2
+    assert [x["record"] for x in seen] == ["header"] + ["point"] * 4
+
+
+def test_a_failing_mpi_run_raises_with_its_message():
+    with pytest.raises(hetprobe.UsageError, match="sizes"):
+        hetprobe.run_mpi("interference", device="host", sizes="12XB")
+
+
+def test_launch_command_defaults_and_explicit_prefix():
+    assert launch_command(2, "mpirun -np 2 --host a,b") == ["mpirun", "-np", "2", "--host", "a,b"]
+    cmd = launch_command(2, "mpirun", hosts="a,b")
+    assert cmd[:5] == ["mpirun", "-np", "2", "--host", "a,b"]
+    with pytest.raises(hetprobe.UsageError):
+        launch_command(0)
+    with pytest.raises(hetprobe.UsageError, match="not found"):
+        launch_command(2, "no-such-launcher")
