@@ -30,13 +30,14 @@ from .errors import UsageError
 from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
-# Presets: the defaults finish in under 2 minutes on a GPU node; --quick is
-# for tests and a first look (about half a minute on 2 CPU cores).
+# Presets: the defaults finish in under a minute on an H200 node (most of it
+# the clock's 15 s span and the sweep); --quick is for tests and a first look
+# (about 20 s on 2 CPU cores).
 PRESETS = {
-    "default": {
+    "default": {  # each probe's own defaults (interference: 1 KiB to 64 MiB x4, 50 samples per point)
         "notify": [],
         "clock": [],
-        "interference": ["--sizes", "1KiB:64MiB:x4", "--reps", "20"],
+        "interference": [],
     },
     "quick": {
         "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
@@ -112,6 +113,9 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
         try:
             step.exit_code = follow(step.command, out, on_record, env=launch_env(), stdout=table, stderr=err,
                                     timeout_s=timeout_s)
+        except KeyboardInterrupt:  # follow() stopped the probe with SIGTERM: its finished records stay
+            step.status, step.wall_s = "interrupted", time.monotonic() - start
+            raise
         except Exception as e:  # a timeout or a launcher that would not start: the next probe still runs
             err.write(f"characterize: {e}\n")
             step.exit_code = -1
@@ -147,9 +151,11 @@ def characterize(directory=None, *, device: str = "auto", quick: bool = False, s
         out = directory / f"{probe}.jsonl"
         step = Step(probe, _probe_command(probe, args, out))
         run.steps.append(step)
-        run_step(step, out, directory, show, timeout_s)
-        run.wall_s = time.monotonic() - start
-        _write_manifest(run)
+        try:
+            run_step(step, out, directory, show, timeout_s)
+        finally:
+            run.wall_s = time.monotonic() - start
+            _write_manifest(run)
     if report:
         from .report import write_report  # matplotlib is only needed here
         write_report(directory, run)
@@ -207,8 +213,9 @@ def main(argv: list[str]) -> int:
         "summary. Runs on host threads where there is no GPU, and says so."))
     add_arguments(p)
     a = p.parse_args(argv)
+    directory = Path(a.directory) if a.directory else default_directory()
     try:
-        run = characterize(a.directory, device=a.device, quick=a.quick, sizes=a.sizes, reps=a.reps,
+        run = characterize(directory, device=a.device, quick=a.quick, sizes=a.sizes, reps=a.reps,
                            launcher=a.launcher, hosts=a.hosts, skip=[s for s in a.skip.split(",") if s],
                            report=not a.no_report, timeout_s=a.timeout,
                            progress={"auto": None, "bar": True, "lines": False}[a.progress],
@@ -217,6 +224,10 @@ def main(argv: list[str]) -> int:
     except UsageError as e:
         print(f"hetprobe characterize: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\nhetprobe characterize: interrupted; every finished record is in {directory}"
+              " (characterize.json says which probes ran)", file=sys.stderr)
+        return 130
     summary = run.directory / "summary.txt"
     if summary.exists():
         sys.stdout.write(summary.read_text())

@@ -55,3 +55,29 @@ def test_report_rewrites_the_same_report(host_run, tmp_path):
     done = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(copy)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (copy / "report.md").read_text() == (directory / "report.md").read_text()
+
+
+def test_ctrl_c_keeps_every_finished_record(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    directory = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host",
+                             "--skip", "notify,clock", "--no-report", str(directory)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = directory / "interference.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if results.exists() and results.read_text().count('"record":"point"') >= 2:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    kept = hetprobe.load(results)
+    finished = len(kept.summary[kept.summary["metric"] == "send_time_ns"])
+    assert 2 <= finished < 24 and not kept.truncated
+    manifest = json.loads((directory / "characterize.json").read_text())
+    assert manifest["steps"][0]["status"] == "interrupted"
