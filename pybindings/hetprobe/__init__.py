@@ -30,9 +30,11 @@ from .merge import merge
 from . import plots
 from .probes import binary, clock, devices, help, notify, run_mpi, topology
 from .characterize import characterize
+from .report_sections import headline_table
+from ._units import size_label
 
 __all__ = [
     "Results", "load", "merge", "plots", "notify", "clock", "topology", "devices", "run_mpi", "help",
-    "binary", "characterize", "HetprobeError", "UsageError", "DeviceError", "ProbeTimeout", "MPIError",
+    "binary", "characterize", "headline_table", "size_label", "HetprobeError", "UsageError", "DeviceError", "ProbeTimeout", "MPIError",
     "ResultsFileError", "CheckFailed", "Interrupted", "Unsupported",
 ]

@@ -164,6 +164,8 @@ def compare(a, b, labels=("A", "B"), path=None, title=None):
             bottom.plot(ratio.index, ratio, color=c, marker="o", ms=3, label=layout)
         bottom.axhline(1.0, color="black", linewidth=1, linestyle=":")
         top.set_yscale("log")
+        if max(bottom.get_ylim()) / max(min(bottom.get_ylim()), 1e-12) > 10:  # e.g. a CPU node vs a GPU node
+            bottom.set_yscale("log")
         top.set_title(f"{acc} access")
         sizes = sorted(set(da["size_bytes"]) | set(db["size_bytes"]))
         for ax in (top, bottom):
@@ -211,7 +213,8 @@ def compare_table(a, b, labels=("A", "B")) -> pd.DataFrame:
 
     Rows: notify round trip medians (cpu-gpu-cpu) per order pair, clock drift and precision,
     interference median ÷ SSB median at the largest size both have per layout and access,
-    bandwidth medians. Columns: unit, labels[0], labels[1], ratio (labels[1] ÷ labels[0]).
+    bandwidth medians. Columns: unit, labels[0], labels[1], ratio (labels[1] ÷ labels[0]; NaN for
+    the drift, whose sign says which way the clock runs, so a ratio would mislead).
     """
     if len(set(labels)) != 2:
         raise UsageError("compare_table needs two distinct labels")
@@ -230,4 +233,5 @@ def compare_table(a, b, labels=("A", "B")) -> pd.DataFrame:
     table[labels[0]] = table[labels[0]].astype(float)
     table[labels[1]] = table[labels[1]].astype(float)
     table["ratio"] = table[labels[1]] / table[labels[0]]
+    table.loc[table["unit"] == "ppm", "ratio"] = float("nan")
     return table

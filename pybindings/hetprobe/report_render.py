@@ -16,7 +16,7 @@ def _cell(value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.6g}"
+        return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
     return str(value)
 
 

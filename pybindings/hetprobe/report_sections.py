@@ -46,6 +46,17 @@ def _save(fig, directory: Path, name: str) -> str:
 
 def headline(doc: Document, results: Results) -> list[str]:
     """The numbers a reader wants first: a table in the report, and lines for summary.txt."""
+    table = headline_table(results)
+    doc.h2("Headline numbers")
+    if len(table):
+        doc.table(table)
+    else:
+        doc.para("No probe finished: see the logs.")
+    return [f"{q}: {v}" for q, v in zip(table["quantity"], table["value"])]
+
+
+def headline_table(results: Results) -> pd.DataFrame:
+    """The headline numbers of a run as text: columns quantity, value (with its unit), how (measured)."""
     rows: list[tuple[str, str, str]] = []
     rt = _default_flags(_rows(results, "roundtrip", "roundtrip_ns"))
     host_rt = rt[rt["direction"] == "cpu-gpu-cpu"].dropna(subset=["median"]) if len(rt) else rt
@@ -99,12 +110,7 @@ def headline(doc: Document, results: Results) -> list[str]:
         bad = send[send["status"] != "ok"]
         rows.append(("Payload checks", "all intact" if bad.empty else f"{len(bad)} point(s) corrupted",
                      f"{len(send)} points; PSB is torn by design and not counted"))
-    doc.h2("Headline numbers")
-    if rows:
-        doc.table(pd.DataFrame(rows, columns=["quantity", "value", "how"]))
-    else:
-        doc.para("No probe finished: see the logs.")
-    return [f"{q}: {v}" for q, v, _ in rows]
+    return pd.DataFrame(rows, columns=["quantity", "value", "how"])
 
 
 def node_section(doc: Document, results: Results, header: dict) -> None:
