@@ -51,6 +51,9 @@ std::string record_label(const Json& r) {
     return "clock batch " + std::to_string(r["batch"].get<int>()) + " (" + r["role"].get<std::string>() +
            ") at " + std::to_string(r["at_s"].get<double>()).substr(0, 5) + " s";
   if (kind == "clock_fit") return "clock fit";
+  if (kind == "halo")
+    return "halo " + r["layout"].get<std::string>() + " " + r["variant"].get<std::string>() + ": median " +
+           ns(r["iteration_ns"], "median") + " ns per iteration, " + r["status"].get<std::string>();
   return kind;
 }
 

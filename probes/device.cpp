@@ -149,6 +149,10 @@ PinnedBuffer Device::alloc_flags(FlagPlacement placement, HostCoherence coherenc
   return alloc_pinned(bytes);
 }
 
+PinnedBuffer Device::alloc_device(std::size_t bytes) {
+  return alloc_flags(FlagPlacement::device, HostCoherence::default_kind, bytes);
+}
+
 void Device::start_signal(const SignalTask& task) {
   const double hz = info().timer_hz;
   *signal_result_ = SignalResult{};

@@ -58,7 +58,7 @@ CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
                           return config->to_json();
                         },
                         nullptr,
-                        [config](Device& d, const HostClock& clock, const RecordSink& sink) {
+                        [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
                           run_clock(*config, d, clock, sink);
                         },
                         [](const Json& header, const std::vector<Json>& records) {

@@ -40,6 +40,7 @@ CommandFn add_show_command(CLI::App& app);
 CommandFn add_notify_command(CLI::App& app, const CommandEnv& env = {});
 CommandFn add_clock_command(CLI::App& app, const CommandEnv& env = {});
 CommandFn add_topo_command(CLI::App& app);
+CommandFn add_halo_command(CLI::App& app);
 
 // `hetprobe topo --json` (this machine, or a saved hwloc XML file when
 // `topology_file` is not empty) and `hetprobe devices --json`, as JSON.

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
       {"notify", cli::add_notify_command(app)},
       {"clock", cli::add_clock_command(app)},
       {"topo", cli::add_topo_command(app)},
+      {"halo", cli::add_halo_command(app)},
       {"devices", cli::add_devices_command(app)},
       {"bandwidth", cli::add_bandwidth_command(app)},
       {"show", cli::add_show_command(app)}};

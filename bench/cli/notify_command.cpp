@@ -76,7 +76,7 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
                           return config->to_json();
                         },
                         [config](const Device& d) { check_notify_config(*config, d.info()); },
-                        [config](Device& d, const HostClock& clock, const RecordSink& sink) {
+                        [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
                           run_notify(*config, d, clock, sink);
                         },
                         [](const Json& header, const std::vector<Json>& records) {

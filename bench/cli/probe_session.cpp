@@ -46,6 +46,7 @@ void prepare(Prepared& p, const ProbeSession& session, const SessionOptions& o, 
   p.topo.emplace(Topology::discover());
   p.placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *p.topo);
   if (session.check) session.check(*p.placement.device);
+  if (session.check_ranks) session.check_ranks(mpi);
 }
 
 Json session_header(const Prepared& p, const ProbeSession& session, const std::vector<std::string>& argv,
@@ -70,7 +71,7 @@ int run_captured(const ProbeSession& session, const SessionOptions& o, const std
   prepare(p, session, o, mpi);
   capture.header = session_header(p, session, argv, mpi);
   capture.records.clear();
-  session.measure(*p.placement.device, *p.clock, [&](const Json& record) {
+  session.measure(*p.placement.device, *p.clock, mpi, [&](const Json& record) {
     Json r = record;
     r["rank"] = 0;
     capture.records.push_back(std::move(r));
@@ -120,7 +121,7 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   install_interrupt_handlers();
   std::vector<Json> mine;
   try {
-    session.measure(*device, *p.clock, [&](const Json& record) {
+    session.measure(*device, *p.clock, mpi, [&](const Json& record) {
       if (interrupted()) throw Error(ErrorKind::interrupted, "interrupted by signal " + std::to_string(interrupt_signal()));
       Json r = record;
       r["rank"] = mpi.rank;

@@ -11,6 +11,7 @@
 
 #include "hetprobe/device.hpp"
 #include "hetprobe/host_clock.hpp"
+#include "hetprobe/mpi_context.hpp"
 #include "hetprobe/results.hpp"
 #include "command.hpp"
 
@@ -34,9 +35,12 @@ struct ProbeSession {
   // Checks the config against the opened device; throws a usage Error (optional).
   std::function<void(const Device&)> check;
   // Measures; every record goes to `sink` (rank 0 writes its own at once).
-  std::function<void(Device&, const HostClock&, const RecordSink& sink)> measure;
+  // Collective probes (halo) use `mpi`; the others measure their own device.
+  std::function<void(Device&, const HostClock&, const MpiContext& mpi, const RecordSink& sink)> measure;
   // Prints the human-readable table from every rank's records (rank 0).
   std::function<void(const Json& header, const std::vector<Json>& records)> print;
+  // Checks the config against the ranks (collective probes); throws a usage Error (optional).
+  std::function<void(const MpiContext&)> check_ranks = nullptr;
 };
 
 // Runs the session as the CLI does (MPI_COMM_WORLD, a results file, tables),

@@ -1,6 +1,7 @@
 // GPU backend, compiled twice from this one source: by nvcc as the cuda
 // backend and by hipcc as the hip backend. Vendor names come only from
 // portability.hpp (HP_RT, gpu::, HETPROBE_BACKEND_*).
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -61,6 +62,7 @@ class GpuDevice final : public Device {
 
     HP_CHECK(HP_RT(StreamCreateWithFlags)(&signal_stream_, HP_RT(StreamNonBlocking)));
     HP_CHECK(HP_RT(StreamCreateWithFlags)(&copy_stream_, HP_RT(StreamNonBlocking)));
+    for (auto& s : halo_streams_) HP_CHECK(HP_RT(StreamCreateWithFlags)(&s, HP_RT(StreamNonBlocking)));
     HP_CHECK(gpu::host_alloc(reinterpret_cast<void**>(&signal_result_), sizeof(SignalResult)));
     HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&signal_result_dev_), signal_result_, 0));
     HP_CHECK(gpu::host_alloc(reinterpret_cast<void**>(&mechanism_flags_), 3 * sizeof(FlagLine)));
@@ -85,6 +87,7 @@ class GpuDevice final : public Device {
     (void)HP_RT(StreamDestroy)(stream_);
     (void)HP_RT(StreamDestroy)(signal_stream_);
     (void)HP_RT(StreamDestroy)(copy_stream_);
+    for (auto& s : halo_streams_) (void)HP_RT(StreamDestroy)(s);
   }
 
   const DeviceInfo& info() const override { return info_; }
@@ -149,6 +152,24 @@ class GpuDevice final : public Device {
     MechanismSamples out = time_gpu_mechanism(m, run, c);
     mechanism_seq_ = c.seq;
     return out;
+  }
+
+  void start_halo(const HaloLaunch& launch) override {
+    HaloArgs args = launch.args;
+    args.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
+    const int threads = std::clamp(launch.threads_per_block, 1, info_.max_threads_per_block);
+    const auto blocks = static_cast<unsigned>(std::max<std::uint64_t>(1, args.count));
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    gpu::Stream s = halo_streams_[static_cast<int>(launch.stage)];
+    if (launch.stage == HaloStage::pack)
+      halo_pack_kernel<<<blocks, threads, 0, s>>>(args);
+    else
+      halo_unpack_kernel<<<blocks, threads, 0, s>>>(args);
+    HP_CHECK(HP_RT(GetLastError)());
+  }
+
+  void join_halo(HaloStage stage) override {
+    HP_CHECK(HP_RT(StreamSynchronize)(halo_streams_[static_cast<int>(stage)]));
   }
 
   double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
@@ -265,6 +286,7 @@ class GpuDevice final : public Device {
   bool writer_running_ = false;
   gpu::Stream stream_{};
   gpu::Stream signal_stream_{}, copy_stream_{};
+  gpu::Stream halo_streams_[2]{};  // pack, unpack
   FlagLine* mechanism_flags_ = nullptr;  // go, ack, copy source
   FlagLine* mechanism_flags_dev_ = nullptr;
   unsigned long long* device_flag_ = nullptr;

@@ -3,6 +3,7 @@
 // that map it onto a block or a cooperative grid, and the launch wrappers.
 #pragma once
 
+#include "hetprobe/halo_protocol.hpp"
 #include "hetprobe/portability.hpp"
 #include "hetprobe/signal_protocol.hpp"
 #include "hetprobe/writer_protocol.hpp"
@@ -73,6 +74,24 @@ __global__ void read_timer_kernel(unsigned long long* out) { *out = gpu::device_
 __global__ void signal_kernel(SignalArgs args) {
   GpuSignalOps ops;
   run_signal(ops, args);
+}
+
+// Halo stages: block b takes messages b, b + gridDim.x, ... (one each when
+// launched with one block per message, as Comb's fused kernels do).
+struct HaloBlockTeam : BlockTeam {
+  __device__ void add_shared(unsigned long long* p, unsigned long long x) { atomicAdd(p, x); }
+  __device__ void relax() {}
+};
+
+__global__ void halo_pack_kernel(HaloArgs args) {
+  HaloBlockTeam team;
+  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) halo_pack(team, args, m);
+}
+
+__global__ void halo_unpack_kernel(HaloArgs args) {
+  __shared__ unsigned long long slot;
+  HaloBlockTeam team;
+  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) halo_unpack(team, args, m, &slot);
 }
 
 // The launch mechanisms' kernels: one that only exists, one that answers.

@@ -55,6 +55,17 @@ struct HostTeam : HostSignalOps {
   void write_shared(unsigned long long* p, unsigned long long v) { store_release(p, v); }
 };
 
+// A halo team of one host thread.
+struct HostHaloTeam : HostSignalOps {
+  std::uint64_t rank() const { return 0; }
+  std::uint64_t size() const { return 1; }
+  void sync() {}
+  unsigned long long read_shared(unsigned long long* p) { return *p; }
+  void write_shared(unsigned long long* p, unsigned long long v) { *p = v; }
+  void add_shared(unsigned long long* p, unsigned long long x) { *p += x; }
+  void relax() { std::this_thread::yield(); }  // the MPI ranks share these cores
+};
+
 constexpr std::size_t kAlign = 4096;
 
 std::byte* alloc_locked(std::size_t bytes, bool& locked) {
@@ -88,6 +99,8 @@ class HostDevice final : public Device {
     info_.timer_tick_ns = measure_timer_tick_ns();
   }
   ~HostDevice() override {
+    for (auto& pool : halo_threads_)  // their waits end by their own timeout
+      for (auto& t : pool) t.join();
     if (!threads_.empty()) {
       request_stop(~0ull);
       for (auto& t : threads_) t.join();
@@ -116,6 +129,35 @@ class HostDevice final : public Device {
       if (locked) munlock(q, rounded);
       std::free(q);
     });
+  }
+
+  PinnedBuffer alloc_device(std::size_t bytes) override { return alloc_pinned(bytes); }
+
+  // A few threads per stage, each taking every n-th message: one per message
+  // would oversubscribe a small machine twice over (two ranks, two stages).
+  void start_halo(const HaloLaunch& launch) override {
+    auto& pool = halo_threads_[static_cast<int>(launch.stage)];
+    if (!pool.empty()) throw Error(ErrorKind::check, "start_halo: the previous stage was not joined");
+    HaloArgs args = launch.args;
+    args.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
+    const std::uint64_t cap = launch.stage == HaloStage::pack ? static_cast<std::uint64_t>(info_.multiprocessors) : 2;
+    const std::uint64_t n = std::max<std::uint64_t>(1, std::min(args.count, cap));
+    const bool pack = launch.stage == HaloStage::pack;
+    for (std::uint64_t w = 0; w < n; ++w)
+      pool.emplace_back([args, w, n, pack] {
+        HostHaloTeam team;
+        unsigned long long slot = 0;
+        for (std::uint64_t m = w; m < args.count; m += n) {
+          if (pack) halo_pack(team, args, m);
+          else halo_unpack(team, args, m, &slot);
+        }
+      });
+  }
+
+  void join_halo(HaloStage stage) override {
+    auto& pool = halo_threads_[static_cast<int>(stage)];
+    for (auto& t : pool) t.join();
+    pool.clear();
   }
 
   double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
@@ -174,6 +216,7 @@ class HostDevice final : public Device {
   std::unique_ptr<TeamShared> shared_;
   WriterArgs args_{};
   std::vector<std::thread> threads_;
+  std::vector<std::thread> halo_threads_[2];  // pack, unpack
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hetprobe/halo_protocol.hpp"
 #include "hetprobe/host_clock.hpp"
 #include "hetprobe/signal_protocol.hpp"
 #include "hetprobe/writer_protocol.hpp"
@@ -147,6 +148,16 @@ struct MechanismSamples {
   std::string skipped;
 };
 
+// The halo-exchange proxy's device work (halo_protocol.hpp): one team (GPU
+// block, host thread) per message, one stage per launch.
+enum class HaloStage { pack, unpack };
+struct HaloLaunch {
+  HaloStage stage = HaloStage::pack;
+  HaloArgs args{};             // device addresses; timeout_ticks is set by the Device from timeout_s
+  double timeout_s = 30;       // an unpack gives up waiting for its flag after this
+  int threads_per_block = 128; // GPU block size (clamped to the device's maximum)
+};
+
 struct WriterOutcome {
   WriterStatus status = WriterStatus::ok;
   std::uint64_t passes = 0;  // completed post-ready passes
@@ -183,6 +194,10 @@ class Device {
   // Error when this backend or device has no such memory.
   virtual PinnedBuffer alloc_flags(FlagPlacement placement, HostCoherence coherence, std::size_t bytes);
 
+  // Device memory (the halo regions unpack writes into). On GPU backends
+  // host() is null; the host backend's "device memory" is its own memory.
+  virtual PinnedBuffer alloc_device(std::size_t bytes);
+
   // Runs a signal task on one device thread and returns once it is launched.
   // One signal task at a time; it may run beside a writer.
   void start_signal(const SignalTask& task);
@@ -193,6 +208,13 @@ class Device {
   // Host-timed samples of one launch mechanism; on the host backend and where
   // a runtime lacks the call, `skipped` says why.
   virtual MechanismSamples time_launch_mechanism(LaunchMechanism mechanism, const MechanismRun& run);
+
+  // Starts a halo stage and returns at once. Pack and unpack have their own
+  // stream (threads), so one of each can run at the same time.
+  virtual void start_halo(const HaloLaunch& launch) = 0;
+  // Waits until the stage has ended; its waits give up by themselves after
+  // the launch's timeout (the stamps say so), so this returns.
+  virtual void join_halo(HaloStage stage) = 0;
 
  protected:
   // Set by the backend: where signal tasks put their result, as host and device see it.

@@ -1,0 +1,188 @@
+// `hetprobe halo`: the halo-exchange proxy (paper 002 Sec. 3-6; thesis 003
+// Sec. 3-4): baseline against notification-driven persistent kernels on any
+// number of ranks, payload verified, with the paper's lower-bound model.
+#include <memory>
+
+#include "command.hpp"
+#include "hetprobe/errors.hpp"
+#include "hetprobe/halo.hpp"
+#include "hetprobe/halo_record.hpp"
+#include "hetprobe/sizes.hpp"
+#include "probe_session.hpp"
+
+namespace hetprobe::cli {
+
+namespace {
+
+struct Options {
+  SessionOptions session;
+  std::string cubes = "200,400,800";
+  std::string grid = "4x4x4";
+  int cell_bytes = 24, halo_width = 1;
+  std::string peers = "auto";
+  std::string layout_file;
+  std::string variants = "all";
+  std::string send = "isend", recv_wait = "waitall";
+  HaloConfig config;
+  int mpi_reps = 100;
+  double alpha_s = -1, beta_s_per_byte = -1;
+  KModel kmodel;
+};
+
+std::array<int, 3> parse_grid(const std::string& text) {
+  std::array<int, 3> g{};
+  char x1 = 0, x2 = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%dx%dx%d%c", &g[0], &g[1], &g[2], &extra) != 3 || g[0] < 1 || g[1] < 1 || g[2] < 1)
+    throw usage_error("--grid " + text + ": expected three positive counts like 4x4x4");
+  (void)x1, (void)x2;
+  return g;
+}
+
+// The layouts of this run, for `rank` of `ranks` (one per cube, or the file's).
+std::vector<HaloLayout> layouts(const Options& o, int rank, int ranks) {
+  if (!o.layout_file.empty()) return {file_layout(o.layout_file, rank, ranks)};
+  HaloCube c;
+  c.size_grid = parse_grid(o.grid);
+  c.cell_bytes = o.cell_bytes;
+  c.halo_width = o.halo_width;
+  c.peers = o.peers == "auto" ? (ranks == 2 ? HaloPeers::pair : HaloPeers::grid) : parse_halo_peers(o.peers);
+  std::vector<HaloLayout> out;
+  for (std::uint64_t cube : parse_size_list(o.cubes)) {
+    c.cube = static_cast<int>(cube);
+    out.push_back(cube_layout(c, rank, ranks));
+  }
+  return out;
+}
+
+// Bad cubes, grids and files fail before anything is measured, on every rank
+// (the rank count is checked once the ranks are known).
+void validate_layouts(const Options& o) {
+  constexpr int kAnyRanks = 1 << 20;
+  if (!o.layout_file.empty()) {
+    file_layout(o.layout_file, 0, kAnyRanks);
+    return;
+  }
+  if (o.peers != "auto") parse_halo_peers(o.peers);
+  Options grid_only = o;
+  grid_only.peers = "grid";
+  layouts(grid_only, 0, 1);
+}
+
+HaloConfig build_config(const Options& o) {
+  HaloConfig c = o.config;
+  c.variants = parse_halo_variants(o.variants);
+  if (o.send != "isend" && o.send != "send") throw usage_error("--send " + o.send + ": expected isend or send");
+  if (o.recv_wait != "waitall" && o.recv_wait != "testany")
+    throw usage_error("--recv-wait " + o.recv_wait + ": expected waitall or testany");
+  c.blocking_send = o.send == "send";
+  c.testany = o.recv_wait == "testany";
+  if (c.iterations < 1) throw usage_error("--iterations must be at least 1");
+  if (c.warmup < 0) throw usage_error("--warmup must not be negative");
+  if (c.threads_per_block < 1) throw usage_error("--threads must be at least 1");
+  if (!(c.timeout_s > 0)) throw usage_error("--timeout must be positive (seconds)");
+  if ((o.alpha_s < 0) != (o.beta_s_per_byte < 0)) throw usage_error("--model-alpha and --model-beta go together");
+  if (o.mpi_reps < 1) throw usage_error("--mpi-reps must be at least 1");
+  return c;
+}
+
+void measure(const Options& o, const HaloConfig& c, Device& device, const HostClock& clock, const MpiContext& mpi,
+             const RecordSink& sink) {
+  const auto mine = layouts(o, mpi.rank, mpi.size);
+  const auto rank0 = layouts(o, 0, mpi.size);
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const auto runs = run_halo(c, mine[k], device, mpi, clock);
+    for (const HaloRun& run : runs) {
+      std::vector<double> totals, slowest(run.iterations.size(), 0);
+      for (const auto& it : run.iterations) totals.push_back(it.total_ns);
+      mpi_check(MPI_Reduce(totals.data(), slowest.data(), static_cast<int>(totals.size()), MPI_DOUBLE, MPI_MAX, 0,
+                           mpi.comm), "MPI_Reduce");
+      sink(halo_record(run, mine[k], c, mpi.rank == 0 ? slowest : std::vector<double>{}));
+    }
+    HaloModelSetup setup;
+    if (o.alpha_s >= 0) {
+      setup.postal = {o.alpha_s, o.beta_s_per_byte};
+      setup.given = true;
+    } else {
+      for (const auto& s : rank0[k].sends)
+        if (std::find(setup.sizes.begin(), setup.sizes.end(), s.bytes) == setup.sizes.end()) setup.sizes.push_back(s.bytes);
+      std::sort(setup.sizes.begin(), setup.sizes.end());
+      const int peer = rank0[k].sends.empty() ? 0 : rank0[k].sends.front().send_to;
+      setup.one_way_ns = mpi_one_way_ns(mpi, clock, peer, setup.sizes, o.mpi_reps);
+      if (mpi.rank == 0 && peer != 0 && setup.sizes.size() >= 2) {
+        std::vector<double> bytes(setup.sizes.begin(), setup.sizes.end()), secs;
+        for (double ns : setup.one_way_ns) secs.push_back(ns * 1e-9);
+        setup.postal = fit_postal(bytes, secs);
+      }
+    }
+    if (o.kmodel.r_cb_bytes_per_s > 0) {
+      setup.kmodel = o.kmodel;
+      setup.kmodel->alpha_s = setup.postal.alpha_s;
+    }
+    if (mpi.rank == 0) sink(halo_model_record(setup, mine[k], runs));
+  }
+}
+
+}  // namespace
+
+CommandFn add_halo_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("halo",
+      "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (paper Table 2 sizes from a cube), packed, "
+      "exchanged with MPI and unpacked each iteration; baseline (fused kernels, device synchronise) against "
+      "notify-stream (persistent kernels and pinned-memory flags); payload verified; the paper's lower bound beside");
+  c->add_option("--cube", o->cubes, "Cells per side of the global cube, a list (the paper's 200, 400, 800)")
+      ->capture_default_str();
+  c->add_option("--grid", o->grid, "Sub-cubes per axis the message sizes come from (the paper's 64 ranks: 4x4x4)")
+      ->capture_default_str();
+  c->add_option("--cell-bytes", o->cell_bytes, "Bytes per cell")->capture_default_str();
+  c->add_option("--halo-width", o->halo_width, "Halo thickness, cells")->capture_default_str();
+  c->add_option("--peers", o->peers, "Who exchanges with whom: grid (periodic 3D process grid), pair (rank r with "
+                "r^1: the paper's 2-GPU run), auto (pair on 2 ranks, else grid)")->capture_default_str();
+  c->add_option("--layout-file", o->layout_file, "Message sizes and peers from a file, one 'SENDER RECEIVER BYTES' "
+                "per line (replaces --cube)");
+  c->add_option("--variants", o->variants, "baseline, notify-stream, or all")->capture_default_str();
+  c->add_option("--send", o->send, "isend (MPI_Isend, waited at the end) or send (blocking MPI_Send)")
+      ->capture_default_str();
+  c->add_option("--recv-wait", o->recv_wait, "baseline's receives: waitall (MPI_Waitall) or testany (MPI_Testany loop)")
+      ->capture_default_str();
+  c->add_option("--iterations", o->config.iterations, "Timed iterations per variant")->capture_default_str();
+  c->add_option("--warmup", o->config.warmup, "Untimed iterations before them")->capture_default_str();
+  c->add_option("--threads", o->config.threads_per_block, "GPU threads per block (one block per message)")
+      ->capture_default_str();
+  c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->capture_default_str();
+  c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
+      ->capture_default_str();
+  c->add_option("--model-alpha", o->alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)");
+  c->add_option("--model-beta", o->beta_s_per_byte, "Model inverse bandwidth beta, s/B");
+  c->add_option("--model-r-cb", o->kmodel.r_cb_bytes_per_s, "K-model R_Cb, B/s: use Eq. 3-4 (inter-node) for T_comm");
+  c->add_option("--model-r-ci", o->kmodel.r_ci_bytes_per_s, "K-model R_Ci, B/s");
+  c->add_option("--model-k-inter", o->kmodel.k_inter, "K-model K_inter: messages per rank that leave the node");
+  c->add_option("--model-k-total", o->kmodel.k_total, "K-model K_total: messages per rank");
+  c->add_option("--model-k-prime", o->kmodel.k_prime, "K-model k': processes communicating per node");
+  add_session_options(c, o->session, "halo");
+  return [o](const std::vector<std::string>& argv) {
+    auto config = std::make_shared<HaloConfig>();
+    return run_session({"halo",
+                        [o, config] {
+                          *config = build_config(*o);
+                          validate_layouts(*o);
+                          Json j = config->to_json();
+                          j["cubes"] = o->layout_file.empty() ? Json(parse_size_list(o->cubes)) : Json(nullptr);
+                          j["grid"] = o->grid;
+                          j["cell_bytes"] = o->cell_bytes;
+                          j["halo_width"] = o->halo_width;
+                          j["peers"] = o->peers;
+                          j["layout_file"] = o->layout_file.empty() ? Json(nullptr) : Json(o->layout_file);
+                          return j;
+                        },
+                        nullptr,
+                        [o, config](Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) {
+                          measure(*o, *config, d, clock, mpi, sink);
+                        },
+                        [](const Json&, const std::vector<Json>& records) { print_halo_table(stdout, records); },
+                        [o](const MpiContext& mpi) { layouts(*o, mpi.rank, mpi.size); }},
+                       o->session, argv, {});
+  };
+}
+
+}  // namespace hetprobe::cli

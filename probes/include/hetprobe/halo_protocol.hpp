@@ -1,0 +1,137 @@
+// The device side of the halo-exchange proxy (probe `halo`), written once for
+// every backend: how one team (a GPU block; a host thread) packs one outgoing
+// message or unpacks one incoming one, and the flags that let the CPU and the
+// GPU hand messages to each other (paper 002 Sec. 3.1; thesis 003 Sec. 3.2-3.4).
+//
+// pack m:   every thread writes its words of message m (halo_word), fences at
+//           system scope; barrier; the leader stamps the end and, with flags,
+//           stores send_ready[m] = iteration (the CPU then sends m).
+// unpack m: with flags, the leader waits until unpack_ready[m] >= iteration
+//           (the CPU stores it once m has arrived), giving up after
+//           timeout_ticks; barrier; every thread checks its words of the
+//           received buffer against what the sender must have written and
+//           copies them into the halo region; the mismatches are counted.
+#pragma once
+
+#include <cstdint>
+
+#include "hetprobe/portability.hpp"
+#include "hetprobe/writer_protocol.hpp"
+
+namespace hetprobe {
+
+// Word i of the message with `tag` that `sender` packed in `iteration` (the
+// thesis encodes iteration, rank and block the same way, sec. 3.2): 14 bits
+// of iteration, 12 of sender, 8 of tag and 22 of index, 7 bits to a byte, so
+// a stale, misrouted or shifted word is caught.
+HETPROBE_HD inline std::uint64_t halo_word(std::uint64_t iteration, std::uint64_t sender, std::uint64_t tag,
+                                           std::uint64_t i) {
+  return spread7(((iteration & 0x3FFFull) << 42) | ((sender & 0xFFFull) << 30) | ((tag & 0xFFull) << 22) |
+                 (i & 0x3FFFFFull));
+}
+
+// One message as the device sees it (an array of these lives in pinned memory).
+struct HaloMessageArgs {
+  unsigned char* buffer;  // device address: what pack writes, or what unpack reads
+  unsigned char* halo;    // unpack: where the data goes (device memory); pack: null
+  std::uint64_t bytes;
+  std::uint64_t sender;   // the rank whose payload this is
+  std::uint64_t tag;
+};
+
+inline constexpr unsigned long long halo_status_ok = 1;
+inline constexpr unsigned long long halo_status_timeout = 2;
+
+// What the device reports per message, in pinned memory (one line each).
+struct alignas(128) HaloStamp {
+  unsigned long long start, end;  // device timer ticks: the work (unpack: after its flag came)
+  unsigned long long mismatched_words;
+  unsigned long long status;      // halo_status_ok or halo_status_timeout
+};
+
+struct HaloArgs {
+  const HaloMessageArgs* messages;  // device addresses from here on
+  std::uint64_t count;
+  FlagLine* flags;  // pack: send-ready (device -> host); unpack: unpack-ready (host -> device); null: none
+  HaloStamp* stamps;
+  std::uint64_t iteration;  // > 0 and growing, so flags need no reset
+  std::uint64_t timeout_ticks;
+};
+
+// Team: rank(), size(), sync(), timer(), fence_system(), load_acquire(),
+// store_release(), read_shared()/write_shared() on `slot` (team-visible),
+// add_shared(slot, x): every thread adds x to the slot, seen after sync();
+// relax(): a pause in a spin (host threads yield; GPU threads do nothing).
+template <class Team>
+HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m) {
+  const HaloMessageArgs& msg = a.messages[m];
+  const bool leader = team.rank() == 0;
+  if (leader) a.stamps[m].start = team.timer();
+  const std::uint64_t words = msg.bytes / 8;
+  auto* out = reinterpret_cast<std::uint64_t*>(msg.buffer);
+  for (std::uint64_t i = team.rank(); i < words; i += team.size())
+    out[i] = halo_word(a.iteration, msg.sender, msg.tag, i);
+  if (leader)  // a size that is not a multiple of 8 ends with part of the next word
+    for (std::uint64_t j = words * 8; j < msg.bytes; ++j)
+      msg.buffer[j] = static_cast<unsigned char>(halo_word(a.iteration, msg.sender, msg.tag, words) >> (8 * (j % 8)));
+  team.fence_system();
+  team.sync();
+  if (leader) {
+    a.stamps[m].end = team.timer();
+    a.stamps[m].status = halo_status_ok;
+    team.fence_system();
+    if (a.flags != nullptr) team.store_release(&a.flags[m].value, a.iteration);
+  }
+}
+
+template <class Team>
+HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t m, unsigned long long* slot) {
+  const HaloMessageArgs& msg = a.messages[m];
+  const bool leader = team.rank() == 0;
+  if (leader) {
+    unsigned long long status = halo_status_ok;
+    if (a.flags != nullptr) {
+      const std::uint64_t t0 = team.timer();
+      while (team.load_acquire(&a.flags[m].value) < a.iteration) {
+        if (team.timer() - t0 > a.timeout_ticks) {
+          status = halo_status_timeout;
+          break;
+        }
+        team.relax();
+      }
+    }
+    team.write_shared(slot, status);
+    a.stamps[m].start = team.timer();
+  }
+  team.sync();
+  const unsigned long long status = team.read_shared(slot);
+  team.sync();  // everyone has read the status before the slot counts mismatches
+  if (leader) team.write_shared(slot, 0);
+  team.sync();
+  if (status == halo_status_ok) {
+    const std::uint64_t words = msg.bytes / 8;
+    const auto* in = reinterpret_cast<const volatile std::uint64_t*>(msg.buffer);
+    auto* halo = reinterpret_cast<std::uint64_t*>(msg.halo);
+    unsigned long long bad = 0;
+    for (std::uint64_t i = team.rank(); i < words; i += team.size()) {
+      const std::uint64_t w = in[i];
+      bad += w != halo_word(a.iteration, msg.sender, msg.tag, i);
+      halo[i] = w;
+    }
+    if (leader)
+      for (std::uint64_t j = words * 8; j < msg.bytes; ++j) {
+        const auto b = static_cast<const volatile unsigned char*>(msg.buffer)[j];
+        bad += b != static_cast<unsigned char>(halo_word(a.iteration, msg.sender, msg.tag, words) >> (8 * (j % 8)));
+        msg.halo[j] = b;
+      }
+    team.add_shared(slot, bad);
+  }
+  team.sync();
+  if (leader) {
+    a.stamps[m].mismatched_words = status == halo_status_ok ? team.read_shared(slot) : 0;
+    a.stamps[m].end = team.timer();
+    a.stamps[m].status = status;
+  }
+}
+
+}  // namespace hetprobe
