@@ -20,6 +20,7 @@ KEYS = [
     "direction", "timed_by", "exchanges",
     "mechanism", "go", "done", "status", "skipped_reason",
     "batch", "role", "at_s",                                               # clock
+    "variant", "cube", "send", "receive_wait",                             # halo
 ]
 STATS = ["n", "min", "p10", "median", "p90", "p99", "max", "mean", "stddev"]
 EXTRAS = [
@@ -27,7 +28,7 @@ EXTRAS = [
     "ratio_to_plain_median", "resolution_ns",
     "drift_ppm", "precision_ns", "best_precision_ns", "offset_ns", "ns_per_tick", "span_s",
     "samples_used", "samples_total", "residual_rms_ns", "check_error_ns", "check_within_precision",
-    "label",
+    "label", "lower_bound_ns", "comm_ns",
 ]
 SUMMARY_COLUMNS = COMMON + KEYS + ["metric", "unit"] + STATS + EXTRAS
 SAMPLE_COLUMNS = COMMON + KEYS + ["metric", "unit", "sample", "value"]
@@ -35,7 +36,7 @@ HEADER_COLUMNS = ["file", "segment", "probe", "host", "backend", "device", "git_
                   "hetprobe_version", "start_time_utc", "resumed", "mpi_ranks", "command_line"]
 
 _INT = {"segment", "rank", "record_id", "size_bytes", "bytes", "spacing_bytes", "ops_per_sample", "exchanges",
-        "batch", "n", "samples_used", "samples_total", "sample", "mpi_ranks"}
+        "batch", "n", "samples_used", "samples_total", "sample", "mpi_ranks", "cube"}
 _BOOL = {"contended", "unresolved", "check_within_precision", "resumed"}
 _FLOAT = set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label"})
 _SETUP = ["cpu_order", "gpu_order", "placement", "spacing", "spacing_bytes", "host_memory"]
@@ -173,7 +174,31 @@ def _benchmark(rec, header):
     return {}, [(rec["name"], "ns", stats, {"label": rec.get("label")})], []
 
 
+def _halo(rec, header):
+    keys = {"variant": rec["variant"], "cube": rec.get("cube"), "layout": rec.get("layout"), "send": rec.get("send"),
+            "receive_wait": rec.get("receive_wait"), "bytes": rec.get("bytes_sent"), "status": rec.get("status")}
+    extras = {"payload_check": (rec.get("payload") or {}).get("check")}
+    rows, chunks = [], []
+    for metric in ("iteration_ns", "slowest_rank_iteration_ns"):
+        summary = rec.get(metric)
+        if summary is None:
+            continue
+        rows.append((metric, "ns", stats_of(summary), extras))
+        chunks.append((metric, "ns", np.asarray(summary.get("samples", []), dtype=np.float64)))
+    return keys, rows, chunks
+
+
+def _halo_model(rec, header):
+    keys = {"cube": rec.get("cube"), "layout": rec.get("layout")}
+    rows = [("lower_bound_ns", "ns", stats_of(None), {"variant": v, "lower_bound_ns": _num(b),
+                                                      "comm_ns": _num(rec.get("comm_ns"))})
+            for v, b in (rec.get("lower_bound_ns") or {}).items()]
+    return keys, rows, []
+
+
 CONVERTERS = {
+    ("halo", "halo"): _halo,
+    ("halo", "halo_model"): _halo_model,
     ("interference", "point"): _interference,
     ("bandwidth", "point"): _bandwidth,
     ("notify", "overhead"): _overhead,

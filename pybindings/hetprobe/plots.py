@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from ._plot_halo import halo_table, halo_times, halo_timeline
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
 from ._plotting import (ACCESS_ORDER, BAND_COLORS, LAYOUT_ORDER, US, finish, layout_color, new_figure,
                         ordered, run_title, single_run)

@@ -1,0 +1,112 @@
+"""Plots and tables of the halo probe (re-exported by hetprobe.plots)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._plotting import US, finish, new_figure, run_title
+from .errors import UsageError
+
+VARIANT_COLORS = {"baseline": "black", "notify-stream": "#1f77b4", "notify-stacked": "#ff7f0e"}
+
+
+def _halo_rows(results) -> pd.DataFrame:
+    s = results.summary
+    rows = s[(s["probe"] == "halo") & (s["record"] == "halo") & (s["metric"] == "iteration_ns") & (s["rank"] == 0)]
+    if rows.empty:
+        raise UsageError("no halo records (rank 0) in these results")
+    return rows
+
+
+def halo_table(results) -> pd.DataFrame:
+    """Per layout (cube) and variant: rank 0's median iteration time and p10/p90 (µs), the slowest rank's
+    median, the speed-up over the baseline (baseline median ÷ this median) and the paper's Eq. 1
+    lower bound (µs), raw floats."""
+    rows = _halo_rows(results)
+    s = results.summary
+    slowest = s[(s["record"] == "halo") & (s["metric"] == "slowest_rank_iteration_ns")]
+    bounds = s[(s["record"] == "halo_model") & (s["metric"] == "lower_bound_ns")]
+    out = []
+    for r in rows.itertuples():
+        same = (slowest["record_id"] == r.record_id)
+        base = rows[(rows["layout"] == r.layout) & (rows["variant"] == "baseline") & (rows["send"] == r.send)
+                    & (rows["file"] == r.file)]
+        bound = bounds[(bounds["layout"] == r.layout) & (bounds["variant"] == r.variant) & (bounds["file"] == r.file)]
+        out.append({"layout": r.layout, "cube": r.cube, "variant": r.variant, "send": r.send, "n": r.n,
+                    "median_us": r.median * US, "p10_us": r.p10 * US, "p90_us": r.p90 * US,
+                    "slowest_rank_median_us": slowest[same]["median"].iloc[0] * US if same.any() else np.nan,
+                    "speedup_vs_baseline": base["median"].iloc[0] / r.median if len(base) else np.nan,
+                    "model_lower_bound_us": bound["lower_bound_ns"].iloc[0] * US if len(bound) else np.nan,
+                    "payload": r.payload_check})
+    return pd.DataFrame(out)
+
+
+def halo_times(results, path=None, title=None):
+    """Median iteration time per layout (cube) and variant with its p10-p90 range, the model's lower
+    bound as a dashed marker: the paper's Fig. 14 as points."""
+    table = halo_table(results)
+    layouts = list(dict.fromkeys(table["layout"]))
+    variants = list(dict.fromkeys(table["variant"]))
+    fig, axes = new_figure(1, 1, width=7.5, height=4.2)
+    ax = axes[0][0]
+    width = 0.8 / max(1, len(variants))
+    for k, variant in enumerate(variants):
+        d = table[table["variant"] == variant].set_index("layout").reindex(layouts)
+        x = np.arange(len(layouts)) + (k - (len(variants) - 1) / 2) * width
+        ax.bar(x, d["median_us"], width, color=VARIANT_COLORS.get(variant, "#9467bd"), alpha=0.8, label=variant,
+               yerr=[d["median_us"] - d["p10_us"], d["p90_us"] - d["median_us"]], capsize=3)
+        ax.scatter(x, d["model_lower_bound_us"], marker="_", s=300, color="#d62728", zorder=3,
+                   label="model lower bound (Eq. 1)" if k == 0 else None)
+    ax.set_xticks(np.arange(len(layouts)), [str(c) for c in layouts], fontsize="small")
+    ax.set_yscale("log")
+    ax.set_ylabel("time per iteration, median (µs), p10-p90")
+    ax.legend(fontsize="small")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    return finish(fig, title or run_title(_halo_rows(results), "halo exchange per iteration"), path)
+
+
+def halo_timeline(results, layout: str, variant: str, iteration: int | None = None, path=None, title=None):
+    """Rank 0's workflow in one iteration (the thesis's workflow figures): per message, the device's pack
+    (bar), the CPU's send (triangle), the receive's completion (dot) and the unpack (bar), in µs from the
+    iteration's start on the host clock. `iteration`: index among the timed ones (default: the one
+    with the median time)."""
+    matches = [r for r in results.records if r.get("record") == "halo" and r.get("rank", 0) == 0
+               and r.get("layout") == layout and r.get("variant") == variant]
+    if not matches:
+        raise UsageError(f"no rank-0 halo record for layout {layout!r}, variant {variant!r}")
+    rec = matches[0]
+    its = rec["timeline"]["iterations"]
+    if iteration is None:
+        totals = [it["total_ns"] for it in its]
+        iteration = int(np.argsort(totals)[len(totals) // 2])
+    it = its[iteration]
+    sends, recvs = rec["pack"], rec["unpack"]
+    fig, axes = new_figure(1, 1, width=9, height=0.22 * (len(sends) + len(recvs)) + 1.5)
+    ax = axes[0][0]
+    y = 0
+    labels = []
+    for i, m in enumerate(sends):
+        ax.barh(y, (it["pack_end_ns"][i] - it["pack_start_ns"][i]) * US, left=it["pack_start_ns"][i] * US,
+                color="#2ca02c", height=0.7, label="pack (device)" if i == 0 else None)
+        ax.scatter(it["send_ns"][i] * US, y, marker=">", color="black", s=18, zorder=3,
+                   label="send posted" if i == 0 else None)
+        labels.append(f"send {m['tag']} {m['kind']} {m['bytes']} B")
+        y += 1
+    for i, m in enumerate(recvs):
+        ax.scatter(it["recv_ns"][i] * US, y, marker="o", color="#d62728", s=14, zorder=3,
+                   label="receive complete" if i == 0 else None)
+        ax.barh(y, (it["unpack_end_ns"][i] - it["unpack_start_ns"][i]) * US, left=it["unpack_start_ns"][i] * US,
+                color="#9467bd", height=0.7, label="unpack (device)" if i == 0 else None)
+        labels.append(f"recv {m['tag']} {m['kind']} {m['bytes']} B")
+        y += 1
+    ax.axvline(it["total_ns"] * US, color="grey", linestyle="--", linewidth=1, label="iteration end")
+    ax.set_yticks(range(len(labels)), labels, fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("µs from the iteration's start (host clock; device stamps mapped by clock sync)")
+    ax.legend(fontsize="small", loc="lower right")
+    precision = rec["timeline"]["clock_sync"]["precision_ns"]
+    short = f"cube {rec['cube']}" if rec.get("cube") else layout
+    default = (f"{short}, {variant}, rank 0, iteration {iteration}: {it['total_ns'] * US:.1f} µs "
+               f"(sync precision {precision * US:.2f} µs)")
+    return finish(fig, title or default, path)
