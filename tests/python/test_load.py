@@ -35,6 +35,8 @@ def _raw_sample_count(rec: dict) -> int:
         return len(rec["samples"]["values"]) if rec.get("samples") else 0
     if rec["record"] == "clock_batch":
         return len(rec["device_start"]["values"])
+    if rec["record"] == "halo":
+        return sum(len(rec[k]["samples"]) for k in ("iteration_ns", "slowest_rank_iteration_ns") if rec[k])
     return 0
 
 
@@ -62,7 +64,7 @@ def test_every_committed_file_loads_completely(name):
 def test_directory_is_every_jsonl_sorted_by_name():
     r = load(DATA)
     assert [p.rsplit("/", 1)[-1] for p in r.files] == JSONL
-    assert set(r.headers["probe"]) == {"interference", "bandwidth", "notify", "clock"}
+    assert set(r.headers["probe"]) == {"interference", "bandwidth", "notify", "clock", "halo"}
     assert r.headers["segment"].tolist() == list(range(len(r.headers)))
     # the placed run's header carries the node topology
     assert r.topology is not None and r.topology["pus"] == 16

@@ -14,23 +14,13 @@
 #include <vector>
 
 #include "hetprobe/errors.hpp"
+#include "expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {
 
 namespace fs = std::filesystem;
 using Dir = std::array<int, 3>;
-
-// Runs `call`, which must throw a usage Error whose message contains `needle`.
-void expect_usage_error(const std::function<void()>& call, const std::string& needle) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception, expected one naming \"" << needle << "\"";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 HaloCube cube_of(int side, HaloPeers peers = HaloPeers::grid) {
   HaloCube c;

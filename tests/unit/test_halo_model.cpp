@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hetprobe/errors.hpp"
+#include "expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {
@@ -19,16 +20,6 @@ const KModel kInterSocket = paper_kmodel(3.41e-6, 8.41e9, 7.09e9);
 const KModel kEager = paper_kmodel(2.36e-6, 4.92e9, 2.31e9);
 const KModel kRendezvous = paper_kmodel(1.06e-5, 1.79e10, 2.22e10);
 const PostalModel kIntraSocket{2.92e-6, 3.49e-11};
-
-void expect_usage_error(const std::function<void()>& call, const std::string& needle) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception, expected one naming \"" << needle << "\"";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 TEST(HaloModel, KModelBetaEq4) {
   EXPECT_NEAR(kmodel_factor(kEager), 24.0 / 26 * 4, 1e-12);
