@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "hetprobe/clock_sync.hpp"
 #include "hetprobe/errors.hpp"
@@ -102,8 +103,6 @@ HaloLaunch stage(const HaloMemory& m, HaloStage which, std::uint64_t count, bool
   return l;
 }
 
-void check_mpi(int rc, const char* what) { mpi_check(rc, what); }
-
 // Raw host ticks and device stamps of one iteration, converted after the fit.
 struct RawIteration {
   std::uint64_t t0 = 0, t1 = 0;
@@ -122,18 +121,18 @@ class Exchange {
     raw.send.assign(ns, 0);
     raw.recv.assign(nr, 0);
     std::vector<MPI_Request> recvs(nr, MPI_REQUEST_NULL), sends(ns, MPI_REQUEST_NULL);
-    check_mpi(MPI_Barrier(mpi_.comm), "MPI_Barrier");
+    mpi_check(MPI_Barrier(mpi_.comm), "MPI_Barrier");
     raw.t0 = clock_.now();
     for (std::size_t i = 0; i < nr; ++i)
-      check_mpi(MPI_Irecv(m_.recv.host() + m_.recv_at[i], static_cast<int>(l_.recvs[i].bytes), MPI_BYTE,
+      mpi_check(MPI_Irecv(m_.recv.host() + m_.recv_at[i], static_cast<int>(l_.recvs[i].bytes), MPI_BYTE,
                           l_.recvs[i].recv_from, l_.recvs[i].index, mpi_.comm, &recvs[i]), "MPI_Irecv");
     auto send = [&](std::size_t i) {
       void* buf = m_.send.host() + m_.send_at[i];
       const auto& s = l_.sends[i];
       if (c_.blocking_send)
-        check_mpi(MPI_Send(buf, static_cast<int>(s.bytes), MPI_BYTE, s.send_to, s.index, mpi_.comm), "MPI_Send");
+        mpi_check(MPI_Send(buf, static_cast<int>(s.bytes), MPI_BYTE, s.send_to, s.index, mpi_.comm), "MPI_Send");
       else
-        check_mpi(MPI_Isend(buf, static_cast<int>(s.bytes), MPI_BYTE, s.send_to, s.index, mpi_.comm, &sends[i]),
+        mpi_check(MPI_Isend(buf, static_cast<int>(s.bytes), MPI_BYTE, s.send_to, s.index, mpi_.comm, &sends[i]),
                   "MPI_Isend");
       raw.send[i] = clock_.now();
     };
@@ -152,7 +151,7 @@ class Exchange {
       d_.join_halo(HaloStage::pack);
       d_.join_halo(HaloStage::unpack);
     }
-    if (!c_.blocking_send) check_mpi(MPI_Waitall(static_cast<int>(ns), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (!c_.blocking_send) mpi_check(MPI_Waitall(static_cast<int>(ns), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     raw.t1 = clock_.now();
     raw.pack.assign(m_.pack_stamps, m_.pack_stamps + ns);
     raw.unpack.assign(m_.unpack_stamps, m_.unpack_stamps + nr);
@@ -160,13 +159,18 @@ class Exchange {
   }
 
  private:
+  // Host-clock ticks at which a wait of this iteration gives up.
+  std::uint64_t deadline() const {
+    return clock_.now() + static_cast<std::uint64_t>(c_.timeout_s * 1e9 * clock_.ticks_per_ns());
+  }
+
   // Phase A: every message goes out as soon as its send-ready flag says it is packed.
   template <class Send>
   void send_when_packed(Send& send, std::uint64_t iteration) {
     HostSignalOps host;
     std::vector<bool> sent(l_.sends.size(), false);
     std::size_t left = sent.size();
-    const std::uint64_t deadline = clock_.now() + static_cast<std::uint64_t>(c_.timeout_s * 1e9 * clock_.ticks_per_ns());
+    const std::uint64_t give_up = deadline();
     for (unsigned k = 0; left > 0; ++k) {
       for (std::size_t i = 0; i < sent.size(); ++i)
         if (!sent[i] && host.load_acquire(&m_.send_ready[i].value) >= iteration) {
@@ -174,7 +178,7 @@ class Exchange {
           sent[i] = true;
           --left;
         }
-      if ((k & 0xFFF) == 0xFFF && clock_.now() > deadline)
+      if ((k & 0xFFF) == 0xFFF && clock_.now() > give_up)
         throw Error(ErrorKind::timeout, std::to_string(left) + " halo message(s) were never packed within " +
                                             std::to_string(c_.timeout_s) + " s");
     }
@@ -184,21 +188,21 @@ class Exchange {
   // raises its unpack-ready flag at once (phase B).
   void complete_receives(std::vector<MPI_Request>& recvs, RawIteration& raw, FlagLine* flags, std::uint64_t iteration) {
     if (flags == nullptr && !c_.testany) {
-      check_mpi(MPI_Waitall(static_cast<int>(recvs.size()), recvs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      mpi_check(MPI_Waitall(static_cast<int>(recvs.size()), recvs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
       std::fill(raw.recv.begin(), raw.recv.end(), clock_.now());
       return;
     }
     HostSignalOps host;
-    const std::uint64_t deadline = clock_.now() + static_cast<std::uint64_t>(c_.timeout_s * 1e9 * clock_.ticks_per_ns());
+    const std::uint64_t give_up = deadline();
     for (std::size_t left = recvs.size(); left > 0;) {
       int index = MPI_UNDEFINED, done = 0;
-      check_mpi(MPI_Testany(static_cast<int>(recvs.size()), recvs.data(), &index, &done, MPI_STATUS_IGNORE),
+      mpi_check(MPI_Testany(static_cast<int>(recvs.size()), recvs.data(), &index, &done, MPI_STATUS_IGNORE),
                 "MPI_Testany");
       if (done && index != MPI_UNDEFINED) {
         raw.recv[index] = clock_.now();
         if (flags != nullptr) host.store_release(&flags[index].value, iteration);
         --left;
-      } else if (clock_.now() > deadline) {
+      } else if (clock_.now() > give_up) {
         throw Error(ErrorKind::timeout, std::to_string(left) + " halo receive(s) did not complete within " +
                                             std::to_string(c_.timeout_s) + " s");
       }
@@ -278,15 +282,15 @@ std::vector<double> mpi_one_way_ns(const MpiContext& mpi, const HostClock& clock
   const bool leader = mpi.rank == 0, partner = mpi.rank == peer && peer != 0;
   for (std::uint64_t n : sizes) {
     std::vector<double> rtt;
-    check_mpi(MPI_Barrier(mpi.comm), "MPI_Barrier");
+    mpi_check(MPI_Barrier(mpi.comm), "MPI_Barrier");
     for (int r = -5; r < reps && (leader || partner) && peer != 0; ++r) {
       const std::uint64_t t0 = clock.now();
       if (leader) {
-        check_mpi(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm), "MPI_Send");
-        check_mpi(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        mpi_check(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm), "MPI_Send");
+        mpi_check(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
       } else {
-        check_mpi(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
-        check_mpi(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm), "MPI_Send");
+        mpi_check(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        mpi_check(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm), "MPI_Send");
       }
       if (r >= 0) rtt.push_back(clock.to_ns(clock.now() - t0));
     }

@@ -13,12 +13,13 @@ namespace hetprobe {
 
 namespace {
 
-Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>& device_ns, const char* key) {
+// Sends are listed with the rank they go to, receives with the rank they come from.
+Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>& device_ns, bool sends) {
   Json out = Json::array();
   for (std::size_t i = 0; i < msgs.size(); ++i)
     out.push_back({{"tag", msgs[i].index}, {"kind", msgs[i].kind}, {"bytes", msgs[i].bytes},
-                   {"peer", std::string(key) == "pack_ns_median" ? msgs[i].send_to : msgs[i].recv_from},
-                   {key, i < device_ns.size() ? Json(device_ns[i]) : Json(nullptr)}});
+                   {"peer", sends ? msgs[i].send_to : msgs[i].recv_from},
+                   {sends ? "pack_ns_median" : "unpack_ns_median", i < device_ns.size() ? Json(device_ns[i]) : Json(nullptr)}});
   return out;
 }
 
@@ -76,8 +77,8 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"slowest_rank_iteration_ns", slowest},
           {"pack_smallest_ns", in.pack_smallest_ns},
           {"unpack_largest_ns", in.unpack_largest_ns},
-          {"pack", per_message(layout.sends, run.pack_device_ns, "pack_ns_median")},
-          {"unpack", per_message(layout.recvs, run.unpack_device_ns, "unpack_ns_median")},
+          {"pack", per_message(layout.sends, run.pack_device_ns, true)},
+          {"unpack", per_message(layout.recvs, run.unpack_device_ns, false)},
           {"payload", {{"check", intact ? "intact" : "mismatch"}, {"mismatched_words", run.mismatched_words},
                        {"unpack_timeouts", run.timeouts}}},
           {"timeline", {{"relative_to", "iteration start (after its barrier)"}, {"iterations", timeline},

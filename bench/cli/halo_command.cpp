@@ -31,10 +31,9 @@ struct Options {
 
 std::array<int, 3> parse_grid(const std::string& text) {
   std::array<int, 3> g{};
-  char x1 = 0, x2 = 0, extra = 0;
+  char extra = 0;
   if (std::sscanf(text.c_str(), "%dx%dx%d%c", &g[0], &g[1], &g[2], &extra) != 3 || g[0] < 1 || g[1] < 1 || g[2] < 1)
     throw usage_error("--grid " + text + ": expected three positive counts like 4x4x4");
-  (void)x1, (void)x2;
   return g;
 }
 

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from ._plotting import (DIRECTION_COLORS, US, finish, first_run, new_figure, ordered, pick_setup, run_title)
+from ._plotting import (DIRECTION_COLORS, US, finish, first_run, new_figure, ordered, pick_setup, run_title,
+                        summary_rows)
 from .errors import UsageError
 
 # Paper 002 Table 1 columns: (side, contended) -> name.
@@ -16,8 +17,7 @@ DIRECTIONS = ["cpu-gpu-cpu", "gpu-cpu-gpu"]
 
 
 def _rows(results, record: str, metric: str) -> pd.DataFrame:
-    s = results.summary
-    return s[(s["probe"] == "notify") & (s["record"] == record) & (s["metric"] == metric)]
+    return summary_rows(results, record, metric, "notify")
 
 
 def _order(rows: pd.DataFrame) -> pd.Series:

@@ -24,20 +24,13 @@ def _manifest(directory: Path, run) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def _first_header(results: Results) -> dict:
-    for record in results.records:
-        if record.get("record") == "header":
-            return record
-    raise UsageError("no results header in the run directory")
-
-
 def write_report(directory, run=None) -> Path:
     """Writes report.md, report.html, the PNG plots and summary.txt into `directory`; returns report.md."""
     directory = Path(directory)
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a run directory")
     results = load(directory)
-    header = _first_header(results)
+    header = results.header()
     manifest = _manifest(directory, run)
     doc = Document(f"hetprobe node report: {header.get('host')}")
     device = header.get("device") or {}

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import plots
+from ._plotting import DPI, pick_setup, summary_rows as _rows
 from ._units import size_label
 from .load import Results
 from .report_render import Document
@@ -19,28 +20,12 @@ def _us(ns) -> str:
     return f"{ns / 1000:.3g} µs"
 
 
-def _rows(results: Results, record: str, metric: str) -> pd.DataFrame:
-    s = results.summary
-    if not len(s):
-        return s
-    return s[(s["record"] == record) & (s["metric"] == metric)]
-
-
-def _default_flags(frame: pd.DataFrame) -> pd.DataFrame:
-    """The default flag setup (pinned, 128 B apart) when a run measured several."""
-    if "placement" in frame and (frame["placement"] == "pinned").any():
-        frame = frame[frame["placement"] == "pinned"]
-    if "spacing" in frame and (frame["spacing"] == "line").any():
-        frame = frame[frame["spacing"] == "line"]
-    return frame
-
-
 def _ratio(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def _save(fig, directory: Path, name: str) -> str:
-    fig.savefig(directory / name, dpi=110, bbox_inches="tight")
+    fig.savefig(directory / name, dpi=DPI, bbox_inches="tight")
     return name
 
 
@@ -58,7 +43,7 @@ def headline(doc: Document, results: Results) -> list[str]:
 def headline_table(results: Results) -> pd.DataFrame:
     """The headline numbers of a run as text: columns quantity, value (with its unit), how (measured)."""
     rows: list[tuple[str, str, str]] = []
-    rt = _default_flags(_rows(results, "roundtrip", "roundtrip_ns"))
+    rt = pick_setup(_rows(results, "roundtrip", "roundtrip_ns"))
     host_rt = rt[rt["direction"] == "cpu-gpu-cpu"].dropna(subset=["median"]) if len(rt) else rt
     if len(host_rt):
         best = host_rt.loc[host_rt["median"].idxmin()]
@@ -70,7 +55,7 @@ def headline_table(results: Results) -> pd.DataFrame:
             p = paper.iloc[0]
             rows.append(("CPU→GPU→CPU flag round trip, paper's order", f"{_us(p['median'])}",
                          f"volatile:relaxed, {int(p['n'])} exchanges"))
-    over = _default_flags(_rows(results, "overhead", "ns_per_op"))
+    over = pick_setup(_rows(results, "overhead", "ns_per_op"))
     if len(over):
         paper = over[(over["cpu_order"] == PAPER_ORDER[0]) & (over["gpu_order"] == PAPER_ORDER[1])
                      & (~over["contended"].astype(bool))]
