@@ -1,6 +1,7 @@
 // `hetprobe halo`: the halo-exchange proxy (paper 002 Sec. 3-6; thesis 003
 // Sec. 3-4): baseline against notification-driven persistent kernels on any
 // number of ranks, payload verified, with the paper's lower-bound model.
+#include <algorithm>
 #include <memory>
 
 #include "command.hpp"
@@ -22,7 +23,8 @@ struct Options {
   std::string peers = "auto";
   std::string layout_file;
   std::string variants = "all";
-  std::string send = "isend", recv_wait = "waitall";
+  std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned";
+  std::string threads = "128", long_bytes = "auto";
   HaloConfig config;
   int mpi_reps = 100;
   double alpha_s = -1, beta_s_per_byte = -1;
@@ -67,17 +69,48 @@ void validate_layouts(const Options& o) {
   layouts(grid_only, 0, 1);
 }
 
+// "off", "on" or both, comma-separated: which settings of a two-way option to run.
+std::vector<bool> parse_pair_list(const std::string& list, const char* option, const char* off, const char* on) {
+  std::vector<bool> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, end - start);
+    if (name != off && name != on)
+      throw usage_error(std::string(option) + " " + list + ": expected " + off + ", " + on + " or both, comma-separated");
+    if (std::find(out.begin(), out.end(), name == on) != out.end())
+      throw usage_error(std::string(option) + " " + name + " listed twice");
+    out.push_back(name == on);
+    start = end + 1;
+  }
+  return out;
+}
+
+// Parses `value` with `parse`; an error names the option.
+template <class Parse>
+auto parse_option(const char* option, const std::string& value, Parse parse) {
+  try {
+    return parse(value);
+  } catch (const Error& e) {
+    throw usage_error(std::string(option) + " " + value + ": " + e.what());
+  }
+}
+
 HaloConfig build_config(const Options& o) {
   HaloConfig c = o.config;
   c.variants = parse_halo_variants(o.variants);
-  if (o.send != "isend" && o.send != "send") throw usage_error("--send " + o.send + ": expected isend or send");
-  if (o.recv_wait != "waitall" && o.recv_wait != "testany")
-    throw usage_error("--recv-wait " + o.recv_wait + ": expected waitall or testany");
-  c.blocking_send = o.send == "send";
-  c.testany = o.recv_wait == "testany";
+  c.blocking_sends = parse_pair_list(o.send, "--send", "isend", "send");
+  c.testanys = parse_pair_list(o.recv_wait, "--recv-wait", "waitall", "testany");
+  c.signals = parse_halo_signals(o.signal);
+  c.stagings = parse_halo_stagings(o.staging);
+  c.threads_per_block.clear();
+  for (std::uint64_t t : parse_option("--threads", o.threads, [](const std::string& t) { return parse_size_list(t); })) {
+    if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
+    c.threads_per_block.push_back(static_cast<int>(t));
+  }
+  if (o.long_bytes != "auto") c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
   if (c.iterations < 1) throw usage_error("--iterations must be at least 1");
   if (c.warmup < 0) throw usage_error("--warmup must not be negative");
-  if (c.threads_per_block < 1) throw usage_error("--threads must be at least 1");
   if (!(c.timeout_s > 0)) throw usage_error("--timeout must be positive (seconds)");
   if ((o.alpha_s < 0) != (o.beta_s_per_byte < 0)) throw usage_error("--model-alpha and --model-beta go together");
   if (o.mpi_reps < 1) throw usage_error("--mpi-reps must be at least 1");
@@ -128,7 +161,9 @@ CommandFn add_halo_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand("halo",
       "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (paper Table 2 sizes from a cube), packed, "
       "exchanged with MPI and unpacked each iteration; baseline (fused kernels, device synchronise) against "
-      "notify-stream (persistent kernels and pinned-memory flags); payload verified; the paper's lower bound beside");
+      "notify-stream (persistent pack and unpack kernels, pinned-memory flags) and notify-stacked (one cooperative "
+      "kernel); the thesis's send, receive-wait, signal and staging options; payload verified; the paper's lower "
+      "bound beside");
   c->add_option("--cube", o->cubes, "Cells per side of the global cube, a list (the paper's 200, 400, 800)")
       ->capture_default_str();
   c->add_option("--grid", o->grid, "Sub-cubes per axis the message sizes come from (the paper's 64 ranks: 4x4x4)")
@@ -139,15 +174,23 @@ CommandFn add_halo_command(CLI::App& app) {
                 "r^1: the paper's 2-GPU run), auto (pair on 2 ranks, else grid)")->capture_default_str();
   c->add_option("--layout-file", o->layout_file, "Message sizes and peers from a file, one 'SENDER RECEIVER BYTES' "
                 "per line (replaces --cube)");
-  c->add_option("--variants", o->variants, "baseline, notify-stream, or all")->capture_default_str();
-  c->add_option("--send", o->send, "isend (MPI_Isend, waited at the end) or send (blocking MPI_Send)")
+  c->add_option("--variants", o->variants, "baseline, notify-stream, notify-stacked (a list), or all")
       ->capture_default_str();
-  c->add_option("--recv-wait", o->recv_wait, "baseline's receives: waitall (MPI_Waitall) or testany (MPI_Testany loop)")
+  c->add_option("--send", o->send, "isend (MPI_Isend, waited at the end), send (blocking MPI_Send), or both: isend,send")
       ->capture_default_str();
-  c->add_option("--iterations", o->config.iterations, "Timed iterations per variant")->capture_default_str();
+  c->add_option("--recv-wait", o->recv_wait, "baseline's receives: waitall (MPI_Waitall), testany (MPI_Testany "
+                "loop), or both")->capture_default_str();
+  c->add_option("--signal", o->signal, "notify variants, how the device says a message is packed: channel (a flag "
+                "per message; the thesis's per-block channel), queue (one task queue appended with atomics), or both")
+      ->capture_default_str();
+  c->add_option("--staging", o->staging, "where pack writes: pinned (host memory MPI sends from), memcpy (device "
+                "memory, then one device-to-host copy per message on its own stream), or both")->capture_default_str();
+  c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")->capture_default_str();
   c->add_option("--warmup", o->config.warmup, "Untimed iterations before them")->capture_default_str();
-  c->add_option("--threads", o->config.threads_per_block, "GPU threads per block (one block per message)")
+  c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
+  c->add_option("--long-bytes", o->long_bytes, "notify-stacked: messages at least this big are packed and unpacked "
+                "by the whole grid; auto: half the largest message")->capture_default_str();
   c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->capture_default_str();
   c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
       ->capture_default_str();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gpu_kernels.hpp"
 #include "gpu_mechanisms.hpp"
@@ -70,6 +71,7 @@ class GpuDevice final : public Device {
     mechanism_flags_[1] = mechanism_flags_[2] = {};
     HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&mechanism_flags_dev_), mechanism_flags_, 0));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&device_flag_), sizeof(unsigned long long)));
+    HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&halo_grid_slot_), sizeof(unsigned long long)));
     info_.timer_tick_ns = measure_timer_tick_ns();
   }
 
@@ -81,6 +83,7 @@ class GpuDevice final : public Device {
     (void)HP_RT(DeviceSynchronize)();  // signal tasks end by their own timeout
     (void)HP_RT(Free)(broadcast_);
     (void)HP_RT(Free)(device_flag_);
+    (void)HP_RT(Free)(halo_grid_slot_);
     (void)gpu::host_free(control_);
     (void)gpu::host_free(signal_result_);
     (void)gpu::host_free(mechanism_flags_);
@@ -88,6 +91,7 @@ class GpuDevice final : public Device {
     (void)HP_RT(StreamDestroy)(signal_stream_);
     (void)HP_RT(StreamDestroy)(copy_stream_);
     for (auto& s : halo_streams_) (void)HP_RT(StreamDestroy)(s);
+    for (auto& s : copy_lanes_) (void)HP_RT(StreamDestroy)(s);
   }
 
   const DeviceInfo& info() const override { return info_; }
@@ -154,22 +158,52 @@ class GpuDevice final : public Device {
     return out;
   }
 
-  void start_halo(const HaloLaunch& launch) override {
-    HaloArgs args = launch.args;
-    args.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
-    const int threads = std::clamp(launch.threads_per_block, 1, info_.max_threads_per_block);
-    const auto blocks = static_cast<unsigned>(std::max<std::uint64_t>(1, args.count));
+  WriterShape start_halo(const HaloLaunch& launch) override {
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
-    gpu::Stream s = halo_streams_[static_cast<int>(launch.stage)];
+    HaloArgs args = launch.args, unpack = launch.unpack;
+    args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
+    const int threads = std::clamp(launch.threads_per_block, 1, info_.max_threads_per_block);
+    gpu::Stream s = halo_streams_[launch.stage == HaloStage::unpack ? 1 : 0];
+    if (launch.stage == HaloStage::stacked) {
+      if (!cooperative_)
+        throw unsupported("notify-stacked needs cooperative launch, which " + info_.name + " does not support");
+      int per_sm = 0;
+      HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(
+          &per_sm, reinterpret_cast<const void*>(halo_stacked_kernel), threads, 0));
+      const WriterShape shape{per_sm * info_.multiprocessors, threads};
+      void* params[] = {&args, &unpack, &halo_grid_slot_};
+      HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel),
+                                              dim3(shape.blocks), dim3(threads), params, 0, s));
+      return shape;
+    }
+    const auto blocks = static_cast<unsigned>(std::max<std::uint64_t>(1, args.count));
     if (launch.stage == HaloStage::pack)
       halo_pack_kernel<<<blocks, threads, 0, s>>>(args);
     else
       halo_unpack_kernel<<<blocks, threads, 0, s>>>(args);
     HP_CHECK(HP_RT(GetLastError)());
+    return {static_cast<int>(blocks), threads};
   }
 
   void join_halo(HaloStage stage) override {
-    HP_CHECK(HP_RT(StreamSynchronize)(halo_streams_[static_cast<int>(stage)]));
+    HP_CHECK(HP_RT(StreamSynchronize)(halo_streams_[stage == HaloStage::unpack ? 1 : 0]));
+  }
+
+  void start_copy_to_host(int lane, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) override {
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    while (copy_lanes_.size() <= static_cast<std::size_t>(lane)) {
+      gpu::Stream s{};
+      HP_CHECK(HP_RT(StreamCreateWithFlags)(&s, HP_RT(StreamNonBlocking)));
+      copy_lanes_.push_back(s);
+    }
+    HP_CHECK(HP_RT(MemcpyAsync)(host_dst, device_src, bytes, HP_RT(MemcpyDeviceToHost), copy_lanes_[lane]));
+  }
+
+  bool copy_done(int lane) override {
+    const gpu::Error e = HP_RT(StreamQuery)(copy_lanes_.at(static_cast<std::size_t>(lane)));
+    if (e == HP_RT(ErrorNotReady)) return false;
+    HP_CHECK(e);
+    return true;
   }
 
   double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
@@ -286,7 +320,9 @@ class GpuDevice final : public Device {
   bool writer_running_ = false;
   gpu::Stream stream_{};
   gpu::Stream signal_stream_{}, copy_stream_{};
-  gpu::Stream halo_streams_[2]{};  // pack, unpack
+  gpu::Stream halo_streams_[2]{};  // pack (and stacked), unpack
+  std::vector<gpu::Stream> copy_lanes_;
+  unsigned long long* halo_grid_slot_ = nullptr;  // notify-stacked's grid-wide broadcast word
   FlagLine* mechanism_flags_ = nullptr;  // go, ack, copy source
   FlagLine* mechanism_flags_dev_ = nullptr;
   unsigned long long* device_flag_ = nullptr;

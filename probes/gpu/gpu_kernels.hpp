@@ -78,10 +78,17 @@ __global__ void signal_kernel(SignalArgs args) {
 
 // Halo stages: block b takes messages b, b + gridDim.x, ... (one each when
 // launched with one block per message, as Comb's fused kernels do).
-struct HaloBlockTeam : BlockTeam {
+struct HaloTeamOps {
   __device__ void add_shared(unsigned long long* p, unsigned long long x) { atomicAdd(p, x); }
+  // The task queue's tail lives in device memory and only the GPU touches it.
+  __device__ unsigned long long compare_swap(unsigned long long* p, unsigned long long expected,
+                                             unsigned long long desired) {
+    return atomicCAS(p, expected, desired);
+  }
   __device__ void relax() {}
 };
+struct HaloBlockTeam : BlockTeam, HaloTeamOps {};
+struct HaloGridTeam : GridTeam, HaloTeamOps {};
 
 __global__ void halo_pack_kernel(HaloArgs args) {
   HaloBlockTeam team;
@@ -92,6 +99,15 @@ __global__ void halo_unpack_kernel(HaloArgs args) {
   __shared__ unsigned long long slot;
   HaloBlockTeam team;
   for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) halo_unpack(team, args, m, &slot);
+}
+
+// notify-stacked: launched cooperatively with every co-resident block;
+// grid_slot is one word of device memory.
+__global__ void halo_stacked_kernel(HaloArgs pack, HaloArgs unpack, unsigned long long* grid_slot) {
+  __shared__ unsigned long long slot;
+  HaloBlockTeam block;
+  HaloGridTeam grid{{{}, cooperative_groups::this_grid()}, {}};
+  halo_stacked(grid, block, blockIdx.x, gridDim.x, pack, unpack, &slot, grid_slot);
 }
 
 // The launch mechanisms' kernels: one that only exists, one that answers.

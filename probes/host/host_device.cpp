@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -55,15 +56,36 @@ struct HostTeam : HostSignalOps {
   void write_shared(unsigned long long* p, unsigned long long v) { store_release(p, v); }
 };
 
+struct HostHaloOps : HostSignalOps {
+  unsigned long long compare_swap(unsigned long long* p, unsigned long long expected, unsigned long long desired) {
+    std::atomic_ref<unsigned long long>(*p).compare_exchange_strong(expected, desired, std::memory_order_acq_rel);
+    return expected;  // what was there
+  }
+  void relax() { std::this_thread::yield(); }  // the MPI ranks share these cores
+};
+
 // A halo team of one host thread.
-struct HostHaloTeam : HostSignalOps {
+struct HostHaloTeam : HostHaloOps {
   std::uint64_t rank() const { return 0; }
   std::uint64_t size() const { return 1; }
   void sync() {}
   unsigned long long read_shared(unsigned long long* p) { return *p; }
   void write_shared(unsigned long long* p, unsigned long long v) { *p = v; }
   void add_shared(unsigned long long* p, unsigned long long x) { *p += x; }
-  void relax() { std::this_thread::yield(); }  // the MPI ranks share these cores
+};
+
+// notify-stacked's grid on host threads: a team meeting at a barrier.
+struct HostHaloGridTeam : HostHaloOps {
+  std::uint64_t my_rank, team_size;
+  std::barrier<>* barrier;
+  std::uint64_t rank() const { return my_rank; }
+  std::uint64_t size() const { return team_size; }
+  void sync() { barrier->arrive_and_wait(); }
+  unsigned long long read_shared(unsigned long long* p) { return load_acquire(p); }
+  void write_shared(unsigned long long* p, unsigned long long v) { store_release(p, v); }
+  void add_shared(unsigned long long* p, unsigned long long x) {
+    std::atomic_ref<unsigned long long>(*p).fetch_add(x, std::memory_order_acq_rel);
+  }
 };
 
 constexpr std::size_t kAlign = 4096;
@@ -135,13 +157,29 @@ class HostDevice final : public Device {
 
   // A few threads per stage, each taking every n-th message: one per message
   // would oversubscribe a small machine twice over (two ranks, two stages).
-  void start_halo(const HaloLaunch& launch) override {
-    auto& pool = halo_threads_[static_cast<int>(launch.stage)];
+  // Stacked: a few threads, each a "block", all of them the grid.
+  WriterShape start_halo(const HaloLaunch& launch) override {
+    const bool stacked = launch.stage == HaloStage::stacked;
+    auto& pool = halo_threads_[launch.stage == HaloStage::unpack ? 1 : 0];
     if (!pool.empty()) throw Error(ErrorKind::check, "start_halo: the previous stage was not joined");
-    HaloArgs args = launch.args;
-    args.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
-    const std::uint64_t cap = launch.stage == HaloStage::pack ? static_cast<std::uint64_t>(info_.multiprocessors) : 2;
-    const std::uint64_t n = std::max<std::uint64_t>(1, std::min(args.count, cap));
+    HaloArgs args = launch.args, unpack = launch.unpack;
+    args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
+    const auto cores = static_cast<std::uint64_t>(info_.multiprocessors);
+    const std::uint64_t cap = stacked ? std::clamp<std::uint64_t>(cores, 2, 8)
+                                      : launch.stage == HaloStage::pack ? cores : 2;
+    const std::uint64_t n = stacked ? cap : std::max<std::uint64_t>(1, std::min(args.count, cap));
+    if (stacked) {
+      halo_barrier_ = std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(n));
+      halo_grid_slot_ = 0;
+      for (std::uint64_t w = 0; w < n; ++w)
+        pool.emplace_back([this, args, unpack, w, n] {
+          HostHaloTeam block;
+          HostHaloGridTeam grid{{}, w, n, halo_barrier_.get()};
+          unsigned long long slot = 0;
+          halo_stacked(grid, block, w, n, args, unpack, &slot, &halo_grid_slot_);
+        });
+      return {static_cast<int>(n), 1};
+    }
     const bool pack = launch.stage == HaloStage::pack;
     for (std::uint64_t w = 0; w < n; ++w)
       pool.emplace_back([args, w, n, pack] {
@@ -152,13 +190,20 @@ class HostDevice final : public Device {
           else halo_unpack(team, args, m, &slot);
         }
       });
+    return {static_cast<int>(n), 1};
   }
 
   void join_halo(HaloStage stage) override {
-    auto& pool = halo_threads_[static_cast<int>(stage)];
+    auto& pool = halo_threads_[stage == HaloStage::unpack ? 1 : 0];
     for (auto& t : pool) t.join();
     pool.clear();
   }
+
+  // No copy engine here: the copy happens in the call.
+  void start_copy_to_host(int, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) override {
+    std::memcpy(host_dst, device_src, bytes);
+  }
+  bool copy_done(int) override { return true; }
 
   double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
     const int n = writer_shape(Access::stacked).blocks;
@@ -216,7 +261,9 @@ class HostDevice final : public Device {
   std::unique_ptr<TeamShared> shared_;
   WriterArgs args_{};
   std::vector<std::thread> threads_;
-  std::vector<std::thread> halo_threads_[2];  // pack, unpack
+  std::vector<std::thread> halo_threads_[2];  // pack (and stacked), unpack
+  std::unique_ptr<std::barrier<>> halo_barrier_;
+  unsigned long long halo_grid_slot_ = 0;
 };
 
 }  // namespace

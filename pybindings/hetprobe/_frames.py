@@ -20,7 +20,8 @@ KEYS = [
     "direction", "timed_by", "exchanges",
     "mechanism", "go", "done", "status", "skipped_reason",
     "batch", "role", "at_s",                                               # clock
-    "variant", "cube", "send", "receive_wait",                             # halo
+    "variant", "setup", "cube", "send", "receive_wait", "signal",          # halo
+    "staging", "threads_per_block",
 ]
 STATS = ["n", "min", "p10", "median", "p90", "p99", "max", "mean", "stddev"]
 EXTRAS = [
@@ -175,8 +176,11 @@ def _benchmark(rec, header):
 
 
 def _halo(rec, header):
-    keys = {"variant": rec["variant"], "cube": rec.get("cube"), "layout": rec.get("layout"), "send": rec.get("send"),
-            "receive_wait": rec.get("receive_wait"), "bytes": rec.get("bytes_sent"), "status": rec.get("status")}
+    keys = {"variant": rec["variant"], "setup": rec.get("setup", rec["variant"]), "cube": rec.get("cube"),
+            "layout": rec.get("layout"), "send": rec.get("send"), "receive_wait": rec.get("receive_wait"),
+            "signal": rec.get("signal"), "staging": rec.get("staging", "pinned"),
+            "threads_per_block": rec.get("threads_per_block"), "bytes": rec.get("bytes_sent"),
+            "status": rec.get("status")}
     extras = {"payload_check": (rec.get("payload") or {}).get("check")}
     rows, chunks = [], []
     for metric in ("iteration_ns", "slowest_rank_iteration_ns"):
@@ -190,7 +194,8 @@ def _halo(rec, header):
 
 def _halo_model(rec, header):
     keys = {"cube": rec.get("cube"), "layout": rec.get("layout")}
-    rows = [("lower_bound_ns", "ns", stats_of(None), {"variant": v, "lower_bound_ns": _num(b),
+    # keyed by setup label ("notify-stream isend channel pinned 128t"); older files by variant name
+    rows = [("lower_bound_ns", "ns", stats_of(None), {"setup": v, "variant": v.split()[0], "lower_bound_ns": _num(b),
                                                       "comm_ns": _num(rec.get("comm_ns"))})
             for v, b in (rec.get("lower_bound_ns") or {}).items()]
     return keys, rows, []

@@ -20,61 +20,77 @@ def _halo_rows(results) -> pd.DataFrame:
 
 
 def halo_table(results) -> pd.DataFrame:
-    """Per layout (cube) and variant: rank 0's median iteration time and p10/p90 (µs), the slowest rank's
-    median, the speed-up over the baseline (baseline median ÷ this median) and the paper's Eq. 1
-    lower bound (µs), raw floats."""
+    """Per layout (cube) and setup (variant, send mode, receive wait or signal, staging, threads): rank 0's
+    median iteration time and p10/p90 (µs), the slowest rank's median, the speed-up over the fastest
+    baseline with the same send mode and threads (the thesis's comparison: baseline median ÷ this
+    median) and the paper's Eq. 1 lower bound (µs), raw floats."""
     rows = _halo_rows(results)
     s = results.summary
     slowest = s[(s["record"] == "halo") & (s["metric"] == "slowest_rank_iteration_ns")]
     bounds = s[(s["record"] == "halo_model") & (s["metric"] == "lower_bound_ns")]
+    threads = rows["threads_per_block"].fillna(0)  # older files have no threads_per_block
     out = []
-    for r in rows.itertuples():
+    for r, t in zip(rows.itertuples(), threads):
         same = (slowest["record_id"] == r.record_id)
         base = rows[(rows["layout"] == r.layout) & (rows["variant"] == "baseline") & (rows["send"] == r.send)
-                    & (rows["file"] == r.file)]
-        bound = bounds[(bounds["layout"] == r.layout) & (bounds["variant"] == r.variant) & (bounds["file"] == r.file)]
-        out.append({"layout": r.layout, "cube": r.cube, "variant": r.variant, "send": r.send, "n": r.n,
+                    & (threads == t) & (rows["file"] == r.file)]
+        bound = bounds[(bounds["layout"] == r.layout) & (bounds["setup"] == r.setup) & (bounds["file"] == r.file)]
+        out.append({"layout": r.layout, "cube": r.cube, "setup": r.setup, "variant": r.variant, "send": r.send,
+                    "receive_wait": r.receive_wait, "signal": r.signal, "staging": r.staging,
+                    "threads_per_block": r.threads_per_block, "n": r.n,
                     "median_us": r.median * US, "p10_us": r.p10 * US, "p90_us": r.p90 * US,
                     "slowest_rank_median_us": slowest[same]["median"].iloc[0] * US if same.any() else np.nan,
-                    "speedup_vs_baseline": base["median"].iloc[0] / r.median if len(base) else np.nan,
+                    "speedup_vs_baseline": base["median"].min() / r.median if len(base) else np.nan,
                     "model_lower_bound_us": bound["lower_bound_ns"].iloc[0] * US if len(bound) else np.nan,
                     "payload": r.payload_check})
     return pd.DataFrame(out)
 
 
-def halo_times(results, path=None, title=None):
-    """Median iteration time per layout (cube) and variant with its p10-p90 range, the model's lower
-    bound as a dashed marker: the paper's Fig. 14 as points."""
+def halo_times(results, path=None, title=None, setups=None):
+    """Median iteration time per layout (cube) and setup with its p10-p90 range, the model's lower
+    bound as a dashed marker: the paper's Fig. 14 as points. `setups`: the setup labels (or variant
+    names) to show, in this order; default every one."""
     table = halo_table(results)
+    if setups is not None:
+        picked = [table[(table["setup"] == k) | (table["variant"] == k)] for k in setups]
+        if any(p.empty for p in picked):
+            missing = [k for k, p in zip(setups, picked) if p.empty]
+            raise UsageError(f"no halo setup or variant {missing} in these results")
+        table = pd.concat(picked)
     layouts = list(dict.fromkeys(table["layout"]))
-    variants = list(dict.fromkeys(table["variant"]))
-    fig, axes = new_figure(1, 1, width=7.5, height=4.2)
+    labels = list(dict.fromkeys(table["setup"]))
+    fig, axes = new_figure(1, 1, width=max(7.5, 0.35 * len(labels) * len(layouts) + 3), height=4.2)
     ax = axes[0][0]
-    width = 0.8 / max(1, len(variants))
-    for k, variant in enumerate(variants):
-        d = table[table["variant"] == variant].set_index("layout").reindex(layouts)
-        x = np.arange(len(layouts)) + (k - (len(variants) - 1) / 2) * width
-        ax.bar(x, d["median_us"], width, color=VARIANT_COLORS.get(variant, "#9467bd"), alpha=0.8, label=variant,
-               yerr=[d["median_us"] - d["p10_us"], d["p90_us"] - d["median_us"]], capsize=3)
-        ax.scatter(x, d["model_lower_bound_us"], marker="_", s=300, color="#d62728", zorder=3,
-                   label="model lower bound (Eq. 1)" if k == 0 else None)
+    width = 0.8 / max(1, len(labels))
+    shades = {}
+    for k, label in enumerate(labels):
+        d = table[table["setup"] == label].set_index("layout").reindex(layouts)
+        variant = d["variant"].dropna().iloc[0]
+        shade = shades[variant] = shades.get(variant, -1) + 1
+        x = np.arange(len(layouts)) + (k - (len(labels) - 1) / 2) * width
+        ax.bar(x, d["median_us"], width, color=VARIANT_COLORS.get(variant, "#9467bd"),
+               alpha=max(0.35, 0.9 - 0.12 * shade), label=label,
+               yerr=[d["median_us"] - d["p10_us"], d["p90_us"] - d["median_us"]], capsize=2)
+        ax.scatter(x, d["model_lower_bound_us"], marker="_", s=max(40, 300 // len(labels)), color="#d62728",
+                   zorder=3, label="model lower bound (Eq. 1)" if k == 0 else None)
     ax.set_xticks(np.arange(len(layouts)), [str(c) for c in layouts], fontsize="small")
     ax.set_yscale("log")
     ax.set_ylabel("time per iteration, median (µs), p10-p90")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="x-small", ncol=2 if len(labels) > 6 else 1)
     ax.grid(True, axis="y", which="both", alpha=0.3)
     return finish(fig, title or run_title(_halo_rows(results), "halo exchange per iteration"), path)
 
 
-def halo_timeline(results, layout: str, variant: str, iteration: int | None = None, path=None, title=None):
+def halo_timeline(results, layout: str, setup: str, iteration: int | None = None, path=None, title=None):
     """Rank 0's workflow in one iteration (the thesis's workflow figures): per message, the device's pack
-    (bar), the CPU's send (triangle), the receive's completion (dot) and the unpack (bar), in µs from the
-    iteration's start on the host clock. `iteration`: index among the timed ones (default: the one
-    with the median time)."""
+    (bar), with memcpy staging the end of its copy to host (cross), the CPU's send (triangle), the
+    receive's completion (dot) and the unpack (bar), in µs from the iteration's start on the host clock.
+    `setup`: a setup label, or a variant name for its first setup. `iteration`: index among the timed
+    ones (default: the one with the median time)."""
     matches = [r for r in results.records if r.get("record") == "halo" and r.get("rank", 0) == 0
-               and r.get("layout") == layout and r.get("variant") == variant]
+               and r.get("layout") == layout and setup in (r.get("setup"), r.get("variant"))]
     if not matches:
-        raise UsageError(f"no rank-0 halo record for layout {layout!r}, variant {variant!r}")
+        raise UsageError(f"no rank-0 halo record for layout {layout!r}, setup {setup!r}")
     rec = matches[0]
     its = rec["timeline"]["iterations"]
     if iteration is None:
@@ -89,6 +105,9 @@ def halo_timeline(results, layout: str, variant: str, iteration: int | None = No
     for i, m in enumerate(sends):
         ax.barh(y, (it["pack_end_ns"][i] - it["pack_start_ns"][i]) * US, left=it["pack_start_ns"][i] * US,
                 color="#2ca02c", height=0.7, label="pack (device)" if i == 0 else None)
+        if it.get("copy_end_ns"):
+            ax.scatter(it["copy_end_ns"][i] * US, y, marker="x", color="#8c564b", s=16, zorder=3,
+                       label="copy to host done" if i == 0 else None)
         ax.scatter(it["send_ns"][i] * US, y, marker=">", color="black", s=18, zorder=3,
                    label="send posted" if i == 0 else None)
         labels.append(f"send {m['tag']} {m['kind']} {m['bytes']} B")
@@ -107,6 +126,6 @@ def halo_timeline(results, layout: str, variant: str, iteration: int | None = No
     ax.legend(fontsize="small", loc="lower right")
     precision = rec["timeline"]["clock_sync"]["precision_ns"]
     short = f"cube {rec['cube']}" if rec.get("cube") else layout
-    default = (f"{short}, {variant}, rank 0, iteration {iteration}: {it['total_ns'] * US:.1f} µs "
+    default = (f"{short}, {rec.get('setup', rec['variant'])}, rank 0, iteration {iteration}: {it['total_ns'] * US:.1f} µs "
                f"(sync precision {precision * US:.2f} µs)")
     return finish(fig, title or default, path)

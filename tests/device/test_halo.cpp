@@ -28,28 +28,48 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     for (auto b : kBytes) total += (b + 127) / 128 * 128;
     buffers_ = device_->alloc_pinned(total);
     halo_ = device_->alloc_device(total);
-    control_ = device_->alloc_pinned(n * (sizeof(HaloMessageArgs) + sizeof(FlagLine) + sizeof(HaloStamp)) + 4096);
+    tail_ = device_->alloc_device(128);
+    // messages | queue | flags (send-ready, then unpack-ready) | stamps (pack, then unpack)
+    control_ = device_->alloc_pinned(8192 + 2 * n * (sizeof(FlagLine) + sizeof(HaloStamp)));
     std::memset(control_.host(), 0, control_.size());
     messages_ = reinterpret_cast<HaloMessageArgs*>(control_.host());
-    flags_ = reinterpret_cast<FlagLine*>(control_.host() + 2048);
-    stamps_ = reinterpret_cast<HaloStamp*>(reinterpret_cast<std::byte*>(flags_) + n * sizeof(FlagLine));
+    queue_ = reinterpret_cast<unsigned long long*>(control_.host() + 2048);
+    flags_ = reinterpret_cast<FlagLine*>(control_.host() + 4096);
+    stamps_ = reinterpret_cast<HaloStamp*>(reinterpret_cast<std::byte*>(flags_) + 2 * n * sizeof(FlagLine));
     std::size_t offset = 0;
     for (std::size_t m = 0; m < n; ++m) {
       messages_[m] = {reinterpret_cast<unsigned char*>(buffers_.device() + offset),
-                      reinterpret_cast<unsigned char*>(halo_.device() + offset), kBytes[m], 7, m};
+                      reinterpret_cast<unsigned char*>(halo_.device() + offset), kBytes[m], 7, m, 0};
       offset += (kBytes[m] + 127) / 128 * 128;
     }
   }
 
+  template <class T>
+  T* dev(T* host_address) {
+    return reinterpret_cast<T*>(control_.device_at(reinterpret_cast<std::byte*>(host_address)));
+  }
+  // Unpack (and a stacked launch's unpack) uses the second half of the flags and stamps.
+  HaloArgs args(bool unpack, std::uint64_t iteration, bool with_flags, bool with_queue = false) {
+    const std::size_t half = unpack ? kBytes.size() : 0;
+    return {dev(messages_), kBytes.size(), with_flags ? dev(flags_ + half) : nullptr,
+            with_queue ? dev(queue_) : nullptr,
+            with_queue ? reinterpret_cast<unsigned long long*>(tail_.device()) : nullptr, dev(stamps_ + half),
+            iteration, 0};
+  }
   HaloLaunch launch(HaloStage stage, std::uint64_t iteration, bool with_flags, double timeout_s = 20) {
     HaloLaunch l;
     l.stage = stage;
-    l.args = {reinterpret_cast<const HaloMessageArgs*>(control_.device_at(control_.host())), kBytes.size(),
-              with_flags ? reinterpret_cast<FlagLine*>(control_.device_at(reinterpret_cast<std::byte*>(flags_)))
-                         : nullptr,
-              reinterpret_cast<HaloStamp*>(control_.device_at(reinterpret_cast<std::byte*>(stamps_))), iteration, 0};
+    l.args = args(stage == HaloStage::unpack, iteration, with_flags);
+    if (stage == HaloStage::stacked) l.unpack = args(true, iteration, with_flags);
     l.timeout_s = timeout_s;
     return l;
+  }
+  HaloStamp* unpack_stamps() { return stamps_ + kBytes.size(); }
+  FlagLine* unpack_flags() { return flags_ + kBytes.size(); }
+  void expect_packed(std::size_t m, std::uint64_t iteration, const unsigned char* bytes) {
+    for (std::uint64_t j = 0; j < kBytes[m]; ++j)
+      ASSERT_EQ(bytes[j], static_cast<unsigned char>(halo_word(iteration, 7, m, j / 8) >> (8 * (j % 8))))
+          << "message " << m << " byte " << j;
   }
   unsigned char* host_buffer(std::size_t m) {
     return reinterpret_cast<unsigned char*>(buffers_.host()) +
@@ -57,8 +77,9 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
   }
 
   std::unique_ptr<Device> device_;
-  PinnedBuffer buffers_, halo_, control_;
+  PinnedBuffer buffers_, halo_, control_, tail_;
   HaloMessageArgs* messages_ = nullptr;
+  unsigned long long* queue_ = nullptr;
   FlagLine* flags_ = nullptr;
   HaloStamp* stamps_ = nullptr;
 };
@@ -72,25 +93,22 @@ TEST_P(HaloTest, PackWritesEveryMessageAndRaisesItsSendReadyFlag) {
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(stamps_[m].status, halo_status_ok);
     EXPECT_LE(stamps_[m].start, stamps_[m].end);
-    for (std::uint64_t j = 0; j < kBytes[m]; ++j)
-      ASSERT_EQ(host_buffer(m)[j], static_cast<unsigned char>(halo_word(3, 7, m, j / 8) >> (8 * (j % 8))))
-          << "message " << m << " byte " << j;
+    expect_packed(m, 3, host_buffer(m));
   }
 }
 
 TEST_P(HaloTest, UnpackWaitsForItsFlagThenFindsAnIntactPayload) {
   device_->start_halo(launch(HaloStage::pack, 5, false));
   device_->join_halo(HaloStage::pack);
-  std::memset(static_cast<void*>(stamps_), 0, kBytes.size() * sizeof(HaloStamp));
   device_->start_halo(launch(HaloStage::unpack, 5, true));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   HostSignalOps host;
-  for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(host.load_acquire(&stamps_[m].status), 0u) << m;
-  for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&flags_[m].value, 5);
+  for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(host.load_acquire(&unpack_stamps()[m].status), 0u) << m;
+  for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, 5);
   device_->join_halo(HaloStage::unpack);
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
-    EXPECT_EQ(stamps_[m].status, halo_status_ok) << m;
-    EXPECT_EQ(stamps_[m].mismatched_words, 0u) << m;
+    EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
+    EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << m;
   }
 }
 
@@ -102,13 +120,13 @@ TEST_P(HaloTest, UnpackCountsEveryWrongWord) {
   host_buffer(3)[12] ^= 1;       // the 13 B message's tail byte
   device_->start_halo(launch(HaloStage::unpack, 9, false));
   device_->join_halo(HaloStage::unpack);
-  EXPECT_EQ(stamps_[0].mismatched_words, 0u);
-  EXPECT_EQ(stamps_[2].mismatched_words, 2u);
-  EXPECT_EQ(stamps_[3].mismatched_words, 1u);
+  EXPECT_EQ(unpack_stamps()[0].mismatched_words, 0u);
+  EXPECT_EQ(unpack_stamps()[2].mismatched_words, 2u);
+  EXPECT_EQ(unpack_stamps()[3].mismatched_words, 1u);
   // A stale iteration is wrong everywhere.
   device_->start_halo(launch(HaloStage::unpack, 10, false));
   device_->join_halo(HaloStage::unpack);
-  EXPECT_EQ(stamps_[1].mismatched_words, 1200u / 8);
+  EXPECT_EQ(unpack_stamps()[1].mismatched_words, 1200u / 8);
 }
 
 TEST_P(HaloTest, UnpackGivesUpWhenNoFlagComesAndTheDeviceStaysUsable) {
@@ -116,10 +134,84 @@ TEST_P(HaloTest, UnpackGivesUpWhenNoFlagComesAndTheDeviceStaysUsable) {
   device_->start_halo(launch(HaloStage::unpack, 11, true, 0.3));
   device_->join_halo(HaloStage::unpack);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
-  for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(stamps_[m].status, halo_status_timeout) << m;
+  for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(unpack_stamps()[m].status, halo_status_timeout) << m;
   device_->start_halo(launch(HaloStage::pack, 12, true));
   device_->join_halo(HaloStage::pack);
   EXPECT_EQ(flags_[0].value, 12u);
+}
+
+// The thesis's single task queue: every packed message appears once, tagged
+// with its iteration, and the next iteration starts the queue over without a reset.
+TEST_P(HaloTest, PackAppendsEveryMessageToTheTaskQueueOncePerIteration) {
+  HostSignalOps host;
+  for (std::uint64_t iteration : {21, 22}) {
+    HaloLaunch l = launch(HaloStage::pack, iteration, false);
+    l.args = args(false, iteration, false, true);
+    device_->start_halo(l);
+    std::vector<int> seen(kBytes.size(), 0);
+    for (std::size_t slot = 0; slot < kBytes.size(); ++slot) {
+      unsigned long long entry = 0;
+      spin_host([&] { return halo_queue_entry_of(entry = host.load_acquire(&queue_[slot]), iteration); }, 20,
+                "task queue entry");
+      const std::uint64_t m = entry & 0xFFFFFFull;
+      ASSERT_LT(m, kBytes.size());
+      ++seen[m];
+      expect_packed(m, iteration, host_buffer(m));  // in the queue means packed
+    }
+    device_->join_halo(HaloStage::pack);
+    EXPECT_EQ(seen, std::vector<int>(kBytes.size(), 1)) << "iteration " << iteration;
+    EXPECT_EQ(flags_[0].value, 0u);  // the queue replaces the flags
+  }
+}
+
+// notify-stacked: the 60000 B message is the whole grid's, the others one
+// block's; one launch packs, waits for every unpack-ready flag and unpacks.
+TEST_P(HaloTest, StackedPacksThenUnpacksWhenFlaggedWithLongMessagesOnTheWholeGrid) {
+  messages_[2].whole_grid = 1;
+  const WriterShape shape = device_->start_halo(launch(HaloStage::stacked, 31, true));
+  EXPECT_GE(shape.blocks, 1);
+  HostSignalOps host;
+  for (std::size_t m = 0; m < kBytes.size(); ++m)
+    spin_host([&] { return host.load_acquire(&flags_[m].value) >= 31; }, 20, "send-ready flag");
+  for (std::size_t m = 0; m < kBytes.size(); ++m) expect_packed(m, 31, host_buffer(m));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(host.load_acquire(&unpack_stamps()[m].status), 0u) << m;
+  for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, 31);
+  device_->join_halo(HaloStage::stacked);
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
+    EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << m;
+  }
+}
+
+TEST_P(HaloTest, StackedGivesUpWhenNoUnpackFlagComes) {
+  messages_[2].whole_grid = 1;
+  device_->start_halo(launch(HaloStage::stacked, 41, true, 0.3));
+  device_->join_halo(HaloStage::stacked);
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    EXPECT_EQ(stamps_[m].status, halo_status_ok) << m;
+    EXPECT_EQ(unpack_stamps()[m].status, halo_status_timeout) << m;
+  }
+}
+
+// memcpy staging: pack into device memory, then one copy per message on its own lane.
+TEST_P(HaloTest, PackIntoDeviceMemoryThenCopyEachMessageToPinnedMemory) {
+  PinnedBuffer staging = device_->alloc_device(buffers_.size());
+  for (std::size_t m = 0; m < kBytes.size(); ++m)
+    messages_[m].buffer = reinterpret_cast<unsigned char*>(staging.device()) + (host_buffer(m) - reinterpret_cast<unsigned char*>(buffers_.host()));
+  device_->start_halo(launch(HaloStage::pack, 51, false));
+  device_->join_halo(HaloStage::pack);
+  std::memset(buffers_.host(), 0, buffers_.size());
+  std::vector<unsigned char*> dst;
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    const std::size_t offset = reinterpret_cast<std::byte*>(messages_[m].buffer) - staging.device();
+    device_->start_copy_to_host(static_cast<int>(m), buffers_.host() + offset, staging.device() + offset, kBytes[m]);
+    dst.push_back(reinterpret_cast<unsigned char*>(buffers_.host() + offset));
+  }
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    spin_host([&] { return device_->copy_done(static_cast<int>(m)); }, 20, "copy to host");
+    expect_packed(m, 51, dst[m]);
+  }
 }
 
 std::string name_of(const ::testing::TestParamInfo<std::string>& info) { return info.param; }

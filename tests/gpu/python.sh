@@ -7,11 +7,8 @@
 # Results: $RESULTS_DIR (default build-gpu/python): characterize/ (the run
 # directory) and python-inprocess.txt.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-results=${RESULTS_DIR:-$root/build-gpu/python}
-mkdir -p "$results"
-if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-step() { printf '\n=== %s\n' "$*"; }
+default_results=python
+source "$(dirname "$0")/common.sh"
 
 step "pip install . (build log: $results/pip-install.log)"
 start=$(date +%s)

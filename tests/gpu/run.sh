@@ -9,20 +9,10 @@
 #                               with SIGKILL part way and completed with --resume
 # Results go to $RESULTS_DIR (default: build-gpu/results).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD_DIR:-$root/build-gpu}
-results=${RESULTS_DIR:-$build/results}
 full=0
 [[ "${1:-}" == "--full" ]] && full=1
-mkdir -p "$results"
-if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-
-step() { printf '\n=== %s\n' "$*"; }
-
-step "build ($build)"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHETPROBE_ENABLE_CUDA=AUTO >"$results/cmake.log"
-cmake --build "$build" -j "$(nproc)" >"$results/build.log" 2>&1 || { tail -50 "$results/build.log"; exit 1; }
-hetprobe=$build/bench/hetprobe
+source "$(dirname "$0")/common.sh"
+build_gpu
 
 step "GPU tests (label gpu)"
 ctest --test-dir "$build" -L gpu --output-on-failure -j 1 >"$results/ctest-gpu.log" 2>&1 ||

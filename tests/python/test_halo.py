@@ -46,7 +46,17 @@ def test_plots_of_the_committed_run(tmp_path):
 
 def test_a_fresh_host_run_through_mpirun(tmp_path):
     r = hetprobe.run_mpi("halo", out=tmp_path / "halo.jsonl", device="host", cube=40, iterations=3, warmup=1,
-                         quiet=True)
+                         signal="channel,queue", staging="memcpy", quiet=True)
     table = hetprobe.plots.halo_table(r)
-    assert sorted(table["variant"]) == ["baseline", "notify-stream"]
-    assert (table["payload"] == "intact").all() and (table["n"] == 3).all()
+    assert sorted(set(table["variant"])) == ["baseline", "notify-stacked", "notify-stream"]
+    assert len(table) == 5  # baseline (waitall) + two notify variants x two signals
+    assert (table["payload"] == "intact").all() and (table["n"] == 3).all() and (table["staging"] == "memcpy").all()
+    base = table[table["variant"] == "baseline"]["median_us"].iloc[0]
+    assert table["speedup_vs_baseline"].tolist() == pytest.approx((base / table["median_us"]).tolist())
+    layout = table["layout"].iloc[0]
+    fig = hetprobe.plots.halo_timeline(r, layout, "notify-stacked isend queue memcpy 128t")
+    assert "copy to host done" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    fig = hetprobe.plots.halo_times(r, setups=["baseline", "notify-stream isend queue memcpy 128t"])
+    assert len(fig.axes[0].patches) == 2  # one bar per setup, one layout
+    with pytest.raises(hetprobe.UsageError):
+        hetprobe.plots.halo_times(r, setups=["notify-stream isend channel pinned 128t"])

@@ -148,12 +148,15 @@ struct MechanismSamples {
   std::string skipped;
 };
 
-// The halo-exchange proxy's device work (halo_protocol.hpp): one team (GPU
-// block, host thread) per message, one stage per launch.
-enum class HaloStage { pack, unpack };
+// The halo-exchange proxy's device work (halo_protocol.hpp): pack or unpack
+// with one team (GPU block, host thread) per message, or both in one stacked
+// launch (every co-resident block, grid-synchronised; halo_stacked).
+enum class HaloStage { pack, unpack, stacked };
 struct HaloLaunch {
   HaloStage stage = HaloStage::pack;
-  HaloArgs args{};             // device addresses; timeout_ticks is set by the Device from timeout_s
+  HaloArgs args{};             // pack or unpack (stacked: the pack); device addresses;
+                               // timeout_ticks is set by the Device from timeout_s
+  HaloArgs unpack{};           // stacked only: the unpack
   double timeout_s = 30;       // an unpack gives up waiting for its flag after this
   int threads_per_block = 128; // GPU block size (clamped to the device's maximum)
 };
@@ -209,12 +212,20 @@ class Device {
   // a runtime lacks the call, `skipped` says why.
   virtual MechanismSamples time_launch_mechanism(LaunchMechanism mechanism, const MechanismRun& run);
 
-  // Starts a halo stage and returns at once. Pack and unpack have their own
-  // stream (threads), so one of each can run at the same time.
-  virtual void start_halo(const HaloLaunch& launch) = 0;
+  // Starts a halo stage and returns at once, with the shape it was launched
+  // with. Pack and unpack have their own stream (threads), so one of each
+  // can run at the same time; stacked runs alone.
+  virtual WriterShape start_halo(const HaloLaunch& launch) = 0;
   // Waits until the stage has ended; its waits give up by themselves after
   // the launch's timeout (the stamps say so), so this returns.
   virtual void join_halo(HaloStage stage) = 0;
+
+  // Copies `bytes` of device memory to host memory (a PinnedBuffer's host
+  // side) on copy lane `lane` and returns at once; lanes are independent
+  // streams, made as needed. copy_done() asks, without waiting, whether the
+  // lane's copies have ended. The host backend copies at once.
+  virtual void start_copy_to_host(int lane, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) = 0;
+  virtual bool copy_done(int lane) = 0;
 
  protected:
   // Set by the backend: where signal tasks put their result, as host and device see it.

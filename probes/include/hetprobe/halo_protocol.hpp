@@ -4,8 +4,11 @@
 // GPU hand messages to each other (paper 002 Sec. 3.1; thesis 003 Sec. 3.2-3.4).
 //
 // pack m:   every thread writes its words of message m (halo_word), fences at
-//           system scope; barrier; the leader stamps the end and, with flags,
-//           stores send_ready[m] = iteration (the CPU then sends m).
+//           system scope; barrier; the leader stamps the end and tells the CPU
+//           m is ready: with a channel (one flag per message, the thesis's
+//           per-block channel) it stores send_ready[m] = iteration; with a queue
+//           (the thesis's single task queue) it reserves the next slot with an
+//           atomic compare-and-swap on a tail in device memory and stores m there.
 // unpack m: with flags, the leader waits until unpack_ready[m] >= iteration
 //           (the CPU stores it once m has arrived), giving up after
 //           timeout_ticks; barrier; every thread checks its words of the
@@ -37,6 +40,7 @@ struct HaloMessageArgs {
   std::uint64_t bytes;
   std::uint64_t sender;   // the rank whose payload this is
   std::uint64_t tag;
+  std::uint64_t whole_grid;  // notify-stacked: 1 = a long message, packed or unpacked by every block
 };
 
 inline constexpr unsigned long long halo_status_ok = 1;
@@ -53,15 +57,42 @@ struct HaloArgs {
   const HaloMessageArgs* messages;  // device addresses from here on
   std::uint64_t count;
   FlagLine* flags;  // pack: send-ready (device -> host); unpack: unpack-ready (host -> device); null: none
+  unsigned long long* queue;       // pack: the task queue (pinned) instead of flags; null: none
+  unsigned long long* queue_tail;  // its tail, in device memory: (iteration << 24) | entries
   HaloStamp* stamps;
   std::uint64_t iteration;  // > 0 and growing, so flags need no reset
   std::uint64_t timeout_ticks;
 };
 
+// A task-queue entry: the message index, tagged with the iteration so the
+// queue needs no reset between iterations (24 bits of index).
+HETPROBE_HD inline unsigned long long halo_queue_entry(std::uint64_t iteration, std::uint64_t m) {
+  return (iteration << 24) | m;
+}
+HETPROBE_HD inline bool halo_queue_entry_of(unsigned long long entry, std::uint64_t iteration) {
+  return (entry >> 24) == (iteration & 0xFFFFFFFFFFull);
+}
+
 // Team: rank(), size(), sync(), timer(), fence_system(), load_acquire(),
 // store_release(), read_shared()/write_shared() on `slot` (team-visible),
 // add_shared(slot, x): every thread adds x to the slot, seen after sync();
+// compare_swap(p, expected, desired): atomic on device memory, returns what was there;
 // relax(): a pause in a spin (host threads yield; GPU threads do nothing).
+
+// The leader appends m to the task queue: the slot comes from the tail, which
+// counts this iteration's entries (a tail of an older iteration counts as 0).
+template <class Team>
+HETPROBE_HD inline void halo_enqueue(Team& team, const HaloArgs& a, std::uint64_t m) {
+  unsigned long long expected = 0, slot = 0;
+  for (;;) {
+    slot = halo_queue_entry_of(expected, a.iteration) ? (expected & 0xFFFFFFull) : 0;
+    const unsigned long long seen = team.compare_swap(a.queue_tail, expected, halo_queue_entry(a.iteration, slot + 1));
+    if (seen == expected) break;
+    expected = seen;
+  }
+  team.store_release(&a.queue[slot], halo_queue_entry(a.iteration, m));
+}
+
 template <class Team>
 HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m) {
   const HaloMessageArgs& msg = a.messages[m];
@@ -80,7 +111,8 @@ HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m
     a.stamps[m].end = team.timer();
     a.stamps[m].status = halo_status_ok;
     team.fence_system();
-    if (a.flags != nullptr) team.store_release(&a.flags[m].value, a.iteration);
+    if (a.queue != nullptr) halo_enqueue(team, a, m);
+    else if (a.flags != nullptr) team.store_release(&a.flags[m].value, a.iteration);
   }
 }
 
@@ -132,6 +164,26 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
     a.stamps[m].end = team.timer();
     a.stamps[m].status = status;
   }
+}
+
+// notify-stacked (paper 002 Sec. 4.2): pack and unpack in one persistent
+// kernel. The long messages (whole_grid) are packed one after the other by
+// the whole grid, a grid barrier after each (inside halo_pack); the short ones
+// by one block each (block b takes the b-th, (b + blocks)-th, ... short one);
+// then each block unpacks its short receives as their flags come, and last
+// the whole grid unpacks the long receives, one after the other.
+template <class Grid, class Block>
+HETPROBE_HD inline void halo_stacked(Grid& grid, Block& block, std::uint64_t block_index, std::uint64_t blocks,
+                                     const HaloArgs& pack, const HaloArgs& unpack, unsigned long long* block_slot,
+                                     unsigned long long* grid_slot) {
+  for (std::uint64_t m = 0; m < pack.count; ++m)
+    if (pack.messages[m].whole_grid) halo_pack(grid, pack, m);
+  for (std::uint64_t m = 0, k = 0; m < pack.count; ++m)
+    if (!pack.messages[m].whole_grid && k++ % blocks == block_index) halo_pack(block, pack, m);
+  for (std::uint64_t m = 0, k = 0; m < unpack.count; ++m)
+    if (!unpack.messages[m].whole_grid && k++ % blocks == block_index) halo_unpack(block, unpack, m, block_slot);
+  for (std::uint64_t m = 0; m < unpack.count; ++m)
+    if (unpack.messages[m].whole_grid) halo_unpack(grid, unpack, m, grid_slot);
 }
 
 }  // namespace hetprobe

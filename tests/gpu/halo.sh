@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The halo probe on a node with two GPUs, in one command: build with the GPU
+# backend, the halo device tests on the GPU, then `hetprobe halo` on two ranks
+# (one per GPU, the node-local rank picks it) over the paper's three cubes with
+# every variant and the thesis's dimensions: both send modes, both receive
+# waits, both signals, both stagings, 128 and 1024 threads per block.
+#   tests/gpu/halo.sh [more halo options]
+# Results: $RESULTS_DIR (default build-gpu/halo): halo.jsonl, halo.txt, logs.
+set -euo pipefail
+default_results=halo
+source "$(dirname "$0")/common.sh"
+build_gpu
+
+step "halo device tests on the GPU"
+"$build/tests/hetprobe_device_tests" --gtest_filter='gpu/HaloTest.*/cuda:gpu/HaloTest.*/hip' 2>&1 |
+  tee "$results/device-tests.txt" | grep -E "^\[  (PASSED|FAILED|SKIPPED)|OK \]|FAILED \]"
+
+step "devices"
+"$hetprobe" devices
+step "hetprobe halo on 2 ranks"
+rm -f "$results/halo.jsonl"
+start=$(date +%s)
+mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --variants all --send isend,send --recv-wait waitall,testany \
+  --signal channel,queue --staging pinned,memcpy --threads 128,1024 "$@" --out "$results/halo.jsonl" |
+  tee "$results/halo.txt"
+echo "halo wall time: $(($(date +%s) - start)) s"
