@@ -72,6 +72,7 @@ class GpuDevice final : public Device {
     HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&mechanism_flags_dev_), mechanism_flags_, 0));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&device_flag_), sizeof(unsigned long long)));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&halo_grid_slot_), sizeof(unsigned long long)));
+    preload_kernels();
     info_.timer_tick_ns = measure_timer_tick_ns();
   }
 
@@ -273,6 +274,25 @@ class GpuDevice final : public Device {
   }
 
  private:
+  // With lazy loading (CUDA's default since 12.2) a kernel's first launch may
+  // wait for the device to be idle, so a kernel launched beside a spinning one
+  // (notify-stream's pack beside its unpack; a signal beside a writer) would
+  // never start: both would wait until their timeout. Asking for a kernel's
+  // attributes loads it, so every kernel that runs beside another is loaded here.
+  void preload_kernels() const {
+    const void* kernels[] = {reinterpret_cast<const void*>(halo_pack_kernel),
+                             reinterpret_cast<const void*>(halo_unpack_kernel),
+                             reinterpret_cast<const void*>(halo_stacked_kernel),
+                             reinterpret_cast<const void*>(signal_kernel),
+                             reinterpret_cast<const void*>(read_timer_kernel),
+                             reinterpret_cast<const void*>(writer_stream_kernel),
+                             reinterpret_cast<const void*>(writer_stacked_kernel)};
+    for (const void* k : kernels) {
+      gpu::FuncAttributes attr{};
+      HP_CHECK(HP_RT(FuncGetAttributes)(&attr, k));
+    }
+  }
+
   int max_threads(const void* kernel) const {
     gpu::FuncAttributes attr{};
     HP_CHECK(HP_RT(FuncGetAttributes)(&attr, kernel));

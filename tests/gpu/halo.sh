@@ -17,6 +17,12 @@ step "halo device tests on the GPU"
 
 step "devices"
 "$hetprobe" devices
+step "each notify variant first in a fresh process (a kernel launched beside a spinning one must start)"
+rm -f "$results"/first-*.jsonl
+for variant in notify-stream notify-stacked; do
+  mpirun -np 2 "$hetprobe" halo --cube 200 --variants "$variant" --iterations 3 --warmup 0 --timeout 10 --quiet \
+    --out "$results/first-$variant.jsonl" | grep -E "^cube"
+done
 step "hetprobe halo on 2 ranks"
 rm -f "$results/halo.jsonl"
 start=$(date +%s)
