@@ -23,6 +23,10 @@ double host_seconds() {
       .count();
 }
 
+// Dynamic shared memory a kernel may use without opting in: notify-stacked's
+// message tables (48 B each) must fit.
+constexpr std::size_t kStackedTablesMax = 48 * 1024;
+
 class GpuDevice final : public Device {
  public:
   explicit GpuDevice(int ordinal) : ordinal_(ordinal) {
@@ -168,13 +172,18 @@ class GpuDevice final : public Device {
     if (launch.stage == HaloStage::stacked) {
       if (!cooperative_)
         throw unsupported("notify-stacked needs cooperative launch, which " + info_.name + " does not support");
+      const std::size_t tables = (args.count + unpack.count) * sizeof(HaloMessageArgs);
+      if (tables > kStackedTablesMax)
+        throw unsupported("notify-stacked keeps its " + std::to_string(args.count + unpack.count) +
+                          " messages' table in shared memory: " + std::to_string(tables) + " bytes, more than " +
+                          std::to_string(kStackedTablesMax));
       int per_sm = 0;
       HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(
-          &per_sm, reinterpret_cast<const void*>(halo_stacked_kernel), threads, 0));
+          &per_sm, reinterpret_cast<const void*>(halo_stacked_kernel), threads, tables));
       const WriterShape shape{per_sm * info_.multiprocessors, threads};
       void* params[] = {&args, &unpack, &halo_grid_slot_};
       HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel),
-                                              dim3(shape.blocks), dim3(threads), params, 0, s));
+                                              dim3(shape.blocks), dim3(threads), params, tables, s));
       return shape;
     }
     const auto blocks = static_cast<unsigned>(std::max<std::uint64_t>(1, args.count));

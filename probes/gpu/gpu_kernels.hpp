@@ -90,24 +90,43 @@ struct HaloTeamOps {
 struct HaloBlockTeam : BlockTeam, HaloTeamOps {};
 struct HaloGridTeam : GridTeam, HaloTeamOps {};
 
+// The message table is in pinned host memory: every warp reading it would be
+// a PCIe read per field, so each block copies what it needs to shared memory.
+__device__ inline void halo_copy_messages(HaloMessageArgs* to, const HaloMessageArgs* from, std::uint64_t n) {
+  for (std::uint64_t i = threadIdx.x; i < n; i += blockDim.x) to[i] = from[i];
+  __syncthreads();
+}
+
 __global__ void halo_pack_kernel(HaloArgs args) {
+  __shared__ HaloMessageArgs msg;
   HaloBlockTeam team;
-  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) halo_pack(team, args, m);
+  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) {
+    halo_copy_messages(&msg, args.messages + m, 1);
+    halo_pack(team, args, m, msg);
+  }
 }
 
 __global__ void halo_unpack_kernel(HaloArgs args) {
   __shared__ unsigned long long slot;
+  __shared__ HaloMessageArgs msg;
   HaloBlockTeam team;
-  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) halo_unpack(team, args, m, &slot);
+  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) {
+    halo_copy_messages(&msg, args.messages + m, 1);
+    halo_unpack(team, args, m, msg, &slot);
+  }
 }
 
-// notify-stacked: launched cooperatively with every co-resident block;
+// notify-stacked: launched cooperatively with every co-resident block and
+// (pack.count + unpack.count) message tables of dynamic shared memory;
 // grid_slot is one word of device memory.
 __global__ void halo_stacked_kernel(HaloArgs pack, HaloArgs unpack, unsigned long long* grid_slot) {
+  extern __shared__ HaloMessageArgs tables[];
   __shared__ unsigned long long slot;
+  halo_copy_messages(tables, pack.messages, pack.count);
+  halo_copy_messages(tables + pack.count, unpack.messages, unpack.count);
   HaloBlockTeam block;
   HaloGridTeam grid{{{}, cooperative_groups::this_grid()}, {}};
-  halo_stacked(grid, block, blockIdx.x, gridDim.x, pack, unpack, &slot, grid_slot);
+  halo_stacked(grid, block, blockIdx.x, gridDim.x, pack, tables, unpack, tables + pack.count, &slot, grid_slot);
 }
 
 // The launch mechanisms' kernels: one that only exists, one that answers.

@@ -176,7 +176,7 @@ class HostDevice final : public Device {
           HostHaloTeam block;
           HostHaloGridTeam grid{{}, w, n, halo_barrier_.get()};
           unsigned long long slot = 0;
-          halo_stacked(grid, block, w, n, args, unpack, &slot, &halo_grid_slot_);
+          halo_stacked(grid, block, w, n, args, args.messages, unpack, unpack.messages, &slot, &halo_grid_slot_);
         });
       return {static_cast<int>(n), 1};
     }
@@ -186,8 +186,8 @@ class HostDevice final : public Device {
         HostHaloTeam team;
         unsigned long long slot = 0;
         for (std::uint64_t m = w; m < args.count; m += n) {
-          if (pack) halo_pack(team, args, m);
-          else halo_unpack(team, args, m, &slot);
+          if (pack) halo_pack(team, args, m, args.messages[m]);
+          else halo_unpack(team, args, m, args.messages[m], &slot);
         }
       });
     return {static_cast<int>(n), 1};

@@ -93,9 +93,10 @@ HETPROBE_HD inline void halo_enqueue(Team& team, const HaloArgs& a, std::uint64_
   team.store_release(&a.queue[slot], halo_queue_entry(a.iteration, m));
 }
 
+// `msg` is message m of a.messages, or a copy of it nearer the team (a GPU
+// block keeps one in shared memory: the table is in pinned host memory).
 template <class Team>
-HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m) {
-  const HaloMessageArgs& msg = a.messages[m];
+HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg) {
   const bool leader = team.rank() == 0;
   if (leader) a.stamps[m].start = team.timer();
   const std::uint64_t words = msg.bytes / 8;
@@ -117,8 +118,8 @@ HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m
 }
 
 template <class Team>
-HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t m, unsigned long long* slot) {
-  const HaloMessageArgs& msg = a.messages[m];
+HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg,
+                                   unsigned long long* slot) {
   const bool leader = team.rank() == 0;
   if (leader) {
     unsigned long long status = halo_status_ok;
@@ -156,7 +157,7 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
         bad += b != static_cast<unsigned char>(halo_word(a.iteration, msg.sender, msg.tag, words) >> (8 * (j % 8)));
         msg.halo[j] = b;
       }
-    team.add_shared(slot, bad);
+    if (bad != 0) team.add_shared(slot, bad);  // a grid's slot is one word: 10^5 atomics would serialise
   }
   team.sync();
   if (leader) {
@@ -172,18 +173,20 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
 // by one block each (block b takes the b-th, (b + blocks)-th, ... short one);
 // then each block unpacks its short receives as their flags come, and last
 // the whole grid unpacks the long receives, one after the other.
+// `sends` and `recvs`: the message tables of pack and unpack, or copies.
 template <class Grid, class Block>
 HETPROBE_HD inline void halo_stacked(Grid& grid, Block& block, std::uint64_t block_index, std::uint64_t blocks,
-                                     const HaloArgs& pack, const HaloArgs& unpack, unsigned long long* block_slot,
+                                     const HaloArgs& pack, const HaloMessageArgs* sends, const HaloArgs& unpack,
+                                     const HaloMessageArgs* recvs, unsigned long long* block_slot,
                                      unsigned long long* grid_slot) {
   for (std::uint64_t m = 0; m < pack.count; ++m)
-    if (pack.messages[m].whole_grid) halo_pack(grid, pack, m);
+    if (sends[m].whole_grid) halo_pack(grid, pack, m, sends[m]);
   for (std::uint64_t m = 0, k = 0; m < pack.count; ++m)
-    if (!pack.messages[m].whole_grid && k++ % blocks == block_index) halo_pack(block, pack, m);
+    if (!sends[m].whole_grid && k++ % blocks == block_index) halo_pack(block, pack, m, sends[m]);
   for (std::uint64_t m = 0, k = 0; m < unpack.count; ++m)
-    if (!unpack.messages[m].whole_grid && k++ % blocks == block_index) halo_unpack(block, unpack, m, block_slot);
+    if (!recvs[m].whole_grid && k++ % blocks == block_index) halo_unpack(block, unpack, m, recvs[m], block_slot);
   for (std::uint64_t m = 0; m < unpack.count; ++m)
-    if (unpack.messages[m].whole_grid) halo_unpack(grid, unpack, m, grid_slot);
+    if (recvs[m].whole_grid) halo_unpack(grid, unpack, m, recvs[m], grid_slot);
 }
 
 }  // namespace hetprobe
