@@ -64,7 +64,8 @@ std::string HaloSetup::label() const {
   const bool baseline = variant == HaloVariant::baseline;
   return std::string(to_string(variant)) + (blocking_send ? " send " : " isend ") +
          (baseline ? (testany ? "testany" : "waitall") : to_string(signal)) + " " + to_string(staging) + " " +
-         std::to_string(threads_per_block) + "t";
+         std::to_string(threads_per_block) + "t" +
+         (poll_pause_ns > 0 ? " pause " + std::to_string(poll_pause_ns) + "ns" : "");
 }
 
 std::vector<HaloSetup> HaloConfig::setups() const {
@@ -73,11 +74,12 @@ std::vector<HaloSetup> HaloConfig::setups() const {
     for (HaloVariant v : variants)
       for (bool blocking : blocking_sends)
         for (HaloStaging staging : stagings) {
-          HaloSetup s{v, blocking, false, HaloSignal::channel, staging, threads};
+          HaloSetup s{v, blocking, false, HaloSignal::channel, staging, threads, 0};
           if (v == HaloVariant::baseline)
             for (bool t : testanys) out.push_back((s.testany = t, s));
           else
-            for (HaloSignal g : signals) out.push_back((s.signal = g, s));
+            for (HaloSignal g : signals)
+              for (std::uint64_t pause : poll_pause_ns) out.push_back((s.signal = g, s.poll_pause_ns = pause, s));
         }
   return out;
 }
@@ -90,7 +92,7 @@ Json HaloConfig::to_json() const {
   for (auto x : signals) sig.push_back(to_string(x));
   for (auto x : stagings) stage.push_back(to_string(x));
   return {{"variants", v}, {"send", send}, {"receive_wait", wait}, {"signal", sig}, {"staging", stage},
-          {"threads_per_block", threads_per_block}, {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
+          {"threads_per_block", threads_per_block}, {"poll_pause_ns", poll_pause_ns}, {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
           {"iterations", iterations}, {"warmup", warmup}, {"timeout_s", timeout_s}};
 }
 
@@ -262,6 +264,7 @@ class Exchange {
     l.args = args(s, which != HaloStage::unpack, iteration);
     if (which == HaloStage::stacked) l.unpack = args(s, false, iteration);
     l.timeout_s = c_.timeout_s;
+    l.poll_pause_ns = static_cast<double>(s.poll_pause_ns);
     l.threads_per_block = s.threads_per_block;
     return l;
   }

@@ -75,6 +75,7 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"signal", baseline ? Json(nullptr) : Json(to_string(s.signal))},
           {"staging", to_string(s.staging)},
           {"threads_per_block", s.threads_per_block},
+          {"poll_pause_ns", baseline ? Json(nullptr) : Json(s.poll_pause_ns)},
           {"launch", {{"blocks", run.launch.blocks}, {"threads_per_block", run.launch.threads_per_block}}},
           {"stacked_long_bytes", run.long_bytes ? Json(run.long_bytes) : Json(nullptr)},
           {"messages_sent", layout.sends.size()},
@@ -145,8 +146,8 @@ void print_halo_table(std::FILE* out, const std::vector<Json>& records) {
     }
   }
   std::fprintf(out, "# hetprobe halo: per-iteration time of rank 0 (and of the slowest rank), us: median (p10, p90)\n");
-  std::fprintf(out, "%-12s %-14s %-5s %-8s %-6s %7s %10s %10s %10s %10s %8s %10s  %s\n", "layout", "variant", "send",
-               "wait/sig", "stage", "threads", "median", "p10", "p90", "slowest", "vs_base", "model_lb", "payload");
+  std::fprintf(out, "%-12s %-14s %-5s %-8s %-6s %7s %6s %10s %10s %10s %10s %8s %10s  %s\n", "layout", "variant",
+               "send", "wait/sig", "stage", "threads", "pause", "median", "p10", "p90", "slowest", "vs_base", "model_lb", "payload");
   for (const Json& r : records) {
     if (!rank0_halo(r)) continue;
     const std::string layout = short_layout(r), variant = r["variant"];
@@ -154,9 +155,10 @@ void print_halo_table(std::FILE* out, const std::vector<Json>& records) {
     const auto b = best_baseline.find(peer_key(r));
     const auto lb = bound.find(layout + "|" + r.value("setup", variant));
     const std::string how = variant == "baseline" ? r["receive_wait"].get<std::string>() : r.value("signal", "");
-    std::fprintf(out, "%-12.12s %-14s %-5s %-8s %-6s %7d %10.1f %10.1f %10.1f %10.1f %8s %10s  %s\n", layout.c_str(),
-                 variant.c_str(), r["send"].get<std::string>().c_str(), how.c_str(), r.value("staging", "").c_str(),
-                 r.value("threads_per_block", 0), median / 1e3, r["iteration_ns"]["p10"].get<double>() / 1e3,
+    const std::string pause = r.value("poll_pause_ns", Json()).is_null() ? "-" : r["poll_pause_ns"].dump();
+    std::fprintf(out, "%-12.12s %-14s %-5s %-8s %-6s %7d %6s %10.1f %10.1f %10.1f %10.1f %8s %10s  %s\n",
+                 layout.c_str(), variant.c_str(), r["send"].get<std::string>().c_str(), how.c_str(),
+                 r.value("staging", "").c_str(), r.value("threads_per_block", 0), pause.c_str(), median / 1e3, r["iteration_ns"]["p10"].get<double>() / 1e3,
                  r["iteration_ns"]["p90"].get<double>() / 1e3,
                  r["slowest_rank_iteration_ns"].is_null() ? 0.0 : r["slowest_rank_iteration_ns"]["median"].get<double>() / 1e3,
                  b == best_baseline.end() ? "-" : std::to_string(b->second / median).substr(0, 5).c_str(),
@@ -164,7 +166,7 @@ void print_halo_table(std::FILE* out, const std::vector<Json>& records) {
                  r["payload"]["check"].get<std::string>().c_str());
   }
   std::fprintf(out, "# vs_base: the fastest baseline's median (same layout, send mode and threads) / this median "
-                    "(> 1: faster); model_lb: paper Eq. 1 lower bound, us\n");
+                    "(> 1: faster); pause: ns between a GPU unpack's flag reads; model_lb: paper Eq. 1 lower bound, us\n");
 }
 
 }  // namespace hetprobe

@@ -189,6 +189,9 @@ CommandFn add_halo_command(CLI::App& app) {
   c->add_option("--warmup", o->config.warmup, "Untimed iterations before them")->capture_default_str();
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
+  c->add_option("--poll-pause", o->config.poll_pause_ns, "notify variants: ns the GPU pauses between two reads of an "
+                "unpack-ready flag (fewer reads of host memory while MPI copies), a list; 0: none")
+      ->delimiter(',')->capture_default_str();
   c->add_option("--long-bytes", o->long_bytes, "notify-stacked: messages at least this big are packed and unpacked "
                 "by the whole grid; auto: half the largest message")->capture_default_str();
   c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->capture_default_str();

@@ -167,6 +167,7 @@ class GpuDevice final : public Device {
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
     HaloArgs args = launch.args, unpack = launch.unpack;
     args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
+    args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz * 1e-9);
     const int threads = std::clamp(launch.threads_per_block, 1, info_.max_threads_per_block);
     gpu::Stream s = halo_streams_[launch.stage == HaloStage::unpack ? 1 : 0];
     if (launch.stage == HaloStage::stacked) {

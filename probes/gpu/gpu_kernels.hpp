@@ -85,7 +85,9 @@ struct HaloTeamOps {
                                              unsigned long long desired) {
     return atomicCAS(p, expected, desired);
   }
-  __device__ void relax() {}
+  __device__ void relax(unsigned long long ticks) {
+    if (ticks != 0) gpu::pause(ticks);
+  }
 };
 struct HaloBlockTeam : BlockTeam, HaloTeamOps {};
 struct HaloGridTeam : GridTeam, HaloTeamOps {};

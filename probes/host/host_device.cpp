@@ -61,7 +61,7 @@ struct HostHaloOps : HostSignalOps {
     std::atomic_ref<unsigned long long>(*p).compare_exchange_strong(expected, desired, std::memory_order_acq_rel);
     return expected;  // what was there
   }
-  void relax() { std::this_thread::yield(); }  // the MPI ranks share these cores
+  void relax(unsigned long long) { std::this_thread::yield(); }  // the MPI ranks share these cores
 };
 
 // A halo team of one host thread.
@@ -164,6 +164,7 @@ class HostDevice final : public Device {
     if (!pool.empty()) throw Error(ErrorKind::check, "start_halo: the previous stage was not joined");
     HaloArgs args = launch.args, unpack = launch.unpack;
     args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
+    args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz * 1e-9);
     const auto cores = static_cast<std::uint64_t>(info_.multiprocessors);
     const std::uint64_t cap = stacked ? std::clamp<std::uint64_t>(cores, 2, 8)
                                       : launch.stage == HaloStage::pack ? cores : 2;

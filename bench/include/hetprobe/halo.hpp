@@ -55,7 +55,8 @@ struct HaloSetup {
   HaloSignal signal = HaloSignal::channel;  // notify variants only
   HaloStaging staging = HaloStaging::pinned;
   int threads_per_block = 128;
-  // "notify-stream isend channel pinned 128t": the key records and tables use.
+  std::uint64_t poll_pause_ns = 0;  // notify variants only
+  // "notify-stream isend channel pinned 128t" (+ " pause 500ns" when set): the key records and tables use.
   std::string label() const;
 };
 
@@ -67,6 +68,7 @@ struct HaloConfig {
   std::vector<HaloStaging> stagings{HaloStaging::pinned};
   std::vector<int> threads_per_block{128};
   std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
+  std::vector<std::uint64_t> poll_pause_ns{0};  // GPU unpack: pause between reads of its flag (notify variants)
   int iterations = 20;           // timed
   int warmup = 3;                // untimed, first (the first sends pay MPI's handshakes)
   double timeout_s = 30;

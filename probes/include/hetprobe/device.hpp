@@ -158,6 +158,7 @@ struct HaloLaunch {
                                // timeout_ticks is set by the Device from timeout_s
   HaloArgs unpack{};           // stacked only: the unpack
   double timeout_s = 30;       // an unpack gives up waiting for its flag after this
+  double poll_pause_ns = 0;    // GPU: pause between two reads of an unpack-ready flag
   int threads_per_block = 128; // GPU block size (clamped to the device's maximum)
 };
 

@@ -62,6 +62,7 @@ struct HaloArgs {
   HaloStamp* stamps;
   std::uint64_t iteration;  // > 0 and growing, so flags need no reset
   std::uint64_t timeout_ticks;
+  std::uint64_t poll_pause_ticks;  // unpack: pause between two reads of a flag (0: none)
 };
 
 // A task-queue entry: the message index, tagged with the iteration so the
@@ -77,7 +78,7 @@ HETPROBE_HD inline bool halo_queue_entry_of(unsigned long long entry, std::uint6
 // store_release(), read_shared()/write_shared() on `slot` (team-visible),
 // add_shared(slot, x): every thread adds x to the slot, seen after sync();
 // compare_swap(p, expected, desired): atomic on device memory, returns what was there;
-// relax(): a pause in a spin (host threads yield; GPU threads do nothing).
+// relax(ticks): a pause in a spin (host threads yield; GPU threads sleep `ticks`, or go on at 0).
 
 // The leader appends m to the task queue: the slot comes from the tail, which
 // counts this iteration's entries (a tail of an older iteration counts as 0).
@@ -130,7 +131,7 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
           status = halo_status_timeout;
           break;
         }
-        team.relax();
+        team.relax(a.poll_pause_ticks);
       }
     }
     team.write_shared(slot, status);

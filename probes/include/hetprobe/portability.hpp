@@ -59,6 +59,10 @@ inline Error host_free(void* p) { return hipHostFree(p); }
 // s_memrealtime: a constant-rate counter (100 MHz on current parts); its rate is
 // measured at run time, never assumed.
 __device__ inline unsigned long long device_timer() { return __builtin_amdgcn_s_memrealtime(); }
+// Sleeps about `ticks` of device_timer: a poll's pause (fewer reads of host memory).
+__device__ inline void pause(unsigned long long ticks) {
+  for (const unsigned long long t0 = device_timer(); device_timer() - t0 < ticks;) __builtin_amdgcn_s_sleep(1);
+}
 __device__ inline unsigned long long load_acquire_system(const unsigned long long* p) {
   return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
@@ -134,6 +138,10 @@ __device__ inline unsigned long long device_timer() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+// Sleeps about `ticks` of device_timer: a poll's pause (fewer reads of host memory).
+__device__ inline void pause(unsigned long long ticks) {
+  for (const unsigned long long t0 = device_timer(); device_timer() - t0 < ticks;) __nanosleep(100);
 }
 using SystemRef = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
 __device__ inline unsigned long long load_acquire_system(const unsigned long long* p) {
