@@ -93,7 +93,8 @@ Json HaloConfig::to_json() const {
   for (auto x : stagings) stage.push_back(to_string(x));
   return {{"variants", v}, {"send", send}, {"receive_wait", wait}, {"signal", sig}, {"staging", stage},
           {"threads_per_block", threads_per_block}, {"poll_pause_ns", poll_pause_ns}, {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
-          {"iterations", iterations}, {"warmup", warmup}, {"timeout_s", timeout_s}};
+          {"iterations", iterations}, {"warmup", warmup}, {"timeout_s", timeout_s},
+          {"timeline", timeline}};
 }
 
 namespace {

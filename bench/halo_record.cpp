@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <string>
 
 #include "hetprobe/stats.hpp"
@@ -48,9 +49,19 @@ HaloModelInputs model_inputs(const HaloRun& run, const HaloLayout& layout) {
 Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig& config,
                  const std::vector<double>& slowest_rank_ns) {
   std::vector<double> totals;
+  for (const auto& it : run.iterations) totals.push_back(it.total_ns);
+  std::vector<std::size_t> kept;
+  if (config.timeline == "all") {
+    for (std::size_t i = 0; i < totals.size(); ++i) kept.push_back(i);
+  } else if (config.timeline == "median" && !totals.empty()) {
+    std::vector<std::size_t> order(totals.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return totals[a] < totals[b]; });
+    kept.push_back(order[order.size() / 2]);
+  }
   Json timeline = Json::array();
-  for (const auto& it : run.iterations) {
-    totals.push_back(it.total_ns);
+  for (std::size_t i : kept) {
+    const HaloIteration& it = run.iterations[i];
     timeline.push_back({{"total_ns", it.total_ns}, {"pack_start_ns", it.pack_start_ns}, {"pack_end_ns", it.pack_end_ns},
                         {"copy_end_ns", it.copy_end_ns}, {"send_ns", it.send_ns}, {"recv_ns", it.recv_ns},
                         {"unpack_start_ns", it.unpack_start_ns}, {"unpack_end_ns", it.unpack_end_ns}});
@@ -90,7 +101,8 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"unpack", per_message(layout.recvs, run.unpack_device_ns, false)},
           {"payload", {{"check", intact ? "intact" : "mismatch"}, {"mismatched_words", run.mismatched_words},
                        {"unpack_timeouts", run.timeouts}}},
-          {"timeline", {{"relative_to", "iteration start (after its barrier)"}, {"iterations", timeline},
+          {"timeline", {{"relative_to", "iteration start (after its barrier)"}, {"kept", config.timeline},
+                        {"iteration_index", kept}, {"iterations", timeline},
                         {"clock_sync", {{"samples", run.clock.samples_total}, {"used", run.clock.samples_used},
                                         {"ns_per_tick", run.clock.mapping.ns_per_tick},
                                         {"precision_ns", run.clock.precision_ns}}}}},

@@ -109,6 +109,8 @@ HaloConfig build_config(const Options& o) {
     c.threads_per_block.push_back(static_cast<int>(t));
   }
   if (o.long_bytes != "auto") c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
+  if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
+    throw usage_error("--timeline " + c.timeline + ": expected all, median or none");
   if (c.iterations < 1) throw usage_error("--iterations must be at least 1");
   if (c.warmup < 0) throw usage_error("--warmup must not be negative");
   if (!(c.timeout_s > 0)) throw usage_error("--timeout must be positive (seconds)");
@@ -192,6 +194,8 @@ CommandFn add_halo_command(CLI::App& app) {
   c->add_option("--poll-pause", o->config.poll_pause_ns, "notify variants: ns the GPU pauses between two reads of an "
                 "unpack-ready flag (fewer reads of host memory while MPI copies), a list; 0: none")
       ->delimiter(',')->capture_default_str();
+  c->add_option("--timeline", o->config.timeline, "Per-iteration timelines kept in the records: all, median (the "
+                "median iteration's alone), or none")->capture_default_str();
   c->add_option("--long-bytes", o->long_bytes, "notify-stacked: messages at least this big are packed and unpacked "
                 "by the whole grid; auto: half the largest message")->capture_default_str();
   c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->capture_default_str();

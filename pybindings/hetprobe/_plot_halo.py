@@ -86,17 +86,23 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
     (bar), with memcpy staging the end of its copy to host (cross), the CPU's send (triangle), the
     receive's completion (dot) and the unpack (bar), in µs from the iteration's start on the host clock.
     `setup`: a setup label, or a variant name for its first setup. `iteration`: index among the timed
-    ones (default: the one with the median time)."""
+    ones (default: the one with the median time among those whose timeline was kept)."""
     matches = [r for r in results.records if r.get("record") == "halo" and r.get("rank", 0) == 0
                and r.get("layout") == layout and setup in (r.get("setup"), r.get("variant"))]
     if not matches:
         raise UsageError(f"no rank-0 halo record for layout {layout!r}, setup {setup!r}")
     rec = matches[0]
     its = rec["timeline"]["iterations"]
+    if not its:
+        raise UsageError(f"the {setup!r} record kept no timeline (halo --timeline none)")
+    # indices among the timed iterations; older files kept every one
+    kept = rec["timeline"].get("iteration_index", list(range(len(its))))
     if iteration is None:
         totals = [it["total_ns"] for it in its]
-        iteration = int(np.argsort(totals)[len(totals) // 2])
-    it = its[iteration]
+        iteration = kept[int(np.argsort(totals)[len(totals) // 2])]
+    if iteration not in kept:
+        raise UsageError(f"iteration {iteration}'s timeline was not kept (kept: {kept}; halo --timeline all keeps all)")
+    it = its[kept.index(iteration)]
     sends, recvs = rec["pack"], rec["unpack"]
     fig, axes = new_figure(1, 1, width=9, height=0.22 * (len(sends) + len(recvs)) + 1.5)
     ax = axes[0][0]

@@ -3,7 +3,9 @@
 # backend, the halo device tests on the GPU, then `hetprobe halo` on two ranks
 # (one per GPU, the node-local rank picks it) over the paper's three cubes with
 # every variant and the thesis's dimensions: both send modes, both receive
-# waits, both signals, both stagings, 128 and 1024 threads per block.
+# waits, both signals, both stagings, 128 and 1024 threads per block; 50
+# timed iterations each, the median iteration's timeline kept (the file stays
+# a few MB: notebooks/data/h200x2-halo.jsonl is this run).
 #   tests/gpu/halo.sh [more halo options]
 # Results: $RESULTS_DIR (default build-gpu/halo): halo.jsonl, halo.txt, logs.
 set -euo pipefail
@@ -27,6 +29,7 @@ step "hetprobe halo on 2 ranks"
 rm -f "$results/halo.jsonl"
 start=$(date +%s)
 mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --variants all --send isend,send --recv-wait waitall,testany \
-  --signal channel,queue --staging pinned,memcpy --threads 128,1024 "$@" --out "$results/halo.jsonl" |
+  --signal channel,queue --staging pinned,memcpy --threads 128,1024 --iterations 50 --timeline median "$@" \
+  --out "$results/halo.jsonl" |
   tee "$results/halo.txt"
 echo "halo wall time: $(($(date +%s) - start)) s"

@@ -22,7 +22,14 @@ for r in halo:
     assert (r["variant"] == "baseline") == (r["signal"] is None)
     assert (r["variant"] == "notify-stacked") == (r["stacked_long_bytes"] is not None)
     memcpy = r["staging"] == "memcpy"
-    for it in r["timeline"]["iterations"]:
+    tl = r["timeline"]
+    kept = {"all": iterations, "median": 1, "none": 0}[tl["kept"]]
+    assert len(tl["iterations"]) == len(tl["iteration_index"]) == kept, (tl["kept"], tl["iteration_index"])
+    if tl["kept"] == "median":
+        totals = r["iteration_ns"]["samples"]
+        assert tl["iterations"][0]["total_ns"] == sorted(totals)[len(totals) // 2]
+        assert totals[tl["iteration_index"][0]] == tl["iterations"][0]["total_ns"]
+    for it in tl["iterations"]:
         assert len(it["pack_start_ns"]) == messages and len(it["send_ns"]) == messages
         assert all(0 <= s <= it["total_ns"] for s in it["send_ns"]), it["send_ns"]
         assert len(it["copy_end_ns"]) == (messages if memcpy else 0)
@@ -44,9 +51,9 @@ check "$work/matrix.jsonl" 2 24 2 1 26
 mpirun4=("${mpirun[@]}")
 mpirun4[2]=4  # "mpirun -np 2 ..." -> 4 ranks: a 2x2x1 grid, self messages included
 "${mpirun4[@]}" "$HETPROBE" halo --device host --cube 40 --peers grid --iterations 3 --warmup 1 --signal queue \
-  --staging memcpy --quiet --out "$work/grid.jsonl" >/dev/null
+  --staging memcpy --timeline median --quiet --out "$work/grid.jsonl" >/dev/null
 check "$work/grid.jsonl" 4 3 3 1 26
 printf '# two messages each way\n0 1 1KiB\n1 0 1KiB\n0 1 13\n1 0 13\n' >"$work/layout.txt"
 "${mpirun[@]}" "$HETPROBE" halo --device host --layout-file "$work/layout.txt" --iterations 3 --warmup 1 --quiet \
-  --long-bytes 1KiB --out "$work/file.jsonl" >/dev/null
+  --long-bytes 1KiB --timeline none --out "$work/file.jsonl" >/dev/null
 check "$work/file.jsonl" 2 3 3 1 2

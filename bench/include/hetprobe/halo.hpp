@@ -72,6 +72,9 @@ struct HaloConfig {
   int iterations = 20;           // timed
   int warmup = 3;                // untimed, first (the first sends pay MPI's handshakes)
   double timeout_s = 30;
+  // Which iterations' timelines the records keep: all, median (the median
+  // iteration's alone: sweeps of many setups stay small), or none.
+  std::string timeline = "all";
   // Every combination, threads outermost; the baseline's receive waits and the
   // notify variants' signals vary, each only where it applies.
   std::vector<HaloSetup> setups() const;
