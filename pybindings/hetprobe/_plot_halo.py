@@ -46,6 +46,39 @@ def halo_table(results) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def halo_phases(results, setups=None) -> pd.DataFrame:
+    """The critical path of each rank-0 record's median kept iteration (µs from the iteration's start,
+    host clock): when packing started and ended, the last send, when the last of the largest messages
+    (the faces, in a cube) was received, when their unpack started and when the last unpack ended,
+    and the mean unpack time of a largest message. Why one setup beats another is in these columns.
+    `setups`: setup labels or variant names to keep (default every one); records without a timeline
+    are left out."""
+    out = []
+    for rec in results.records:
+        if rec.get("record") != "halo" or rec.get("rank", 0) != 0 or not rec["timeline"]["iterations"]:
+            continue
+        setup = rec.get("setup", rec["variant"])
+        if setups is not None and setup not in setups and rec["variant"] not in setups:
+            continue
+        its = rec["timeline"]["iterations"]
+        it = its[int(np.argsort([i["total_ns"] for i in its])[len(its) // 2])]
+        largest = max(m["bytes"] for m in rec["unpack"])
+        big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
+        out.append({"layout": rec["layout"], "cube": rec.get("cube"), "setup": setup, "variant": rec["variant"],
+                    "total_us": it["total_ns"] * US,
+                    "pack_start_us": min(it["pack_start_ns"]) * US, "pack_end_us": max(it["pack_end_ns"]) * US,
+                    "last_send_us": max(it["send_ns"]) * US,
+                    "largest_received_us": max(it["recv_ns"][i] for i in big) * US,
+                    "largest_unpack_start_us": min(it["unpack_start_ns"][i] for i in big) * US,
+                    "unpack_end_us": max(it["unpack_end_ns"]) * US,
+                    "largest_unpack_us": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i]
+                                                        for i in big])) * US,
+                    "largest_bytes": largest})
+    if not out:
+        raise UsageError("no rank-0 halo record with a timeline in these results")
+    return pd.DataFrame(out)
+
+
 def halo_times(results, path=None, title=None, setups=None):
     """Median iteration time per layout (cube) and setup with its p10-p90 range, the model's lower
     bound as a dashed marker: the paper's Fig. 14 as points. `setups`: the setup labels (or variant

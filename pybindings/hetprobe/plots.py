@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from ._plot_halo import halo_table, halo_times, halo_timeline
+from ._plot_halo import halo_phases, halo_table, halo_times, halo_timeline
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
 from ._plotting import (ACCESS_ORDER, BAND_COLORS, LAYOUT_ORDER, US, finish, layout_color, new_figure,
                         ordered, run_title, single_run)
@@ -23,7 +23,8 @@ from ._units import set_size_axis, size_label
 from .errors import UsageError
 
 __all__ = ["send_time", "ratio_to_ssb", "writer_timeline", "compare", "compare_table", "notify_table",
-           "roundtrip_table", "mechanism_table", "roundtrip", "mechanisms", "clock"]
+           "roundtrip_table", "mechanism_table", "roundtrip", "mechanisms", "clock", "halo_table", "halo_times",
+           "halo_timeline", "halo_phases"]
 
 _STATS = ("min", "p10", "median", "p90", "p99", "max", "mean")
 

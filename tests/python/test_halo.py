@@ -17,31 +17,54 @@ def test_the_table_matches_the_records():
     r = hetprobe.load(DATA / "h200x2-halo.jsonl")
     table = hetprobe.plots.halo_table(r)
     records = rank0_halo(DATA / "h200x2-halo.jsonl")
-    assert len(table) == len(records) == 6 and set(table["cube"]) == {200, 400, 800}
+    assert len(table) == len(records) == 3 * 48 and set(table["cube"]) == {200, 400, 800}
     for rec in records:
-        row = table[(table["layout"] == rec["layout"]) & (table["variant"] == rec["variant"])].iloc[0]
+        row = table[(table["layout"] == rec["layout"]) & (table["setup"] == rec["setup"])].iloc[0]
         assert row["median_us"] == pytest.approx(rec["iteration_ns"]["median"] / 1e3)
         assert row["payload"] == "intact"
-    base = table[table["variant"] == "baseline"]
-    assert (base["speedup_vs_baseline"] == 1).all()
+        # the thesis's comparison: the fastest baseline of the same layout, send mode and threads
+        base = min(b["iteration_ns"]["median"] for b in records
+                   if b["variant"] == "baseline" and b["layout"] == rec["layout"] and b["send"] == rec["send"]
+                   and b["threads_per_block"] == rec["threads_per_block"])
+        assert row["speedup_vs_baseline"] == pytest.approx(base / rec["iteration_ns"]["median"])
     assert (table["model_lower_bound_us"] < table["median_us"]).all()  # a lower bound
 
 
 def test_halo_samples_are_every_iteration():
     r = hetprobe.load(DATA / "h200x2-halo.jsonl")
     samples = r.samples[(r.samples["probe"] == "halo") & (r.samples["metric"] == "iteration_ns")]
-    assert len(samples) == 2 * 6 * 20  # 2 ranks x (3 cubes x 2 variants) x 20 iterations
+    assert len(samples) == 2 * 144 * 50  # 2 ranks x (3 cubes x 48 setups) x 50 iterations
 
 
 def test_plots_of_the_committed_run(tmp_path):
     r = hetprobe.load(DATA / "h200x2-halo.jsonl")
-    fig = hetprobe.plots.halo_times(r, path=tmp_path / "times.png")
+    fig = hetprobe.plots.halo_times(r, path=tmp_path / "times.png",
+                                    setups=["baseline isend waitall pinned 128t", "notify-stream isend channel pinned 128t"])
     assert len(fig.axes) == 1 and (tmp_path / "times.png").stat().st_size > 10_000
-    layout = next(rec["layout"] for rec in rank0_halo(DATA / "h200x2-halo.jsonl") if rec["cube"] == 800)
-    fig = hetprobe.plots.halo_timeline(r, layout, "notify-stream", path=tmp_path / "timeline.png")
+    assert len(fig.axes[0].patches) == 2 * 3  # two setups x three cubes
+    rec = next(x for x in rank0_halo(DATA / "h200x2-halo.jsonl") if x["cube"] == 800)
+    fig = hetprobe.plots.halo_timeline(r, rec["layout"], "notify-stream isend channel pinned 128t",
+                                       path=tmp_path / "timeline.png")
     assert len(fig.axes[0].get_yticklabels()) == 52  # 26 sends + 26 receives
     with pytest.raises(hetprobe.UsageError):
-        hetprobe.plots.halo_timeline(r, layout, "no-such-variant")
+        hetprobe.plots.halo_timeline(r, rec["layout"], "no-such-variant")
+    with pytest.raises(hetprobe.UsageError, match="not kept"):  # only the median iteration's timeline is kept
+        hetprobe.plots.halo_timeline(r, rec["layout"], "baseline", iteration=rec["timeline"]["iteration_index"][0] ^ 1)
+
+
+def test_phases_are_the_median_iterations_critical_path():
+    r = hetprobe.load(DATA / "h200x2-halo.jsonl")
+    phases = hetprobe.plots.halo_phases(r, setups=["notify-stacked isend channel pinned 128t"])
+    assert sorted(phases["cube"]) == [200, 400, 800]
+    for rec in rank0_halo(DATA / "h200x2-halo.jsonl"):
+        if rec["setup"] != "notify-stacked isend channel pinned 128t":
+            continue
+        it = rec["timeline"]["iterations"][0]
+        row = phases[phases["cube"] == rec["cube"]].iloc[0]
+        assert row["total_us"] == pytest.approx(it["total_ns"] / 1e3)
+        assert row["last_send_us"] == pytest.approx(max(it["send_ns"]) / 1e3)
+        assert row["pack_start_us"] <= row["pack_end_us"] <= row["last_send_us"] <= row["total_us"]
+        assert row["largest_bytes"] == max(m["bytes"] for m in rec["unpack"])
 
 
 def test_a_fresh_host_run_through_mpirun(tmp_path):
