@@ -3,6 +3,7 @@
 HETPROBE_NOTEBOOK_RUN: a run directory (`hetprobe characterize DIR`); when set, every notebook
 reads that directory's files instead of the committed H200 data in data/.
 HETPROBE_NOTEBOOK_COMPARE: compare.ipynb's second run directory or file.
+HETPROBE_NOTEBOOK_HALO: halo.ipynb's halo results file (else the run directory's halo.jsonl).
 """
 
 import os

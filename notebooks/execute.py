@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parent
 REPO = NOTEBOOKS.parent
-PATH_VARIABLES = ("HETPROBE_NOTEBOOK_RUN", "HETPROBE_NOTEBOOK_COMPARE")
+PATH_VARIABLES = ("HETPROBE_NOTEBOOK_RUN", "HETPROBE_NOTEBOOK_COMPARE", "HETPROBE_NOTEBOOK_HALO")
 
 
 def kernel_env(env: dict | None = None) -> dict:

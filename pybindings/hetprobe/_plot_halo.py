@@ -49,8 +49,8 @@ def halo_table(results) -> pd.DataFrame:
 def halo_phases(results, setups=None) -> pd.DataFrame:
     """The critical path of each rank-0 record's median kept iteration (µs from the iteration's start,
     host clock): when packing started and ended, the last send, when the last of the largest messages
-    (the faces, in a cube) was received, when their unpack started and when the last unpack ended,
-    and the mean unpack time of a largest message. Why one setup beats another is in these columns.
+    (the faces, in a cube) was received and when its unpack started, when the last unpack ended, and
+    the mean unpack time of a largest message. Why one setup beats another is in these columns.
     `setups`: setup labels or variant names to keep (default every one); records without a timeline
     are left out."""
     out = []
@@ -64,12 +64,13 @@ def halo_phases(results, setups=None) -> pd.DataFrame:
         it = its[int(np.argsort([i["total_ns"] for i in its])[len(its) // 2])]
         largest = max(m["bytes"] for m in rec["unpack"])
         big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
+        last = max(big, key=lambda i: it["recv_ns"][i])  # the last of them to arrive
         out.append({"layout": rec["layout"], "cube": rec.get("cube"), "setup": setup, "variant": rec["variant"],
                     "total_us": it["total_ns"] * US,
                     "pack_start_us": min(it["pack_start_ns"]) * US, "pack_end_us": max(it["pack_end_ns"]) * US,
                     "last_send_us": max(it["send_ns"]) * US,
-                    "largest_received_us": max(it["recv_ns"][i] for i in big) * US,
-                    "largest_unpack_start_us": min(it["unpack_start_ns"][i] for i in big) * US,
+                    "largest_received_us": it["recv_ns"][last] * US,
+                    "largest_unpack_start_us": it["unpack_start_ns"][last] * US,
                     "unpack_end_us": max(it["unpack_end_ns"]) * US,
                     "largest_unpack_us": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i]
                                                         for i in big])) * US,
@@ -106,7 +107,9 @@ def halo_times(results, path=None, title=None, setups=None):
                yerr=[d["median_us"] - d["p10_us"], d["p90_us"] - d["median_us"]], capsize=2)
         ax.scatter(x, d["model_lower_bound_us"], marker="_", s=max(40, 300 // len(labels)), color="#d62728",
                    zorder=3, label="model lower bound (Eq. 1)" if k == 0 else None)
-    ax.set_xticks(np.arange(len(layouts)), [str(c) for c in layouts], fontsize="small")
+    short = table.drop_duplicates("layout").set_index("layout")["cube"]
+    ax.set_xticks(np.arange(len(layouts)), [f"cube {short[c]}" if short[c] else str(c) for c in layouts],
+                  fontsize="small")
     ax.set_yscale("log")
     ax.set_ylabel("time per iteration, median (µs), p10-p90")
     ax.legend(fontsize="x-small", ncol=2 if len(labels) > 6 else 1)

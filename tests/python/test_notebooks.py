@@ -22,7 +22,7 @@ from execute import execute  # noqa: E402
 
 NOTEBOOKS = ["interference", "notify_clock", "node_report", "compare"]
 SECONDS = 60  # each notebook, kernel start included, on 2 CPU cores
-_VARIABLES = ("HETPROBE_NOTEBOOK_RUN", "HETPROBE_NOTEBOOK_COMPARE")
+_VARIABLES = ("HETPROBE_NOTEBOOK_RUN", "HETPROBE_NOTEBOOK_COMPARE", "HETPROBE_NOTEBOOK_HALO")
 
 
 _cache: dict = {}

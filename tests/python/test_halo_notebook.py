@@ -1,0 +1,138 @@
+"""notebooks/halo.ipynb runs headless (nbclient) without a cell error on the committed H200 x2 halo run,
+on a fresh host-backend halo run named by HETPROBE_NOTEBOOK_HALO, and on a run directory without
+halo data, and shows what it claims to: the checks compare its output with the records it read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import DATA, jsonl_records
+from test_notebooks import assert_clean, cell, html, images, shows_number, text
+from test_notebooks import run as run_notebook
+
+import hetprobe
+
+COMMITTED = DATA / "h200x2-halo.jsonl"
+TAGS = ["setup", "headline", "matrix", "phases", "timeline", "model", "payload"]
+
+
+def run(**variables) -> dict:
+    """The executed halo notebook (cached per data selection)."""
+    return run_notebook("halo", **variables)
+
+
+def halo_records(path, rank=None) -> list[dict]:
+    return [r for r in jsonl_records(path) if r["record"] == "halo" and rank in (None, r.get("rank", 0))]
+
+
+def headline_setups(path) -> list[dict]:
+    """Rank 0's records of the paper's configuration: isend, pinned, baseline waitall, notify channel."""
+    return [r for r in halo_records(path, rank=0) if r["send"] == "isend" and r["staging"] == "pinned"
+            and ((r["variant"] == "baseline" and r["receive_wait"] == "waitall")
+                 or (r["variant"] != "baseline" and r["signal"] == "channel"))]
+
+
+def check_headline(nb, path):
+    """Every headline setup's median and speed-up (halo_table's) as the notebook prints them."""
+    table = hetprobe.plots.halo_table(hetprobe.load(path))
+    shown, shown_table = text(nb, "headline"), html(nb, "headline")[0]
+    picked = headline_setups(path)
+    assert picked
+    for rec in picked:
+        row = table[(table["layout"] == rec["layout"]) & (table["setup"] == rec["setup"])].iloc[0]
+        assert f"cube {rec['cube']}, {rec['threads_per_block']} threads per block:" in shown
+        assert f"{rec['variant']} {row['median_us']:.1f} µs ({row['speedup_vs_baseline']:.3f}×)" in shown, rec["setup"]
+        assert shows_number(shown_table, row["speedup_vs_baseline"], 3) and shows_number(shown_table, row["median_us"], 1)
+    # The fastest of each (cube, threads) line, from the records alone.
+    for cube in {r["cube"] for r in picked}:
+        for threads in {r["threads_per_block"] for r in picked}:
+            group = [r for r in picked if r["cube"] == cube and r["threads_per_block"] == threads]
+            fastest = min(group, key=lambda r: r["iteration_ns"]["median"])["variant"]
+            line = next(l for l in shown.splitlines() if l.startswith(f"- cube {cube}, {threads} threads per block:"))
+            assert line.endswith(f"Fastest: **{fastest}**."), line
+    assert images(nb, "headline") == 1
+
+
+def check_payload(nb, path):
+    records = halo_records(path)
+    intact = [r for r in records if r["payload"]["check"] == "intact" and r["status"] == "ok"]
+    payload = text(nb, "payload")
+    assert (f"All {len(records)} halo records have payload `intact` and status `ok`" in payload) == (len(intact) == len(records))
+
+
+# --- the committed run on two H200s ------------------------------------------------------------
+
+def test_committed_data():
+    executed = run()
+    assert_clean(executed)
+    nb = executed["nb"]
+    for tag in TAGS:
+        cell(nb, tag)  # exactly one cell each
+    header = jsonl_records(COMMITTED)[0]
+    setup = text(nb, "setup")
+    assert header["device"]["name"] in setup and header["git_revision"] in setup and "Host backend" not in setup
+    assert f"{header['mpi']['ranks']} ranks" in setup and f"{header['config']['iterations']} iterations per setup" in setup
+
+    check_headline(nb, COMMITTED)
+    assert {r["cube"] for r in headline_setups(COMMITTED)} == {200, 400, 800}
+    assert len(headline_setups(COMMITTED)) == 3 * 2 * 3  # cubes x threads x variants
+
+    # The fastest setup per cube and threads, from the records alone.
+    rank0 = halo_records(COMMITTED, rank=0)
+    matrix = text(nb, "matrix")
+    for cube in (200, 400, 800):
+        for threads in (128, 1024):
+            group = [r for r in rank0 if r["cube"] == cube and r["threads_per_block"] == threads]
+            assert len(group) == 24
+            assert min(group, key=lambda r: r["iteration_ns"]["median"])["setup"] in matrix
+    assert len(html(nb, "matrix")) == 2 + 2  # a speed-up table per send mode, the dimension effects, the fastest
+
+    # A face's unpack in the median iteration, from the record's kept timeline.
+    base = next(r for r in rank0 if r["cube"] == 800 and r["setup"] == "baseline isend waitall pinned 128t")
+    it = base["timeline"]["iterations"][0]
+    faces = [i for i, m in enumerate(base["unpack"]) if m["bytes"] == max(m["bytes"] for m in base["unpack"])]
+    face_unpack = np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in faces]) / 1e3
+    assert f"**cube 800, 128 threads**: baseline last face at" in text(nb, "phases")
+    assert f"one face unpacked in {face_unpack:.1f} µs" in text(nb, "phases")
+
+    assert images(nb, "timeline") == 3
+
+    # Every setup with a bound, measured above it (Eq. 1 is a lower bound).
+    models = [r for r in jsonl_records(COMMITTED) if r["record"] == "halo_model"]
+    medians = {(r["layout"], r["setup"]): r["iteration_ns"]["median"] for r in rank0}
+    above = sum(medians[(m["layout"], s)] > b for m in models for s, b in m["lower_bound_ns"].items())
+    bounds = sum(len(m["lower_bound_ns"]) for m in models)
+    assert bounds == 144 and f"{above} of {bounds} setups measured above their bound" in text(nb, "model")
+
+    check_payload(nb, COMMITTED)
+    assert "All 288 halo records have payload `intact`" in text(nb, "payload")
+
+
+# --- a fresh host-backend run, named by HETPROBE_NOTEBOOK_HALO ---------------------------------
+
+def test_host_run_named_by_halo_variable(tmp_path):
+    path = tmp_path / "halo.jsonl"
+    hetprobe.run_mpi("halo", out=path, device="host", cube=40, iterations=3, warmup=1, quiet=True)
+    empty = tmp_path / "run"
+    empty.mkdir()
+    # HETPROBE_NOTEBOOK_HALO wins over a run directory (this one has no halo.jsonl).
+    executed = run(HETPROBE_NOTEBOOK_HALO=path, HETPROBE_NOTEBOOK_RUN=empty)
+    assert_clean(executed)
+    nb = executed["nb"]
+    assert "No halo data" not in text(nb, "setup") and "Host backend" in text(nb, "setup")
+    assert "cube 40, 128 threads per block:" in text(nb, "headline")
+    check_headline(nb, path)
+    assert images(nb, "timeline") == 3
+    check_payload(nb, path)
+
+
+# --- a run directory without halo data --------------------------------------------------------
+
+def test_run_directory_without_halo_data(tmp_path):
+    assert not (tmp_path / "halo.jsonl").exists()
+    executed = run(HETPROBE_NOTEBOOK_RUN=tmp_path)
+    assert_clean(executed)
+    nb = executed["nb"]
+    assert "No halo data" in text(nb, "setup") and "has no halo.jsonl" in text(nb, "setup")
+    for tag in TAGS[1:]:
+        assert "No halo data" in text(nb, tag) and images(nb, tag) == 0, tag
