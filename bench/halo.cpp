@@ -11,6 +11,7 @@
 #include "hetprobe/errors.hpp"
 #include "hetprobe/host_signal_ops.hpp"
 #include "hetprobe/stats.hpp"
+#include "hetprobe/text_list.hpp"
 
 namespace hetprobe {
 
@@ -22,16 +23,12 @@ std::vector<T> parse_names(const std::string& list, const char* what, const std:
   std::vector<T> out;
   std::string expected;
   for (T v : all) expected += std::string(expected.empty() ? "" : ", ") + to_string(v);
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t end = std::min(list.find(',', start), list.size());
-    const std::string name = list.substr(start, end - start);
+  for (const std::string& name : split_list(list)) {
     const auto it = std::find_if(all.begin(), all.end(), [&](T v) { return name == to_string(v); });
     if (it == all.end()) throw usage_error(std::string(what) + " '" + name + "': expected " + expected + " or all");
     if (std::find(out.begin(), out.end(), *it) != out.end())
       throw usage_error(std::string(what) + " " + name + " listed twice");
     out.push_back(*it);
-    start = end + 1;
   }
   return out;
 }

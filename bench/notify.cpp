@@ -20,6 +20,7 @@
 #include "hetprobe/host_signal_ops.hpp"
 #include "hetprobe/host_spin.hpp"
 #include "hetprobe/stats.hpp"
+#include "hetprobe/text_list.hpp"
 
 namespace hetprobe {
 
@@ -46,17 +47,6 @@ T parse_name(const std::string& text, const char* what, const std::pair<const ch
     known += known.empty() ? name : std::string(", ") + name;
   }
   throw usage_error(std::string(what) + " '" + text + "': expected one of " + known);
-}
-
-std::vector<std::string> split_list(const std::string& text, char sep = ',') {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = text.find(sep, start);
-    out.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) return out;
-    start = end + 1;
-  }
 }
 
 // Items of a comma-separated list, each parsed once; a repeat is a usage Error.

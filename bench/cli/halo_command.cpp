@@ -9,6 +9,7 @@
 #include "hetprobe/halo.hpp"
 #include "hetprobe/halo_record.hpp"
 #include "hetprobe/sizes.hpp"
+#include "hetprobe/text_list.hpp"
 #include "probe_session.hpp"
 
 namespace hetprobe::cli {
@@ -72,16 +73,12 @@ void validate_layouts(const Options& o) {
 // "off", "on" or both, comma-separated: which settings of a two-way option to run.
 std::vector<bool> parse_pair_list(const std::string& list, const char* option, const char* off, const char* on) {
   std::vector<bool> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t end = std::min(list.find(',', start), list.size());
-    const std::string name = list.substr(start, end - start);
+  for (const std::string& name : split_list(list)) {
     if (name != off && name != on)
       throw usage_error(std::string(option) + " " + list + ": expected " + off + ", " + on + " or both, comma-separated");
     if (std::find(out.begin(), out.end(), name == on) != out.end())
       throw usage_error(std::string(option) + " " + name + " listed twice");
     out.push_back(name == on);
-    start = end + 1;
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -178,10 +179,7 @@ class GpuDevice final : public Device {
         throw unsupported("notify-stacked keeps its " + std::to_string(args.count + unpack.count) +
                           " messages' table in shared memory: " + std::to_string(tables) + " bytes, more than " +
                           std::to_string(kStackedTablesMax));
-      int per_sm = 0;
-      HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(
-          &per_sm, reinterpret_cast<const void*>(halo_stacked_kernel), threads, tables));
-      const WriterShape shape{per_sm * info_.multiprocessors, threads};
+      const WriterShape shape{stacked_blocks_per_sm(threads, tables) * info_.multiprocessors, threads};
       void* params[] = {&args, &unpack, &halo_grid_slot_};
       HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel),
                                               dim3(shape.blocks), dim3(threads), params, tables, s));
@@ -303,6 +301,16 @@ class GpuDevice final : public Device {
     }
   }
 
+  // Co-resident blocks per SM of halo_stacked_kernel, asked once per shape:
+  // start_halo runs inside a timed iteration.
+  int stacked_blocks_per_sm(int threads, std::size_t shared_bytes) {
+    int& per_sm = stacked_blocks_per_sm_[{threads, shared_bytes}];
+    if (per_sm == 0)
+      HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(
+          &per_sm, reinterpret_cast<const void*>(halo_stacked_kernel), threads, shared_bytes));
+    return per_sm;
+  }
+
   int max_threads(const void* kernel) const {
     gpu::FuncAttributes attr{};
     HP_CHECK(HP_RT(FuncGetAttributes)(&attr, kernel));
@@ -353,6 +361,7 @@ class GpuDevice final : public Device {
   gpu::Stream halo_streams_[2]{};  // pack (and stacked), unpack
   std::vector<gpu::Stream> copy_lanes_;
   unsigned long long* halo_grid_slot_ = nullptr;  // notify-stacked's grid-wide broadcast word
+  std::map<std::pair<int, std::size_t>, int> stacked_blocks_per_sm_;
   FlagLine* mechanism_flags_ = nullptr;  // go, ack, copy source
   FlagLine* mechanism_flags_dev_ = nullptr;
   unsigned long long* device_flag_ = nullptr;

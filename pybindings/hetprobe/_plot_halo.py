@@ -46,6 +46,11 @@ def halo_table(results) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _median_kept(its) -> int:
+    """Position, among a record's kept timeline iterations, of the one with the median total time."""
+    return int(np.argsort([i["total_ns"] for i in its])[len(its) // 2])
+
+
 def halo_phases(results, setups=None) -> pd.DataFrame:
     """The critical path of each rank-0 record's median kept iteration (µs from the iteration's start,
     host clock): when packing started and ended, the last send, when the last of the largest messages
@@ -61,7 +66,7 @@ def halo_phases(results, setups=None) -> pd.DataFrame:
         if setups is not None and setup not in setups and rec["variant"] not in setups:
             continue
         its = rec["timeline"]["iterations"]
-        it = its[int(np.argsort([i["total_ns"] for i in its])[len(its) // 2])]
+        it = its[_median_kept(its)]
         largest = max(m["bytes"] for m in rec["unpack"])
         big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
         last = max(big, key=lambda i: it["recv_ns"][i])  # the last of them to arrive
@@ -134,8 +139,7 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
     # indices among the timed iterations; older files kept every one
     kept = rec["timeline"].get("iteration_index", list(range(len(its))))
     if iteration is None:
-        totals = [it["total_ns"] for it in its]
-        iteration = kept[int(np.argsort(totals)[len(totals) // 2])]
+        iteration = kept[_median_kept(its)]
     if iteration not in kept:
         raise UsageError(f"iteration {iteration}'s timeline was not kept (kept: {kept}; halo --timeline all keeps all)")
     it = its[kept.index(iteration)]
