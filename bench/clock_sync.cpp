@@ -81,9 +81,11 @@ Json batch_record(int index, const char* role, double at_s, const std::vector<Cl
 }  // namespace
 
 std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order,
-                                    double timeout_s) {
-  PinnedBuffer flags = device.alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 2 * 128);
-  std::memset(flags.host(), 0, flags.size());
+                                    double timeout_s, const PinnedBuffer* given) {
+  PinnedBuffer own;
+  if (given == nullptr) own = device.alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 2 * 128);
+  const PinnedBuffer& flags = given ? *given : own;
+  std::memset(flags.host(), 0, 2 * 128);
   auto* go = reinterpret_cast<unsigned long long*>(flags.host());
   auto* slot = reinterpret_cast<unsigned long long*>(flags.host() + 128);
   SignalTask t;

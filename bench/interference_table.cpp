@@ -15,14 +15,25 @@ std::string number(const Json& v, const char* format) {
   return buf;
 }
 
-// The writer bandwidth a reader cares about: the sender's during the send,
-// else the receiver's over its whole post phase.
-Json writer_gbs(const Json& point) {
+// The GPU traffic during the send, GB/s: the load's (files from before the
+// load kinds: the sender writer's, else the receiver's over its post phase).
+Json traffic_gbs(const Json& point) {
+  if (point.contains("load") && point["load"].is_object()) return point["load"]["traffic_during_send_gbs"];
   const Json& w = point["writer"];
   if (w["sender"].is_object()) return w["sender"]["bandwidth_during_send_gbs"];
   if (w["receiver"].is_object() && w["receiver"]["post_phase_gbs"].is_object())
     return w["receiver"]["post_phase_gbs"]["median"];
   return nullptr;
+}
+
+// "write x2 @0.5": kind, GPUs and rate (rate 1 left out); "-" for none.
+std::string load_text(const Json& p) {
+  const std::string kind = p.value("load_kind", p["layout"] == "SSB" ? "none" : "write");
+  if (kind == "none") return "-";
+  std::string s = kind + " x" + std::to_string(p.value("load_gpus", 1));
+  const Json rate = p.value("load_rate", Json("1"));
+  if (rate.is_string() && rate.get<std::string>() != "1") s += " @" + rate.get<std::string>();
+  return s;
 }
 
 std::string payload_text(const Json& p) {
@@ -34,14 +45,18 @@ std::string payload_text(const Json& p) {
 
 void InterferenceTable::print_heading(const Json& h) {
   const Json& c = h["config"];
-  std::fprintf(out_, "# hetprobe interference: %s (%s) on %s, MPI %s, writer on %s, %d samples/point after %d warm-up\n",
+  const bool paper = c.value("paper", !c.contains("loads"));
+  std::fprintf(out_, "# hetprobe interference: %s (%s) on %s, MPI %s, GPU on the %s, %d samples/point after %d warm-up%s\n",
                h["device"]["name"].get<std::string>().c_str(), h["backend"].get<std::string>().c_str(),
                h["host"].get<std::string>().c_str(), c["send_mode"].get<std::string>().c_str(),
-               c["writer_side"].get<std::string>().c_str(), c["reps"].get<int>(), c["warmup"].get<int>());
-  std::fprintf(out_, "# MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; "
-                     "writer = device write bandwidth during the send, GB/s\n");
-  std::fprintf(out_, "%10s %-8s %-5s %11s %11s %11s %7s %9s  %s\n", "size", "access", "layout",
-               "median_us", "p10_us", "p90_us", "vs_SSB", "writer", "payload");
+               c["writer_side"].get<std::string>().c_str(), c["reps"].get<int>(), c["warmup"].get<int>(),
+               paper ? "; the paper's writer" : "");
+  const Json bytes = c.value("load_bytes", c["secondary_bytes"]);
+  std::fprintf(out_, "# MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; load = kind "
+                     "x GPUs @ rate (of full, or GB/s per GPU) into %s B; traffic = GB/s the load moved during "
+                     "the send\n", bytes.is_string() ? bytes.get<std::string>().c_str() : bytes.dump().c_str());
+  std::fprintf(out_, "%10s %-8s %-5s %-18s %11s %11s %11s %7s %9s  %s\n", "size", "access", "layout", "load",
+               "median_us", "p10_us", "p90_us", "vs_SSB", "traffic", "payload");
   std::fflush(out_);
 }
 
@@ -54,11 +69,11 @@ void InterferenceTable::print_row(const Json& p) {
     const Json harness = p.value("harness_empty_region_ns", Json());
     harness_at_smallest_ns_ = harness.is_object() ? harness["median"].get<double>() : std::nan("");
   }
-  std::fprintf(out_, "%10s %-8s %-5s %11.3f %11.3f %11.3f %7s %9s  %s\n",
+  std::fprintf(out_, "%10s %-8s %-5s %-18s %11.3f %11.3f %11.3f %7s %9s  %s\n",
                format_size(p["size_bytes"].get<std::uint64_t>()).c_str(),
                p["access"].get<std::string>().c_str(), p["layout"].get<std::string>().c_str(),
-               median / 1e3, t["p10"].get<double>() / 1e3, t["p90"].get<double>() / 1e3,
-               number(p["ratio_to_ssb_median"], "%.2f").c_str(), number(writer_gbs(p), "%.2f").c_str(),
+               load_text(p).c_str(), median / 1e3, t["p10"].get<double>() / 1e3, t["p90"].get<double>() / 1e3,
+               number(p["ratio_to_ssb_median"], "%.2f").c_str(), number(traffic_gbs(p), "%.2f").c_str(),
                payload_text(p["payload"]).c_str());
   std::fflush(out_);
 }

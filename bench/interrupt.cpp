@@ -3,6 +3,7 @@
 #include <csignal>
 
 #include "hetprobe/device.hpp"
+#include "hetprobe/load_engine.hpp"
 
 namespace hetprobe {
 
@@ -12,6 +13,7 @@ volatile std::sig_atomic_t g_signal = 0;
 extern "C" void on_signal(int sig) {
   g_signal = sig;
   stop_running_writer_from_signal();
+  stop_running_loads_from_signal();
   std::signal(sig, SIG_DFL);
 }
 }  // namespace

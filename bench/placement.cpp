@@ -23,7 +23,7 @@ int node_local_rank(const MpiContext& mpi, int& local_size) {
 std::unique_ptr<Device> open_rank_device(const PlacementOptions& o, int local_rank, std::string& why) {
   if (o.gpu >= 0) return open_device(o.backend, o.gpu, &why);
   auto first = open_device(o.backend, 0, &why);
-  if (local_rank == 0 || first->info().backend == "host") return first;
+  if (local_rank == 0) return first;
   for (const auto& b : compiled_backends())
     if (b.name == first->info().backend) {
       std::string none;

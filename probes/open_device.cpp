@@ -38,7 +38,9 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
       *chosen_because = "auto: no GPU backend usable (" +
                         (reasons.empty() ? std::string("none compiled in") : reasons) +
                         "), using host threads";
-    return find_backend("host")->open(0);
+    const BackendEntry* host = find_backend("host");
+    std::string none;
+    return host->open(ordinal < host->count(none) ? ordinal : 0);
   }
   const BackendEntry* b = find_backend(backend);
   if (b == nullptr) {

@@ -225,6 +225,37 @@ std::vector<int> Topology::numa_nodes_of(const std::string& cpuset) const {
   return indexes(nodes.b);
 }
 
+std::vector<int> Topology::cpus_of(const std::string& cpuset) const {
+  Bitmap cpus;
+  impl_->parse_cpuset(cpuset, cpus);
+  return indexes(cpus.b);
+}
+
+std::string Topology::all_cpus() const { return list_of(hwloc_topology_get_topology_cpuset(impl_->topo)); }
+
+std::string Topology::cpuset_of_numa(const std::vector<int>& nodes) const {
+  Bitmap cpus;
+  for (hwloc_obj_t numa = nullptr; (numa = hwloc_get_next_obj_by_type(impl_->topo, HWLOC_OBJ_NUMANODE, numa));)
+    if (std::find(nodes.begin(), nodes.end(), static_cast<int>(numa->os_index)) != nodes.end())
+      hwloc_bitmap_or(cpus.b, cpus.b, numa->cpuset);
+  return cpus.list();
+}
+
+std::string Topology::cpuset_minus(const std::string& cpuset, const std::string& minus) const {
+  Bitmap a, b;
+  impl_->parse_cpuset(cpuset, a);
+  if (!minus.empty() && hwloc_bitmap_list_sscanf(b.b, minus.c_str()) == 0) hwloc_bitmap_andnot(a.b, a.b, b.b);
+  return hwloc_bitmap_iszero(a.b) ? "" : a.list();
+}
+
+void Topology::bind_memory(const std::vector<int>& nodes) const {
+  Bitmap set;
+  for (int n : nodes) hwloc_bitmap_set(set.b, static_cast<unsigned>(n));
+  if (hwloc_bitmap_iszero(set.b)) return;
+  if (hwloc_set_membind(impl_->topo, set.b, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) != 0)
+    throw Error(ErrorKind::check, "the OS refused to bind this thread's memory to NUMA nodes " + set.list());
+}
+
 void Topology::bind(const std::string& cpuset) const {
   Bitmap cpus;
   impl_->parse_cpuset(cpuset, cpus);

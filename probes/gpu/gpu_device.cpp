@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu_kernels.hpp"
+#include "gpu_load_engine.hpp"
 #include "gpu_mechanisms.hpp"
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
@@ -208,6 +209,8 @@ class GpuDevice final : public Device {
     HP_CHECK(HP_RT(MemcpyAsync)(host_dst, device_src, bytes, HP_RT(MemcpyDeviceToHost), copy_lanes_[lane]));
   }
 
+  std::unique_ptr<LoadEngine> make_load_engine() override { return std::make_unique<GpuLoadEngine>(*this, ordinal_); }
+
   bool copy_done(int lane) override {
     const gpu::Error e = HP_RT(StreamQuery)(copy_lanes_.at(static_cast<std::size_t>(lane)));
     if (e == HP_RT(ErrorNotReady)) return false;
@@ -215,17 +218,29 @@ class GpuDevice final : public Device {
     return true;
   }
 
-  double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
+  double time_plain(LoadKind kind, std::byte* target, std::uint64_t bytes) override {
+    if (kind == LoadKind::poll || kind == LoadKind::none)
+      throw usage_error(std::string("a ") + to_string(kind) + " load has no plain pass to compare with");
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
     constexpr int kThreads = 256;
-    const std::uint64_t words = (bytes + 7) / 8;
-    const auto blocks = static_cast<unsigned>(std::min<std::uint64_t>(
-        (words + kThreads - 1) / kThreads, 0x7FFFFFFFull));
+    auto blocks = [](std::uint64_t items) {
+      return static_cast<unsigned>(std::min<std::uint64_t>((items + kThreads - 1) / kThreads, 0x7FFFFFFFull));
+    };
+    void* scratch = nullptr;  // the copies' device memory, or the read's sink
+    HP_CHECK(HP_RT(Malloc)(&scratch, kind == LoadKind::read ? 8 : bytes));
     gpu::Event start, stop;
     HP_CHECK(HP_RT(EventCreate)(&start));
     HP_CHECK(HP_RT(EventCreate)(&stop));
     HP_CHECK(HP_RT(EventRecord)(start, stream_));
-    plain_write_kernel<<<blocks, kThreads, 0, stream_>>>(
-        reinterpret_cast<unsigned char*>(dst), bytes);
+    auto* t = reinterpret_cast<unsigned char*>(target);
+    if (kind == LoadKind::write)
+      plain_write_kernel<<<blocks((bytes + 7) / 8), kThreads, 0, stream_>>>(t, bytes);
+    else if (kind == LoadKind::read)
+      plain_read_kernel<<<blocks(bytes / 16), kThreads, 0, stream_>>>(t, bytes, static_cast<unsigned long long*>(scratch));
+    else if (kind == LoadKind::copy_d2h)
+      HP_CHECK(HP_RT(MemcpyAsync)(t, scratch, bytes, HP_RT(MemcpyDeviceToHost), stream_));
+    else
+      HP_CHECK(HP_RT(MemcpyAsync)(scratch, t, bytes, HP_RT(MemcpyHostToDevice), stream_));
     HP_CHECK(HP_RT(GetLastError)());
     HP_CHECK(HP_RT(EventRecord)(stop, stream_));
     HP_CHECK(HP_RT(EventSynchronize)(stop));
@@ -233,6 +248,7 @@ class GpuDevice final : public Device {
     HP_CHECK(HP_RT(EventElapsedTime)(&ms, start, stop));
     (void)HP_RT(EventDestroy)(start);
     (void)HP_RT(EventDestroy)(stop);
+    (void)HP_RT(Free)(scratch);
     return ms * 1e-3;
   }
 
@@ -294,7 +310,9 @@ class GpuDevice final : public Device {
                              reinterpret_cast<const void*>(signal_kernel),
                              reinterpret_cast<const void*>(read_timer_kernel),
                              reinterpret_cast<const void*>(writer_stream_kernel),
-                             reinterpret_cast<const void*>(writer_stacked_kernel)};
+                             reinterpret_cast<const void*>(writer_stacked_kernel),
+                             reinterpret_cast<const void*>(load_kernel),
+                             reinterpret_cast<const void*>(load_stamp_kernel)};
     for (const void* k : kernels) {
       gpu::FuncAttributes attr{};
       HP_CHECK(HP_RT(FuncGetAttributes)(&attr, k));

@@ -68,6 +68,15 @@ __global__ void plain_write_kernel(unsigned char* dst, std::uint64_t bytes) {
   write_region(dst, bytes, PostValue{0}, rank, std::uint64_t(gridDim.x) * blockDim.x);
 }
 
+// The read reference: one plain pass, one 16-byte unit per thread (from a
+// 16-aligned start; a tail under 16 bytes is not read).
+__global__ void plain_read_kernel(const unsigned char* src, std::uint64_t bytes, unsigned long long* sink) {
+  const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= bytes / 16) return;
+  const auto v = *reinterpret_cast<const ulonglong2*>(src + 16 * i);
+  if ((v.x ^ v.y) == 0x5EED5EED5EED5EEDull) atomicAdd(sink, 1);  // never in practice; keeps the load
+}
+
 __global__ void read_timer_kernel(unsigned long long* out) { *out = gpu::device_timer(); }
 
 // Launched 1x1: the notification and clock probes' device thread.

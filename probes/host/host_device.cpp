@@ -20,8 +20,11 @@
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
 #include "hetprobe/host_signal_ops.hpp"
+#include "hetprobe/load_engine.hpp"
 
 namespace hetprobe::host_backend {
+
+std::unique_ptr<LoadEngine> make_load_engine(Device& device);  // host_load_engine.cpp
 
 namespace {
 
@@ -99,10 +102,25 @@ std::byte* alloc_locked(std::size_t bytes, bool& locked) {
   return static_cast<std::byte*>(p);
 }
 
+// HETPROBE_HOST_DEVICES=N (a test option, default 1): the host backend
+// presents N devices, so multi-GPU paths run without a GPU.
+int host_device_count(std::string& why_none) {
+  const char* text = std::getenv("HETPROBE_HOST_DEVICES");
+  if (text == nullptr || *text == '\0') return 1;
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  if (*end != '\0' || n < 1 || n > 64) {
+    why_none = std::string("HETPROBE_HOST_DEVICES=") + text + " is not a count from 1 to 64";
+    return 0;
+  }
+  return static_cast<int>(n);
+}
+
 class HostDevice final : public Device {
  public:
-  HostDevice() {
+  explicit HostDevice(int ordinal) {
     info_.backend = "host";
+    info_.ordinal = ordinal;
     info_.name = cpu_model();
     utsname u{};
     if (uname(&u) == 0) info_.driver_version = std::string(u.sysname) + " " + u.release;
@@ -155,6 +173,8 @@ class HostDevice final : public Device {
 
   PinnedBuffer alloc_device(std::size_t bytes) override { return alloc_pinned(bytes); }
 
+  std::unique_ptr<LoadEngine> make_load_engine() override { return host_backend::make_load_engine(*this); }
+
   // A few threads per stage, each taking every n-th message: one per message
   // would oversubscribe a small machine twice over (two ranks, two stages).
   // Stacked: a few threads, each a "block", all of them the grid.
@@ -206,14 +226,29 @@ class HostDevice final : public Device {
   }
   bool copy_done(int) override { return true; }
 
-  double time_plain_write(std::byte* dst, std::uint64_t bytes) override {
+  double time_plain(LoadKind kind, std::byte* target, std::uint64_t bytes) override {
+    if (kind == LoadKind::poll || kind == LoadKind::none)
+      throw usage_error(std::string("a ") + to_string(kind) + " load has no plain pass to compare with");
     const int n = writer_shape(Access::stacked).blocks;
+    std::vector<std::byte> far(kind == LoadKind::copy_d2h || kind == LoadKind::copy_h2d ? bytes : 0);
+    std::atomic<std::uint64_t> sink{0};
     const std::uint64_t t0 = now_ns();
     std::vector<std::thread> team;
     for (int r = 0; r < n; ++r)
-      team.emplace_back([=] {
-        write_region(reinterpret_cast<unsigned char*>(dst), bytes, PostValue{0},
-                     static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n));
+      team.emplace_back([&, r] {
+        const std::uint64_t lo = bytes * r / n, hi = bytes * (r + 1) / n;
+        auto* t = reinterpret_cast<unsigned char*>(target);
+        if (kind == LoadKind::write) {
+          write_region(t, bytes, PostValue{0}, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n));
+        } else if (kind == LoadKind::read) {
+          std::uint64_t acc = 0;
+          for (std::uint64_t j = lo / 8; j < hi / 8; ++j) acc ^= reinterpret_cast<const volatile std::uint64_t*>(t)[j];
+          sink ^= acc;
+        } else if (kind == LoadKind::copy_d2h) {
+          std::memcpy(t + lo, far.data() + lo, hi - lo);
+        } else {
+          std::memcpy(far.data() + lo, t + lo, hi - lo);
+        }
       });
     for (auto& t : team) t.join();
     return static_cast<double>(now_ns() - t0) * 1e-9;
@@ -270,8 +305,8 @@ class HostDevice final : public Device {
 }  // namespace
 
 BackendEntry entry() {
-  return {"host", [](std::string&) { return 1; },
-          [](int) -> std::unique_ptr<Device> { return std::make_unique<HostDevice>(); },
+  return {"host", host_device_count,
+          [](int ordinal) -> std::unique_ptr<Device> { return std::make_unique<HostDevice>(ordinal); },
           [](int) { return std::string(); }};
 }
 

@@ -17,6 +17,8 @@ Analyse results::
     r = hetprobe.load("hetprobe-results/")   # a file, a directory or a list
     r.summary, r.samples                     # tidy pandas DataFrames
     hetprobe.plots.send_time(r)              # the paper's Figures 6 to 11
+    hetprobe.plots.slowdown_vs_traffic(r)    # MPI_Send slowdown against the GPU traffic during it
+    r.load_gpus()                            # per point and load GPU: placement, rates, traffic
 
 Results files are JSON Lines; their schema is docs/results-schema.md.
 """
@@ -30,11 +32,11 @@ from .merge import merge
 from . import plots
 from .probes import binary, clock, devices, help, notify, run_mpi, topology
 from .characterize import characterize
-from .report_sections import headline_table
+from .report_sections import headline_table, interference_parts, paper_view
 from ._units import size_label
 
 __all__ = [
     "Results", "load", "merge", "plots", "notify", "clock", "topology", "devices", "run_mpi", "help",
-    "binary", "characterize", "headline_table", "size_label", "HetprobeError", "UsageError", "DeviceError", "ProbeTimeout", "MPIError",
+    "binary", "characterize", "headline_table", "interference_parts", "paper_view", "size_label", "HetprobeError", "UsageError", "DeviceError", "ProbeTimeout", "MPIError",
     "ResultsFileError", "CheckFailed", "Interrupted", "Unsupported",
 ]

@@ -14,6 +14,7 @@ import pandas as pd
 COMMON = ["file", "segment", "probe", "record", "host", "backend", "device", "rank", "record_id"]
 KEYS = [
     "size_bytes", "layout", "access", "send_mode", "writer_side",          # interference
+    "load_kind", "load_gpus", "load_rate",
     "writer", "bytes",                                                     # bandwidth
     "side", "contended", "cpu_order", "gpu_order", "placement", "spacing",  # notify
     "spacing_bytes", "host_memory", "ops_per_sample", "unresolved",
@@ -26,6 +27,7 @@ KEYS = [
 STATS = ["n", "min", "p10", "median", "p90", "p99", "max", "mean", "stddev"]
 EXTRAS = [
     "ratio_to_ssb_median", "payload_check", "torn_fraction_median", "bandwidth_during_send_gbs",
+    "traffic_during_send_gbs", "rate_fraction", "target_gbs", "full_rate_gbs", "payload_writer",
     "ratio_to_plain_median", "resolution_ns",
     "drift_ppm", "precision_ns", "best_precision_ns", "offset_ns", "ns_per_tick", "span_s",
     "samples_used", "samples_total", "residual_rms_ns", "check_error_ns", "check_within_precision",
@@ -37,9 +39,10 @@ HEADER_COLUMNS = ["file", "segment", "probe", "host", "backend", "device", "git_
                   "hetprobe_version", "start_time_utc", "resumed", "mpi_ranks", "command_line"]
 
 _INT = {"segment", "rank", "record_id", "size_bytes", "bytes", "spacing_bytes", "ops_per_sample", "exchanges",
-        "batch", "n", "samples_used", "samples_total", "sample", "mpi_ranks", "cube"}
+        "batch", "n", "samples_used", "samples_total", "sample", "mpi_ranks", "cube", "load_gpus"}
 _BOOL = {"contended", "unresolved", "check_within_precision", "resumed"}
-_FLOAT = set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label"})
+_FLOAT = set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label",
+                                                                                  "payload_writer"})
 _SETUP = ["cpu_order", "gpu_order", "placement", "spacing", "spacing_bytes", "host_memory"]
 _NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -79,16 +82,34 @@ def _setup(rec) -> dict:
 # Each converter returns (keys, rows, chunks): rows are (metric, unit, stats, extras) and chunks
 # are (metric, unit, values) of raw samples.
 
+def load_key(rec) -> tuple[str, int, str | None]:
+    """(load_kind, load_gpus, load_rate) of a point; files from before the load kinds: the paper's writer."""
+    if "load_kind" in rec:
+        return rec["load_kind"], int(rec["load_gpus"]), rec.get("load_rate")
+    return ("none", 0, None) if rec["layout"] == "SSB" else ("write", 1, "1")
+
+
 def _interference(rec, header):
     keys = {k: rec[k] for k in ("size_bytes", "layout", "access", "send_mode", "writer_side")}
+    keys["load_kind"], keys["load_gpus"], keys["load_rate"] = load_key(rec)
     keys["status"] = rec.get("status")
     sender = (rec.get("writer") or {}).get("sender")
     payload = rec.get("payload") or {}
     torn = payload.get("torn_fraction")
+    load = rec.get("load") or {}
+    old_traffic = _num(sender.get("bandwidth_during_send_gbs")) if sender else np.nan
+    side = load.get("sender") or load.get("receiver") or {}
+    first = (side.get("devices") or [{}])[0]
     extras = {"ratio_to_ssb_median": _num(rec.get("ratio_to_ssb_median")),
               "payload_check": payload.get("check"),
               "torn_fraction_median": _num(torn.get("median")) if isinstance(torn, dict) else np.nan,
-              "bandwidth_during_send_gbs": _num(sender.get("bandwidth_during_send_gbs")) if sender else np.nan}
+              "bandwidth_during_send_gbs": old_traffic,
+              "traffic_during_send_gbs": _num(load["traffic_during_send_gbs"]) if "traffic_during_send_gbs" in load
+              else old_traffic,
+              "rate_fraction": _num(load.get("rate_fraction")),
+              "target_gbs": _num(first.get("target_gbs")),
+              "full_rate_gbs": _num(first.get("full_rate_gbs")),
+              "payload_writer": rec.get("payload_writer")}
     send = rec["send_time_ns"]
     rows = [("send_time_ns", "ns", stats_of(send), extras)]
     if isinstance(rec.get("harness_empty_region_ns"), dict):  # absent before revision b8686a9
@@ -100,7 +121,18 @@ def _interference(rec, header):
             chunks.append((f"writer_{name}_ns", "ns", np.asarray(timeline[f"{name}_ns"], dtype=np.float64)))
     if sender and sender.get("passes_during_send") is not None:
         chunks.append(("passes_during_send", "1", np.asarray(sender["passes_during_send"], dtype=np.float64)))
+    if side.get("bytes_during_send") is not None:  # every load GPU together, per send; NaN where unknown
+        chunks.append(("load_bytes_during_send", "B", np.asarray([_num(b) for b in side["bytes_during_send"]],
+                                                                 dtype=np.float64)))
     return keys, rows, chunks
+
+
+def _host_memory(rec, header):
+    extras = {"label": f"{rec.get('threads')} threads, NUMA {rec.get('numa_nodes')}"}
+    return ({"bytes": rec.get("array_bytes")},
+            [(m, "GB/s", stats_of(rec.get(m)), extras) for m in ("copy_gbs", "triad_gbs")],
+            [(m, "GB/s", np.asarray((rec.get(m) or {}).get("samples") or [], dtype=np.float64))
+             for m in ("copy_gbs", "triad_gbs")])
 
 
 def _bandwidth(rec, header):
@@ -205,6 +237,7 @@ CONVERTERS = {
     ("halo", "halo"): _halo,
     ("halo", "halo_model"): _halo_model,
     ("interference", "point"): _interference,
+    ("interference", "host_memory"): _host_memory,
     ("bandwidth", "point"): _bandwidth,
     ("notify", "overhead"): _overhead,
     ("notify", "roundtrip"): _roundtrip,

@@ -3,7 +3,9 @@ this node with sensible defaults and leaves a run directory:
 
     topology.json, topology.txt        the node (hwloc)
     notify.jsonl, clock.jsonl,         every record of every probe (JSON Lines),
-    interference.jsonl                 with the CLI's tables beside them (*.txt)
+    interference.jsonl                 with the CLI's tables beside them (*.txt): the loads,
+    interference-rate.jsonl            the write load's rate curve,
+    interference-paper.jsonl           the paper's layout sweep
     logs/                              each probe's stderr
     report.md, report.html, *.png      the report: plots and headline numbers
     characterize.json                  what ran: commands, exit codes, wall times
@@ -30,22 +32,42 @@ from .errors import UsageError
 from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
-# Presets: the defaults finish in under a minute on an H200 node (most of it
-# the clock's 15 s span and the sweep); --quick is for tests and a first look
-# (about 20 s on 2 CPU cores).
+# Presets: the defaults finish in under a minute on a node of one or two H200s (the clock's span and
+# the interference steps take most of it); --quick is for tests and a first look (about 30 s on 2 CPU cores).
+_LOAD_SIZES = "1KiB,64KiB,1MiB,16MiB"
+_LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked", "--reps", "20", "--warmup", "3"]
 PRESETS = {
-    "default": {  # each probe's own defaults (interference: 1 KiB to 64 MiB x4, 50 samples per point)
+    "default": {
         "notify": [],
         "clock": [],
-        "interference": [],
+        # Every load kind at full rate, from the sender's GPU and from every GPU.
+        "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS,
+        # The write load's curve: slowdown against its rate.
+        "interference-rate": ["--sizes", _LOAD_SIZES, "--load", "write", "--load-rate", "0.25,0.5,0.75,1",
+                              "--no-host-stream"] + _LOADS,
+        # The paper's configuration: its writer in a message-sized buffer, every layout, both access modes.
+        "interference-paper": ["--paper", "--sizes", "1KiB:16MiB:x16", "--reps", "20", "--warmup", "3",
+                               "--no-host-stream"],
     },
     "quick": {
         "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
         "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
-        "interference": ["--sizes", "1KiB:1MiB:x16", "--reps", "5", "--warmup", "2"],
+        "interference": ["--sizes", "1KiB,64KiB", "--layouts", "SSB,P2AB", "--access", "stacked", "--load", "all",
+                         "--load-gpus", "1,all", "--load-bytes", "8MiB", "--reps", "5", "--warmup", "1"],
+        "interference-rate": ["--sizes", "64KiB", "--layouts", "SSB,P2AB", "--access", "stacked", "--load", "write",
+                              "--load-rate", "0.5,1", "--load-bytes", "8MiB", "--reps", "5", "--warmup", "1",
+                              "--no-host-stream"],
+        "interference-paper": ["--paper", "--sizes", "1KiB:1MiB:x16", "--reps", "5", "--warmup", "2",
+                               "--no-host-stream"],
     },
 }
-PROBES = ("notify", "clock", "interference")
+PROBES = ("notify", "clock", "interference", "interference-rate", "interference-paper")
+_COPY_KINDS = ("copy-d2h", "copy-h2d")
+
+
+def family(step: str) -> str:
+    """The probe a step runs: "interference-rate" is the interference probe."""
+    return step.split("-")[0]
 
 
 @dataclass
@@ -74,9 +96,10 @@ def default_directory() -> Path:
     return Path("hetprobe-results") / f"characterize-{platform.node()}-{stamp}"
 
 
-def _probe_command(probe: str, args, out: Path) -> list[str]:
+def _probe_command(step: str, args, out: Path) -> list[str]:
+    probe = family(step)
     base = [binary(), probe, "--out", str(out), "--quiet", "--device", args.device]
-    extra = PRESETS["quick" if args.quick else "default"][probe] + list(getattr(args, f"{probe}_args") or [])
+    extra = list(PRESETS["quick" if args.quick else "default"][step]) + list(getattr(args, f"{probe}_args") or [])
     if probe != "interference":
         return base + extra
     if args.sizes:
@@ -86,11 +109,28 @@ def _probe_command(probe: str, args, out: Path) -> list[str]:
     return launch_command(2, args.launcher, args.hosts) + base + extra
 
 
+def interference_points(config: dict) -> int:
+    """Points an interference run will write, from its header's config (as bench/interference.cpp sweeps)."""
+    paper = config.get("paper", "loads" not in config)
+    layouts = config.get("layouts", [])
+    moving = len([lay for lay in layouts if lay != "SSB"])
+    per_size = 0
+    for i, _ in enumerate(config.get("access", [])):
+        per_size += "SSB" in layouts
+        for kind in ["write"] if paper else config.get("loads", []):
+            if kind == "none" or (kind in _COPY_KINDS and i > 0):
+                continue
+            gpus = 1 if paper else len([g for g in config.get("load_gpus", []) if g > 0])
+            rates = 1 if paper else len(config.get("load_rates", []))
+            per_size += gpus * rates * moving
+    return len(config.get("sizes_bytes", [])) * per_size
+
+
 def _expected(probe: str, header: dict) -> int | None:
     """Records a probe will write, from its header's config (None when unknown)."""
     config = header.get("config", {})
-    if probe == "interference":
-        return len(config.get("sizes_bytes", [])) * len(config.get("layouts", [])) * len(config.get("access", []))
+    if family(probe) == "interference":
+        return interference_points(config) + bool(config.get("host_stream"))
     if probe == "clock":
         return config.get("batches", 0) + 2  # fitted batches, the check batch, the fit
     return None
@@ -131,12 +171,14 @@ def characterize(directory=None, *, device: str = "auto", quick: bool = False, s
     """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)``
     loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep.
     ``launcher``/``hosts``: how the interference pair is launched (default: 2 ranks here, or srun in a
-    Slurm job). ``skip``: probes not to run. ``*_args``: extra CLI options per probe."""
+    Slurm job). ``skip``: steps not to run ("interference" skips its three). ``*_args``: extra CLI options
+    per probe (interference_args go to its three steps)."""
     args = argparse.Namespace(device=device, quick=quick, sizes=sizes, reps=reps, launcher=launcher, hosts=hosts,
                               notify_args=notify_args, clock_args=clock_args, interference_args=interference_args)
     unknown = set(skip) - set(PROBES)
     if unknown:
-        raise UsageError(f"cannot skip {', '.join(sorted(unknown))}: the probes are {', '.join(PROBES)}")
+        raise UsageError(f"cannot skip {', '.join(sorted(unknown))}: the steps are {', '.join(PROBES)} "
+                         "(interference skips all three of its steps)")
     directory = Path(directory) if directory else default_directory()
     if directory.exists() and any(directory.iterdir()):
         raise UsageError(f"{directory} is not empty: choose another run directory")
@@ -146,7 +188,7 @@ def characterize(directory=None, *, device: str = "auto", quick: bool = False, s
     start = time.monotonic()
     _write_topology(directory)
     for probe in PROBES:
-        if probe in skip:
+        if probe in skip or family(probe) in skip:
             continue
         out = directory / f"{probe}.jsonl"
         step = Step(probe, _probe_command(probe, args, out))
@@ -189,26 +231,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "cuda, hip, host (default: %(default)s)")
     p.add_argument("--quick", action="store_true", help="short runs (tests, a first look): fewer samples, "
                    "sizes 1 KiB to 1 MiB, a 2 s clock span")
-    p.add_argument("--sizes", help="interference message sizes, as `hetprobe interference --sizes` "
-                   "(default: 1KiB:64MiB:x4)")
+    p.add_argument("--sizes", help="interference message sizes, as `hetprobe interference --sizes`, for its three "
+                   "steps (default: 1KiB,64KiB,1MiB,16MiB for the loads, 1KiB:16MiB:x16 for the paper's layouts)")
     p.add_argument("--reps", type=int, help="interference timed samples per point (default: 20)")
     p.add_argument("--launcher", help="how to start the interference pair: mpirun, srun, or a whole prefix "
                    "such as 'mpirun -np 2 --host a,b' (default: srun in a Slurm job, else mpirun)")
     p.add_argument("--hosts", help="two hosts for the interference pair, comma-separated (default: this node)")
-    p.add_argument("--skip", default="", help="probes not to run, comma-separated: notify, clock, interference")
+    p.add_argument("--skip", default="", help="steps not to run, comma-separated: notify, clock, interference (its "
+                   "three steps), interference-rate, interference-paper")
     p.add_argument("--no-report", action="store_true", help="measure only; `hetprobe report DIR` writes it later")
     p.add_argument("--timeout", type=float, help="seconds each probe may run before it is stopped")
     p.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto",
                    help="a progress bar (terminal) or plain lines (batch logs); auto picks by stderr")
-    for probe in PROBES:
+    for probe in ("notify", "clock", "interference"):
         p.add_argument(f"--{probe}-args", type=shlex.split, default=[], metavar="'OPTIONS'",
                        help=f"extra options for `hetprobe {probe}`, quoted")
 
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="hetprobe characterize", description=(
-        "Characterise this node: topology, CPU<->GPU notification costs, the clock relation, and the "
-        "interference of GPU writes with MPI_Send on two ranks; writes a run directory with every "
+        "Characterise this node: topology, CPU<->GPU notification costs, the clock relation, and how GPU "
+        "traffic of every kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) "
+        "slows MPI_Send on two ranks, with the paper's layouts; writes a run directory with every "
         "result (JSON Lines), a report (Markdown + PNG, and one self-contained HTML file) and prints a "
         "summary. Runs on host threads where there is no GPU, and says so."))
     add_arguments(p)

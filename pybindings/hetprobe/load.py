@@ -50,18 +50,63 @@ class Results:
     def probe(self, name: str) -> "Results":
         """The same results restricted to one probe ("interference", "bandwidth", "notify", "clock", "micro")."""
         keep = [i for i, r in enumerate(self.records) if r.get("probe") == name]
+        return self._subset(keep, self.headers["probe"] == name, list(self.files))
+
+    def only_files(self, *names: str) -> "Results":
+        """The same results restricted to the records of files with one of these names (no folder)."""
+        keep = [i for i, r in enumerate(self.records) if os.path.basename(r.get("_file", "")) in names]
+        files = {self.records[i]["_file"] for i in keep}
+        return self._subset(keep, self.headers["file"].isin(files), [f for f in self.files if f in files])
+
+    def without_files(self, *names: str) -> "Results":
+        """The same results without the records of files with one of these names (no folder)."""
+        keep = [i for i, r in enumerate(self.records) if os.path.basename(r.get("_file", "")) not in names]
+        files = {self.records[i]["_file"] for i in keep} | {f for f in self.files if not f.endswith(".jsonl")}
+        return self._subset(keep, self.headers["file"].isin(files), [f for f in self.files if f in files])
+
+    def _subset(self, keep: list, header_rows, files: list) -> "Results":
+        """Results of the records `keep` (indexes), the headers where `header_rows`, and `files`."""
         new_id = {old: new for new, old in enumerate(keep)}
 
         def rows(df):
-            df = df[df["probe"] == name].reset_index(drop=True)
+            df = df[df["record_id"].isin(new_id)].reset_index(drop=True)
             df["record_id"] = df["record_id"].map(new_id).astype(np.int64)
             return df
         return Results(
-            records=[self.records[i] for i in keep],
-            headers=self.headers[self.headers["probe"] == name].reset_index(drop=True),
-            summary=rows(self.summary), samples=rows(self.samples),
-            files=list(self.files), truncated=list(self.truncated), topology=self.topology,
+            records=[self.records[i] for i in keep], headers=self.headers[header_rows].reset_index(drop=True),
+            summary=rows(self.summary), samples=rows(self.samples), files=files,
+            truncated=[f for f in self.truncated if f in files], topology=self.topology,
             _lines=[self._lines[i] for i in keep] if self._lines else [])
+
+    def load_gpus(self) -> pd.DataFrame:
+        """One row per interference point, side and load GPU: where the GPU and its buffer are, how its
+        load ran (engine, workers), its full, target and achieved rates and its traffic during the sends,
+        GB/s (10^9 B/s). Empty for files from before the load kinds."""
+        rows = []
+        for i, r in enumerate(self.records):
+            if r.get("probe") != "interference" or r.get("record") != "point" or not isinstance(r.get("load"), dict):
+                continue
+            kind, gpus, rate = _frames.load_key(r)
+            for side in ("sender", "receiver"):
+                for g, d in enumerate((r["load"].get(side) or {}).get("devices") or []):
+                    shape = d.get("shape") or {}
+                    rows.append({
+                        "file": r["_file"], "segment": r["_segment"], "record_id": i, "size_bytes": r["size_bytes"],
+                        "layout": r["layout"], "access": r["access"], "load_kind": kind, "load_gpus": gpus,
+                        "load_rate": rate, "side": side, "gpu": g, "ordinal": d.get("ordinal"),
+                        "pci_bus_id": d.get("pci_bus_id"), "gpu_numa_nodes": d.get("gpu_numa_nodes"),
+                        "buffer_numa_nodes": d.get("buffer_numa_nodes"), "helper_cpus": d.get("helper_cpus"),
+                        "engine": shape.get("engine"), "workers": shape.get("workers"),
+                        "target_bytes": d.get("target_bytes"), "full_rate_gbs": d.get("full_rate_gbs"),
+                        "target_gbs": d.get("target_gbs"), "rate_over_point_gbs": d.get("rate_over_point_gbs"),
+                        "traffic_during_send_gbs": d.get("traffic_during_send_gbs"),
+                        "unresolved_samples": d.get("unresolved_samples"),
+                        "sync_precision_ns": (d.get("clock_sync") or {}).get("precision_ns")})
+        columns = ["file", "segment", "record_id", "size_bytes", "layout", "access", "load_kind", "load_gpus",
+                   "load_rate", "side", "gpu", "ordinal", "pci_bus_id", "gpu_numa_nodes", "buffer_numa_nodes",
+                   "helper_cpus", "engine", "workers", "target_bytes", "full_rate_gbs", "target_gbs",
+                   "rate_over_point_gbs", "traffic_during_send_gbs", "unresolved_samples", "sync_precision_ns"]
+        return pd.DataFrame(rows, columns=columns)
 
     def clock_samples(self) -> pd.DataFrame:
         """One row per clock ping-pong: ticks (uint64), host_ns, half_interval_ns, residual_ns, used (see _clock)."""

@@ -4,7 +4,8 @@ Every plot function takes a Results (hetprobe.load), an optional `path=` to save
 and `title=` to replace the default title. Times are shown in µs unless the axis says ns. The
 layouts have the same colours everywhere: SSB black (grey band), PSB red, PCB blue, P2AB green.
 
-Interference: send_time, ratio_to_ssb, writer_timeline, compare, compare_table.
+Interference: send_time, ratio_to_ssb, writer_timeline, compare, compare_table; the loads (in
+hetprobe._plot_load): slowdown_vs_traffic, slowdown_vs_gpus, load_table, worst_slowdown.
 Notify and clock (in hetprobe._plot_notify): notify_table, roundtrip_table, mechanism_table,
 roundtrip, mechanisms, clock.
 """
@@ -16,21 +17,25 @@ import pandas as pd
 from matplotlib.lines import Line2D
 
 from ._plot_halo import halo_phases, halo_table, halo_times, halo_timeline
+from ._plot_load import load_table, slowdown_vs_gpus, slowdown_vs_traffic, worst_slowdown
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
 from ._plotting import (ACCESS_ORDER, BAND_COLORS, LAYOUT_ORDER, US, finish, layout_color, new_figure,
                         ordered, run_title, single_run)
 from ._units import set_size_axis, size_label
 from .errors import UsageError
 
-__all__ = ["send_time", "ratio_to_ssb", "writer_timeline", "compare", "compare_table", "notify_table",
+__all__ = ["send_time", "ratio_to_ssb", "writer_timeline", "compare", "compare_table", "load_table",
+           "slowdown_vs_traffic", "slowdown_vs_gpus", "worst_slowdown", "notify_table",
            "roundtrip_table", "mechanism_table", "roundtrip", "mechanisms", "clock", "halo_table", "halo_times",
            "halo_timeline", "halo_phases"]
 
 _STATS = ("min", "p10", "median", "p90", "p99", "max", "mean")
 
 
-def _points(results, send_mode=None, writer_side=None) -> pd.DataFrame:
-    """send_time_ns summary rows of one interference run (see _plotting.single_run)."""
+def _points(results, send_mode=None, writer_side=None, load=None, gpus=None, rate=None) -> pd.DataFrame:
+    """send_time_ns summary rows of one interference run and one load (see _plotting.single_run): the
+    SSB baseline and the points of `load` from `gpus` GPUs at `rate`. Unnamed, they default to the
+    only load there is, else write from the fewest GPUs at full rate (the paper's kind)."""
     s = results.summary
     s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
     if send_mode is not None:
@@ -40,6 +45,16 @@ def _points(results, send_mode=None, writer_side=None) -> pd.DataFrame:
     if len(s[["send_mode", "writer_side"]].drop_duplicates()) > 1:
         raise UsageError("interference points with several send_mode/writer_side: pass send_mode= and "
                          "writer_side=, or use plots.compare(a, b)")
+    loaded = s[s["load_kind"] != "none"]
+    configs = loaded[["load_kind", "load_gpus", "load_rate"]].drop_duplicates()
+    if len(configs) > 1 or load is not None or gpus is not None or rate is not None:
+        kind = load or ("write" if (configs["load_kind"] == "write").any() else configs["load_kind"].iloc[0])
+        pick = loaded[loaded["load_kind"] == kind]
+        n = gpus if gpus is not None else (pick["load_gpus"].min() if len(pick) else 1)
+        r = rate if rate is not None else ("1" if (pick["load_rate"] == "1").any() else
+                                           (pick["load_rate"].iloc[0] if len(pick) else "1"))
+        keep = (s["load_kind"] == "none") | ((s["load_kind"] == kind) & (s["load_gpus"] == n) & (s["load_rate"] == r))
+        s = s[keep]
     return single_run(s, ["size_bytes", "layout", "access"], "interference points")
 
 
@@ -57,7 +72,7 @@ def _access_panels(points, rows=1, height=4.2):
 
 
 def send_time(results, stat: str = "median", band=("p10", "p90"), send_mode=None, writer_side=None,
-              path=None, title=None):
+              path=None, title=None, load=None, gpus=None, rate=None):
     """MPI_Send time (µs, log) against message size (log2), a line per layout with its band shaded.
 
     One panel per access mode (stream, stacked), sharing y: the paper's Figures 6-11. `stat` and
@@ -65,7 +80,7 @@ def send_time(results, stat: str = "median", band=("p10", "p90"), send_mode=None
     """
     if stat not in _STATS or (band is not None and any(b not in _STATS for b in band)):
         raise UsageError(f"stat and band must be among {_STATS}")
-    points = _points(results, send_mode, writer_side)
+    points = _points(results, send_mode, writer_side, load, gpus, rate)
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
         panel = points[points["access"] == acc]
@@ -89,9 +104,10 @@ def send_time(results, stat: str = "median", band=("p10", "p90"), send_mode=None
     return finish(fig, title or default, path)
 
 
-def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=None):
-    """Median send time ÷ the SSB median at the same size and access, per layout; a line at 1."""
-    points = _with_ratio(_points(results, send_mode, writer_side))
+def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=None, load=None, gpus=None, rate=None):
+    """Median send time ÷ the SSB median at the same size and access, per layout; a line at 1. The
+    y axis is logarithmic once the ratios span more than a factor of 10 (one outlier would flatten the rest)."""
+    points = _with_ratio(_points(results, send_mode, writer_side, load, gpus, rate))
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
         panel = points[(points["access"] == acc) & (points["layout"] != "SSB")]
@@ -99,6 +115,9 @@ def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=Non
             d = panel[panel["layout"] == layout].sort_values("size_bytes")
             ax.plot(d["size_bytes"], d["ratio"], marker="o", ms=3, color=layout_color(layout), label=layout)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="SSB")
+        ratios = panel["ratio"].dropna()
+        if len(ratios) and ratios.max() / max(ratios.min(), 1e-12) > 10:
+            ax.set_yscale("log")
         set_size_axis(ax, points.loc[points["access"] == acc, "size_bytes"].unique())
         ax.set_title(f"{acc} access")
         ax.set_xlabel("message size (bytes, log2)")

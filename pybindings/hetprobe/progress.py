@@ -19,8 +19,13 @@ def record_label(record: dict) -> str:
     """A short human description of a record, for progress output only."""
     kind = record.get("record")
     if kind == "point" and record.get("probe") == "interference":
-        return (f"{size_label(record['size_bytes'])} {record['layout']} {record['access']}: "
+        load = record.get("load_kind", "none")  # files from before the loads name none
+        load = "" if load == "none" else f" {load} x{record.get('load_gpus')}" + \
+            ("" if record.get("load_rate") == "1" else f" @{record.get('load_rate')}")
+        return (f"{size_label(record['size_bytes'])} {record['layout']} {record['access']}{load}: "
                 f"MPI_Send median {_us(record.get('send_time_ns'))}, {record.get('status')}")
+    if kind == "host_memory":
+        return f"host memory: STREAM triad {record.get('best_triad_gbs', float('nan')):.1f} GB/s"
     setup = record.get("setup") or {}
     orders = f"{setup.get('cpu_order')}:{setup.get('gpu_order')}" if setup else ""
     if kind == "overhead":

@@ -3,6 +3,7 @@ per record and metric, see hetprobe.load) and adds text, tables and plots."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +12,7 @@ from . import plots
 from ._plotting import DPI, pick_setup, summary_rows as _rows
 from ._units import size_label
 from .load import Results
+from .errors import UsageError
 from .report_render import Document
 
 PAPER_ORDER = ("volatile", "relaxed")  # paper 002 Table 1: plain CPU accesses, GPU atomics
@@ -81,21 +83,91 @@ def headline_table(results: Results) -> pd.DataFrame:
         rows.append(("Clock sync precision", f"{f['precision_ns']:.4g} ns",
                      f"median half round trip; a later check was off by {f['check_error_ns']:.4g} ns, "
                      f"{check} its precision"))
-    send = _rows(results, "point", "send_time_ns")
-    if len(send):
+    rows += _interference_headline(results)
+    return pd.DataFrame(rows, columns=["quantity", "value", "how"])
+
+
+# The interference files of a characterize run: the loads (every kind from the sender's GPU and from
+# all), the write load's rate curve, and the paper's layout sweep. A lone results file is its own part.
+PARTS = {"loads": "interference.jsonl", "rates": "interference-rate.jsonl", "paper": "interference-paper.jsonl"}
+
+
+def interference_parts(results: Results) -> dict:
+    """{"loads"|"rates"|"paper": Results} of the interference files present; a file of another name is
+    "loads" when it has load kinds and "paper" when it has the paper's writer."""
+    inter = results.probe("interference")
+    parts = {}
+    for part, name in PARTS.items():
+        one = inter.only_files(name)
+        if len(one.summary):
+            parts[part] = one
+    if not parts and len(inter.summary):
+        paper = all((r.get("config") or {}).get("paper", "loads" not in (r.get("config") or {}))
+                    for r in inter.records if r.get("record") == "header")
+        parts["paper" if paper else "loads"] = inter
+    return parts
+
+
+def paper_view(results: Results) -> Results:
+    """A characterize run as the paper's layout sweep: its load files left out where the run has the
+    paper's (older runs and single files are returned as they are)."""
+    names = {os.path.basename(f) for f in results.files}
+    if PARTS["paper"] not in names:
+        return results
+    return results.without_files(PARTS["loads"], PARTS["rates"])
+
+
+def _host_memory(results: Results):
+    rows = _rows(results, "host_memory", "triad_gbs")
+    return rows.iloc[0] if len(rows) else None
+
+
+def _interference_headline(results: Results) -> list[tuple[str, str, str]]:
+    rows = []
+    parts = interference_parts(results)
+    loads = [parts[p] for p in ("loads", "rates") if p in parts]
+    worst = None
+    if loads:
+        try:
+            worst = max((plots.worst_slowdown(r) for r in loads), key=lambda w: w["slowdown"])
+        except UsageError:
+            worst = None
+    if worst is not None:
+        gpus = int(worst["load_gpus"])
+        rate = "" if worst["load_rate"] == "1" else f" at rate {worst['load_rate']}"
+        rows.append(("Worst MPI_Send slowdown under GPU traffic",
+                     f"{_ratio(worst['slowdown'])}× SSB: {worst['load_kind']} from {gpus} GPU{'s' if gpus > 1 else ''}"
+                     f"{rate}, {worst['traffic_during_send_gbs']:.3g} GB/s during the send, "
+                     f"{size_label(int(worst['size_bytes']))}",
+                     f"{worst['layout']}, {worst['access']} access; medians of {int(worst['n'])} sends, each ÷ the "
+                     "SSB median at its size"))
+    triad = _host_memory(results)
+    if triad is not None:
+        copy = _rows(results, "host_memory", "copy_gbs").iloc[0]
+        share = (f"; the worst point's GPU traffic is {100 * worst['traffic_during_send_gbs'] / triad['max']:.0f}% "
+                 "of triad" if worst is not None else "")
+        rows.append(("Host memory bandwidth (STREAM, best of the runs)",
+                     f"triad {triad['max']:.4g} GB/s, copy {copy['max']:.4g} GB/s",
+                     f"{triad['label']}{share}"))
+    if "paper" in parts:
+        send = _rows(parts["paper"], "point", "send_time_ns")
         others = send[send["layout"] != "SSB"].dropna(subset=["ratio_to_ssb_median"])
         if len(others):
             w = others.loc[others["ratio_to_ssb_median"].idxmax()]
-            rows.append(("Worst MPI_Send slowdown from GPU writes", f"{_ratio(w['ratio_to_ssb_median'])}× SSB",
+            rows.append(("Worst slowdown, the paper's writer (message-sized buffer)",
+                         f"{_ratio(w['ratio_to_ssb_median'])}× SSB",
                          f"{w['layout']}, {w['access']} access, {size_label(int(w['size_bytes']))}; medians of "
                          f"{int(w['n'])} sends"))
             typical = others.groupby("layout")["ratio_to_ssb_median"].median()
-            rows.append(("Typical ratio to SSB (median over sizes and access)",
+            rows.append(("Typical ratio to SSB, the paper's writer (median over sizes and access)",
                          ", ".join(f"{k} {_ratio(v)}" for k, v in typical.items()), "1 = no interference"))
+    send = _rows(results, "point", "send_time_ns", probe="interference")
+    if len(send):
         bad = send[send["status"] != "ok"]
         rows.append(("Payload checks", "all intact" if bad.empty else f"{len(bad)} point(s) corrupted",
-                     f"{len(send)} points; PSB is torn by design and not counted"))
-    return pd.DataFrame(rows, columns=["quantity", "value", "how"])
+                     f"{len(send)} points; a GPU storing into the send buffer (PSB) tears it by design and is "
+                     "not counted"))
+    return rows
 
 
 def node_section(doc: Document, results: Results, header: dict) -> None:
@@ -126,15 +198,56 @@ def node_section(doc: Document, results: Results, header: dict) -> None:
 
 
 def interference_section(doc: Document, results: Results, directory: Path) -> None:
-    doc.h2("Interference: GPU writes to pinned memory during MPI_Send")
-    doc.para("Rank 0 times `MPI_Send` to rank 1 while a persistent GPU kernel writes pinned host memory: SSB "
-             "(the baseline: the GPU wrote the buffer and finished), PSB (it keeps writing the send buffer), PCB "
-             "(a buffer right after it), P2AB (a buffer 2 MiB away); stream = one block, stacked = the whole GPU.")
-    doc.image(_save(plots.send_time(results), directory, "interference_send_time.png"),
+    parts = interference_parts(results)
+    if "loads" in parts or "rates" in parts:
+        _loads_section(doc, parts, results, directory)
+    if "paper" in parts:
+        _paper_section(doc, parts["paper"], directory)
+
+
+def _loads_section(doc: Document, parts: dict, results: Results, directory: Path) -> None:
+    doc.h2("Interference: GPU traffic during MPI_Send")
+    doc.para("Rank 0 times `MPI_Send` to rank 1 while GPUs make traffic in pinned host memory, as applications "
+             "do: **write** (a kernel storing results), **read** (a kernel loading them, a zero-copy unpack), "
+             "**poll** (every thread of a grid polling one flag, a kernel waiting on the CPU), **copy-d2h** and "
+             "**copy-h2d** (the copy engine). The load runs through all the sends of a point, into a buffer of its "
+             "own (2 MiB past the send buffer on the sender's GPU, near each other GPU); SSB is the baseline with "
+             "the GPUs idle. Traffic = the bytes the loads moved inside the timed sends, from their device-side "
+             "progress stamps, ÷ the sends' time (GB/s = 10^9 B/s; poll: 8 B per thread-poll).")
+    main = parts.get("loads") or parts["rates"]
+    table = plots.load_table(main)
+    if len(table):
+        doc.para("Each kind at full rate, from the sender's GPU and from every GPU: median send time, slowdown "
+                 "(÷ SSB) and traffic during the sends:")
+        doc.table(table)
+    both = parts.get("loads")
+    if both is not None and both.summary["load_gpus"].max() > 1:
+        doc.image(_save(plots.slowdown_vs_gpus(both), directory, "interference_gpus.png"),
+                  "Slowdown against the number of GPUs loading at once (0 = SSB), per kind, full rate")
+    curve = results.probe("interference").only_files(PARTS["loads"], PARTS["rates"])
+    doc.image(_save(plots.slowdown_vs_traffic(curve if len(curve.summary) else main), directory,
+                    "interference_traffic.png"),
+              "Slowdown against the GPU traffic measured during the sends, each point against its own run's SSB: "
+              "every kind at full rate from 1 and from all GPUs, and the write load at several rates, joined")
+    gpus = main.load_gpus()
+    if len(gpus):
+        where = gpus.drop_duplicates("ordinal")[["ordinal", "pci_bus_id", "gpu_numa_nodes", "buffer_numa_nodes",
+                                                  "helper_cpus"]]
+        doc.para("The GPUs that made traffic, the NUMA nodes of the GPU and of its own buffer, and the CPUs "
+                 "their host threads ran on (away from the sending rank's):")
+        doc.table(where.astype(str))
+
+
+def _paper_section(doc: Document, paper: Results, directory: Path) -> None:
+    doc.h2("The paper's layouts: its writer in a message-sized buffer")
+    doc.para("Elis et al., Sec. 4.3: SSB (the GPU wrote the buffer and finished), PSB (it keeps writing the send "
+             "buffer), PCB (a buffer right after it), P2AB (a buffer 2 MiB away), each the size of the message; "
+             "stream = one block, stacked = the whole GPU, grid-synchronised between passes.")
+    doc.image(_save(plots.send_time(paper), directory, "interference_send_time.png"),
               "MPI_Send time against message size, median with the p10-p90 band (paper Figures 6-11)")
-    doc.image(_save(plots.ratio_to_ssb(results), directory, "interference_ratio.png"),
+    doc.image(_save(plots.ratio_to_ssb(paper), directory, "interference_ratio.png"),
               "Median MPI_Send time divided by the SSB median at the same size and access mode")
-    send = _rows(results, "point", "send_time_ns").copy()
+    send = _rows(paper, "point", "send_time_ns").copy()
     send["size"] = send["size_bytes"].map(lambda b: size_label(int(b)))
     table = send.pivot_table(index=["access", "size_bytes", "size"], columns="layout", values="median",
                              sort=True) / 1000

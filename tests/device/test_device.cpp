@@ -10,6 +10,7 @@
 #include "backend_under_test.hpp"
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
+#include "hetprobe/load_engine.hpp"
 #include "hetprobe/payload.hpp"
 
 namespace hetprobe {
@@ -153,12 +154,24 @@ TEST_P(DeviceTest, PlainWriteWritesEveryByte) {
   const std::uint64_t n = (1u << 20) + 8;
   PinnedBuffer buf = device_->alloc_pinned(n);
   std::memset(buf.host(), 0, n);
-  EXPECT_GT(device_->time_plain_write(buf.device(), n), 0.0);
+  EXPECT_GT(device_->time_plain(LoadKind::write, buf.device(), n), 0.0);
   for (std::uint64_t k = 0; k < n / 8; ++k) {
     std::uint64_t w;
     std::memcpy(&w, buf.host() + 8 * k, 8);
     ASSERT_EQ(w, post_word(0, k)) << "word " << k;
   }
+}
+
+TEST_P(DeviceTest, PlainReadAndCopiesLeaveTheBufferAndPollHasNoPlainPass) {
+  const std::uint64_t n = 1u << 20;
+  PinnedBuffer buf = device_->alloc_pinned(n);
+  std::memset(buf.host(), 0x5A, n);
+  for (LoadKind k : {LoadKind::read, LoadKind::copy_h2d}) {
+    EXPECT_GT(device_->time_plain(k, buf.device(), n), 0.0) << to_string(k);
+    for (std::uint64_t j = 0; j < n; ++j) ASSERT_EQ(buf.host()[j], std::byte{0x5A}) << to_string(k) << " changed byte " << j;
+  }
+  EXPECT_GT(device_->time_plain(LoadKind::copy_d2h, buf.device(), n), 0.0);
+  EXPECT_THROW(device_->time_plain(LoadKind::poll, buf.device(), n), Error);
 }
 
 TEST_P(DeviceTest, PinningTooMuchIsAUsageError) {

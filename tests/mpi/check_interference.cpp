@@ -1,8 +1,13 @@
 // Checks an interference results file the MPI tests produced:
-//   check_interference FILE POINTS|any REPS [--allow-truncated] [--headers N]
+//   check_interference FILE POINTS|any REPS [--allow-truncated] [--headers N] [--rate-tolerance F]
 // Exits 1 naming the first thing that is wrong. Each point must have REPS
-// samples, sane statistics, its payload check as the layout demands and a
-// writer that ran; point keys must be unique.
+// samples, sane statistics, its payload check as the layout and load demand,
+// a writer that ran, and a load that moved data inside the sends from as many
+// GPUs as it names (each with its own placement); point keys must be unique.
+// --rate-tolerance F: every paced load GPU moved within F of its target rate;
+// --rate-ceiling F: no paced load GPU moved more than (1 + F) x its target (a
+// load sharing a busy core may fall short of its rate, but never overshoots).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -12,6 +17,48 @@
 #include "hetprobe/results.hpp"
 
 using hetprobe::Json;
+
+// The load of a point: as many GPUs as it names, each with its placement and
+// shape, bytes inside every send (a non-negative number or null), traffic
+// during the sends; a paced GPU within `tolerance` of its target. Null when fine.
+static const char* check_load(const Json& r, std::size_t reps, double tolerance, bool ceiling, std::size_t& paced,
+                              bool& moved) {
+  const Json& load = r["load"];
+  if (!load.is_object() || load["kind"] != r["load_kind"] || load["gpus"] != r["load_gpus"]) return "load object disagrees with the key";
+  if (load["kind"] == "none") return load["traffic_during_send_gbs"] == 0.0 ? nullptr : "a baseline with traffic";
+  if (load["paper"].get<bool>()) return nullptr;
+  const Json& side = load["sender"].is_object() ? load["sender"] : load["receiver"];
+  if (!side.is_object()) return "a load without a side that ran it";
+  if (side["devices"].size() != load["gpus"].get<std::size_t>()) return "fewer load GPUs than the key names";
+  if (side["bytes_during_send"].size() != reps) return "bytes during the sends missing";
+  std::set<int> ordinals;
+  for (const Json& d : side["devices"]) {
+    if (!ordinals.insert(d["ordinal"].get<int>()).second) return "one GPU loaded twice";
+    if (d["bytes_during_send"].size() != reps || !d["shape"].is_object()) return "a load GPU without its samples or shape";
+    if (d["workers_started"] != d["shape"]["workers"]) return "a load GPU did not start every worker";
+    if (!(d["clock_sync"]["used"].get<int>() >= 2)) return "a load GPU without its clock fit";
+    for (const Json& b : d["bytes_during_send"])
+      if (!b.is_null() && b.get<double>() < 0) return "negative bytes during a send";
+    // A load moves data over its points (the file must show some); here, where
+    // its threads share two cores with ranks that busy-poll MPI, a short point
+    // or the sends inside it may pass before they run.
+    if (!(d["rate_over_point_gbs"].is_number() && d["rate_over_point_gbs"].get<double>() >= 0))
+      return "a load GPU without its rate over the point";
+    moved = moved || d["rate_over_point_gbs"].get<double>() > 0;
+    if (!(d["traffic_during_send_gbs"].is_number() && d["traffic_during_send_gbs"].get<double>() >= 0))
+      return "a load GPU without its traffic during the sends";
+    if (d["target_gbs"].is_number()) {
+      ++paced;
+      const double target = d["target_gbs"], got = d["rate_over_point_gbs"];
+      if (tolerance >= 0 && (ceiling ? got - target : std::abs(got - target)) > tolerance * target) {
+        std::fprintf(stderr, "check_interference: ordinal %d moved %.4f GB/s, target %.4f\n", d["ordinal"].get<int>(), got, target);
+        return "a paced load missed its target rate";
+      }
+    }
+  }
+  if (!(load["traffic_during_send_gbs"].get<double>() >= 0)) return "no traffic figure for the sends";
+  return nullptr;
+}
 
 static int fail(const std::string& what) {
   std::fprintf(stderr, "check_interference: %s\n", what.c_str());
@@ -25,17 +72,30 @@ int main(int argc, char** argv) {
   const std::size_t reps = std::stoul(argv[3]);
   bool allow_truncated = false;
   std::size_t headers_expected = 1;
+  double rate_tolerance = -1;
+  bool rate_ceiling = false;
   for (int i = 4; i < argc; ++i) {
     if (std::string(argv[i]) == "--allow-truncated") allow_truncated = true;
     if (std::string(argv[i]) == "--headers" && i + 1 < argc) headers_expected = std::stoul(argv[++i]);
+    if (std::string(argv[i]) == "--rate-tolerance" && i + 1 < argc) rate_tolerance = std::stod(argv[++i]);
+    if (std::string(argv[i]) == "--rate-ceiling" && i + 1 < argc) rate_tolerance = std::stod(argv[++i]), rate_ceiling = true;
   }
+  std::size_t host_memory = 0, paced = 0;
+  bool paper_run = false, moved = false, loaded = false;
   const hetprobe::ResultsFile file = hetprobe::read_results(argv[1]);
   if (file.truncated_tail && !allow_truncated) return fail("incomplete last line");
   std::size_t headers = 0;
-  std::set<std::tuple<std::uint64_t, std::string, std::string>> keys;
+  std::set<std::tuple<std::uint64_t, std::string, std::string, std::string, int, std::string>> keys;
   for (const Json& r : file.records) {
+    if (r["record"] == "host_memory") {
+      ++host_memory;
+      if (!(r["best_copy_gbs"].get<double>() > 0 && r["best_triad_gbs"].get<double>() > 0 && r["threads"].get<int>() > 0))
+        return fail("host_memory record without a bandwidth");
+      continue;
+    }
     if (r["record"] == "header") {
       ++headers;
+      paper_run = r["config"]["paper"].get<bool>();
       for (const char* k : {"schema_version", "hetprobe_version", "git_revision", "command_line", "start_time_utc",
                             "host", "device", "mpi", "ranks", "host_clock", "config"})
         if (!r.contains(k)) return fail(std::string("header lacks ") + k);
@@ -50,24 +110,35 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    const std::string layout = r["layout"], where = layout + " " + std::to_string(r["size_bytes"].get<std::uint64_t>()) + " " + r["access"].get<std::string>();
-    if (!keys.insert({r["size_bytes"], layout, r["access"]}).second) return fail("duplicate point " + where);
+    const std::string layout = r["layout"], kind = r["load_kind"];
+    const int gpus = r["load_gpus"];
+    const std::string rate = r["load_rate"].is_null() ? "" : r["load_rate"].get<std::string>();
+    const std::string where = layout + " " + std::to_string(r["size_bytes"].get<std::uint64_t>()) + " " +
+                              r["access"].get<std::string>() + " " + kind + " x" + std::to_string(gpus) + " " + rate;
+    if (!keys.insert({r["size_bytes"], layout, r["access"], kind, gpus, rate}).second) return fail("duplicate point " + where);
+    loaded = loaded || (kind != "none" && !paper_run);
+    if ((layout == "SSB") != (kind == "none") || (kind == "none") != (gpus == 0))
+      return fail(where + ": SSB and only SSB is the baseline without a load");
+    if (const char* why = check_load(r, reps, rate_tolerance, rate_ceiling, paced, moved)) return fail(where + ": " + why);
     const Json& t = r["send_time_ns"];
     if (t["samples"].size() != reps || r["n"] != reps) return fail(where + ": wrong sample count");
     if (!(t["min"] <= t["median"] && t["median"] <= t["max"] && t["min"].get<double>() > 0))
       return fail(where + ": implausible statistics");
     const std::string check = r["payload"]["check"];
-    if (layout == "PSB") {
+    const bool racy = layout == "PSB" && (kind == "write" || kind == "copy-d2h");
+    if (racy) {
       const double torn = r["payload"]["torn_fraction"]["median"];
       if (check != "torn" || torn < 0 || torn > 1) return fail(where + ": PSB must report a torn fraction in [0, 1]");
     } else if (check != "intact" || r["status"] != "ok") {
       return fail(where + ": payload " + check + ", status " + r["status"].get<std::string>());
     }
-    // The sender's writer on the host timeline: start <= ready <= end in every
+    // The paper's writer (--paper) on the host timeline: start <= ready <= end in every
     // sample (one clock fit maps all three), and for SSB the writer is done
-    // before the send starts (its payload must be there to send).
+    // before the send starts (its payload must be there to send). The loads'
+    // payload writer runs once per point: no timeline.
     const Json& tl = r["writer_timeline"];
-    if (r["writer"]["sender"].is_null() != tl.is_null()) return fail(where + ": writer timeline iff a sender writer");
+    if ((paper_run && !r["writer"]["sender"].is_null()) != !tl.is_null())
+      return fail(where + ": a writer timeline iff the paper's writer ran on the sender");
     if (!tl.is_null()) {
       if (tl["start_ns"].size() != reps || tl["end_ns"].size() != reps) return fail(where + ": writer timeline incomplete");
       for (std::size_t i = 0; i < reps; ++i) {
@@ -80,11 +151,16 @@ int main(int argc, char** argv) {
     for (const char* side : {"sender", "receiver"}) {
       const Json& w = r["writer"][side];
       if (w.is_null()) continue;
+      if (!w["pre_write_gbs"].is_object()) return fail(where + ": the payload writer's rate is missing");
+      if (!paper_run) continue;  // the payload writer alone: no passes
       if (w["passes"].size() != reps) return fail(where + ": writer passes missing");
       for (const Json& p : w["passes"])  // the writer checks the stop flag only after a full pass
         if ((layout == "SSB") != (p.get<double>() == 0)) return fail(where + ": writer passes do not fit the layout");
     }
   }
+  if (loaded && !moved) return fail("no load moved any data in any point");
+  if (rate_tolerance >= 0 && paced == 0) return fail("a rate check was asked for, but no load had a target rate");
+  if (host_memory > headers) return fail("more host_memory records than headers");
   if (headers != headers_expected) return fail("expected " + std::to_string(headers_expected) + " header(s), found " + std::to_string(headers));
   if (!any_points && keys.size() != points) return fail("expected " + std::to_string(points) + " points, found " + std::to_string(keys.size()));
   std::printf("check_interference: %s: %zu points, %zu header(s), OK\n", argv[1], keys.size(), headers);

@@ -85,7 +85,8 @@ def header(path, probe: str | None = None) -> dict:
 
 
 def points(path) -> list[dict]:
-    return [r for r in jsonl_records(path) if r["record"] == "point" and r["probe"] == "interference"]
+    path = Path(path)
+    return [dict(r, file=path.name) for r in jsonl_records(path) if r["record"] == "point" and r["probe"] == "interference"]
 
 
 def assert_clean(executed):
@@ -148,6 +149,18 @@ def check_notify_clock(nb, notify: Path, clock: Path, placements: bool):
     assert "check" in batches and "fit" in batches
 
 
+def check_loads(nb, loads: list[Path]):
+    """The loads section: its table holds every full-rate load point's median, slowdown and traffic."""
+    pts = [p for f in loads for p in points(f) if p["load_kind"] != "none" and p["load_rate"] == "1"]
+    table = text(nb, "loads")
+    assert "Largest slowdown" in table
+    for p in pts:
+        if p["size_bytes"] in (1024, 65536, 1 << 20, 16 << 20) and p["layout"] == "P2AB" and p["file"] == loads[0].name:
+            assert shows_number(table, p["send_time_ns"]["median"] / 1e3, 3), (p["size_bytes"], p["load_kind"])
+    gpus = max(p["load_gpus"] for p in pts)
+    assert images(nb, "loads_plots") == 1 + (gpus > 1)
+
+
 def check_node_report(nb, interference: Path, topology: dict, host_backend: bool):
     assert ("This run used the host backend" in text(nb, "provenance")) == host_backend
     assert "Payload checks" in text(nb, "headline")
@@ -158,7 +171,12 @@ def check_node_report(nb, interference: Path, topology: dict, host_backend: bool
     ranks = text(nb, "ranks")
     for rank in header(interference, "interference")["ranks"]:
         assert rank["placement"]["cpuset"] in ranks and rank["placement"]["bind"] in ranks
-    assert images(nb, "notify") == 2 and images(nb, "clock") == 1 and images(nb, "interference") == 2
+    assert images(nb, "notify") == 2 and images(nb, "clock") == 1
+    directory = interference.parent
+    loads = [p for p in points(directory / "interference.jsonl") if p.get("load_kind", "none") != "none"] \
+        if (directory / "interference-paper.jsonl").exists() else []
+    gpus = max((p["load_gpus"] for p in loads), default=0)
+    assert images(nb, "interference") == 2 + (1 + (gpus > 1) if loads else 0)
 
 
 def check_compare(nb, a: list[Path], b: list[Path], host_b: bool):
@@ -185,12 +203,13 @@ def test_committed_data(name):
     if name == "interference":
         check_interference(nb, DATA / "h200-interference-sweep.jsonl", DATA / "h200-interference-timeline.jsonl")
         assert "The writers alone" in text(nb, "writer_bw")  # h200-bandwidth.jsonl
+        check_loads(nb, [DATA / "h200x2-load" / "matrix.jsonl"])
     elif name == "notify_clock":
         check_notify_clock(nb, DATA / "h200-notify.jsonl", DATA / "h200-clock.jsonl", placements=True)
     elif name == "node_report":
-        run_dir = DATA / "h200-characterize"
+        run_dir = DATA / "h200x2-characterize"
         if run_dir.is_dir():
-            interference, topology = run_dir / "interference.jsonl", json.loads((run_dir / "topology.json").read_text())
+            interference, topology = run_dir / "interference-paper.jsonl", json.loads((run_dir / "topology.json").read_text())
         else:  # the single-probe H200 files the notebook falls back to
             interference, topology = DATA / "h200-interference-placed.jsonl", json.loads((DATA / "h200-topo.json").read_text())
         check_node_report(nb, interference, topology, host_backend=False)
@@ -209,17 +228,18 @@ def test_host_run(name, host_run):
     assert_clean(executed)
     nb = executed["nb"]
     host = header(directory / "interference.jsonl")["backend"] == "host"
+    paper = directory / "interference-paper.jsonl"
     if name == "interference":
-        check_interference(nb, directory / "interference.jsonl", directory / "interference.jsonl")
+        check_interference(nb, paper, paper)
         assert ("Host backend" in text(nb, "how")) == host
+        check_loads(nb, [directory / "interference.jsonl", directory / "interference-rate.jsonl"])
     elif name == "notify_clock":
         check_notify_clock(nb, directory / "notify.jsonl", directory / "clock.jsonl", placements=False)
     elif name == "node_report":
-        check_node_report(nb, directory / "interference.jsonl", json.loads((directory / "topology.json").read_text()),
-                          host_backend=host)
+        check_node_report(nb, paper, json.loads((directory / "topology.json").read_text()), host_backend=host)
         assert "characterize.json" in text(nb, "provenance")
     else:
-        run_dir = DATA / "h200-characterize"
-        a = [run_dir / "interference.jsonl"] if run_dir.is_dir() else [DATA / "h200-interference-placed.jsonl"]
-        check_compare(nb, a, [directory / "interference.jsonl"], host_b=host)
+        run_dir = DATA / "h200x2-characterize"
+        a = [run_dir / "interference-paper.jsonl"] if run_dir.is_dir() else [DATA / "h200-interference-placed.jsonl"]
+        check_compare(nb, a, [paper], host_b=host)
         assert "clock drift" in text(nb, "compare_table")

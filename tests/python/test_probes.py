@@ -102,7 +102,7 @@ def test_interference_runs_under_mpirun_with_the_cli_options(tmp_path):
     assert len(points) == 4 and set(points["layout"]) == {"SSB", "PCB"}
     assert (points["status"] == "ok").all() and (points["n"] == 3).all()
     assert r.header()["mpi"]["ranks"] == 2
-    assert [x["record"] for x in seen] == ["header"] + ["point"] * 4
+    assert [x["record"] for x in seen] == ["header", "host_memory"] + ["point"] * 4  # STREAM first, then the points
 
 
 def test_a_failing_mpi_run_raises_with_its_message():

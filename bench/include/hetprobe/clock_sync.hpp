@@ -32,8 +32,9 @@ struct ClockSyncConfig {
 // One batch: `n` ping-pong samples from a single device thread. Per sample:
 // the device posts its timer; the host resets the flag, then reads its clock;
 // the device sees the reset and posts its timer again (0 is "empty").
+// `flags`: two flag lines of the device's pinned memory to use (allocated here when null).
 std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order,
-                                    double timeout_s);
+                                    double timeout_s, const PinnedBuffer* flags = nullptr);
 
 // Runs the batches, the fit and the check; `sink` gets one clock_batch record
 // per batch as it is taken, then the clock_fit record.

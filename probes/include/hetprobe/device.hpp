@@ -12,10 +12,13 @@
 
 #include "hetprobe/halo_protocol.hpp"
 #include "hetprobe/host_clock.hpp"
+#include "hetprobe/load_protocol.hpp"
 #include "hetprobe/signal_protocol.hpp"
 #include "hetprobe/writer_protocol.hpp"
 
 namespace hetprobe {
+
+class LoadEngine;  // load_engine.hpp
 
 // How many device threads write: stream = one block of max threads,
 // stacked = every co-resident block of max threads, grid-synchronised.
@@ -190,9 +193,13 @@ class Device {
   // Asks the writer of `epoch` to stop after its current pass.
   void request_stop(std::uint64_t epoch);
 
-  // Device time, in seconds, of one plain (non-persistent, maximally parallel)
-  // pass writing `bytes` at device address `dst`: the reference bandwidth.
-  virtual double time_plain_write(std::byte* dst, std::uint64_t bytes) = 0;
+  // Device time, in seconds, of one plain pass of a load kind over `bytes` at
+  // device address `target` (page-aligned pinned memory): the reference rates.
+  // write, read: a non-persistent, maximally parallel kernel (one 8-byte word
+  // per thread written, one 16-byte unit per thread read); copy_d2h, copy_h2d:
+  // one async copy between device memory and the target. Throws a usage Error
+  // for poll and none, which have no plain pass.
+  virtual double time_plain(LoadKind kind, std::byte* target, std::uint64_t bytes) = 0;
 
   // Flag memory (see FlagPlacement, HostCoherence). Throws an unsupported
   // Error when this backend or device has no such memory.
@@ -227,6 +234,10 @@ class Device {
   // lane's copies have ended. The host backend copies at once.
   virtual void start_copy_to_host(int lane, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) = 0;
   virtual bool copy_done(int lane) = 0;
+
+  // A new load engine of this device (load_engine.hpp): traffic in pinned host
+  // memory of every load kind. The caller owns it and destroys it before the device.
+  virtual std::unique_ptr<LoadEngine> make_load_engine() = 0;
 
  protected:
   // Set by the backend: where signal tasks put their result, as host and device see it.

@@ -75,6 +75,16 @@ __device__ inline void store_release_system(unsigned long long* p, unsigned long
 __device__ inline void store_relaxed_system(unsigned long long* p, unsigned long long v) {
   __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
+// A group of 32 lanes (half a wavefront on AMD) agreeing on a value of lane 0;
+// a wavefront runs in lockstep, so it needs no barrier.
+__device__ inline unsigned long long lanes_broadcast(unsigned long long v) { return __shfl(v, 0, 32); }
+__device__ inline void lanes_sync() {}
+// 16 bytes loaded from memory, never from a cache that may hold an older copy
+// (a read load must cross the link every pass); the two words XORed.
+__device__ inline unsigned long long load_fresh16_xor(const unsigned char* p) {
+  const auto* w = reinterpret_cast<const volatile unsigned long long*>(p);
+  return w[0] ^ w[1];
+}
 }  // namespace hetprobe::gpu
 
 #elif defined(__CUDACC__)
@@ -155,6 +165,15 @@ __device__ inline void store_release_system(unsigned long long* p, unsigned long
 }
 __device__ inline void store_relaxed_system(unsigned long long* p, unsigned long long v) {
   SystemRef(*p).store(v, cuda::memory_order_relaxed);
+}
+// A warp agreeing on a value of lane 0, and a warp barrier.
+__device__ inline unsigned long long lanes_broadcast(unsigned long long v) { return __shfl_sync(0xFFFFFFFFu, v, 0); }
+__device__ inline void lanes_sync() { __syncwarp(); }
+// 16 bytes loaded "cache as volatile" (ld.global.cv: fetched again, never a
+// stale cached copy), so a read load crosses the link every pass; XORed.
+__device__ inline unsigned long long load_fresh16_xor(const unsigned char* p) {
+  const ulonglong2 v = __ldcv(reinterpret_cast<const ulonglong2*>(p));
+  return v.x ^ v.y;
 }
 }  // namespace hetprobe::gpu
 

@@ -90,11 +90,20 @@ class Topology {
   std::string intersect_or(const std::string& cpuset, const std::string& narrower) const;
   // NUMA nodes whose CPUs intersect `cpuset` (a list like "0-3,8").
   std::vector<int> numa_nodes_of(const std::string& cpuset) const;
+  // The CPUs of a list, one by one; every CPU of the node; the CPUs of NUMA nodes.
+  std::vector<int> cpus_of(const std::string& cpuset) const;
+  std::string all_cpus() const;
+  std::string cpuset_of_numa(const std::vector<int>& nodes) const;
+  // CPUs of `cpuset` that are not in `minus` (a list; "" when none are left).
+  std::string cpuset_minus(const std::string& cpuset, const std::string& minus) const;
 
   // Binds the calling process to `cpuset` and the calling thread's memory
   // to the NUMA nodes of those CPUs. Throws a usage Error for a bad list or
   // CPUs this machine does not have; an Error of kind check if the OS refuses.
   void bind(const std::string& cpuset) const;
+  // Binds the calling thread's memory to NUMA nodes (allocations it makes
+  // next land there). Throws an Error of kind check if the OS refuses.
+  void bind_memory(const std::vector<int>& nodes) const;
   // Gives the process back `cpuset` (the binding it had before bind()) and
   // the calling thread the default memory policy. Never throws: it runs in
   // clean-up paths; a refusal leaves the binding as it was.

@@ -1,0 +1,147 @@
+"""Plots and tables of the interference loads: MPI_Send slowdown against the GPU traffic measured
+during the sends (per kind and size), and against the number of GPUs loading at once.
+
+slowdown = median send time ÷ the SSB median at the same size and access (the GPU idle);
+traffic  = bytes every load GPU moved inside the timed sends ÷ their time, GB/s (10^9 B/s).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._plotting import finish, new_figure, run_title
+from ._units import size_label
+from .errors import UsageError
+
+KIND_ORDER = ["write", "read", "poll", "copy-d2h", "copy-h2d"]
+KIND_COLORS = {"write": "#d62728", "read": "#1f77b4", "poll": "#9467bd", "copy-d2h": "#2ca02c", "copy-h2d": "#ff7f0e"}
+GPU_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+HEADLINE_SIZES = (1024, 64 * 1024, 1 << 20, 16 << 20)
+
+
+def load_points(results, layout=None, access=None) -> pd.DataFrame:
+    """The load points of one layout and access (default: the first non-SSB layout and the first access),
+    each with `slowdown` (÷ the SSB median) and `traffic` (GB/s during the sends)."""
+    s = results.summary
+    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
+    if s.empty:
+        raise UsageError("no interference points in these results")
+    access = access or s["access"].iloc[0]
+    s = s[s["access"] == access]
+    loaded = s[s["load_kind"] != "none"]
+    if loaded.empty:
+        raise UsageError("no interference points with a load in these results")
+    layout = layout or loaded["layout"].iloc[0]
+    # Each run's own baseline: the SSB of the same file and size.
+    ssb = s[s["layout"] == "SSB"].groupby(["file", "size_bytes"])["median"].first()
+    out = loaded[loaded["layout"] == layout].copy()
+    out["slowdown"] = [m / ssb.get((f, b), np.nan) for m, f, b in zip(out["median"], out["file"], out["size_bytes"])]
+    out["traffic"] = out["traffic_during_send_gbs"]
+    return out
+
+
+def _sizes(points, sizes) -> list[int]:
+    have = sorted(points["size_bytes"].unique())
+    if sizes is not None:
+        return [s for s in sizes if s in have]
+    picked = [s for s in HEADLINE_SIZES if s in have]
+    return picked or have[:: max(1, len(have) // 4)][:4]
+
+
+def _kinds(points) -> list[str]:
+    seen = list(dict.fromkeys(points["load_kind"]))
+    return [k for k in KIND_ORDER if k in seen] + [k for k in seen if k not in KIND_ORDER]
+
+
+def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None, title=None):
+    """MPI_Send slowdown (÷ SSB) against the GPU traffic during the sends (GB/s), one panel per message
+    size: a colour per load kind, a marker per GPU count, the rates of one kind and count joined by a line."""
+    points = load_points(results, layout, access)
+    sizes = _sizes(points, sizes)
+    fig, axes = new_figure(1, len(sizes), width=4.4, height=4.0, sharey=True)
+    for ax, size in zip(axes[0], sizes):
+        panel = points[points["size_bytes"] == size]
+        for kind in _kinds(panel):
+            labelled = set()
+            # One line per run (file) of a kind and GPU count: its rates, joined.
+            for (gpus, _), d in panel[panel["load_kind"] == kind].groupby(["load_gpus", "file"]):
+                d = d.sort_values("traffic")
+                label = f"{kind} x{int(gpus)}"
+                ax.plot(d["traffic"], d["slowdown"], color=KIND_COLORS.get(kind, "grey"),
+                        marker=GPU_MARKERS[int(gpus - 1) % len(GPU_MARKERS)], ms=5, linewidth=1,
+                        label=None if label in labelled else label)
+                labelled.add(label)
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
+        ax.set_xlim(left=0)
+        ax.set_title(size_label(size))
+        ax.set_xlabel("GPU traffic during the send (GB/s)")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("median send time ÷ SSB median (ratio)")
+    axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    first = points.iloc[0]
+    return finish(fig, title or run_title(points, f"MPI_Send slowdown against GPU traffic ({first['layout']}, "
+                                                  f"{first['access']})"), path)
+
+
+def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, path=None, title=None):
+    """MPI_Send slowdown (÷ SSB) against the number of GPUs loading at once (0: the SSB baseline), one
+    panel per message size, a line per load kind, at one rate (default full)."""
+    points = load_points(results, layout, access)
+    points = points[points["load_rate"] == rate]
+    if points.empty:
+        raise UsageError(f"no load points at rate {rate}")
+    sizes = _sizes(points, sizes)
+    fig, axes = new_figure(1, len(sizes), width=4.0, height=4.0, sharey=True)
+    for ax, size in zip(axes[0], sizes):
+        panel = points[points["size_bytes"] == size]
+        for kind in _kinds(panel):
+            d = panel[panel["load_kind"] == kind].sort_values("load_gpus")
+            ax.plot([0] + list(d["load_gpus"]), [1.0] + list(d["slowdown"]), color=KIND_COLORS.get(kind, "grey"),
+                    marker="o", ms=4, label=kind)
+        ax.set_xticks(sorted({0} | set(int(g) for g in points["load_gpus"])))
+        ax.set_title(size_label(size))
+        ax.set_xlabel("GPUs loading at once (count)")
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("median send time ÷ SSB median (ratio)")
+    axes[0][-1].legend(fontsize="small")
+    return finish(fig, title or run_title(points, "MPI_Send slowdown against the number of GPUs loading"), path)
+
+
+def load_table(results, rate="1", layout=None, access=None, sizes=None) -> pd.DataFrame:
+    """One row per load kind and GPU count at one rate: per size, the median send time (µs), the
+    slowdown (÷ SSB) and the traffic during the sends (GB/s). Raw floats. Of several files, the first's."""
+    points = load_points(results, layout, access)
+    points = points[(points["load_rate"] == rate) & (points["file"] == points["file"].iloc[0])]
+    sizes = _sizes(points, sizes)
+    rows = []
+    for (kind, gpus), d in points.groupby(["load_kind", "load_gpus"], sort=False):
+        row = {"kind": kind, "gpus": int(gpus)}
+        for size in sizes:
+            one = d[d["size_bytes"] == size]
+            label = size_label(size)
+            row[f"{label} µs"] = one["median"].iloc[0] / 1e3 if len(one) else np.nan
+            row[f"{label} ×SSB"] = one["slowdown"].iloc[0] if len(one) else np.nan
+            row[f"{label} GB/s"] = one["traffic"].iloc[0] if len(one) else np.nan
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    order = {k: i for i, k in enumerate(KIND_ORDER)}
+    return table.sort_values(["kind", "gpus"], key=lambda c: c.map(order) if c.name == "kind" else c,
+                             ignore_index=True)
+
+
+def worst_slowdown(results) -> pd.Series:
+    """The load point with the largest slowdown over every layout and access: its size, layout, access,
+    load kind, GPU count, rate, median, slowdown, traffic and sample count."""
+    s = results.summary
+    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
+    ssb = s[s["layout"] == "SSB"].groupby(["file", "size_bytes", "access"])["median"].first()
+    loaded = s[s["load_kind"] != "none"].copy()
+    if loaded.empty:
+        raise UsageError("no interference points with a load in these results")
+    loaded["slowdown"] = [m / ssb.get((f, b, a), np.nan) for m, f, b, a in
+                          zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])]
+    loaded = loaded.dropna(subset=["slowdown"])
+    if loaded.empty:
+        raise UsageError("no load point has an SSB baseline at its size and access")
+    return loaded.loc[loaded["slowdown"].idxmax()]

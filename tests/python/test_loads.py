@@ -1,0 +1,116 @@
+"""The interference loads in Python: the load fields of hetprobe.load, the per-GPU frame, the host
+memory record, the load plots and tables (checked against the records read independently), old
+files read as the paper's writer, and a characterize run directory split into its parts."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import DATA, jsonl_records
+
+import hetprobe
+from hetprobe import plots
+from hetprobe.errors import UsageError
+
+MATRIX = DATA / "h200x2-load" / "matrix.jsonl"
+RUN = DATA / "h200x2-characterize"
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    return hetprobe.load(MATRIX)
+
+
+def _points(path):
+    return [r for r in jsonl_records(path) if r["record"] == "point"]
+
+
+def _ssb(points):
+    return {(p["size_bytes"], p["access"]): p["send_time_ns"]["median"] for p in points if p["layout"] == "SSB"}
+
+
+def test_every_point_carries_its_load_and_its_traffic(matrix):
+    rows = matrix.summary[matrix.summary["metric"] == "send_time_ns"].set_index("record_id")
+    for i, rec in enumerate(matrix.records):
+        if rec.get("record") != "point":
+            continue
+        row = rows.loc[i]
+        rate = None if pd.isna(row["load_rate"]) else row["load_rate"]  # null for SSB
+        assert (row["load_kind"], int(row["load_gpus"]), rate) == (rec["load_kind"], rec["load_gpus"], rec["load_rate"])
+        assert row["traffic_during_send_gbs"] == pytest.approx(rec["load"]["traffic_during_send_gbs"])
+        assert row["payload_writer"] == rec["payload_writer"]
+    kinds = set(rows["load_kind"])
+    assert kinds == {"none", "write", "read", "poll", "copy-d2h", "copy-h2d"}
+    assert set(rows["load_gpus"]) == {0, 1, 2} and set(rows["load_rate"].dropna()) == {"0.25", "0.5", "1"}
+
+
+def test_the_per_gpu_frame_has_a_row_per_load_gpu(matrix):
+    gpus = matrix.load_gpus()
+    loaded = [p for p in _points(MATRIX) if p["load_kind"] != "none"]
+    assert len(gpus) == sum(p["load_gpus"] for p in loaded)
+    assert set(gpus["ordinal"]) == {0, 1} and gpus["pci_bus_id"].notna().all()
+    assert (gpus["rate_over_point_gbs"] > 0).all() and (gpus["unresolved_samples"] == 0).all()
+    # The paced points hold their target within 10% over the point.
+    paced = gpus.dropna(subset=["target_gbs"])
+    assert len(paced) and ((paced["rate_over_point_gbs"] / paced["target_gbs"] - 1).abs() < 0.1).all()
+
+
+def test_the_host_memory_record(matrix):
+    rec = next(r for r in jsonl_records(MATRIX) if r["record"] == "host_memory")
+    rows = matrix.summary[matrix.summary["record"] == "host_memory"].set_index("metric")
+    assert rows.loc["triad_gbs", "max"] == pytest.approx(rec["best_triad_gbs"])
+    assert rows.loc["copy_gbs", "n"] == len(rec["copy_gbs"]["samples"])
+
+
+def test_load_table_and_worst_slowdown_match_the_records(matrix):
+    points = _points(MATRIX)
+    ssb = _ssb(points)
+    table = plots.load_table(matrix).set_index(["kind", "gpus"])
+    for p in points:
+        if p["load_kind"] == "none" or p["load_rate"] != "1" or p["size_bytes"] != 1024:
+            continue
+        row = table.loc[(p["load_kind"], p["load_gpus"])]
+        assert row["1 KiB µs"] == pytest.approx(p["send_time_ns"]["median"] / 1e3)
+        assert row["1 KiB ×SSB"] == pytest.approx(p["send_time_ns"]["median"] / ssb[(1024, p["access"])])
+        assert row["1 KiB GB/s"] == pytest.approx(p["load"]["traffic_during_send_gbs"])
+    worst = max((p for p in points if p["load_kind"] != "none"),
+                key=lambda p: p["send_time_ns"]["median"] / ssb[(p["size_bytes"], p["access"])])
+    w = plots.worst_slowdown(matrix)
+    assert (w["size_bytes"], w["load_kind"], w["load_gpus"], w["load_rate"]) == \
+        (worst["size_bytes"], worst["load_kind"], worst["load_gpus"], worst["load_rate"])
+
+
+def test_load_plots(matrix, tmp_path):
+    fig = plots.slowdown_vs_traffic(matrix, path=tmp_path / "traffic.png")
+    assert (tmp_path / "traffic.png").stat().st_size > 10_000
+    assert [ax.get_title() for ax in fig.axes] == ["1 KiB", "64 KiB", "1 MiB", "16 MiB"]
+    assert all("(GB/s)" in ax.get_xlabel() for ax in fig.axes) and "(ratio)" in fig.axes[0].get_ylabel()
+    fig = plots.slowdown_vs_gpus(matrix, sizes=[1024], path=tmp_path / "gpus.png")
+    lines = {line.get_label(): line for line in fig.axes[0].lines}
+    assert set(lines) == {"write", "read", "poll", "copy-d2h", "copy-h2d"}
+    assert list(lines["write"].get_xdata()) == [0, 1, 2] and lines["write"].get_ydata()[0] == 1.0
+    with pytest.raises(UsageError, match="no load points at rate 0.3"):
+        plots.slowdown_vs_gpus(matrix, rate="0.3")
+
+
+def test_files_from_before_the_loads_read_as_the_papers_writer():
+    old = hetprobe.load(DATA / "h200-interference-sweep.jsonl")
+    s = old.summary[old.summary["metric"] == "send_time_ns"]
+    assert set(zip(s["layout"] == "SSB", s["load_kind"], s["load_gpus"])) == {(True, "none", 0), (False, "write", 1)}
+    assert (s.loc[s["layout"] != "SSB", "traffic_during_send_gbs"] == s.loc[s["layout"] != "SSB",
+                                                                             "bandwidth_during_send_gbs"]).all()
+    assert old.load_gpus().empty
+
+
+def test_a_characterize_run_splits_into_its_parts():
+    run = hetprobe.load(RUN)
+    parts = hetprobe.interference_parts(run)
+    assert set(parts) == {"loads", "rates", "paper"}
+    assert [h.endswith("interference-paper.jsonl") for h in parts["paper"].headers["file"]] == [True]
+    paper = hetprobe.paper_view(run)
+    names = {f.rsplit("/", 1)[-1] for f in paper.files}
+    assert "interference-paper.jsonl" in names and "interference.jsonl" not in names and "notify.jsonl" in names
+    assert plots.send_time(paper) is not None  # one run of the paper's points: no ambiguity
+    table = hetprobe.headline_table(run).set_index("quantity")
+    assert table.loc["Worst MPI_Send slowdown under GPU traffic", "value"].split("×")[0] == \
+        f"{plots.worst_slowdown(parts['loads'])['slowdown']:.3g}"
