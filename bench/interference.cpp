@@ -59,9 +59,7 @@ class PointRunner {
               const HostClock& clock, PinnedBuffer& mem)
       : cfg_(cfg), dev_(dev), loads_(loads), mpi_(mpi), clock_(clock), mem_(mem) {}
 
-  bool writer_here() const {
-    return cfg_.writer == WriterSide::both || (cfg_.writer == WriterSide::sender) == (mpi_.rank == 0);
-  }
+  bool writer_here() const { return gpu_on_rank(cfg_.writer, mpi_.rank); }
 
   // Every sample of one point; `epoch` counts on, the same on both ranks.
   std::vector<SideSample> run_point(const PointKey& key, const LayoutPlan& plan, PointLoads& loads,
@@ -81,7 +79,7 @@ class PointRunner {
     // copy load (its copy would queue behind the load's, seconds at times).
     const std::uint64_t base = epoch;
     epoch += 2 + static_cast<std::uint64_t>(cfg_.warmup + cfg_.reps);
-    const bool by_kernel = std::string(payload_writer(cfg_, key)) == "kernel";
+    const bool by_kernel = payload_writer(cfg_, key) == PayloadWriter::kernel;
     auto sample_epoch = [&](int i) { return base + 1 + (by_kernel ? i : (i & 1)); };
     const bool payload_by_gpu = writer_here() && mpi_.rank == 0;
     if (payload_by_gpu && !by_kernel) write_payloads(plan.message_bytes, {sample_epoch(0), sample_epoch(1)});
@@ -115,7 +113,9 @@ class PointRunner {
   PointLoads plan_loads(const PointKey& key, const LayoutPlan& plan) {
     PointLoads p;
     if (cfg_.paper || key.load == LoadKind::none || key.gpus == 0 || !writer_here() || loads_ == nullptr) return p;
-    const LoadRate rate = rate_of(key.rate);
+    const LoadRate* found = cfg_.rate(key.rate);
+    if (found == nullptr) throw Error(ErrorKind::check, "load rate " + key.rate + " is not in the configuration");
+    const LoadRate rate = *found;
     p.info = Json::array();
     for (int i = 0; i < key.gpus; ++i) {
       LoadTask t;
@@ -155,15 +155,20 @@ class PointRunner {
   void write_payloads(std::uint64_t bytes, const std::array<std::uint64_t, 2>& epochs) {
     for (int k = 0; k < 2; ++k) {
       if (payload_[k].size() < bytes) payload_[k] = dev_.alloc_device(bytes);
-      WriterTask t;
-      t.access = Access::stacked;
-      t.pre = payload_[k].device();
-      t.pre_bytes = bytes;
-      t.epoch = epochs[k];
-      t.timeout_s = cfg_.timeout_s;
-      dev_.start_writer(t);
-      record_writer(dev_.join_writer(), last_payload_write_);
+      write_payload(payload_[k].device(), bytes, epochs[k], last_payload_write_);
     }
+  }
+
+  // The payload of `epoch` written by a kernel of the whole GPU at `target` (a device address).
+  void write_payload(std::byte* target, std::uint64_t bytes, std::uint64_t epoch, SideSample& into) {
+    WriterTask t;
+    t.access = Access::stacked;
+    t.pre = target;
+    t.pre_bytes = bytes;
+    t.epoch = epoch;
+    t.timeout_s = cfg_.timeout_s;
+    dev_.start_writer(t);
+    record_writer(dev_.join_writer(), into);
   }
 
   // One sample with the loads (if any) running: payload (the GPU's: copied
@@ -177,14 +182,7 @@ class PointRunner {
       wait_copy(dev_, cfg_.timeout_s);
       s.writer_pre_s = last_payload_write_.writer_pre_s;
     } else if (by_gpu) {
-      WriterTask t;
-      t.access = Access::stacked;
-      t.pre = mem_.device() + plan.mpi_offset;
-      t.pre_bytes = plan.message_bytes;
-      t.epoch = sample_epoch;
-      t.timeout_s = cfg_.timeout_s;
-      dev_.start_writer(t);
-      record_writer(dev_.join_writer(), s);
+      write_payload(mem_.device() + plan.mpi_offset, plan.message_bytes, sample_epoch, s);
     } else if (sender) {
       fill_payload(mpi_buf, plan.message_bytes, sample_epoch);
     }
@@ -280,23 +278,15 @@ class PointRunner {
         s.load_bytes[g] = b ? *b : std::nan("");
       }
       const LoadOutcome& o = outcomes[g];
-      const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / loads_->gpu(g).device->info().timer_hz;
-      const auto moved = loads_->bytes_between(g, fit.mapping, fit.mapping.to_host_ns(o.t_ready_ticks),
-                                               fit.mapping.to_host_ns(o.t_end_ticks));
+      const LoadGpu& gpu = loads_->gpu(g);
+      const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / gpu.device->info().timer_hz;
       Json& d = loads.info[g];
       d["workers_started"] = o.workers_started;
       d["seconds"] = seconds;
-      d["rate_over_point_gbs"] = seconds > 0 ? Json((moved ? *moved : static_cast<double>(o.bytes)) / seconds * 1e-9)
-                                             : Json(nullptr);
+      d["rate_over_point_gbs"] = seconds > 0 ? Json(gpu.engine->rate_gbs(o)) : Json(nullptr);
       d["clock_sync"] = {{"samples", fit.samples_total}, {"used", fit.samples_used},
                          {"precision_ns", fit.precision_ns}, {"residual_rms_ns", fit.residual_rms_ns}};
     }
-  }
-
-  LoadRate rate_of(const std::string& label) const {
-    for (const LoadRate& r : cfg_.rates)
-      if (r.label == label) return r;
-    throw Error(ErrorKind::check, "load rate " + label + " is not in the configuration");
   }
 
   // GPU i's full rate of the point's kind: on the sender's GPU measured in the
@@ -365,6 +355,12 @@ std::uint64_t InterferenceConfig::load_bytes_for(std::uint64_t message_bytes) co
   return auto_load_bytes(sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end()));
 }
 
+const LoadRate* InterferenceConfig::rate(const std::string& label) const {
+  for (const LoadRate& r : rates)
+    if (r.label == label) return &r;
+  return nullptr;
+}
+
 int InterferenceConfig::max_gpus() const {
   return paper || gpu_counts.empty() ? 1 : std::max(1, *std::max_element(gpu_counts.begin(), gpu_counts.end()));
 }
@@ -390,10 +386,23 @@ std::vector<PointKey> sweep_points(const InterferenceConfig& config) {
   return points;
 }
 
-const char* payload_writer(const InterferenceConfig& cfg, const PointKey& key) {
-  if (cfg.writer == WriterSide::receiver) return "cpu";
-  if (cfg.paper || key.load == LoadKind::none || !load_uses_threads(key.load)) return "kernel";
-  return "copy engine";
+PayloadWriter payload_writer(const InterferenceConfig& cfg, const PointKey& key) {
+  if (cfg.writer == WriterSide::receiver) return PayloadWriter::cpu;
+  if (cfg.paper || key.load == LoadKind::none || !load_uses_threads(key.load)) return PayloadWriter::kernel;
+  return PayloadWriter::copy_engine;
+}
+
+const char* to_string(PayloadWriter writer) {
+  switch (writer) {
+    case PayloadWriter::kernel: return "kernel";
+    case PayloadWriter::copy_engine: return "copy engine";
+    case PayloadWriter::cpu: return "cpu";
+  }
+  return "?";
+}
+
+bool gpu_on_rank(WriterSide side, int rank) {
+  return side == WriterSide::both || (side == WriterSide::sender) == (rank == 0);
 }
 
 std::string describe(const PointKey& k) {

@@ -97,11 +97,10 @@ Json load_json(const InterferenceConfig& cfg, const PointData& p, const Json& wr
   const PointKey& k = p.key;
   Json j{{"kind", to_string(k.load)}, {"gpus", k.gpus}, {"rate", k.rate.empty() ? Json(nullptr) : Json(k.rate)},
          {"paper", cfg.paper && k.load != LoadKind::none}};
-  for (const LoadRate& r : cfg.rates)
-    if (r.label == k.rate && !cfg.paper) {
-      j["rate_fraction"] = r.fraction > 0 ? Json(r.fraction) : Json(nullptr);
-      j["rate_gbs_per_gpu"] = r.gbs > 0 ? Json(r.gbs) : Json(nullptr);
-    }
+  if (const LoadRate* r = cfg.rate(k.rate); r != nullptr && !cfg.paper) {
+    j["rate_fraction"] = r->fraction > 0 ? Json(r->fraction) : Json(nullptr);
+    j["rate_gbs_per_gpu"] = r->gbs > 0 ? Json(r->gbs) : Json(nullptr);
+  }
   if (k.load == LoadKind::none) {
     j["traffic_during_send_gbs"] = 0.0;
     j["sender"] = j["receiver"] = nullptr;
@@ -256,7 +255,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Devic
                                                                   : Json("secondary")},
                   {"writer_target_bytes", p.key.layout == Layout::SSB ? 0 : p.plan.post_bytes()}};
   r["writer_shape"] = {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}};
-  r["payload_writer"] = payload_writer(cfg, p.key);
+  r["payload_writer"] = to_string(payload_writer(cfg, p.key));
   r["warmup"] = cfg.warmup;
   r["n"] = send_ns.size();
   Json t = summary_json(send_ns);

@@ -12,12 +12,6 @@ namespace {
 
 constexpr int kSyncSamples = 16;  // per GPU, before and after a point's loads
 
-std::unique_ptr<Device> open_same_backend(const Device& own, int ordinal) {
-  for (const auto& b : compiled_backends())
-    if (b.name == own.info().backend) return b.open(ordinal);
-  throw Error(ErrorKind::check, "backend " + own.info().backend + " is not compiled in");
-}
-
 // Device ticks at a host-clock time (the mapping's inverse, in integers where it counts).
 std::uint64_t ticks_at(const ClockMapping& m, double host_ns) {
   const double delta = (host_ns - m.host_ref_ns) / m.ns_per_tick;
@@ -40,7 +34,7 @@ LoadSet::LoadSet(Device& own, const std::vector<int>& order, int max_gpus, std::
     if (i == 0) {
       g.device = &own;
     } else {
-      g.owned = open_same_backend(own, g.ordinal);
+      g.owned = open_device(own.info().backend, g.ordinal);
       g.device = g.owned.get();
     }
     const std::string bus = g.device->info().pci_bus_id;
@@ -97,7 +91,7 @@ double LoadSet::full_rate_gbs(int i, LoadKind kind, Access access, std::byte* ta
   t.epoch = ++epoch_;
   t.timeout_s = timeout_s;
   t.helper_cpus = g.helper_cpus;
-  const double gbs = run_for_rate_gbs(*g.engine, *g.device, t, 0.05);
+  const double gbs = run_for_rate_gbs(*g.engine, t, 0.05);
   if (!(gbs > 0)) throw Error(ErrorKind::check, std::string("the ") + to_string(kind) + " load moved nothing in 50 ms");
   return g.full_gbs[key] = gbs;
 }

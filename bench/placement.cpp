@@ -24,16 +24,12 @@ std::unique_ptr<Device> open_rank_device(const PlacementOptions& o, int local_ra
   if (o.gpu >= 0) return open_device(o.backend, o.gpu, &why);
   auto first = open_device(o.backend, 0, &why);
   if (local_rank == 0) return first;
-  for (const auto& b : compiled_backends())
-    if (b.name == first->info().backend) {
-      std::string none;
-      const int ordinal = local_rank % std::max(1, b.count(none));
-      if (ordinal == 0) return first;
-      first.reset();
-      why += "; node-local rank " + std::to_string(local_rank) + " takes device " + std::to_string(ordinal);
-      return b.open(ordinal);
-    }
-  return first;
+  const std::string backend = first->info().backend;
+  const int ordinal = local_rank % std::max(1, device_count(backend));
+  if (ordinal == 0) return first;
+  first.reset();
+  why += "; node-local rank " + std::to_string(local_rank) + " takes device " + std::to_string(ordinal);
+  return open_device(backend, ordinal);
 }
 
 std::optional<PciAddress> gpu_address(const Device& d) {

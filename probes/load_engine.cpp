@@ -173,15 +173,18 @@ std::optional<double> LoadEngine::bytes_between(std::uint64_t from, std::uint64_
   return *b - *a;
 }
 
-double run_for_rate_gbs(LoadEngine& engine, const Device& device, const LoadTask& task, double seconds) {
+double LoadEngine::rate_gbs(const LoadOutcome& o) const {
+  const double span = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / device_.info().timer_hz;
+  const auto moved = bytes_between(o.t_ready_ticks, o.t_end_ticks);
+  return span > 0 ? (moved ? *moved : static_cast<double>(o.bytes)) / span * 1e-9 : 0.0;
+}
+
+double run_for_rate_gbs(LoadEngine& engine, const LoadTask& task, double seconds) {
   engine.start(task);
   engine.wait_ready(task.timeout_s);
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   engine.request_stop();
-  const LoadOutcome o = engine.join();
-  const double span = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / device.info().timer_hz;
-  const auto moved = engine.bytes_between(o.t_ready_ticks, o.t_end_ticks);
-  return span > 0 ? (moved ? *moved : static_cast<double>(o.bytes)) / span * 1e-9 : 0.0;
+  return engine.rate_gbs(engine.join());
 }
 
 void stop_running_loads_from_signal() {

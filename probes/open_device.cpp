@@ -19,6 +19,12 @@ std::string backend_names() {
 }
 }  // namespace
 
+int device_count(const std::string& backend) {
+  const BackendEntry* b = find_backend(backend);
+  std::string why;
+  return b ? b->count(why) : 0;
+}
+
 std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
                                     std::string* chosen_because) {
   if (backend == "auto") {
@@ -38,9 +44,7 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
       *chosen_because = "auto: no GPU backend usable (" +
                         (reasons.empty() ? std::string("none compiled in") : reasons) +
                         "), using host threads";
-    const BackendEntry* host = find_backend("host");
-    std::string none;
-    return host->open(ordinal < host->count(none) ? ordinal : 0);
+    return find_backend("host")->open(ordinal < device_count("host") ? ordinal : 0);
   }
   const BackendEntry* b = find_backend(backend);
   if (b == nullptr) {

@@ -251,7 +251,6 @@ std::string Topology::cpuset_minus(const std::string& cpuset, const std::string&
 void Topology::bind_memory(const std::vector<int>& nodes) const {
   Bitmap set;
   for (int n : nodes) hwloc_bitmap_set(set.b, static_cast<unsigned>(n));
-  if (hwloc_bitmap_iszero(set.b)) return;
   if (hwloc_set_membind(impl_->topo, set.b, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) != 0)
     throw Error(ErrorKind::check, "the OS refused to bind this thread's memory to NUMA nodes " + set.list());
 }
@@ -264,8 +263,7 @@ void Topology::bind(const std::string& cpuset) const {
   Bitmap nodes;
   hwloc_cpuset_to_nodeset(impl_->topo, cpus.b, nodes.b);
   // The calling thread allocates the probe's buffers, so its policy is what counts.
-  if (hwloc_set_membind(impl_->topo, nodes.b, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) != 0)
-    throw Error(ErrorKind::check, "the OS refused to bind this thread's memory to NUMA nodes " + nodes.list());
+  bind_memory(indexes(nodes.b));
 }
 
 void Topology::unbind(const std::string& cpuset) const noexcept {

@@ -55,7 +55,7 @@ double writer_gbs(Device& d, Access access, const PinnedBuffer& buf, std::uint64
 }
 
 // GB/s of a load at full rate over `duration_s`, from its stamps (ready to end).
-double load_gbs(LoadEngine& e, const Device& d, LoadKind kind, Access access, const PinnedBuffer& buf,
+double load_gbs(LoadEngine& e, LoadKind kind, Access access, const PinnedBuffer& buf,
                 std::uint64_t bytes, double duration_s, std::uint64_t epoch) {
   LoadTask t;
   t.kind = kind;
@@ -64,7 +64,7 @@ double load_gbs(LoadEngine& e, const Device& d, LoadKind kind, Access access, co
   t.target_bytes = bytes;
   t.epoch = epoch;
   t.timeout_s = duration_s + 30;
-  return run_for_rate_gbs(e, d, t, duration_s);
+  return run_for_rate_gbs(e, t, duration_s);
 }
 
 struct Row {
@@ -119,7 +119,7 @@ int run(const Options& o, const std::vector<std::string>& argv) {
                                     : k == LoadKind::poll ? "" : std::string("plain ") + to_string(k);
       Row& r = row(std::string("load ") + to_string(k) + (load_uses_threads(k) ? std::string(" ") + to_string(a) : ""),
                    to_string(k), reference);
-      for (int i = 0; i < o.reps; ++i) r.gbs.push_back(load_gbs(*engine, *device, k, a, buf, bytes, o.duration_s, ++epoch));
+      for (int i = 0; i < o.reps; ++i) r.gbs.push_back(load_gbs(*engine, k, a, buf, bytes, o.duration_s, ++epoch));
     }
   engine.reset();
 

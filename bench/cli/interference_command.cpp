@@ -95,12 +95,7 @@ InterferenceConfig build_config(const Options& o) {
 
 // The load GPUs, once the node's device count is known (after placement).
 void resolve_load_gpus(const Options& o, InterferenceConfig& c, const Device& device) {
-  int available = 1;
-  for (const auto& b : compiled_backends())
-    if (b.name == device.info().backend) {
-      std::string why;
-      available = std::max(1, b.count(why));
-    }
+  const int available = std::max(1, device_count(device.info().backend));
   c.gpu_counts = parse_load_gpu_counts(o.load_gpus.empty() ? "1" : o.load_gpus, available);
   c.load_devices = load_device_order(o.load_devices, device.info().ordinal, available);
   if (!o.load_devices.empty() && c.load_devices.front() != device.info().ordinal)
@@ -210,7 +205,7 @@ int run(const Options& o, const std::vector<std::string>& argv) {
     if (mpi.size != 2)
       throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
                         std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
-    const bool loads_here = cfg.writer == WriterSide::both || (cfg.writer == WriterSide::sender) == (mpi.rank == 0);
+    const bool loads_here = gpu_on_rank(cfg.writer, mpi.rank);
     const bool any_load = std::any_of(cfg.loads.begin(), cfg.loads.end(), [](LoadKind k) { return k != LoadKind::none; });
     if (loads_here && !cfg.paper && any_load && cfg.max_gpus() > 0) {
       std::uint64_t buffer = 0;

@@ -82,6 +82,11 @@ def _setup(rec) -> dict:
 # Each converter returns (keys, rows, chunks): rows are (metric, unit, stats, extras) and chunks
 # are (metric, unit, values) of raw samples.
 
+def paper_config(config: dict) -> bool:
+    """Whether an interference header's config ran the paper's writer (files from before the loads did)."""
+    return bool(config.get("paper", "loads" not in config))
+
+
 def load_key(rec) -> tuple[str, int, str | None]:
     """(load_kind, load_gpus, load_rate) of a point; files from before the load kinds: the paper's writer."""
     if "load_kind" in rec:

@@ -20,23 +20,31 @@ GPU_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 HEADLINE_SIZES = (1024, 64 * 1024, 1 << 20, 16 << 20)
 
 
-def load_points(results, layout=None, access=None) -> pd.DataFrame:
-    """The load points of one layout and access (default: the first non-SSB layout and the first access),
-    each with `slowdown` (÷ the SSB median) and `traffic` (GB/s during the sends)."""
+def _loaded_points(results) -> pd.DataFrame:
+    """Every load point's send_time_ns row with `slowdown`: its median ÷ the SSB median of its own run
+    (file), size and access (NaN without one)."""
     s = results.summary
     s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
     if s.empty:
         raise UsageError("no interference points in these results")
-    access = access or s["access"].iloc[0]
-    s = s[s["access"] == access]
-    loaded = s[s["load_kind"] != "none"]
+    ssb = s[s["layout"] == "SSB"].groupby(["file", "size_bytes", "access"])["median"].first()
+    loaded = s[s["load_kind"] != "none"].copy()
     if loaded.empty:
         raise UsageError("no interference points with a load in these results")
-    layout = layout or loaded["layout"].iloc[0]
-    # Each run's own baseline: the SSB of the same file and size.
-    ssb = s[s["layout"] == "SSB"].groupby(["file", "size_bytes"])["median"].first()
-    out = loaded[loaded["layout"] == layout].copy()
-    out["slowdown"] = [m / ssb.get((f, b), np.nan) for m, f, b in zip(out["median"], out["file"], out["size_bytes"])]
+    loaded["slowdown"] = [m / ssb.get((f, b, a), np.nan) for m, f, b, a in
+                          zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])]
+    return loaded
+
+
+def load_points(results, layout=None, access=None) -> pd.DataFrame:
+    """The load points of one layout and access (default: the first non-SSB layout and the first access),
+    each with `slowdown` (÷ the SSB median) and `traffic` (GB/s during the sends)."""
+    loaded = _loaded_points(results)
+    first = results.summary[(results.summary["probe"] == "interference") & (results.summary["record"] == "point")]
+    out = loaded[loaded["access"] == (access or first["access"].iloc[0])]
+    if out.empty:
+        raise UsageError("no interference points with a load in these results")
+    out = out[out["layout"] == (layout or out["layout"].iloc[0])].copy()
     out["traffic"] = out["traffic_during_send_gbs"]
     return out
 
@@ -133,15 +141,7 @@ def load_table(results, rate="1", layout=None, access=None, sizes=None) -> pd.Da
 def worst_slowdown(results) -> pd.Series:
     """The load point with the largest slowdown over every layout and access: its size, layout, access,
     load kind, GPU count, rate, median, slowdown, traffic and sample count."""
-    s = results.summary
-    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
-    ssb = s[s["layout"] == "SSB"].groupby(["file", "size_bytes", "access"])["median"].first()
-    loaded = s[s["load_kind"] != "none"].copy()
-    if loaded.empty:
-        raise UsageError("no interference points with a load in these results")
-    loaded["slowdown"] = [m / ssb.get((f, b, a), np.nan) for m, f, b, a in
-                          zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])]
-    loaded = loaded.dropna(subset=["slowdown"])
+    loaded = _loaded_points(results).dropna(subset=["slowdown"])
     if loaded.empty:
         raise UsageError("no load point has an SSB baseline at its size and access")
     return loaded.loc[loaded["slowdown"].idxmax()]

@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._frames import paper_config
 from .errors import UsageError
 from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
@@ -111,7 +112,7 @@ def _probe_command(step: str, args, out: Path) -> list[str]:
 
 def interference_points(config: dict) -> int:
     """Points an interference run will write, from its header's config (as bench/interference.cpp sweeps)."""
-    paper = config.get("paper", "loads" not in config)
+    paper = paper_config(config)
     layouts = config.get("layouts", [])
     moving = len([lay for lay in layouts if lay != "SSB"])
     per_size = 0

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import plots
+from ._frames import paper_config
 from ._plotting import DPI, pick_setup, summary_rows as _rows
 from ._units import size_label
 from .load import Results
@@ -102,8 +103,7 @@ def interference_parts(results: Results) -> dict:
         if len(one.summary):
             parts[part] = one
     if not parts and len(inter.summary):
-        paper = all((r.get("config") or {}).get("paper", "loads" not in (r.get("config") or {}))
-                    for r in inter.records if r.get("record") == "header")
+        paper = all(paper_config(r.get("config") or {}) for r in inter.records if r.get("record") == "header")
         parts["paper" if paper else "loads"] = inter
     return parts
 

@@ -62,6 +62,8 @@ struct InterferenceConfig {
   // Bytes of the load's own buffer for a message size (PCB/P2AB, other GPUs).
   std::uint64_t load_bytes_for(std::uint64_t message_bytes) const;
   int max_gpus() const;
+  // The `rates` item of a label; null when there is none.
+  const LoadRate* rate(const std::string& label) const;
   Json to_json() const;
 };
 
@@ -76,10 +78,14 @@ struct PointKey {
   auto operator<=>(const PointKey&) const = default;
 };
 std::vector<PointKey> sweep_points(const InterferenceConfig& config);
-// Who writes a point's payload into the send buffer: "kernel" (the paper's
-// writer; SSB and the copy loads), "copy engine" (from two payloads the GPU
-// wrote before its kernel loads took every SM), or "cpu" (no GPU on the sender).
-const char* payload_writer(const InterferenceConfig& config, const PointKey& key);
+// Who writes a point's payload into the send buffer: a kernel (the paper's
+// writer; SSB and the copy loads), the copy engine (from two payloads the GPU
+// wrote before its kernel loads took every SM), or the CPU (no GPU on the sender).
+enum class PayloadWriter { kernel, copy_engine, cpu };
+const char* to_string(PayloadWriter writer);  // "kernel", "copy engine", "cpu"
+PayloadWriter payload_writer(const InterferenceConfig& config, const PointKey& key);
+// Whether rank `rank` (0 sends, 1 receives) has the GPU that writes and loads.
+bool gpu_on_rank(WriterSide side, int rank);
 // Key of a point record read back from a results file.
 PointKey point_key_of(const Json& record);
 std::string describe(const PointKey& key);

@@ -279,6 +279,8 @@ const std::vector<BackendEntry>& compiled_backends();
 // named backend is not compiled in or has no device with this ordinal.
 std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
                                     std::string* chosen_because = nullptr);
+// Devices of a compiled-in backend on this node (0 when it has none or is not compiled in).
+int device_count(const std::string& backend);
 
 // Throws a usage Error when `bytes` cannot possibly be pinned on this node
 // (more than its physical memory); backends call it before allocating.

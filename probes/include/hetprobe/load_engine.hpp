@@ -73,6 +73,10 @@ class LoadEngine {
   // interpolated linearly between its stamps; nullopt when the stamps do not
   // cover the interval.
   std::optional<double> bytes_between(std::uint64_t from_ticks, std::uint64_t to_ticks) const;
+  // The rate of the last joined task `o`, GB/s: the bytes its stamps show from
+  // ready to end (all it moved, where they do not cover that) over that device
+  // time; 0 when no time passed.
+  double rate_gbs(const LoadOutcome& o) const;
   std::uint64_t active_epoch() const { return epoch_; }
 
  protected:
@@ -108,7 +112,7 @@ class LoadEngine {
 
 // Runs `task` alone for about `seconds` and returns its rate, GB/s: the bytes
 // its stamps show from ready to end over that time, on the device timer.
-double run_for_rate_gbs(LoadEngine& engine, const Device& device, const LoadTask& task, double seconds);
+double run_for_rate_gbs(LoadEngine& engine, const LoadTask& task, double seconds);
 
 // For a SIGINT/SIGTERM handler: stops every running load (one store each).
 void stop_running_loads_from_signal();
