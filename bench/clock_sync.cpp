@@ -4,11 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <thread>
 
 #include "hetprobe/errors.hpp"
 #include "hetprobe/host_signal_ops.hpp"
 #include "hetprobe/host_spin.hpp"
+#include "hetprobe/interrupt.hpp"
+#include "hetprobe/noise.hpp"
 #include "hetprobe/stats.hpp"
 
 namespace hetprobe {
@@ -67,15 +68,24 @@ Json batch_record(int index, const char* role, double at_s, const std::vector<Cl
     host.push_back(static_cast<std::uint64_t>(s.host_ns * clock.ticks_per_ns() + 0.5));
     half_ns.push_back(static_cast<double>(s.interval_ticks()) * device_ns_per_tick / 2);
   }
+  const Json half = summary_json(half_ns);
   return Json{{"record", "clock_batch"},
               {"probe", "clock"},
               {"batch", index},
               {"role", role},
               {"at_s", at_s},
-              {"half_interval_ns", summary_json(half_ns)},
+              {"half_interval_ns", half},
+              {"warnings", spread_warnings(half, "half_interval_ns")},
               {"device_start", raw_ticks_json("device_ticks", device_ns_per_tick, start)},
               {"device_end", raw_ticks_json("device_ticks", device_ns_per_tick, end)},
               {"host_stamp", raw_ticks_json("host_ticks", 1 / clock.ticks_per_ns(), host)}};
+}
+
+// Sleeps until `t0 + seconds`; a Ctrl-C ends the sleep within 50 ms.
+void sleep_until_or_interrupted(std::chrono::steady_clock::time_point t0, double seconds) {
+  const double left = seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (left > 0) sleep_unless_interrupted(left);
+  throw_if_interrupted();
 }
 
 }  // namespace
@@ -117,7 +127,7 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
   std::vector<ClockSample> fitted;
   std::size_t total = 0;
   for (int b = 0; b < cfg.batches; ++b) {
-    std::this_thread::sleep_until(t0 + std::chrono::duration<double>(cfg.span_s * b / (cfg.batches - 1)));
+    sleep_until_or_interrupted(t0, cfg.span_s * b / (cfg.batches - 1));
     const auto batch = sync_batch(device, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
     sink(batch_record(b, "fit", std::chrono::duration<double>(Steady::now() - t0).count(), batch, clock,
                       dev_ns_per_tick));
@@ -125,7 +135,7 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
     fitted.insert(fitted.end(), kept.begin(), kept.end());
     total += batch.size();
   }
-  std::this_thread::sleep_until(t0 + std::chrono::duration<double>(cfg.span_s + cfg.check_after_s));
+  sleep_until_or_interrupted(t0, cfg.span_s + cfg.check_after_s);
   const auto check = sync_batch(device, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
   sink(batch_record(cfg.batches, "check", std::chrono::duration<double>(Steady::now() - t0).count(), check, clock,
                     dev_ns_per_tick));
@@ -164,7 +174,10 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
                        {"measured_host_ns", p.measured_host_ns},
                        {"error_ns", p.error_ns},
                        {"precision_ns", p.precision_ns},
-                       {"within_precision", p.within_precision}}}});
+                       {"within_precision", p.within_precision}}},
+            {"warnings", clock_fit_warnings(fit.precision_ns, fit.residual_rms_ns, fit.span_ns,
+                                            fit.mapping.drift_ppm(reference), p.within_precision, p.error_ns,
+                                            p.precision_ns)}});
 }
 
 }  // namespace hetprobe

@@ -10,6 +10,7 @@
 #include "hetprobe/clock_sync.hpp"
 #include "hetprobe/errors.hpp"
 #include "hetprobe/host_signal_ops.hpp"
+#include "hetprobe/interrupt.hpp"
 #include "hetprobe/stats.hpp"
 #include "hetprobe/text_list.hpp"
 
@@ -23,7 +24,7 @@ std::vector<T> parse_names(const std::string& list, const char* what, const std:
   std::vector<T> out;
   std::string expected;
   for (T v : all) expected += std::string(expected.empty() ? "" : ", ") + to_string(v);
-  for (const std::string& name : split_list(list)) {
+  for (const std::string& name : split_list(list, std::string(what) + " list")) {
     const auto it = std::find_if(all.begin(), all.end(), [&](T v) { return name == to_string(v); });
     if (it == all.end()) throw usage_error(std::string(what) + " '" + name + "': expected " + expected + " or all");
     if (std::find(out.begin(), out.end(), *it) != out.end())
@@ -252,7 +253,7 @@ class Exchange {
                notify && !queue ? m_.dev(pack ? m_.send_ready : m_.unpack_ready) : nullptr,
                queue ? m_.dev(m_.queue) : nullptr,
                queue ? reinterpret_cast<unsigned long long*>(m_.tail.device()) : nullptr,
-               m_.dev(pack ? m_.pack_stamps : m_.unpack_stamps), iteration, 0};
+               m_.dev(pack ? m_.pack_stamps : m_.unpack_stamps), iteration, 0, 0};
     return a;
   }
 
@@ -321,7 +322,9 @@ class Exchange {
             state[i] = sent;
             --left;
           }
-      if ((k & 0xFFF) == 0xFFF && clock_.now() > give_up)
+      if ((k & 0xFFF) != 0xFFF) continue;
+      throw_if_interrupted();
+      if (clock_.now() > give_up)
         throw Error(ErrorKind::timeout, std::to_string(left) + " halo message(s) were never packed" +
                                             (memcpy ? " and copied" : "") + " within " + std::to_string(c_.timeout_s) + " s");
     }
@@ -346,9 +349,11 @@ class Exchange {
         raw.recv[index] = clock_.now();
         if (notify) host.store_release(&m_.unpack_ready[index].value, iteration);
         --left;
-      } else if (clock_.now() > give_up) {
-        throw Error(ErrorKind::timeout, std::to_string(left) + " halo receive(s) did not complete within " +
-                                            std::to_string(c_.timeout_s) + " s");
+      } else {
+        throw_if_interrupted();
+        if (clock_.now() > give_up)
+          throw Error(ErrorKind::timeout, std::to_string(left) + " halo receive(s) did not complete within " +
+                                              std::to_string(c_.timeout_s) + " s");
       }
     }
   }

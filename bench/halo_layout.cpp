@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -92,6 +93,11 @@ int parse_rank(const std::string& field, int ranks, const std::string& where) {
 
 // Every line of the file as a message: recv_from = SENDER, send_to = RECEIVER, index = tag.
 std::vector<HaloMessage> read_layout_file(const std::string& path, int ranks) {
+  // Not a directory, device or pipe: /dev/zero would be one endless line.
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular)
+    throw usage_error("halo layout file \"" + path + "\": not a regular file");
   std::ifstream in(path);
   if (!in) throw usage_error("halo layout file \"" + path + "\": cannot open: " + std::strerror(errno));
   std::vector<HaloMessage> lines;

@@ -1,13 +1,12 @@
-// Records and table of the halo probe (schema: docs/results-schema.md).
+// Records of the halo probe (schema: docs/results-schema.md); its table: halo_table.cpp.
 #include "hetprobe/halo_record.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
-#include <map>
 #include <numeric>
 #include <string>
 
+#include "hetprobe/noise.hpp"
 #include "hetprobe/stats.hpp"
 
 namespace hetprobe {
@@ -31,10 +30,6 @@ std::size_t pick(const std::vector<HaloMessage>& msgs, Better better) {
   for (std::size_t i = 1; i < msgs.size(); ++i)
     if (better(msgs[i].bytes, msgs[best].bytes)) best = i;
   return best;
-}
-
-std::string short_layout(const Json& r) {
-  return r["cube"].get<int>() > 0 ? "cube " + std::to_string(r["cube"].get<int>()) : r["layout"].get<std::string>();
 }
 
 }  // namespace
@@ -95,6 +90,9 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"n", run.iterations.size()},
           {"iteration_ns", iteration},
           {"slowest_rank_iteration_ns", slowest},
+          // The slowest rank's tail shows noise on any rank.
+          {"warnings", slowest.is_null() ? spread_warnings(iteration, "iteration_ns")
+                                         : spread_warnings(slowest, "slowest_rank_iteration_ns")},
           {"pack_smallest_ns", in.pack_smallest_ns},
           {"unpack_largest_ns", in.unpack_largest_ns},
           {"pack", per_message(layout.sends, run.pack_device_ns, true)},
@@ -136,49 +134,6 @@ Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, co
           {"comm_ns", comm_s * 1e9},
           {"lower_bound_ns", bounds},
           {"terms", terms}};
-}
-
-// The thesis's comparison: each setup against the fastest baseline with the
-// same send mode and block size, on the same layout.
-void print_halo_table(std::FILE* out, const std::vector<Json>& records) {
-  auto rank0_halo = [](const Json& r) {
-    return r.value("record", "") == "halo" && r.value("rank", 0) == 0 && !r["iteration_ns"].is_null();
-  };
-  auto peer_key = [](const Json& r) {
-    return short_layout(r) + "|" + r["send"].get<std::string>() + "|" + std::to_string(r.value("threads_per_block", 0));
-  };
-  std::map<std::string, double> best_baseline, bound;
-  for (const Json& r : records) {
-    if (r.value("record", "") == "halo_model" && r.value("rank", 0) == 0)
-      for (const auto& [setup, b] : r["lower_bound_ns"].items()) bound[short_layout(r) + "|" + setup] = b;
-    if (rank0_halo(r) && r["variant"] == "baseline") {
-      const double median = r["iteration_ns"]["median"];
-      auto [it, fresh] = best_baseline.emplace(peer_key(r), median);
-      if (!fresh) it->second = std::min(it->second, median);
-    }
-  }
-  std::fprintf(out, "# hetprobe halo: per-iteration time of rank 0 (and of the slowest rank), us: median (p10, p90)\n");
-  std::fprintf(out, "%-12s %-14s %-5s %-8s %-6s %7s %6s %10s %10s %10s %10s %8s %10s  %s\n", "layout", "variant",
-               "send", "wait/sig", "stage", "threads", "pause", "median", "p10", "p90", "slowest", "vs_base", "model_lb", "payload");
-  for (const Json& r : records) {
-    if (!rank0_halo(r)) continue;
-    const std::string layout = short_layout(r), variant = r["variant"];
-    const double median = r["iteration_ns"]["median"];
-    const auto b = best_baseline.find(peer_key(r));
-    const auto lb = bound.find(layout + "|" + r.value("setup", variant));
-    const std::string how = variant == "baseline" ? r["receive_wait"].get<std::string>() : r.value("signal", "");
-    const std::string pause = r.value("poll_pause_ns", Json()).is_null() ? "-" : r["poll_pause_ns"].dump();
-    std::fprintf(out, "%-12.12s %-14s %-5s %-8s %-6s %7d %6s %10.1f %10.1f %10.1f %10.1f %8s %10s  %s\n",
-                 layout.c_str(), variant.c_str(), r["send"].get<std::string>().c_str(), how.c_str(),
-                 r.value("staging", "").c_str(), r.value("threads_per_block", 0), pause.c_str(), median / 1e3, r["iteration_ns"]["p10"].get<double>() / 1e3,
-                 r["iteration_ns"]["p90"].get<double>() / 1e3,
-                 r["slowest_rank_iteration_ns"].is_null() ? 0.0 : r["slowest_rank_iteration_ns"]["median"].get<double>() / 1e3,
-                 b == best_baseline.end() ? "-" : std::to_string(b->second / median).substr(0, 5).c_str(),
-                 lb == bound.end() ? "-" : std::to_string(lb->second / 1e3).substr(0, 7).c_str(),
-                 r["payload"]["check"].get<std::string>().c_str());
-  }
-  std::fprintf(out, "# vs_base: the fastest baseline's median (same layout, send mode and threads) / this median "
-                    "(> 1: faster); pause: ns between a GPU unpack's flag reads; model_lb: paper Eq. 1 lower bound, us\n");
 }
 
 }  // namespace hetprobe

@@ -35,6 +35,8 @@ namespace {
 
 constexpr int kTag = 4242;
 constexpr int kSyncSamples = 16;  // clock-sync ping-pongs before and after each point
+// Rank 1's samples of a point travel to rank 0 as one MPI message of int bytes.
+constexpr long long kMaxSamplesPerPoint = 0x7FFFFFFF / static_cast<long long>(sizeof(SideSample));
 // Receiver-side writers use epochs in their own range, so that a payload its
 // own pre-write left behind is never mistaken for the sender's.
 constexpr std::uint64_t kReceiverEpochBit = 1ull << 20;  // the payload keeps 21 epoch bits
@@ -45,12 +47,15 @@ struct PointLoads {
   Json info = nullptr;  // per GPU: placement, shape, full and target rates; then what it did
 };
 
-// Waits (bounded) until a copy lane has finished.
+// Waits (bounded, and ended by Ctrl-C) until a copy lane has finished.
 void wait_copy(Device& dev, double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   for (unsigned spins = 0; !dev.copy_done(0); ++spins)
-    if ((spins & 0xFF) == 0 && std::chrono::steady_clock::now() > deadline)
-      throw Error(ErrorKind::timeout, "the payload copy did not end within " + std::to_string(timeout_s) + " s");
+    if ((spins & 0xFF) == 0) {
+      throw_if_interrupted();
+      if (std::chrono::steady_clock::now() > deadline)
+        throw Error(ErrorKind::timeout, "the payload copy did not end within " + std::to_string(timeout_s) + " s");
+    }
 }
 
 class PointRunner {
@@ -66,8 +71,8 @@ class PointRunner {
                                     std::uint64_t& epoch) {
     std::vector<SideSample> out;
     if (cfg_.paper) {
-      for (int i = 0; i < cfg_.warmup + cfg_.reps; ++i) {
-        check_interrupt();
+      for (int i = 0; i < samples_per_point(); ++i) {
+        throw_if_interrupted();
         const SideSample s = run_paper_sample(plan, key, ++epoch);
         if (i >= cfg_.warmup) out.push_back(s);
       }
@@ -78,7 +83,7 @@ class PointRunner {
     // from two payloads the GPU wrote first. Never the copy engine beside a
     // copy load (its copy would queue behind the load's, seconds at times).
     const std::uint64_t base = epoch;
-    epoch += 2 + static_cast<std::uint64_t>(cfg_.warmup + cfg_.reps);
+    epoch += 2 + static_cast<std::uint64_t>(samples_per_point());
     const bool by_kernel = payload_writer(cfg_, key) == PayloadWriter::kernel;
     auto sample_epoch = [&](int i) { return base + 1 + (by_kernel ? i : (i & 1)); };
     const bool payload_by_gpu = writer_here() && mpi_.rank == 0;
@@ -91,8 +96,8 @@ class PointRunner {
       std::this_thread::sleep_for(std::chrono::duration<double>(kLoadSettleSeconds));
     }
     try {
-      for (int i = 0; i < cfg_.warmup + cfg_.reps; ++i) {
-        check_interrupt();
+      for (int i = 0; i < samples_per_point(); ++i) {
+        throw_if_interrupted();
         if (n) loads_->keep_alive();
         const SideSample s = run_sample(plan, sample_epoch(i), payload_by_gpu, by_kernel ? nullptr : &payload_[i & 1]);
         if (i >= cfg_.warmup) out.push_back(s);
@@ -146,8 +151,14 @@ class PointRunner {
   }
 
  private:
-  void check_interrupt() const {
-    if (interrupted()) throw Error(ErrorKind::interrupted, "interrupted by signal " + std::to_string(interrupt_signal()));
+  // Warm-up and timed samples of a point. The CLI bounds both; a config from
+  // elsewhere that would overflow an int is refused here.
+  int samples_per_point() const {
+    const long long n = static_cast<long long>(cfg_.warmup) + cfg_.reps;
+    if (cfg_.warmup < 0 || cfg_.reps < 1 || n > kMaxSamplesPerPoint)
+      throw usage_error("--reps " + std::to_string(cfg_.reps) + " and --warmup " + std::to_string(cfg_.warmup) +
+                        ": reps at least 1, warm-up at least 0, together at most " + std::to_string(kMaxSamplesPerPoint));
+    return static_cast<int>(n);
   }
 
 

@@ -5,6 +5,8 @@
 
 #include "hetprobe/errors.hpp"
 #include "hetprobe/interference.hpp"
+#include "hetprobe/noise.hpp"
+#include "hetprobe/interference_resume.hpp"
 #include "hetprobe/stats.hpp"
 
 namespace hetprobe {
@@ -212,23 +214,7 @@ Json InterferenceConfig::to_json() const {
               {"p2ab_gap_bytes", kP2abGap}};
 }
 
-PointKey point_key_of(const Json& r) {
-  try {
-    PointKey k{r.at("size_bytes").get<std::uint64_t>(), parse_layout(r.at("layout").get<std::string>()),
-               r.at("access").get<std::string>() == "stream" ? Access::stream : Access::stacked,
-               LoadKind::none, 0, ""};
-    if (r.contains("load_kind")) {  // absent in files from before the load kinds (the paper's writer)
-      k.load = parse_load_kind(r.at("load_kind").get<std::string>());
-      k.gpus = r.at("load_gpus").get<int>();
-      k.rate = r.at("load_rate").is_null() ? "" : r.at("load_rate").get<std::string>();
-    } else if (k.layout != Layout::SSB) {
-      k.load = LoadKind::write, k.gpus = 1, k.rate = "1";
-    }
-    return k;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::io, std::string("a point record lacks its key fields: ") + e.what());
-  }
-}
+PointKey point_key_of(const Json& r) { return point_key({r, "interference point"}); }
 
 Json point_record(const InterferenceConfig& cfg, const PointData& p, const Device& device,
                   std::optional<double> ssb_median_ns) {
@@ -261,6 +247,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Devic
   Json t = summary_json(send_ns);
   t["samples"] = send_ns;
   r["send_time_ns"] = t;
+  r["warnings"] = spread_warnings(t, "send_time_ns");
   r["harness_empty_region_ns"] = summary_json(each(p.sender, [](const SideSample& s) { return s.empty_region_ns; }));
   const double median = t["median"].get<double>();
   r["ratio_to_ssb_median"] = ssb_median_ns && *ssb_median_ns > 0 ? Json(median / *ssb_median_ns) : Json(nullptr);

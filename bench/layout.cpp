@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "hetprobe/errors.hpp"
+#include "hetprobe/text_list.hpp"
 
 namespace hetprobe {
 
@@ -37,14 +38,11 @@ Layout parse_layout(std::string_view text) {
 std::vector<Layout> parse_layout_list(std::string_view text) {
   if (upper(text) == "ALL") return {std::begin(kAll), std::end(kAll)};
   std::vector<Layout> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const Layout l = parse_layout(text.substr(start, comma - start));
+  for (const std::string& item : split_list(std::string(text), "--layouts")) {
+    const Layout l = parse_layout(item);
     if (std::find(out.begin(), out.end(), l) != out.end())
       throw usage_error("layout " + std::string(to_string(l)) + " is listed twice");
     out.push_back(l);
-    start = comma + 1;
   }
   std::stable_partition(out.begin(), out.end(), [](Layout l) { return l == Layout::SSB; });
   return out;

@@ -12,6 +12,9 @@ namespace hetprobe {
 
 namespace {
 
+// 100 TB/s: far above any link between a GPU and host memory; a larger rate is a typing mistake.
+constexpr double kMaxRateGbs = 100'000;
+
 // A whole, finite decimal number, or nothing.
 bool parse_number(const std::string& text, double& out) {
   if (text.empty()) return false;
@@ -36,7 +39,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 std::vector<LoadKind> parse_load_kinds(const std::string& text) {
   if (text == "all") return {LoadKind::write, LoadKind::read, LoadKind::poll, LoadKind::copy_d2h, LoadKind::copy_h2d};
   std::vector<LoadKind> out;
-  for (const std::string& item : split_list(text)) {
+  for (const std::string& item : split_list(text, "--load")) {
     const LoadKind k = parse_load_kind(item);
     if (std::find(out.begin(), out.end(), k) != out.end()) throw usage_error("load kind " + item + " is listed twice");
     out.push_back(k);
@@ -48,12 +51,13 @@ std::vector<LoadKind> parse_load_kinds(const std::string& text) {
 
 std::vector<LoadRate> parse_load_rates(const std::string& text) {
   std::vector<LoadRate> out;
-  for (const std::string& item : split_list(text)) {
+  for (const std::string& item : split_list(text, "--load-rate")) {
     LoadRate r{item};
     double x = 0;
     if (ends_with(item, "GB/s")) {
-      if (!parse_number(item.substr(0, item.size() - 4), x) || !(x > 0))
-        throw usage_error("--load-rate " + item + ": a rate in GB/s must be a positive number, e.g. 12GB/s");
+      if (!parse_number(item.substr(0, item.size() - 4), x) || !(x > 0) || x > kMaxRateGbs)
+        throw usage_error("--load-rate " + item + ": a rate in GB/s must be a number above 0 and at most " +
+                          std::to_string(static_cast<int>(kMaxRateGbs)) + ", e.g. 12GB/s");
       r.gbs = x;
     } else {
       const bool percent = ends_with(item, "%");
@@ -84,7 +88,7 @@ std::vector<int> parse_load_gpu_counts(const std::string& text, int available) {
     return n;
   };
   std::vector<int> out;
-  for (const std::string& item : split_list(text)) {
+  for (const std::string& item : split_list(text, "--load-gpus")) {
     const std::size_t colon = item.find(':');
     if (colon == std::string::npos) {
       out.push_back(count(item, text));
@@ -107,7 +111,7 @@ std::vector<int> load_device_order(const std::string& text, int own_ordinal, int
       if (d != own_ordinal) out.push_back(d);
     return out;
   }
-  for (const std::string& item : split_list(text)) {
+  for (const std::string& item : split_list(text, "--load-devices")) {
     int d = 0;
     if (!parse_count(item, d) || d >= available)
       throw usage_error("--load-devices " + text + ": '" + item + "' is not a device of this node (0 to " +

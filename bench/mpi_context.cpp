@@ -1,6 +1,10 @@
 #include "hetprobe/mpi_context.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "hetprobe/errors.hpp"
+#include "hetprobe/interrupt.hpp"
 
 namespace hetprobe {
 
@@ -21,6 +25,11 @@ MpiContext mpi_context(MPI_Comm comm) {
   int len = 0;
   mpi_check(MPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
   m.host.assign(name, static_cast<std::size_t>(len));
+  MPI_Comm node;
+  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  mpi_check(MPI_Comm_rank(node, &m.node_rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(node, &m.node_size), "MPI_Comm_size");
+  MPI_Comm_free(&node);
   return m;
 }
 
@@ -59,6 +68,26 @@ std::string broadcast_string(const MpiContext& mpi, std::string value, int root)
   value.resize(len);
   mpi_check(MPI_Bcast(value.data(), static_cast<int>(len), MPI_CHAR, root, mpi.comm), "MPI_Bcast");
   return value;
+}
+
+unsigned long long node_sum(const MpiContext& mpi, unsigned long long mine) {
+  MPI_Comm node;
+  mpi_check(MPI_Comm_split_type(mpi.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  unsigned long long sum = 0;
+  const int rc = MPI_Allreduce(&mine, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, node);
+  MPI_Comm_free(&node);
+  mpi_check(rc, "MPI_Allreduce");
+  return sum;
+}
+
+void interruptible_barrier(const MpiContext& mpi) {
+  MPI_Request r;
+  mpi_check(MPI_Ibarrier(mpi.comm, &r), "MPI_Ibarrier");
+  for (int done = 0; !done;) {
+    mpi_check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    throw_if_interrupted();
+  }
 }
 
 int first_failed_rank(const MpiContext& mpi, bool failed) {

@@ -19,6 +19,7 @@
 #include "hetprobe/errors.hpp"
 #include "hetprobe/host_signal_ops.hpp"
 #include "hetprobe/host_spin.hpp"
+#include "hetprobe/noise.hpp"
 #include "hetprobe/stats.hpp"
 #include "hetprobe/text_list.hpp"
 
@@ -53,7 +54,7 @@ T parse_name(const std::string& text, const char* what, const std::pair<const ch
 template <class T, class Parse>
 std::vector<T> unique_list(const std::string& text, const char* what, Parse parse) {
   std::vector<T> out;
-  for (const std::string& item : split_list(text)) {
+  for (const std::string& item : split_list(text, std::string(what) + " list")) {
     const T v = parse(item);
     if (std::find(out.begin(), out.end(), v) != out.end())
       throw usage_error(std::string(what) + " '" + item + "' is listed twice");
@@ -74,7 +75,7 @@ MemoryOrder parse_memory_order(const std::string& text) {
 
 std::vector<OrderPair> parse_order_pairs(const std::string& text) {
   return unique_list<OrderPair>(text, "memory order", [](const std::string& item) {
-    const auto sides = split_list(item, ':');
+    const auto sides = split_list(item, "memory order", ':');
     if (sides.size() > 2) throw usage_error("memory order '" + item + "': expected ORDER or CPU_ORDER:GPU_ORDER");
     return OrderPair{parse_memory_order(sides[0]), parse_memory_order(sides.back())};
   });
@@ -231,6 +232,7 @@ void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
     base["contender_loads"] = out.value;
   }
   base["ns_per_op"] = summary_json(scaled(ticks, s.host_ns_per_tick(), s.config.overhead_ops));
+  base["warnings"] = spread_warnings(base["ns_per_op"], "ns_per_op", s.config.overhead_ops);
   base["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), ticks);
   s.sink(base);
 }
@@ -263,6 +265,7 @@ void overhead_gpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
   if (contended) base["contender_loads"] = polls;
   const std::vector<double> ns = scaled(ticks, s.device_ns_per_tick(), s.config.overhead_ops);
   base["ns_per_op"] = device_timed_summary(ns, s.device.info().timer_tick_ns, s.config.overhead_ops);
+  base["warnings"] = spread_warnings(base["ns_per_op"], "ns_per_op", s.config.overhead_ops);
   base["samples"] = raw_ticks_json("device_ticks", s.device_ns_per_tick(), ticks);
   s.sink(base);
 }
@@ -345,6 +348,7 @@ void roundtrips(Setup& s, OrderPair o, const FlagPair& f, Json base) {
   a["timed_by"] = "host";
   const std::vector<double> host_ns = scaled(host, s.host_ns_per_tick());
   a["roundtrip_ns"] = summary_json(host_ns);
+  a["warnings"] = spread_warnings(a["roundtrip_ns"], "roundtrip_ns");
   a["half_roundtrip_ns"] = summary_json(scaled(host, s.host_ns_per_tick(), 2));
   a["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), host);
   s.sink(a);
@@ -355,6 +359,7 @@ void roundtrips(Setup& s, OrderPair o, const FlagPair& f, Json base) {
   b["timed_by"] = "device";
   const double tick = s.device.info().timer_tick_ns;
   b["roundtrip_ns"] = device_timed_summary(scaled(dev, s.device_ns_per_tick()), tick, 1);
+  b["warnings"] = spread_warnings(b["roundtrip_ns"], "roundtrip_ns");
   b["half_roundtrip_ns"] = device_timed_summary(scaled(dev, s.device_ns_per_tick(), 2), tick, 2);
   b["samples"] = raw_ticks_json("device_ticks", s.device_ns_per_tick(), dev);
   s.sink(b);
@@ -395,6 +400,7 @@ MechanismDescription describe(LaunchMechanism m) {
 Json mechanism_record(const std::string& name, const std::string& go, const std::string& done, const Json& setup) {
   Json j{{"record", "mechanism"}, {"probe", "notify"}, {"mechanism", name}, {"go", go}, {"done", done}};
   j["setup"] = setup;
+  j["warnings"] = Json::array();  // a skipped one has none
   return j;
 }
 
@@ -408,6 +414,7 @@ void flag_mechanism(Setup& s, const char* name, OrderPair o, FlagPlacement place
     j["status"] = "ok";
     j["roundtrip_ns"] = summary_json(scaled(ticks, s.host_ns_per_tick()));
     j["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), ticks);
+    j["warnings"] = spread_warnings(j["roundtrip_ns"], "roundtrip_ns");
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::unsupported) throw;
     j["status"] = "skipped";
@@ -428,10 +435,13 @@ void launch_mechanism(Setup& s, LaunchMechanism m) {
     j["status"] = "ok";
     j["roundtrip_ns"] = summary_json(scaled(out.ticks, s.host_ns_per_tick()));
     j["go_call_ns"] = summary_json(scaled(out.go_call_ticks, s.host_ns_per_tick()));
+    j["warnings"] = spread_warnings(j["roundtrip_ns"], "roundtrip_ns");
     j["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), out.ticks);
   }
   s.sink(j);
 }
+
+constexpr std::size_t kFlagMechanisms = 4;  // the flag_mechanism() calls below
 
 void mechanisms(Setup& s) {
   const auto v = MemoryOrder::volatile_access, a = MemoryOrder::acq_rel, f = MemoryOrder::fence;
@@ -451,6 +461,8 @@ void mechanisms(Setup& s) {
 }
 
 }  // namespace
+
+std::size_t notify_mechanism_count() { return kFlagMechanisms + all_launch_mechanisms().size(); }
 
 void check_notify_config(const NotifyConfig& config, const DeviceInfo& device) {
   if (config.host_memory != HostCoherence::default_kind && device.backend != "hip")

@@ -8,16 +8,6 @@ namespace hetprobe {
 
 namespace {
 
-int node_local_rank(const MpiContext& mpi, int& local_size) {
-  MPI_Comm local;
-  mpi_check(MPI_Comm_split_type(mpi.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
-  int rank = 0;
-  MPI_Comm_rank(local, &rank);
-  MPI_Comm_size(local, &local_size);
-  MPI_Comm_free(&local);
-  return rank;
-}
-
 // --gpu if given, else the node-local rank's device, wrapping round when
 // ranks outnumber devices.
 std::unique_ptr<Device> open_rank_device(const PlacementOptions& o, int local_rank, std::string& why) {
@@ -40,7 +30,8 @@ std::optional<PciAddress> gpu_address(const Device& d) {
 
 RankPlacement place_rank(const MpiContext& mpi, const PlacementOptions& o, const Topology& topo) {
   RankPlacement p;
-  p.local_rank = node_local_rank(mpi, p.local_size);
+  p.local_rank = mpi.node_rank;
+  p.local_size = mpi.node_size;
   p.bind = o.bind;
   p.device = open_rank_device(o, p.local_rank, p.device_choice);
   const auto gpu = gpu_address(*p.device);

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -31,24 +32,61 @@ struct FdCloser {
   ~FdCloser() { ::close(fd); }
 };
 
-// Whole file as bytes. Failing to open it (or it being a directory) is the
-// user's bad path, so usage; failing mid-read is io.
-std::string read_all(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw usage_error(describe(path, "cannot open results file", errno));
-  const FdCloser closer{fd};
+// What a file that is not a regular file is, for the message refusing it.
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+[[noreturn]] void refuse_not_regular(const std::filesystem::path& path, mode_t mode) {
+  throw usage_error("results file " + path.string() + " is " + kind_of(mode) +
+                    ", not a regular file: results go to a regular file");
+}
+
+// Opens a regular file (or a symlink to one) and nothing else: a device is
+// refused before it is opened (opening some has side effects), O_NONBLOCK
+// keeps a FIFO from blocking the open, and fstat confirms what was opened.
+// Failing to open it is the user's bad path, so usage.
+int open_regular(const std::filesystem::path& path, int flags) {
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-    throw usage_error(describe(path, "cannot read results file", EISDIR));
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) refuse_not_regular(path, st.st_mode);
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+  if (fd < 0) throw usage_error(describe(path, "cannot open results file", errno));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const mode_t mode = st.st_mode;
+    ::close(fd);
+    refuse_not_regular(path, mode);
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+// Bytes of an open descriptor from where it stands: all of them, or (when
+// `first_line_only`) up to at least the first '\n', or kMaxHeaderBytes
+// without one (no results header is that long).
+constexpr std::size_t kMaxHeaderBytes = std::size_t{64} << 20;
+
+std::string read_fd(int fd, const std::filesystem::path& path, bool first_line_only) {
   std::string data;
   char buf[1 << 16];
   for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
-    if (n > 0)
-      data.append(buf, static_cast<std::size_t>(n));
-    else if (errno != EINTR)
-      throw Error(ErrorKind::io, describe(path, "cannot read results file", errno));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(ErrorKind::io, describe(path, "cannot read results file", errno));
+    data.append(buf, static_cast<std::size_t>(n));
+    if (first_line_only && (std::memchr(buf, '\n', static_cast<std::size_t>(n)) || data.size() >= kMaxHeaderBytes))
+      break;
   }
   return data;
+}
+
+// Whole file as bytes.
+std::string read_all(const std::filesystem::path& path) {
+  const FdCloser closer{open_regular(path, O_RDONLY)};
+  return read_fd(closer.fd, path, false);
 }
 
 bool is_blank(std::string_view line) {
@@ -78,8 +116,7 @@ std::vector<Line> split_lines(std::string_view data) {
 }  // namespace
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw usage_error(describe(path, "cannot open results file", errno));
+  fd_ = open_regular(path, O_WRONLY | O_APPEND | O_CREAT);
   // One writer per file: a second run (or ranks orphaned by a killed mpirun)
   // must not interleave its records with ours. The lock dies with the process.
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -104,6 +141,12 @@ ResultsWriter& ResultsWriter::operator=(ResultsWriter&& other) noexcept {
 
 ResultsWriter::~ResultsWriter() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+std::uint64_t ResultsWriter::size() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw Error(ErrorKind::io, describe(path_, "cannot stat results file", errno));
+  return static_cast<std::uint64_t>(st.st_size);
 }
 
 // Only objects are accepted, so that everything written reads back. One
@@ -139,6 +182,7 @@ ResultsFile read_results(const std::filesystem::path& path) {
     if (!is_blank(lines[i].text)) last_nonblank = i;
 
   ResultsFile file;
+  file.path = path;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& line = lines[i];
     if (!line.terminated) {
@@ -156,10 +200,10 @@ ResultsFile read_results(const std::filesystem::path& path) {
       break;
     }
     if (value.is_discarded() || !value.is_object())
-      throw Error(ErrorKind::io, path.string() + ":" + std::to_string(i + 1) + ": " +
-                                     (value.is_discarded() ? "invalid JSON" : "not a JSON object") +
-                                     " in results file");
+      throw usage_error(path.string() + ":" + std::to_string(i + 1) + ": " +
+                        (value.is_discarded() ? "invalid JSON" : "not a JSON object") + " in results file");
     file.records.push_back(std::move(value));
+    file.lines.push_back(i + 1);
     file.valid_bytes = line.end;
   }
   return file;
@@ -176,6 +220,91 @@ void drop_truncated_tail(const std::filesystem::path& path, const ResultsFile& f
   if (ec)
     throw Error(ErrorKind::io,
                 "cannot drop truncated tail of " + path.string() + ": " + ec.message());
+}
+
+std::string ResultsFile::place(std::size_t i) const {
+  if (i >= lines.size()) return path.string() + ", record " + std::to_string(i + 1);  // not read from a file
+  return path.string() + ":" + std::to_string(lines[i]);
+}
+
+std::string ResultsFile::probe() const {
+  if (records.empty()) return "";
+  const Json& h = records.front();
+  const auto record = h.find("record"), probe = h.find("probe");
+  if (record == h.end() || *record != "header" || probe == h.end() || !probe->is_string()) return "";
+  return probe->get<std::string>();
+}
+
+namespace {
+
+// The probe a results file's first line (its header) names: "" when that line
+// is not a complete results header.
+std::string header_probe(const std::filesystem::path& path) {
+  const FdCloser closer{open_regular(path, O_RDONLY)};
+  const std::string data = read_fd(closer.fd, path, true);
+  const std::size_t nl = data.find('\n');
+  if (nl == std::string::npos) return "";
+  const Json h = Json::parse(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(nl), nullptr, false);
+  if (!h.is_object()) return "";
+  const auto record = h.find("record"), probe = h.find("probe");
+  if (record == h.end() || *record != "header" || probe == h.end() || !probe->is_string()) return "";
+  return probe->get<std::string>();
+}
+
+}  // namespace
+
+namespace {
+
+// The rules for a file that already holds bytes: a results header of this
+// probe, and --resume to continue it.
+void check_existing(const std::string& probe, const std::filesystem::path& path, Resume resume) {
+  const std::string held = header_probe(path), name = path.string();
+  if (held.empty())
+    throw usage_error("--out " + name + " is not a hetprobe results file (its first line is not a complete results "
+                      "header): choose another --out");
+  if (held != probe)
+    throw usage_error("--out " + name + " holds " + held + " results, not " + probe + " results: choose another --out");
+  if (resume == Resume::unavailable) throw usage_error("--out " + name + " already has results: choose another --out");
+  if (resume == Resume::off)
+    throw usage_error("--out " + name + " already has results: add --resume to continue it, or choose another --out");
+}
+
+}  // namespace
+
+bool check_results_target(const std::string& probe, const std::filesystem::path& path, Resume resume) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) throw usage_error(describe(path, "--out: cannot open results file", errno));
+    const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+    struct stat d {};
+    if (::stat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode))
+      throw usage_error("--out " + path.string() + ": cannot open results file: directory " + dir.string() +
+                        " does not exist (create it first)");
+    return false;
+  }
+  if (!S_ISREG(st.st_mode))
+    throw usage_error("--out " + path.string() + " is " + kind_of(st.st_mode) +
+                      ", not a regular file: --out names a results file (JSON Lines)");
+  if (st.st_size == 0) return false;
+  check_existing(probe, path, resume);
+  return true;
+}
+
+OpenedResults open_results_for(const std::string& probe, const std::filesystem::path& path, Resume resume) {
+  check_results_target(probe, path, resume);
+  std::optional<ResultsWriter> writer;
+  try {
+    writer.emplace(path);  // locks the file before it is read
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::usage) throw;
+    throw usage_error(std::string("--out: ") + e.what());
+  }
+  OpenedResults out{std::move(*writer), {}};
+  out.existing.path = path;
+  if (out.writer.size() == 0) return out;
+  check_existing(probe, path, resume);  // again, under the lock: it may have changed since
+  out.existing = read_results(path);
+  return out;
 }
 
 Json summary_json(std::span<const double> values) {

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "hetprobe/node_info.hpp"
+#include "hetprobe/noise.hpp"
 #include "hetprobe/version.hpp"
 
 namespace hetprobe {
@@ -43,6 +44,18 @@ Json rank_json(const MpiContext& mpi, const Device& device, const Json& placemen
                         {"kernel_release", node.kernel_release}}}};
 }
 
+// CPUs the ranks on `host` may use: the union of their affinities.
+std::vector<bool> node_cpus(const Json& ranks, const std::string& host) {
+  std::vector<bool> all;
+  for (const Json& r : ranks) {
+    if (r.at("host") != host) continue;
+    const std::vector<bool> mine = parse_cpu_list(r.at("cpu_affinity").get<std::string>());
+    if (mine.size() > all.size()) all.resize(mine.size(), false);
+    for (std::size_t c = 0; c < mine.size(); ++c) all[c] = all[c] || mine[c];
+  }
+  return all;
+}
+
 }  // namespace
 
 std::string hetprobe_version() { return kHetprobeVersion; }
@@ -61,10 +74,18 @@ std::string utc_now_iso8601() {
 Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
                 const HostClock& clock) {
   const double overhead = clock.empty_region_ns();
-  const auto ranks = gather_strings(mpi, rank_json(mpi, device, run.placement).dump());
+  const std::string mine = rank_json(mpi, device, run.placement).dump();
+  // Read while the other ranks head for the gather below: they count as
+  // running, as they will be in the run (MPI waits spin).
+  NodeReadings readings;
+  if (mpi.rank == 0) readings = read_node_readings();
+  const auto ranks = gather_strings(mpi, mine);
   if (mpi.rank != 0) return nullptr;
   Json rank_list = Json::array();
   for (const auto& r : ranks) rank_list.push_back(Json::parse(r));
+  readings.run_cpus = node_cpus(rank_list, mpi.host);
+  readings.run_ranks = mpi.node_size;
+  const Json noise = conditions_json(readings);
   int version = 0, subversion = 0;
   MPI_Get_version(&version, &subversion);
   return Json{{"record", "header"},
@@ -88,7 +109,9 @@ Json run_header(const RunContext& run, const Device& device, const MpiContext& m
               {"host_clock", {{"source", clock.source()},
                               {"ticks_per_ns", clock.ticks_per_ns()},
                               {"empty_region_median_ns", overhead}}},
-              {"config", run.config}};
+              {"config", run.config},
+              {"conditions", noise.at("conditions")},
+              {"warnings", noise.at("warnings")}};
 }
 
 }  // namespace hetprobe

@@ -4,18 +4,21 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <thread>
 #include <utility>
 
 #include "hetprobe/errors.hpp"
+#include "hetprobe/host_spin.hpp"
 
 namespace hetprobe {
 
 namespace {
 // The flag block of the running writer, for the signal handler.
 std::atomic<WriterControl*> g_running_control{nullptr};
-
-using Clock = std::chrono::steady_clock;
 
 unsigned long long load_acquire(const FlagLine& line) {
   return std::atomic_ref<const unsigned long long>(line.value).load(std::memory_order_acquire);
@@ -59,18 +62,14 @@ void Device::start_writer(const WriterTask& task) {
 }
 
 void Device::wait_ready(std::uint64_t epoch, double timeout_s) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
-  for (unsigned spins = 0; load_acquire(control_->ready) < epoch; ++spins) {
-    // Check the clock and the backend only now and then: the flag load is the
-    // latency being protected here.
-    if ((spins & 0xFFF) == 0) {
-      check_writer_alive();
-      if (Clock::now() > deadline)
-        throw Error(ErrorKind::timeout, "the " + info().backend +
-                                            " writer did not set its ready flag within " +
-                                            std::to_string(timeout_s) + " s");
-    }
-  }
+  const std::string what = "the " + info().backend + " writer's ready flag";
+  unsigned polls = 0;
+  spin_host(
+      [&] {
+        if ((polls++ & 0xFFF) == 0) check_writer_alive();  // a backend call: now and then only
+        return load_acquire(control_->ready) >= epoch;
+      },
+      timeout_s, what.c_str());  // spin_host gives the CPU away once the wait is long: host writers may need it
 }
 
 std::uint64_t Device::passes_completed() const {
@@ -184,14 +183,54 @@ double Device::measure_timer_tick_ns() {
   return o.value == ~0ull ? 0 : static_cast<double>(o.value) / info().timer_hz * 1e9;
 }
 
+namespace {
+
+std::string gib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
+  return text;
+}
+
+// The first number in `path` after `key` (a /proc/meminfo line), or nothing.
+std::optional<std::uint64_t> read_number(const char* path, const std::string& key = "") {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    std::istringstream fields(line.substr(key.size()));
+    std::uint64_t n = 0;
+    if (fields >> n) return n;
+    return std::nullopt;  // "max": no limit
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+HostMemory host_memory() {
+  HostMemory m;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) m.installed = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  if (auto kib = read_number("/proc/meminfo", "MemAvailable:")) m.available = *kib * 1024;
+  else m.available = m.installed;
+  // A container's or batch job's cgroup (v2) may allow less than the node has free.
+  const auto limit = read_number("/sys/fs/cgroup/memory.max"), used = read_number("/sys/fs/cgroup/memory.current");
+  if (limit && used && *limit > *used && *limit - *used < m.available) {
+    m.available = *limit - *used;
+    m.cgroup_limited = true;
+  }
+  return m;
+}
+
+void check_memory_available(std::uint64_t bytes, const std::string& what) {
+  const HostMemory m = host_memory();
+  if (m.available == 0 || bytes <= m.available) return;
+  throw usage_error(what + " needs " + gib(bytes) + " of host memory; " + gib(m.available) + " is available now (" +
+                    (m.cgroup_limited ? "this cgroup's limit less its use" : "MemAvailable in /proc/meminfo") +
+                    ", of " + gib(m.installed) + " installed): ask for less");
+}
+
 void check_pinnable(std::size_t bytes) {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return;
-  const auto physical = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
-  if (bytes > physical)
-    throw usage_error("cannot pin " + std::to_string(bytes) + " bytes: this node has " +
-                      std::to_string(physical) + " bytes of physical memory");
+  check_memory_available(bytes, "pinning " + std::to_string(bytes) + " bytes");
 }
 
 void stop_running_writer_from_signal() {

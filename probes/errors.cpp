@@ -1,5 +1,7 @@
 #include "hetprobe/errors.hpp"
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace hetprobe {
@@ -23,6 +25,12 @@ Error::Error(ErrorKind kind, const std::string& message, std::source_location wh
       kind_(kind),
       where_(std::filesystem::path(where.file_name()).filename().string() + ":" +
              std::to_string(where.line())) {}
+
+std::string user_message(const Error& e) {
+  const char* debug = std::getenv("HETPROBE_DEBUG");
+  const bool with_location = debug && *debug && std::strcmp(debug, "0") != 0;
+  return with_location ? std::string(e.what()) + " [" + e.where() + "]" : std::string(e.what());
+}
 
 int exit_code_for(ErrorKind kind) {
   if (kind == ErrorKind::usage || kind == ErrorKind::unsupported) return 2;

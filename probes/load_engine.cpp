@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "hetprobe/errors.hpp"
+#include "hetprobe/host_spin.hpp"
 
 namespace hetprobe {
 
@@ -113,14 +114,14 @@ LoadArgs LoadEngine::protocol_args(const LoadTask& task, const LoadShape& shape,
 }
 
 void LoadEngine::wait_ready(double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  for (unsigned spins = 0; load_acquire(control_->ready) < epoch_; ++spins) {
-    if ((spins & 0xFFF) == 0) check_alive();
-    if ((spins & 0xFFF) == 0 && std::chrono::steady_clock::now() > deadline)
-      throw Error(ErrorKind::timeout, "the " + device_.info().backend + " load did not start within " +
-                                          std::to_string(timeout_s) + " s");
-    if ((spins & 0xFF) == 0xFF) std::this_thread::yield();  // host workers may share this core
-  }
+  const std::string what = "the start of the " + device_.info().backend + " load";
+  unsigned polls = 0;
+  spin_host(
+      [&] {
+        if ((polls++ & 0xFFF) == 0) check_alive();  // a backend call: now and then only
+        return load_acquire(control_->ready) >= epoch_;
+      },
+      timeout_s, what.c_str());  // spin_host gives the CPU away once the wait is long: host workers may need it
 }
 
 void LoadEngine::keep_alive() {

@@ -40,11 +40,16 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
       reasons += (reasons.empty() ? "" : "; ") + b.name + ": " +
                  (why.empty() ? "no device " + std::to_string(ordinal) : why);
     }
+    const int hosts = device_count("host");
+    if (ordinal >= hosts)  // never silently another device than the one asked for
+      throw usage_error("--gpu " + std::to_string(ordinal) + ": no backend has a device " + std::to_string(ordinal) +
+                        " (" + (reasons.empty() ? std::string("no GPU backend compiled in") : reasons) + "; host: " +
+                        std::to_string(hosts) + " device(s))");
     if (chosen_because)
       *chosen_because = "auto: no GPU backend usable (" +
                         (reasons.empty() ? std::string("none compiled in") : reasons) +
                         "), using host threads";
-    return find_backend("host")->open(ordinal < device_count("host") ? ordinal : 0);
+    return find_backend("host")->open(ordinal);
   }
   const BackendEntry* b = find_backend(backend);
   if (b == nullptr) {
@@ -55,9 +60,10 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
   }
   std::string why;
   const int n = b->count(why);
-  if (n <= ordinal)
-    throw usage_error("--device " + backend + ": no device " + std::to_string(ordinal) + " (" +
-                      (why.empty() ? std::to_string(n) + " found" : why) + ")");
+  if (ordinal < 0 || n <= ordinal)
+    throw usage_error("--gpu " + std::to_string(ordinal) + " --device " + backend + ": " +
+                      (n > 0 ? "the " + backend + " backend has devices 0 to " + std::to_string(n - 1)
+                             : "no device (" + (why.empty() ? std::string("none found") : why) + ")"));
   if (chosen_because) *chosen_because = "requested";
   return b->open(ordinal);
 }

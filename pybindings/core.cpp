@@ -129,7 +129,7 @@ PYBIND11_MODULE(_core, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      raise_as(exception_name(e.kind()), std::string(e.what()) + " [" + e.where() + "]");
+      raise_as(exception_name(e.kind()), user_message(e));
     }
   });
   m.def("run", &run, py::arg("argv"), py::arg("on_record") = nullptr,

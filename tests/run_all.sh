@@ -3,9 +3,33 @@
 # unit, device suite on the host backend, CLI bad-input and MPI on 2 ranks
 # (ctest), then the Python package installed by pip: loading, plots, merge,
 # in-process probes, characterize, batch scripts, and every notebook executed
-# headless (pytest). GPU tests: tests/gpu/run.sh on a GPU node.
+# headless (pytest), then the ctest suite again built with AddressSanitizer
+# and UBSan (build-asan). GPU tests: tests/gpu/run.sh on a GPU node.
 source "$(dirname "$0")/../bench/setup.sh"
 ctest --test-dir "$build" -LE gpu --output-on-failure -j "$(nproc)"
+
 source "$root/bench/setup_python.sh"
-cd "$root"
-"$python" -m pytest -q tests/python
+(cd "$root" && "$python" -m pytest -q tests/python)
+
+# Sanitizers: host backend only, -O1 so they stay quick. Any report fails its
+# test; leaks are suppressed only inside the MPI and hwloc libraries.
+sanitized=$root/build-asan
+build_tree "$sanitized" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" \
+  -DHETPROBE_ENABLE_CUDA=OFF -DHETPROBE_ENABLE_HIP=OFF -DHETPROBE_SANITIZE=address,undefined "${cmake_checks[@]}"
+# Reports also go to files, so one in a run that was meant to fail (bad input,
+# a killed rank) is not taken for the expected failure.
+reports=$sanitized/sanitizer-reports
+rm -rf "$reports" && mkdir -p "$reports"
+# (fast_unwind_on_malloc=0: whole stacks through MPI and hwloc, which the
+# suppressions need; see tests/sanitizers/lsan.supp.)
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0:log_path=$reports/asan
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan
+export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
+status=0
+ctest --test-dir "$sanitized" -LE gpu --output-on-failure -j "$(nproc)" || status=$?
+if compgen -G "$reports/*" >/dev/null; then
+  cat "$reports"/* >&2
+  echo "run_all: sanitizer reports above (in $reports)" >&2
+  status=1
+fi
+exit $status

@@ -53,7 +53,10 @@ std::string format_cpu_list(const std::vector<bool>& cpus) {
     while (j + 1 < count && cpus[j + 1]) ++j;
     if (!out.empty()) out += ",";
     out += std::to_string(i);
-    if (j > i) out += "-" + std::to_string(j);
+    if (j > i) {
+      out += '-';  // two appends: GCC 12 warns -Wrestrict (falsely) on "-" + std::string
+      out += std::to_string(j);
+    }
     i = j + 1;
   }
   return out;

@@ -90,7 +90,10 @@ std::string size_text(std::uint64_t bytes) {
 
 std::string joined(const std::vector<int>& v) {
   std::string s;
-  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  for (int x : v) {
+    if (!s.empty()) s += ',';  // two appends: GCC 12 warns -Wrestrict (falsely) on "," + std::string
+    s += std::to_string(x);
+  }
   return s;
 }
 

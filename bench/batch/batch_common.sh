@@ -1,5 +1,9 @@
-# Shared by the batch scripts (sourced): which hetprobe to run, and the merge step.
+# Shared by the batch scripts (sourced): which hetprobe to run, mpirun as root,
+# and the merge step.
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# Open MPI refuses to start as root unless told.
+if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 
 # The executable: $HETPROBE, else the installed package's, else the CMake build's.
 if [[ -z ${HETPROBE:-} ]]; then

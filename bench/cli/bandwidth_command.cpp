@@ -15,15 +15,23 @@
 #include "command.hpp"
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
+#include "hetprobe/interrupt.hpp"
 #include "hetprobe/load_engine.hpp"
 #include "hetprobe/load_options.hpp"
+#include "hetprobe/noise.hpp"
 #include "hetprobe/run_header.hpp"
 #include "hetprobe/sizes.hpp"
 #include "hetprobe/stats.hpp"
+#include "option_checks.hpp"
+#include "progress.hpp"
 
 namespace hetprobe::cli {
 
 namespace {
+
+// A sample of a persistent writer or load: long enough for any rate, short
+// enough that --reps of them stay within a run.
+constexpr double kMaxSampleSeconds = 60;
 
 struct Options {
   std::string size = "256MiB";
@@ -46,7 +54,13 @@ double writer_gbs(Device& d, Access access, const PinnedBuffer& buf, std::uint64
   t.timeout_s = duration_s + 30;
   d.start_writer(t);
   d.wait_ready(epoch, t.timeout_s);
-  std::this_thread::sleep_for(std::chrono::duration<double>(duration_s));
+  try {
+    sleep_unless_interrupted(duration_s);
+  } catch (...) {
+    d.request_stop(epoch);
+    (void)d.join_writer();
+    throw;
+  }
   d.request_stop(epoch);
   const WriterOutcome o = d.join_writer();
   if (o.status != WriterStatus::ok) throw Error(ErrorKind::timeout, "the writer timed out");
@@ -74,76 +88,105 @@ struct Row {
   std::vector<double> gbs;
 };
 
+// The row's record: its samples, median, and ratio to its plain reference
+// (measured before it: the plain rows come first).
+Json row_record(const Row& r, const std::vector<Row>& rows, std::uint64_t bytes) {
+  const Summary s = summarize(r.gbs);
+  double plain = 0;
+  for (const Row& p : rows)
+    if (!r.reference.empty() && p.name == r.reference) plain = summarize(p.gbs).median;
+  return Json{{"record", "point"}, {"probe", "bandwidth"}, {"writer", r.name}, {"kind", r.kind},
+              {"bytes", bytes}, {"gbs", r.gbs}, {"median_gbs", s.median},
+              {"reference", r.reference.empty() ? Json(nullptr) : Json(r.reference)},
+              {"ratio_to_plain_median", plain > 0 ? Json(s.median / plain)
+                                                  : r.reference.empty() && r.kind != "poll" ? Json(1.0)
+                                                                                            : Json(nullptr)},
+              {"warnings", rate_spread_warnings(s, "gbs")}};
+}
+
+void print_table(const Device& device, std::uint64_t bytes, int reps, const std::vector<Row>& rows) {
+  std::printf("# hetprobe bandwidth: %s (%s), %s pinned host buffer, %d samples each; GB/s = 10^9 B/s; poll: 8 B per "
+              "thread-poll\n", device.info().name.c_str(), device.info().backend.c_str(), format_size(bytes).c_str(),
+              reps);
+  std::printf("%-24s %10s %10s %10s %10s\n", "traffic", "median", "min", "max", "vs_plain");
+  for (const Row& r : rows) {
+    const Summary s = summarize(r.gbs);
+    const Json record = row_record(r, rows, bytes);
+    char ratio[32] = "-";
+    if (!r.reference.empty() && record["ratio_to_plain_median"].is_number())
+      std::snprintf(ratio, sizeof ratio, "%.1f%%", 100 * record["ratio_to_plain_median"].get<double>());
+    std::printf("%-24s %10.2f %10.2f %10.2f %10s\n", r.name.c_str(), s.median, s.min, s.max, ratio);
+  }
+}
+
 int run(const Options& o, const std::vector<std::string>& argv) {
-  const std::uint64_t bytes = parse_size(o.size);
-  if (o.reps < 1) throw usage_error("--reps must be at least 1");
-  if (!(o.duration_s > 0)) throw usage_error("--duration must be positive (seconds)");
+  // Every input checked before anything is opened or written.
+  const std::uint64_t bytes = parse_option("--size", o.size, [](const std::string& t) { return parse_size(t); });
   std::vector<LoadKind> kinds = parse_load_kinds(o.load);
   std::erase(kinds, LoadKind::none);
+  check_memory_available(bytes, "--size " + o.size);
+  if (!o.out.empty()) check_results_target("bandwidth", o.out, Resume::unavailable);
   std::string why;
   auto device = open_device(o.device, o.gpu, &why);
   PinnedBuffer buf = device->alloc_pinned(bytes);
   std::optional<ResultsWriter> writer;
-  if (!o.out.empty()) writer.emplace(o.out);
+  if (!o.out.empty()) writer.emplace(open_results_for("bandwidth", o.out, Resume::unavailable).writer);
 
   MPI_Init(nullptr, nullptr);
+  struct Finalize {  // also when a row fails or Ctrl-C stops the run: main() reports it
+    ~Finalize() { MPI_Finalize(); }
+  } finalize;
   const MpiContext mpi = mpi_context(MPI_COMM_SELF);
   const HostClock clock = HostClock::create("auto");
   Json kinds_json = Json::array();
-  for (LoadKind k : kinds) kinds_json.push_back(to_string(k));
+  std::size_t load_rows = 0;
+  for (LoadKind k : kinds) {
+    kinds_json.push_back(to_string(k));
+    load_rows += load_uses_threads(k) ? 2 : 1;
+  }
   Json config{{"bytes", bytes}, {"reps", o.reps}, {"writer_duration_s", o.duration_s}, {"loads", kinds_json}};
   const Json header = run_header({"bandwidth", argv, why, config, false, nullptr, nullptr}, *device, mpi, clock);
   if (writer) writer->write(header);
+  install_interrupt_handlers();
 
+  const std::size_t total_rows = 4 + 2 + load_rows;  // plain passes, persistent writers, loads
   std::vector<Row> rows;
-  auto row = [&](std::string name, std::string kind, std::string reference) -> Row& {
+  rows.reserve(total_rows);  // so the Row& below stays valid
+  Progress progress(total_rows);
+  // A row is measured by `sample` (one GB/s each), then recorded at once, so Ctrl-C keeps every finished row.
+  auto measure_row = [&](std::string name, std::string kind, std::string reference, const auto& sample) {
     rows.push_back({std::move(name), std::move(kind), std::move(reference), {}});
-    return rows.back();
+    Row& r = rows.back();
+    for (int i = 0; i < o.reps; ++i) {
+      throw_if_interrupted();
+      r.gbs.push_back(sample());
+    }
+    if (writer) writer->write(row_record(r, rows, bytes));
+    char median[64];
+    std::snprintf(median, sizeof median, ": median %.2f GB/s", summarize(r.gbs).median);
+    progress.print("bandwidth " + r.name + median);
   };
   for (LoadKind k : {LoadKind::write, LoadKind::read, LoadKind::copy_d2h, LoadKind::copy_h2d}) {
     (void)device->time_plain(k, buf.device(), bytes);  // warm-up: module load, first touch
-    Row& r = row(k == LoadKind::write ? "plain one-pass kernel" : std::string("plain ") + to_string(k),
-                 to_string(k), "");
-    for (int i = 0; i < o.reps; ++i) r.gbs.push_back(static_cast<double>(bytes) / device->time_plain(k, buf.device(), bytes) * 1e-9);
+    measure_row(k == LoadKind::write ? "plain one-pass kernel" : std::string("plain ") + to_string(k), to_string(k), "",
+                [&] { return static_cast<double>(bytes) / device->time_plain(k, buf.device(), bytes) * 1e-9; });
   }
   std::uint64_t epoch = 0;
-  for (Access a : {Access::stream, Access::stacked}) {
-    Row& r = row(std::string(to_string(a)) + " (persistent)", "write", "plain one-pass kernel");
-    for (int i = 0; i < o.reps; ++i) r.gbs.push_back(writer_gbs(*device, a, buf, bytes, o.duration_s, ++epoch));
-  }
+  for (Access a : {Access::stream, Access::stacked})
+    measure_row(std::string(to_string(a)) + " (persistent)", "write", "plain one-pass kernel",
+                [&] { return writer_gbs(*device, a, buf, bytes, o.duration_s, ++epoch); });
   auto engine = device->make_load_engine();
   for (LoadKind k : kinds)
     for (Access a : {Access::stream, Access::stacked}) {
       if (!load_uses_threads(k) && a == Access::stacked) continue;  // the copy engine has no access mode
       const std::string reference = k == LoadKind::write ? "plain one-pass kernel"
                                     : k == LoadKind::poll ? "" : std::string("plain ") + to_string(k);
-      Row& r = row(std::string("load ") + to_string(k) + (load_uses_threads(k) ? std::string(" ") + to_string(a) : ""),
-                   to_string(k), reference);
-      for (int i = 0; i < o.reps; ++i) r.gbs.push_back(load_gbs(*engine, k, a, buf, bytes, o.duration_s, ++epoch));
+      measure_row(std::string("load ") + to_string(k) + (load_uses_threads(k) ? std::string(" ") + to_string(a) : ""),
+                  to_string(k), reference,
+                  [&] { return load_gbs(*engine, k, a, buf, bytes, o.duration_s, ++epoch); });
     }
   engine.reset();
-
-  std::printf("# hetprobe bandwidth: %s (%s), %s pinned host buffer, %d samples each; GB/s = 10^9 B/s; poll: 8 B per "
-              "thread-poll\n", device->info().name.c_str(), device->info().backend.c_str(), format_size(bytes).c_str(),
-              o.reps);
-  std::printf("%-24s %10s %10s %10s %10s\n", "traffic", "median", "min", "max", "vs_plain");
-  for (const Row& r : rows) {
-    const Summary s = summarize(r.gbs);
-    double plain = 0;
-    for (const Row& p : rows)
-      if (!r.reference.empty() && p.name == r.reference) plain = summarize(p.gbs).median;
-    char ratio[32] = "-";
-    if (plain > 0) std::snprintf(ratio, sizeof ratio, "%.1f%%", 100 * s.median / plain);
-    std::printf("%-24s %10.2f %10.2f %10.2f %10s\n", r.name.c_str(), s.median, s.min, s.max, ratio);
-    if (writer)
-      writer->write(Json{{"record", "point"}, {"probe", "bandwidth"}, {"writer", r.name}, {"kind", r.kind},
-                         {"bytes", bytes}, {"gbs", r.gbs}, {"median_gbs", s.median},
-                         {"reference", r.reference.empty() ? Json(nullptr) : Json(r.reference)},
-                         {"ratio_to_plain_median", plain > 0 ? Json(s.median / plain)
-                                                             : r.reference.empty() && r.kind != "poll" ? Json(1.0)
-                                                                                                       : Json(nullptr)}});
-  }
-  MPI_Finalize();
+  print_table(*device, bytes, o.reps, rows);
   return 0;
 }
 
@@ -156,12 +199,14 @@ CommandFn add_bandwidth_command(CLI::App& app) {
       "async copy each way) against the paper's persistent writer and the interference loads at full rate "
       "(single process)");
   c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
-  c->add_option("--reps", o->reps, "Samples of each")->capture_default_str();
-  c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")->capture_default_str();
+  c->add_option("--reps", o->reps, "Samples of each")->check(count_from(1))->capture_default_str();
+  c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
+      ->check(number_in(0, kMaxSampleSeconds, true, " s"))->capture_default_str();
   c->add_option("--load", o->load, "Load kinds to measure at full rate: all, or a list of write, read, poll, "
                 "copy-d2h, copy-h2d")->capture_default_str();
   c->add_option("--device", o->device, "Backend: auto, cuda, hip, host")->capture_default_str();
-  c->add_option("--gpu", o->gpu, "Device ordinal within the backend")->capture_default_str();
+  c->add_option("--gpu", o->gpu, "Device ordinal within the backend")->check(integer_in(0, kMaxDeviceOrdinal))
+      ->capture_default_str();
   c->add_option("--out", o->out, "Also write JSON Lines records here");
   return [o](const std::vector<std::string>& argv) { return run(*o, argv); };
 }

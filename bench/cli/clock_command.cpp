@@ -7,11 +7,18 @@
 #include "hetprobe/clock_sync.hpp"
 #include "hetprobe/errors.hpp"
 #include "hetprobe/notify_table.hpp"
+#include "option_checks.hpp"
 #include "probe_session.hpp"
 
 namespace hetprobe::cli {
 
 namespace {
+
+// Batches are ping-pong bursts spread over the span: more than this is a
+// typing mistake, and each one is a record.
+constexpr int kMaxBatches = 10'000;
+// Every sample is kept in memory for the fit (24 bytes each).
+constexpr long long kMaxSamples = 10'000'000;
 
 struct Options {
   SessionOptions session;
@@ -19,15 +26,15 @@ struct Options {
   std::string order = "fence";
 };
 
+// The numbers are range-checked by the parser (option_checks.hpp).
 ClockSyncConfig build_config(const Options& o) {
   ClockSyncConfig c = o.config;
-  c.order = parse_memory_order(o.order);
-  if (c.samples_per_batch < 2) throw usage_error("--samples must be at least 2");
-  if (c.batches < 2) throw usage_error("--batches must be at least 2 (a line needs two ends)");
-  if (!(c.span_s > 0)) throw usage_error("--span must be positive (seconds)");
-  if (!(c.check_after_s >= 0)) throw usage_error("--check-after must not be negative (seconds)");
-  if (!(c.keep_fraction > 0 && c.keep_fraction <= 1)) throw usage_error("--keep must be in (0, 1]");
-  if (!(c.timeout_s > 0)) throw usage_error("--timeout must be positive (seconds)");
+  c.order = parse_option("--order", o.order, parse_memory_order);
+  const long long samples = static_cast<long long>(c.samples_per_batch) * (c.batches + 1);
+  if (samples > kMaxSamples)
+    throw usage_error("--samples " + std::to_string(c.samples_per_batch) + " x (--batches " + std::to_string(c.batches) +
+                      " + the check batch) is " + std::to_string(samples) + " samples; at most " +
+                      std::to_string(kMaxSamples) + " in all");
   return c;
 }
 
@@ -38,17 +45,20 @@ CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
   CLI::App* c = app.add_subcommand("clock",
       "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of a "
       "linear fit over a span, checked against a later independent sync (single process; one device per MPI rank)");
-  c->add_option("--samples", o->config.samples_per_batch, "Ping-pong samples per batch")->capture_default_str();
-  c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span")->capture_default_str();
-  c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")->capture_default_str();
+  c->add_option("--samples", o->config.samples_per_batch, "Ping-pong samples per batch")
+      ->check(count_from(2))->capture_default_str();
+  c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
+      ->check(integer_in(2, kMaxBatches))->capture_default_str();
+  c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")
+      ->check(seconds_up_to_a_day())->capture_default_str();
   c->add_option("--check-after", o->config.check_after_s, "Seconds after the last fitted batch to take the check batch")
-      ->capture_default_str();
+      ->check(number_in(0, kMaxSeconds, false, " s"))->capture_default_str();
   c->add_option("--keep", o->config.keep_fraction, "Fraction of samples fitted: those with the shortest round trips")
-      ->capture_default_str();
+      ->check(number_in(0, 1, true))->capture_default_str();
   c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
       ->capture_default_str();
   c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take before the run stops with an error")
-      ->capture_default_str();
+      ->check(seconds_up_to_a_day())->capture_default_str();
   add_session_options(c, o->session, "clock");
   return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<ClockSyncConfig>();
@@ -63,7 +73,10 @@ CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
                         },
                         [](const Json& header, const std::vector<Json>& records) {
                           print_clock_table(stdout, header, records);
-                        }},
+                        },
+                        nullptr,
+                        // A record per fitted batch, the check batch's, the fit's.
+                        [config] { return static_cast<std::size_t>(config->batches) + 2; }},
                        o->session, argv, env);
   };
 }

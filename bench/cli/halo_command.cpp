@@ -2,6 +2,8 @@
 // Sec. 3-4): baseline against notification-driven persistent kernels on any
 // number of ranks, payload verified, with the paper's lower-bound model.
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <memory>
 
 #include "command.hpp"
@@ -10,6 +12,7 @@
 #include "hetprobe/halo_record.hpp"
 #include "hetprobe/sizes.hpp"
 #include "hetprobe/text_list.hpp"
+#include "option_checks.hpp"
 #include "probe_session.hpp"
 
 namespace hetprobe::cli {
@@ -32,12 +35,37 @@ struct Options {
   KModel kmodel;
 };
 
+// Cells per side of a cube, and sub-cubes per axis: far past any run, and
+// small enough that every product of them in the layout stays exact.
+constexpr int kMaxCube = 1 << 20;
+constexpr int kMaxGridSide = 1 << 10;
+constexpr int kMaxCellBytes = 1 << 20;
+constexpr long long kMaxPollPauseNs = 1'000'000'000;  // a second between two flag reads
+constexpr double kMaxBytesPerSecond = 1e15;            // 1 PB/s
+
 std::array<int, 3> parse_grid(const std::string& text) {
+  const std::string expected = "--grid " + text + ": expected three counts in [1, " + std::to_string(kMaxGridSide) +
+                               "] like 4x4x4";
   std::array<int, 3> g{};
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%dx%dx%d%c", &g[0], &g[1], &g[2], &extra) != 3 || g[0] < 1 || g[1] < 1 || g[2] < 1)
-    throw usage_error("--grid " + text + ": expected three positive counts like 4x4x4");
+  const auto sides = split_list(text, "--grid", 'x');
+  if (sides.size() != 3) throw usage_error(expected);
+  for (int a = 0; a < 3; ++a) {
+    const std::string& t = sides[static_cast<std::size_t>(a)];
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), g[a]);
+    if (ec != std::errc() || end != t.data() + t.size() || g[a] < 1 || g[a] > kMaxGridSide) throw usage_error(expected);
+  }
   return g;
+}
+
+std::vector<int> parse_cubes(const std::string& text) {
+  std::vector<int> out;
+  for (std::uint64_t cube : parse_option("--cube", text, [](const std::string& t) { return parse_size_list(t); })) {
+    if (cube > static_cast<std::uint64_t>(kMaxCube))
+      throw usage_error("--cube " + text + ": a cube side is at most " + std::to_string(kMaxCube) + " cells, not " +
+                        std::to_string(cube));
+    out.push_back(static_cast<int>(cube));
+  }
+  return out;
 }
 
 // The layouts of this run, for `rank` of `ranks` (one per cube, or the file's).
@@ -49,8 +77,8 @@ std::vector<HaloLayout> layouts(const Options& o, int rank, int ranks) {
   c.halo_width = o.halo_width;
   c.peers = o.peers == "auto" ? (ranks == 2 ? HaloPeers::pair : HaloPeers::grid) : parse_halo_peers(o.peers);
   std::vector<HaloLayout> out;
-  for (std::uint64_t cube : parse_size_list(o.cubes)) {
-    c.cube = static_cast<int>(cube);
+  for (int cube : parse_cubes(o.cubes)) {
+    c.cube = cube;
     out.push_back(cube_layout(c, rank, ranks));
   }
   return out;
@@ -64,7 +92,7 @@ void validate_layouts(const Options& o) {
     file_layout(o.layout_file, 0, kAnyRanks);
     return;
   }
-  if (o.peers != "auto") parse_halo_peers(o.peers);
+  if (o.peers != "auto") parse_option("--peers", o.peers, parse_halo_peers);
   Options grid_only = o;
   grid_only.peers = "grid";
   layouts(grid_only, 0, 1);
@@ -73,7 +101,7 @@ void validate_layouts(const Options& o) {
 // "off", "on" or both, comma-separated: which settings of a two-way option to run.
 std::vector<bool> parse_pair_list(const std::string& list, const char* option, const char* off, const char* on) {
   std::vector<bool> out;
-  for (const std::string& name : split_list(list)) {
+  for (const std::string& name : split_list(list, option)) {
     if (name != off && name != on)
       throw usage_error(std::string(option) + " " + list + ": expected " + off + ", " + on + " or both, comma-separated");
     if (std::find(out.begin(), out.end(), name == on) != out.end())
@@ -83,23 +111,15 @@ std::vector<bool> parse_pair_list(const std::string& list, const char* option, c
   return out;
 }
 
-// Parses `value` with `parse`; an error names the option.
-template <class Parse>
-auto parse_option(const char* option, const std::string& value, Parse parse) {
-  try {
-    return parse(value);
-  } catch (const Error& e) {
-    throw usage_error(std::string(option) + " " + value + ": " + e.what());
-  }
-}
-
+// The numbers are range-checked by the parser (option_checks.hpp); lists,
+// sizes and the models' consistency here.
 HaloConfig build_config(const Options& o) {
   HaloConfig c = o.config;
-  c.variants = parse_halo_variants(o.variants);
+  c.variants = parse_option("--variants", o.variants, parse_halo_variants);
   c.blocking_sends = parse_pair_list(o.send, "--send", "isend", "send");
   c.testanys = parse_pair_list(o.recv_wait, "--recv-wait", "waitall", "testany");
-  c.signals = parse_halo_signals(o.signal);
-  c.stagings = parse_halo_stagings(o.staging);
+  c.signals = parse_option("--signal", o.signal, parse_halo_signals);
+  c.stagings = parse_option("--staging", o.staging, parse_halo_stagings);
   c.threads_per_block.clear();
   for (std::uint64_t t : parse_option("--threads", o.threads, [](const std::string& t) { return parse_size_list(t); })) {
     if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
@@ -108,12 +128,40 @@ HaloConfig build_config(const Options& o) {
   if (o.long_bytes != "auto") c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
   if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
     throw usage_error("--timeline " + c.timeline + ": expected all, median or none");
-  if (c.iterations < 1) throw usage_error("--iterations must be at least 1");
-  if (c.warmup < 0) throw usage_error("--warmup must not be negative");
-  if (!(c.timeout_s > 0)) throw usage_error("--timeout must be positive (seconds)");
   if ((o.alpha_s < 0) != (o.beta_s_per_byte < 0)) throw usage_error("--model-alpha and --model-beta go together");
-  if (o.mpi_reps < 1) throw usage_error("--mpi-reps must be at least 1");
+  const KModel& k = o.kmodel;
+  if (k.r_cb_bytes_per_s != 0 || k.r_ci_bytes_per_s != 0 || k.k_inter != 0 || k.k_total != 0 || k.k_prime != 1) {
+    if (k.r_cb_bytes_per_s == 0) throw usage_error("the K-model options (--model-r-ci, --model-k-*) need --model-r-cb");
+    KModel check = k;
+    check.alpha_s = 0;  // measured (or given) later; every other term is checked now, before anything is written
+    try {
+      (void)kmodel_beta(check);
+    } catch (const Error& e) {
+      throw usage_error("--model-r-cb, --model-r-ci, --model-k-inter, --model-k-total, --model-k-prime: " +
+                        std::string(e.what()));
+    }
+  }
   return c;
+}
+
+// Each rank's messages fit MPI's int counts; returns the bytes of its
+// buffers (device buffers counted too: on the host backend they are host
+// memory), for the largest cube. Before the results file is written.
+std::uint64_t check_rank_layouts(const Options& o, const HaloConfig& c, const MpiContext& mpi) {
+  std::uint64_t largest_need = 0;
+  const bool memcpy = std::find(c.stagings.begin(), c.stagings.end(), HaloStaging::memcpy) != c.stagings.end();
+  for (const HaloLayout& l : layouts(o, mpi.rank, mpi.size)) {
+    std::uint64_t sends = 0, recvs = 0;
+    for (const auto& m : l.sends) {
+      if (m.bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        throw usage_error("a halo message of " + format_size(m.bytes) + " is above MPI's int count (2 GiB - 1): " +
+                          "a smaller --cube, a larger --grid or a smaller --cell-bytes");
+      sends += m.bytes;
+    }
+    for (const auto& m : l.recvs) recvs += m.bytes;
+    largest_need = std::max(largest_need, (memcpy ? 2 : 1) * sends + 2 * recvs);
+  }
+  return largest_need;
 }
 
 void measure(const Options& o, const HaloConfig& c, Device& device, const HostClock& clock, const MpiContext& mpi,
@@ -167,8 +215,10 @@ CommandFn add_halo_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--grid", o->grid, "Sub-cubes per axis the message sizes come from (the paper's 64 ranks: 4x4x4)")
       ->capture_default_str();
-  c->add_option("--cell-bytes", o->cell_bytes, "Bytes per cell")->capture_default_str();
-  c->add_option("--halo-width", o->halo_width, "Halo thickness, cells")->capture_default_str();
+  c->add_option("--cell-bytes", o->cell_bytes, "Bytes per cell")->check(integer_in(1, kMaxCellBytes))
+      ->capture_default_str();
+  c->add_option("--halo-width", o->halo_width, "Halo thickness, cells (less than a sub-cube's side)")
+      ->check(integer_in(1, kMaxCube))->capture_default_str();
   c->add_option("--peers", o->peers, "Who exchanges with whom: grid (periodic 3D process grid), pair (rank r with "
                 "r^1: the paper's 2-GPU run), auto (pair on 2 ranks, else grid)")->capture_default_str();
   c->add_option("--layout-file", o->layout_file, "Message sizes and peers from a file, one 'SENDER RECEIVER BYTES' "
@@ -184,27 +234,36 @@ CommandFn add_halo_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--staging", o->staging, "where pack writes: pinned (host memory MPI sends from), memcpy (device "
                 "memory, then one device-to-host copy per message on its own stream), or both")->capture_default_str();
-  c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")->capture_default_str();
-  c->add_option("--warmup", o->config.warmup, "Untimed iterations before them")->capture_default_str();
+  c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")->check(count_from(1))
+      ->capture_default_str();
+  c->add_option("--warmup", o->config.warmup, "Untimed iterations before them")->check(count_from(0))
+      ->capture_default_str();
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
   c->add_option("--poll-pause", o->config.poll_pause_ns, "notify variants: ns the GPU pauses between two reads of an "
                 "unpack-ready flag (fewer reads of host memory while MPI copies), a list; 0: none")
-      ->delimiter(',')->capture_default_str();
+      ->delimiter(',')->check(integer_in(0, kMaxPollPauseNs))->capture_default_str();
   c->add_option("--timeline", o->config.timeline, "Per-iteration timelines kept in the records: all, median (the "
                 "median iteration's alone), or none")->capture_default_str();
   c->add_option("--long-bytes", o->long_bytes, "notify-stacked: messages at least this big are packed and unpacked "
                 "by the whole grid; auto: half the largest message")->capture_default_str();
-  c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->capture_default_str();
-  c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
+  c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->check(seconds_up_to_a_day())
       ->capture_default_str();
-  c->add_option("--model-alpha", o->alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)");
-  c->add_option("--model-beta", o->beta_s_per_byte, "Model inverse bandwidth beta, s/B");
-  c->add_option("--model-r-cb", o->kmodel.r_cb_bytes_per_s, "K-model R_Cb, B/s: use Eq. 3-4 (inter-node) for T_comm");
-  c->add_option("--model-r-ci", o->kmodel.r_ci_bytes_per_s, "K-model R_Ci, B/s");
-  c->add_option("--model-k-inter", o->kmodel.k_inter, "K-model K_inter: messages per rank that leave the node");
-  c->add_option("--model-k-total", o->kmodel.k_total, "K-model K_total: messages per rank");
-  c->add_option("--model-k-prime", o->kmodel.k_prime, "K-model k': processes communicating per node");
+  c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--model-alpha", o->alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)")
+      ->check(number_in(0, 1, false, " s"));
+  c->add_option("--model-beta", o->beta_s_per_byte, "Model inverse bandwidth beta, s/B")
+      ->check(number_in(0, 1, false, " s/B"));
+  c->add_option("--model-r-cb", o->kmodel.r_cb_bytes_per_s, "K-model R_Cb, B/s: use Eq. 3-4 (inter-node) for T_comm")
+      ->check(number_in(0, kMaxBytesPerSecond, true, " B/s"));
+  c->add_option("--model-r-ci", o->kmodel.r_ci_bytes_per_s, "K-model R_Ci, B/s")
+      ->check(number_in(0, kMaxBytesPerSecond, true, " B/s"));
+  c->add_option("--model-k-inter", o->kmodel.k_inter, "K-model K_inter: messages per rank that leave the node")
+      ->check(count_from(0));
+  c->add_option("--model-k-total", o->kmodel.k_total, "K-model K_total: messages per rank")->check(count_from(1));
+  c->add_option("--model-k-prime", o->kmodel.k_prime, "K-model k': processes communicating per node")
+      ->check(count_from(1));
   add_session_options(c, o->session, "halo");
   return [o](const std::vector<std::string>& argv) {
     auto config = std::make_shared<HaloConfig>();
@@ -213,7 +272,7 @@ CommandFn add_halo_command(CLI::App& app) {
                           *config = build_config(*o);
                           validate_layouts(*o);
                           Json j = config->to_json();
-                          j["cubes"] = o->layout_file.empty() ? Json(parse_size_list(o->cubes)) : Json(nullptr);
+                          j["cubes"] = o->layout_file.empty() ? Json(parse_cubes(o->cubes)) : Json(nullptr);
                           j["grid"] = o->grid;
                           j["cell_bytes"] = o->cell_bytes;
                           j["halo_width"] = o->halo_width;
@@ -226,7 +285,13 @@ CommandFn add_halo_command(CLI::App& app) {
                           measure(*o, *config, d, clock, mpi, sink);
                         },
                         [](const Json&, const std::vector<Json>& records) { print_halo_table(stdout, records); },
-                        [o](const MpiContext& mpi) { layouts(*o, mpi.rank, mpi.size); }},
+                        [o, config](const MpiContext& mpi) { check_rank_layouts(*o, *config, mpi); },
+                        // Per cube: a record per setup, then the model's.
+                        [o, config] {
+                          const std::size_t cubes = o->layout_file.empty() ? parse_cubes(o->cubes).size() : 1;
+                          return cubes * (config->setups().size() + 1);
+                        },
+                        [o, config](const MpiContext& mpi) { return check_rank_layouts(*o, *config, mpi); }},
                        o->session, argv, {});
   };
 }

@@ -3,9 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <thread>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -14,11 +12,16 @@
 #include "hetprobe/errors.hpp"
 #include "hetprobe/host_stream.hpp"
 #include "hetprobe/interference.hpp"
+#include "hetprobe/interference_resume.hpp"
 #include "hetprobe/interference_table.hpp"
 #include "hetprobe/interrupt.hpp"
 #include "hetprobe/placement.hpp"
 #include "hetprobe/run_header.hpp"
 #include "hetprobe/sizes.hpp"
+#include "hetprobe/text_list.hpp"
+#include "option_checks.hpp"
+#include "probe_session.hpp"
+#include "progress.hpp"
 
 namespace hetprobe::cli {
 
@@ -45,7 +48,7 @@ struct Options {
 
 std::vector<Access> parse_access_list(const std::string& text) {
   std::vector<Access> out;
-  for (const auto& item : CLI::detail::split(text, ',')) {
+  for (const auto& item : split_list(text, "--access")) {
     const Access a = item == "stream" ? Access::stream
                      : item == "stacked" ? Access::stacked
                      : throw usage_error("unknown access mode '" + item + "' (expected stream, stacked)");
@@ -82,10 +85,7 @@ InterferenceConfig build_config(const Options& o) {
   c.loads = parse_load_kinds(o.load.empty() ? "write" : o.load);
   c.load_bytes = parse_load_bytes(o.load_bytes.empty() ? (c.paper ? "message" : "auto") : o.load_bytes);
   c.rates = parse_load_rates(o.load_rate.empty() ? "1" : o.load_rate);
-  if (o.reps < 1) throw usage_error("--reps must be at least 1");
-  if (o.warmup < 0) throw usage_error("--warmup must not be negative");
-  if (!(o.timeout_s > 0)) throw usage_error("--timeout must be positive (seconds)");
-  c.reps = o.reps;
+  c.reps = o.reps;  // range-checked by the parser, as --warmup and --timeout are
   c.warmup = o.warmup;
   c.timeout_s = o.timeout_s;
   c.check_payload = !o.no_check;
@@ -111,6 +111,29 @@ void resolve_load_gpus(const Options& o, InterferenceConfig& c, const Device& de
                       "--load none measures only SSB)");
 }
 
+// The largest load buffer any point uses.
+std::uint64_t max_load_bytes(const InterferenceConfig& c) {
+  std::uint64_t buffer = 0;
+  for (std::uint64_t n : c.sizes) buffer = std::max(buffer, c.load_bytes_for(n));
+  return buffer;
+}
+
+// Whether this rank runs loads (and so holds a LoadSet).
+bool loads_on_rank(const InterferenceConfig& c, int rank) {
+  const bool any_load = std::any_of(c.loads.begin(), c.loads.end(), [](LoadKind k) { return k != LoadKind::none; });
+  return gpu_on_rank(c.writer, rank) && !c.paper && any_load && c.max_gpus() > 0;
+}
+
+// Host memory this rank will take: the pinned buffer, the other load GPUs'
+// buffers, the two payloads (device memory; on the host backend host memory),
+// and rank 0's STREAM arrays.
+std::uint64_t rank_host_bytes(const InterferenceConfig& c, int rank, const Topology& topo) {
+  std::uint64_t bytes = interference_allocation_bytes(c) + 2 * c.sizes.back();  // sizes are sorted
+  if (loads_on_rank(c, rank)) bytes += static_cast<std::uint64_t>(c.max_gpus() - 1) * max_load_bytes(c);
+  if (rank == 0 && c.host_stream) bytes += 3 * auto_stream_array_bytes(topo.describe());
+  return bytes;
+}
+
 // Rank 0's view of the results file: where it goes and what is already done.
 struct Output {
   std::filesystem::path path;
@@ -119,37 +142,23 @@ struct Output {
   std::map<std::pair<std::uint64_t, Access>, double> ssb_medians;
 };
 
-// Opens the results file, reading back a resumed one. Only on rank 0.
-void open_output(const Options& o, const Json& config, const Device& device, Output& out) {
+// Where the results go, checked without creating anything. Only on rank 0.
+void check_output(const Options& o, Output& out) {
   out.path = o.out.empty() ? "hetprobe-interference-" + utc_now_iso8601() + ".jsonl" : o.out;
-  const bool exists = std::filesystem::exists(out.path) && std::filesystem::file_size(out.path) > 0;
-  if (exists && !o.resume)
-    throw usage_error(out.path.string() + " already has results: add --resume to continue it, or choose another --out");
-  out.writer.emplace(out.path);  // locks the file before it is read
-  if (exists) {
-    const ResultsFile file = read_results(out.path);
-    const Json* header = nullptr;
-    for (const Json& r : file.records) {
-      if (r.value("record", "") == "header") header = &r;
-      else if (r.value("record", "") == "point") {
-        const PointKey k = point_key_of(r);
-        out.done.insert(k);
-        if (k.layout == Layout::SSB) out.ssb_medians[{k.size, k.access}] = r["send_time_ns"]["median"].get<double>();
-      }
-    }
-    if (header == nullptr || header->value("probe", "") != "interference")
-      throw usage_error(out.path.string() + " is not an interference results file");
-    for (const char* key : {"send_mode", "writer_side", "paper", "load_bytes", "reps", "warmup", "check_payload"})
-      if ((*header)["config"].value(key, Json()) != config[key])
-        throw usage_error("--resume: " + out.path.string() + " was written with " + key + " = " +
-                          (*header)["config"][key].dump() + ", this run has " + config[key].dump());
-    if ((*header)["backend"] != device.info().backend)
-      throw usage_error("--resume: " + out.path.string() + " was measured on the " +
-                        (*header)["backend"].get<std::string>() + " backend");
-    if (file.truncated_tail) {
-      std::fprintf(stderr, "hetprobe: dropping an incomplete last line of %s (a killed run)\n", out.path.c_str());
-      drop_truncated_tail(out.path, file);
-    }
+  check_results_target("interference", out.path, o.resume ? Resume::on : Resume::off);
+}
+
+// Opens the results file, reading back a resumed one. Only on rank 0, after check_output.
+void open_output(const Options& o, const Json& config, const Device& device, Output& out) {
+  OpenedResults opened = open_results_for("interference", out.path, o.resume ? Resume::on : Resume::off);
+  out.writer.emplace(std::move(opened.writer));
+  if (opened.existing.records.empty()) return;
+  ResumedPoints resumed = resumed_points(opened.existing, config, device.info().backend);
+  out.done = std::move(resumed.done);
+  out.ssb_medians = std::move(resumed.ssb_medians);
+  if (opened.existing.truncated_tail) {
+    std::fprintf(stderr, "hetprobe: dropping an incomplete last line of %s (a killed run)\n", out.path.c_str());
+    drop_truncated_tail(out.path, opened.existing);
   }
 }
 
@@ -168,17 +177,6 @@ std::set<PointKey> done_from_string(const std::string& s) {
   return done;
 }
 
-// A barrier that sleeps instead of spinning: the other rank's STREAM must not
-// lose a core to it.
-void quiet_barrier(const MpiContext& mpi) {
-  MPI_Request r;
-  mpi_check(MPI_Ibarrier(mpi.comm, &r), "MPI_Ibarrier");
-  for (int done = 0; !done;) {
-    mpi_check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
 int run(const Options& o, const std::vector<std::string>& argv) {
   MPI_Init(nullptr, nullptr);
   const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
@@ -192,34 +190,36 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   std::unique_ptr<LoadSet> loads;
   Output out;
   std::optional<HostClock> clock;
-  std::string error;
-  try {
-    cfg = build_config(o);
-    clock = HostClock::create(o.clock);
-    topo.emplace(Topology::discover());
-    placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *topo);
-    device = placement.device.get();
-    resolve_load_gpus(o, cfg, *device);
-    // After binding, so the pages land on the bound NUMA node.
-    memory = device->alloc_pinned(interference_allocation_bytes(cfg));
-    if (mpi.size != 2)
-      throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
-                        std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
-    const bool loads_here = gpu_on_rank(cfg.writer, mpi.rank);
-    const bool any_load = std::any_of(cfg.loads.begin(), cfg.loads.end(), [](LoadKind k) { return k != LoadKind::none; });
-    if (loads_here && !cfg.paper && any_load && cfg.max_gpus() > 0) {
-      std::uint64_t buffer = 0;
-      for (std::uint64_t n : cfg.sizes) buffer = std::max(buffer, cfg.load_bytes_for(n));
-      loads = std::make_unique<LoadSet>(*device, cfg.load_devices, cfg.max_gpus(), buffer, *topo, topo->bound_cpuset());
-    }
-    if (mpi.rank == 0) open_output(o, cfg.to_json(), *device, out);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::usage) throw;
-    error = e.what();
-  }
-  const int failed = first_failed_rank(mpi, !error.empty());
-  if (failed >= 0) {
-    if (failed == mpi.rank) std::fprintf(stderr, "hetprobe interference: error: %s\n", error.c_str());
+  std::uint64_t bytes = 0;  // host memory this rank will take
+  const bool ok = agreed_steps(mpi, "interference", {
+      [&] {
+        cfg = build_config(o);
+        clock = HostClock::create(o.clock);
+        topo.emplace(Topology::discover());
+        placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *topo);
+        device = placement.device.get();
+        resolve_load_gpus(o, cfg, *device);
+        if (mpi.size != 2)
+          throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
+                            std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
+        if (mpi.rank == 0) check_output(o, out);
+        bytes = rank_host_bytes(cfg, mpi.rank, *topo);
+      },
+      [&] {
+        const std::uint64_t on_node = node_sum(mpi, bytes);
+        check_memory_available(on_node, "this run (--sizes up to " + format_size(cfg.sizes.back()) +
+                                            ", load buffers of " + format_size(max_load_bytes(cfg)) + ", " +
+                                            std::to_string(mpi.node_size) + " rank(s) on this node)");
+        // After binding, so the pages land on the bound NUMA node.
+        memory = device->alloc_pinned(interference_allocation_bytes(cfg));
+        if (loads_on_rank(cfg, mpi.rank))
+          loads = std::make_unique<LoadSet>(*device, cfg.load_devices, cfg.max_gpus(), max_load_bytes(cfg), *topo,
+                                            topo->bound_cpuset());
+      },
+      [&] {
+        if (mpi.rank == 0) open_output(o, cfg.to_json(), *device, out);
+      }});
+  if (!ok) {
     MPI_Finalize();
     return 2;
   }
@@ -231,16 +231,15 @@ int run(const Options& o, const std::vector<std::string>& argv) {
                                  *device, mpi, *clock);
   InterferenceTable table(stdout);
   const std::size_t total = sweep_points(cfg).size();
-  std::size_t finished = done.size(), measured = 0;
+  Progress progress(total, done.size());
   if (mpi.rank == 0) {
     out.writer->write(header);
     std::fprintf(stderr, "hetprobe interference: %s; device %s (%s); %zu points (%zu already in %s)\n",
                  device_choice.c_str(), device->info().name.c_str(), device->info().backend.c_str(), total,
-                 finished, out.path.c_str());
+                 done.size(), out.path.c_str());
     table.print_heading(header);
   }
   install_interrupt_handlers();
-  const auto t_start = std::chrono::steady_clock::now();
   try {
   if (cfg.host_stream) {
     if (mpi.rank == 0) {
@@ -254,7 +253,7 @@ int run(const Options& o, const std::vector<std::string>& argv) {
                      *std::max_element(r.copy_gbs.begin(), r.copy_gbs.end()),
                      *std::max_element(r.triad_gbs.begin(), r.triad_gbs.end()));
     }
-    quiet_barrier(mpi);
+    interruptible_barrier(mpi);  // sleeping: the other rank's STREAM must not lose a core to it
   }
   run_interference(cfg, *device, memory, loads.get(), mpi, *clock, done, [&](const PointData& p) {
     std::optional<double> ssb;
@@ -263,23 +262,19 @@ int run(const Options& o, const std::vector<std::string>& argv) {
     if (p.key.layout == Layout::SSB) out.ssb_medians[{p.key.size, p.key.access}] = record["send_time_ns"]["median"].get<double>();
     out.writer->write(record);
     table.print_row(record);
-    ++finished;
-    ++measured;
-    if (!o.quiet) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-      std::fprintf(stderr, "[%zu/%zu] %s: median %.3f us, %.0f s elapsed, about %.0f s left\n", finished, total,
-                   describe(p.key).c_str(), record["send_time_ns"]["median"].get<double>() / 1e3, elapsed,
-                   elapsed / static_cast<double>(measured) * static_cast<double>(total - finished));
-    }
+    char median[64];
+    std::snprintf(median, sizeof median, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
+    const std::string line = progress.finished(describe(p.key) + median);
+    if (!o.quiet) std::fprintf(stderr, "%s\n", line.c_str());
   });
   } catch (const Error& e) {
     // The other rank may be waiting inside MPI: end the whole job, once.
-    std::fprintf(stderr, "[%s rank %d] %s error: %s [%s]\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()),
-                 e.what(), e.where().c_str());
+    std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()),
+                 user_message(e).c_str());
     loads.reset();  // stops any load still running
     if (mpi.rank == 0)
       std::fprintf(stderr, "hetprobe interference: %zu of %zu points are in %s; --resume continues it\n",
-                   finished, total, out.path.c_str());
+                   progress.done(), total, out.path.c_str());
     std::fflush(nullptr);
     MPI_Abort(MPI_COMM_WORLD, exit_code_for(e.kind()));
   }
@@ -337,14 +332,15 @@ CommandFn add_interference_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--writer", o->writer, "Whose GPU writes the payload and runs the loads: sender, receiver or both "
                 "(the receiver's load traffic is measured during its MPI_Wait)")->capture_default_str();
-  c->add_option("--reps", o->reps, "Timed samples per point")->capture_default_str();
-  c->add_option("--warmup", o->warmup, "Untimed full samples per point before the timed ones")->capture_default_str();
+  c->add_option("--reps", o->reps, "Timed samples per point")->check(count_from(1))->capture_default_str();
+  c->add_option("--warmup", o->warmup, "Untimed full samples per point before the timed ones")
+      ->check(count_from(0))->capture_default_str();
   c->add_option("--timeout", o->timeout_s, "Seconds any wait (host or device) may take before the run stops "
-                "with an error")->capture_default_str();
+                "with an error")->check(seconds_up_to_a_day())->capture_default_str();
   c->add_option("--device", o->device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
       ->capture_default_str();
   c->add_option("--gpu", o->gpu, "Device ordinal within the backend (default: the rank's node-local index, round "
-                "robin over the node's devices)");
+                "robin over the node's devices)")->check(integer_in(0, kMaxDeviceOrdinal));
   add_bind_option(c, o->bind);
   c->add_option("--out", o->out, "Results file, JSON Lines (default: hetprobe-interference-<UTC time>.jsonl)");
   c->add_flag("--resume", o->resume, "Continue --out: skip the points it already holds");

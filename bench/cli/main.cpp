@@ -1,6 +1,7 @@
 // hetprobe: how the CPU and the GPU of a node get in each other's way, and how
 // fast they can tell each other things. One subcommand per probe.
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "command.hpp"
@@ -11,9 +12,13 @@ int main(int argc, char** argv) {
   using namespace hetprobe;
   CLI::App app{"hetprobe " + hetprobe_version() + " (" + hetprobe_git_revision() +
                "): CPU/GPU interference and notification probes for HPC nodes.\n"
-               "Each subcommand is one probe; `hetprobe SUBCOMMAND --help` explains its options."};
+               "Each subcommand is one probe; `hetprobe SUBCOMMAND --help` explains its options.",
+               "hetprobe"};  // the name help shows, not argv[0] (the Python command runs us from inside its package)
   app.set_version_flag("--version", "hetprobe " + hetprobe_version() + " " + hetprobe_git_revision());
   app.require_subcommand(1);
+  bool debug = false;
+  app.add_flag("--debug", debug, "Error messages also name the source line that raised them (or HETPROBE_DEBUG=1)");
+  app.fallthrough();  // --debug after the subcommand too; set before the subcommands, which inherit it
   const std::map<std::string, cli::CommandFn> commands = {
       {"interference", cli::add_interference_command(app)},
       {"notify", cli::add_notify_command(app)},
@@ -30,11 +35,12 @@ int main(int argc, char** argv) {
     if (info || cli::first_launched_rank()) app.exit(e);
     return info ? 0 : 2;
   }
+  if (debug) setenv("HETPROBE_DEBUG", "1", 1);  // read by user_message(), here and in the probes' own reports
   const std::vector<std::string> args(argv, argv + argc);
   try {
     return commands.at(app.get_subcommands().front()->get_name())(args);
   } catch (const Error& e) {
-    std::fprintf(stderr, "hetprobe: %s error: %s [%s]\n", to_string(e.kind()), e.what(), e.where().c_str());
+    std::fprintf(stderr, "hetprobe: %s error: %s\n", to_string(e.kind()), user_message(e).c_str());
     return exit_code_for(e.kind());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hetprobe: error: %s\n", e.what());

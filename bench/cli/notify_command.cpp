@@ -1,12 +1,14 @@
 // `hetprobe notify`: the cost of one CPU<->GPU notification through a flag
 // (paper 002 Table 1), the round trip both ways, and every mechanism side by
 // side. Single process; under mpirun each rank measures its own device.
+#include <algorithm>
 #include <memory>
 
 #include "command.hpp"
 #include "hetprobe/errors.hpp"
 #include "hetprobe/notify.hpp"
 #include "hetprobe/notify_table.hpp"
+#include "option_checks.hpp"
 #include "probe_session.hpp"
 
 namespace hetprobe::cli {
@@ -23,19 +25,25 @@ struct Options {
   NotifyConfig numbers;  // the integer options, parsed straight in
 };
 
+// The numbers are range-checked by the parser (option_checks.hpp); the lists here.
 NotifyConfig build_config(const Options& o) {
   NotifyConfig c = o.numbers;
-  c.parts = parse_notify_parts(o.parts);
-  c.orders = parse_order_pairs(o.orders);
-  c.placements = parse_flag_placements(o.placements);
-  c.spacings = parse_flag_spacings(o.spacings);
-  c.host_memory = parse_host_coherence(o.host_memory);
-  for (auto [value, name] : {std::pair{c.overhead_ops, "--overhead-ops"}, {c.overhead_samples, "--overhead-samples"},
-                             {c.exchanges, "--exchanges"}, {c.mechanism_samples, "--mechanism-samples"}})
-    if (value < 1) throw usage_error(std::string(name) + " must be at least 1");
-  if (c.warmup < 0) throw usage_error("--warmup must not be negative");
-  if (!(c.timeout_s > 0)) throw usage_error("--timeout must be positive (seconds)");
+  c.parts = parse_option("--parts", o.parts, parse_notify_parts);
+  c.orders = parse_option("--orders", o.orders, parse_order_pairs);
+  c.placements = parse_option("--placement", o.placements, parse_flag_placements);
+  c.spacings = parse_option("--spacing", o.spacings, parse_flag_spacings);
+  c.host_memory = parse_option("--host-memory", o.host_memory, parse_host_coherence);
   return c;
+}
+
+// Records run_notify writes: per placement, spacing and order 4 overhead
+// records (cpu and gpu side, alone and contended) and 2 round trips (one each
+// way); then the mechanisms.
+std::size_t expected_records(const NotifyConfig& c) {
+  const auto has = [&](NotifyPart p) { return std::find(c.parts.begin(), c.parts.end(), p) != c.parts.end(); };
+  const std::size_t per_setup = (has(NotifyPart::overhead) ? 4 : 0) + (has(NotifyPart::roundtrip) ? 2 : 0);
+  return c.placements.size() * c.spacings.size() * c.orders.size() * per_setup +
+         (has(NotifyPart::mechanisms) ? notify_mechanism_count() : 0);
 }
 
 }  // namespace
@@ -58,15 +66,18 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
                 "(4096 B) (a list)")->capture_default_str();
   c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
       ->capture_default_str();
-  c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")->capture_default_str();
+  c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")
+      ->check(count_from(1))->capture_default_str();
   c->add_option("--overhead-samples", o->numbers.overhead_samples, "Overhead samples per configuration")
-      ->capture_default_str();
+      ->check(count_from(1))->capture_default_str();
   c->add_option("--exchanges", o->numbers.exchanges, "Round trips per configuration and direction")
-      ->capture_default_str();
-  c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")->capture_default_str();
-  c->add_option("--warmup", o->numbers.warmup, "Untimed exchanges before each timed set")->capture_default_str();
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--warmup", o->numbers.warmup, "Untimed exchanges before each timed set")
+      ->check(count_from(0))->capture_default_str();
   c->add_option("--timeout", o->numbers.timeout_s, "Seconds any wait (host or device) may take before the run stops "
-                "with an error")->capture_default_str();
+                "with an error")->check(seconds_up_to_a_day())->capture_default_str();
   add_session_options(c, o->session, "notify");
   return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<NotifyConfig>();
@@ -81,7 +92,9 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
                         },
                         [](const Json& header, const std::vector<Json>& records) {
                           print_notify_tables(stdout, header, records);
-                        }},
+                        },
+                        nullptr,
+                        [config] { return expected_records(*config); }},
                        o->session, argv, env);
   };
 }

@@ -15,13 +15,16 @@
 #include "hetprobe/notify_table.hpp"
 #include "hetprobe/placement.hpp"
 #include "hetprobe/run_header.hpp"
+#include "option_checks.hpp"
+#include "progress.hpp"
 
 namespace hetprobe::cli {
 
 void add_session_options(CLI::App* c, SessionOptions& o, const std::string& probe) {
   c->add_option("--device", o.device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
       ->capture_default_str();
-  c->add_option("--gpu", o.gpu, "Device ordinal within the backend (default: the rank's node-local index)");
+  c->add_option("--gpu", o.gpu, "Device ordinal within the backend (default: the rank's node-local index)")
+      ->check(integer_in(0, kMaxDeviceOrdinal));
   c->add_option("--out", o.out, "Results file, JSON Lines (default: hetprobe-" + probe + "-<UTC time>.jsonl)");
   c->add_option("--clock", o.clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();
   add_bind_option(c, o.bind);
@@ -82,29 +85,49 @@ int run_captured(const ProbeSession& session, const SessionOptions& o, const std
 
 }  // namespace
 
+bool agreed_steps(const MpiContext& mpi, const std::string& probe, std::initializer_list<std::function<void()>> steps) {
+  for (const auto& step : steps) {
+    std::string error;
+    try {
+      step();
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::usage && e.kind() != ErrorKind::unsupported) throw;
+      error = e.what();
+    }
+    const int failed = first_failed_rank(mpi, !error.empty());
+    if (failed == mpi.rank) std::fprintf(stderr, "hetprobe %s: error: %s\n", probe.c_str(), error.c_str());
+    if (failed >= 0) return false;
+  }
+  return true;
+}
+
 int run_session(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv,
                 const CommandEnv& env) {
   if (env.capture) return run_captured(session, o, argv, *env.capture);
   MPI_Init(nullptr, nullptr);
   const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
   Prepared p;
-  std::string error;
   std::optional<ResultsWriter> writer;
   std::filesystem::path path = o.out.empty() ? "hetprobe-" + session.probe + "-" + utc_now_iso8601() + ".jsonl" : o.out;
-  try {
-    prepare(p, session, o, mpi);
-    if (mpi.rank == 0) {
-      if (std::filesystem::exists(path) && std::filesystem::file_size(path) > 0)
-        throw usage_error(path.string() + " already has results: choose another --out");
-      writer.emplace(path);
-    }
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::usage) throw;
-    error = e.what();
-  }
-  const int failed = first_failed_rank(mpi, !error.empty());
-  if (failed >= 0) {
-    if (failed == mpi.rank) std::fprintf(stderr, "hetprobe %s: error: %s\n", session.probe.c_str(), error.c_str());
+  // Every check on every rank first; the file is created only once all pass.
+  const bool ok = agreed_steps(mpi, session.probe,
+                               {[&] {
+                                  prepare(p, session, o, mpi);
+                                  if (mpi.rank == 0) check_results_target(session.probe, path, Resume::unavailable);
+                                },
+                                [&] {
+                                  const std::uint64_t bytes = session.host_bytes ? session.host_bytes(mpi) : 0;
+                                  const std::uint64_t on_node = node_sum(mpi, bytes);
+                                  if (on_node > 0)
+                                    check_memory_available(on_node, "this " + session.probe + " run (" +
+                                                                        std::to_string(mpi.node_size) +
+                                                                        " rank(s) on this node)");
+                                },
+                                [&] {
+                                  if (mpi.rank == 0)
+                                    writer.emplace(open_results_for(session.probe, path, Resume::unavailable).writer);
+                                }});
+  if (!ok) {
     MPI_Finalize();
     return 2;
   }
@@ -121,17 +144,19 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   install_interrupt_handlers();
   std::vector<Json> mine;
   try {
+    Progress progress(session.expected_records ? session.expected_records() : 0);
     session.measure(*device, *p.clock, mpi, [&](const Json& record) {
-      if (interrupted()) throw Error(ErrorKind::interrupted, "interrupted by signal " + std::to_string(interrupt_signal()));
+      throw_if_interrupted();
       Json r = record;
       r["rank"] = mpi.rank;
       if (mpi.rank == 0) writer->write(r);
-      if (!o.quiet && mpi.rank == 0) std::fprintf(stderr, "[%s] %s\n", session.probe.c_str(), record_label(r).c_str());
+      if (!o.quiet && mpi.rank == 0) progress.print(record_label(r));
       mine.push_back(std::move(r));
     });
+    interruptible_barrier(mpi);  // a rank done first waits here, where Ctrl-C reaches it
   } catch (const Error& e) {
-    std::fprintf(stderr, "[%s rank %d] %s error: %s [%s]\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()), e.what(),
-                 e.where().c_str());
+    std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()),
+                 user_message(e).c_str());
     if (mpi.rank == 0)
       std::fprintf(stderr, "hetprobe %s: %zu finished record(s) are in %s\n", session.probe.c_str(), mine.size(),
                    path.c_str());

@@ -41,7 +41,20 @@ struct ProbeSession {
   std::function<void(const Json& header, const std::vector<Json>& records)> print;
   // Checks the config against the ranks (collective probes); throws a usage Error (optional).
   std::function<void(const MpiContext&)> check_ranks = nullptr;
+  // Records rank 0 will measure, for the progress lines' ETA (optional; after configure).
+  std::function<std::size_t()> expected_records = nullptr;
+  // Bytes of host memory this rank will allocate (optional; after check_ranks):
+  // the ranks of a node together must fit what is available.
+  std::function<std::uint64_t(const MpiContext&)> host_bytes = nullptr;
 };
+
+// Collective: runs the steps in order on every rank, agreeing after each one
+// whether any rank threw a usage (or unsupported) Error. Returns false at the
+// first step that failed anywhere, after the lowest failing rank printed why
+// ("hetprobe PROBE: error: ..."); the caller then ends with exit 2. So a later
+// step (creating the results file) runs only once every rank passed the
+// earlier ones, and a step may use collectives. Other errors pass through.
+bool agreed_steps(const MpiContext& mpi, const std::string& probe, std::initializer_list<std::function<void()>> steps);
 
 // Runs the session as the CLI does (MPI_COMM_WORLD, a results file, tables),
 // or captured in this process when env.capture is set (see CommandEnv).

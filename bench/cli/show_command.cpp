@@ -1,45 +1,105 @@
-// `hetprobe show FILE`: the table of a results file (interference, notify or
-// clock), e.g. of a run that was killed and resumed, or one from another
-// node. Tolerates an incomplete last line.
+// `hetprobe show PATH...`: the tables of results files (interference, notify,
+// clock, halo, bandwidth), e.g. of a run that was killed and resumed, or one
+// from another node; a directory (a characterize run) shows every results
+// file in it, each under its name. --format table|csv|json|markdown.
+// Tolerates an incomplete last line (a killed run).
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "command.hpp"
 #include "hetprobe/errors.hpp"
-#include "hetprobe/interference_table.hpp"
-#include "hetprobe/notify_table.hpp"
+#include "hetprobe/results_report.hpp"
 
 namespace hetprobe::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::vector<std::string> paths;
+  std::string format = "table";
+  std::string table;
+};
+
+// A directory's results files (*.jsonl), by name; no std::filesystem call
+// that throws on an odd path.
+std::vector<fs::path> files_in(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> out;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".jsonl") out.push_back(it->path());
+  if (ec) throw usage_error("cannot list " + dir.string() + ": " + ec.message());
+  std::sort(out.begin(), out.end());
+  if (out.empty()) throw usage_error(dir.string() + " holds no results files (*.jsonl)");
+  return out;
+}
+
+// The report of one file, its tables narrowed to --table. In a run
+// directory a file with no records yet (a probe stopped before its header) is
+// skipped with a note; given by name, it is an error.
+std::optional<Report> report_of(const fs::path& path, const std::string& table, bool in_directory) {
+  const ResultsFile file = read_results(path);
+  if (file.records.empty() && in_directory) {
+    std::fprintf(stderr, "hetprobe show: skipped %s: no results in it\n", path.c_str());
+    return std::nullopt;
+  }
+  Report report = results_report(file);
+  if (file.truncated_tail)
+    std::fprintf(stderr, "hetprobe show: ignored an incomplete last line of %s (a killed run)\n", path.c_str());
+  if (!table.empty()) std::erase_if(report.tables, [&](const Table& t) { return t.key != table; });
+  return report;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int run(const Options& o) {
+  const TableFormat format = parse_table_format(o.format);
+  std::vector<std::pair<fs::path, bool>> files;  // and whether it came from a directory
+  bool headings = o.paths.size() > 1;
+  for (const std::string& p : o.paths) {
+    if (!is_directory(p)) {
+      files.emplace_back(p, false);
+      continue;
+    }
+    for (const fs::path& f : files_in(p)) files.emplace_back(f, true);
+    headings = true;
+  }
+  // Every file is read before anything is printed: a malformed one is named
+  // (FILE:LINE: field ...) and nothing half-printed precedes it.
+  std::vector<std::pair<std::string, Report>> reports;
+  for (const auto& [f, in_directory] : files)
+    if (auto report = report_of(f, o.table, in_directory); report && (o.table.empty() || !report->tables.empty()))
+      reports.emplace_back(headings ? f.string() : "", std::move(*report));
+  if (!o.table.empty() && reports.empty())
+    throw usage_error("--table " + o.table + ": no such table in these files (tables: interference, overhead, "
+                      "roundtrip, mechanisms, clock_batches, clock_fit, halo, bandwidth)");
+  print_reports(stdout, format, reports);
+  return 0;
+}
+
+}  // namespace
+
 CommandFn add_show_command(CLI::App& app) {
-  auto path = std::make_shared<std::string>();
-  CLI::App* c = app.add_subcommand("show", "Print the table of a results file (JSON Lines) of interference, notify or clock");
-  c->add_option("file", *path, "Results file")->required();
-  return [path](const std::vector<std::string>&) {
-    const ResultsFile file = read_results(*path);
-    const std::string probe = file.records.empty() ? "" : file.records.front().value("probe", "");
-    if (probe == "notify" || probe == "clock") {
-      std::vector<Json> rest(file.records.begin() + 1, file.records.end());
-      if (probe == "notify") print_notify_tables(stdout, file.records.front(), rest);
-      else print_clock_table(stdout, file.records.front(), rest);
-      if (file.truncated_tail) std::fprintf(stderr, "hetprobe show: ignored an incomplete last line (a killed run)\n");
-      return 0;
-    }
-    InterferenceTable table(stdout);
-    const Json* first = nullptr;
-    for (const Json& r : file.records) {
-      if (r.value("record", "") == "header" && r.value("probe", "") == "interference" && first == nullptr) {
-        first = &r;
-        table.print_heading(r);
-      } else if (first != nullptr && r.value("record", "") == "point") {
-        table.print_row(r);
-      }
-    }
-    if (first == nullptr) throw usage_error(*path + " holds no interference, notify or clock results");
-    table.print_footer(*first);
-    if (file.truncated_tail) std::fprintf(stderr, "hetprobe show: ignored an incomplete last line (a killed run)\n");
-    return 0;
-  };
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("show", "Print the tables of results files (JSON Lines) of interference, notify, "
+                                           "clock, halo or bandwidth, or of every results file in a run directory "
+                                           "(hetprobe characterize's)");
+  c->add_option("path", o->paths, "Results files, or directories of them")->required();
+  c->add_option("--format", o->format, "table (for reading), csv (RFC 4180, a header row per table), json (one "
+                "document: tables by name, or files by name when several), markdown (GitHub pipe tables)")
+      ->capture_default_str();
+  c->add_option("--table", o->table, "Only this table: interference, overhead, roundtrip, mechanisms, clock_batches, "
+                "clock_fit, halo, bandwidth (one CSV document when only one file has it)");
+  return [o](const std::vector<std::string>&) { return run(*o); };
 }
 
 }  // namespace hetprobe::cli

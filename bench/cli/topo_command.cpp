@@ -2,6 +2,7 @@
 // GPUs and NICs with the CPUs nearest them), each GPU runtime index matched
 // to its PCI device, as a tree or JSON; or a saved hwloc XML file.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "command.hpp"
@@ -39,12 +40,23 @@ nlohmann::ordered_json runtime_devices(const NodeTopology& node) {
   return out;
 }
 
+// This machine (empty `file`), or a saved hwloc XML file: a regular file,
+// since hwloc would read a device such as /dev/zero without end.
+Topology topology_of(const std::string& file) {
+  if (file.empty()) return Topology::discover();
+  std::error_code ec;
+  const auto type = std::filesystem::status(file, ec).type();
+  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular)
+    throw usage_error("--topology-file " + file + ": not a regular file (expected lstopo --of xml output)");
+  return Topology::from_xml(file);
+}
+
 int run(const Options& o) {
   if (o.json) {
     std::printf("%s\n", topology_report(o.topology_file).dump(2).c_str());
     return 0;
   }
-  const Topology topo = o.topology_file.empty() ? Topology::discover() : Topology::from_xml(o.topology_file);
+  const Topology topo = topology_of(o.topology_file);
   const NodeTopology node = topo.describe();
   std::printf("%s", node.tree().c_str());
   // Runtime indexes belong to this machine, not to a saved file's.
@@ -60,7 +72,7 @@ int run(const Options& o) {
 }  // namespace
 
 Json topology_report(const std::string& topology_file) {
-  const Topology topo = topology_file.empty() ? Topology::discover() : Topology::from_xml(topology_file);
+  const Topology topo = topology_of(topology_file);
   const NodeTopology node = topo.describe();
   auto j = node.to_json();
   j["runtime_devices"] = topology_file.empty() ? runtime_devices(node) : nlohmann::ordered_json::array();

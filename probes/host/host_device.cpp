@@ -64,7 +64,8 @@ struct HostHaloOps : HostSignalOps {
     std::atomic_ref<unsigned long long>(*p).compare_exchange_strong(expected, desired, std::memory_order_acq_rel);
     return expected;  // what was there
   }
-  void relax(unsigned long long) { std::this_thread::yield(); }  // the MPI ranks share these cores
+  // No pause between flag reads: pause_in_wait (HostSignalOps) gives the CPU away once a wait is long.
+  void relax(unsigned long long) {}
 };
 
 // A halo team of one host thread.
@@ -139,13 +140,13 @@ class HostDevice final : public Device {
     info_.timer_tick_ns = measure_timer_tick_ns();
   }
   ~HostDevice() override {
-    for (auto& pool : halo_threads_)  // their waits end by their own timeout
+    for (auto& pool : halo_threads_)  // their waits end by their own timeout, or at a stop request
       for (auto& t : pool) t.join();
     if (!threads_.empty()) {
       request_stop(~0ull);
       for (auto& t : threads_) t.join();
     }
-    if (signal_thread_.joinable()) signal_thread_.join();  // it ends by its own timeout
+    if (signal_thread_.joinable()) signal_thread_.join();  // it ends by its own timeout, or at a stop request
     std::free(control_block_);
     std::free(signal_block_);
   }

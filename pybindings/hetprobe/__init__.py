@@ -32,7 +32,7 @@ from .merge import merge
 from . import plots
 from .probes import binary, clock, devices, help, notify, run_mpi, topology
 from .characterize import characterize
-from .report_sections import headline_table, interference_parts, paper_view
+from .report_headline import headline_table, interference_parts, paper_view
 from ._units import size_label
 
 __all__ = [

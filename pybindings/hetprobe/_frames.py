@@ -10,8 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._fields import Malformed, json_type, need, number, numbers, opt, strings
+
 # record_id: the row's index in Results.records (ties summary rows, samples and records together).
 COMMON = ["file", "segment", "probe", "record", "host", "backend", "device", "rank", "record_id"]
+# warnings: the record's own (its spread; measurement conditions are the header's), "; "-joined;
+# "" when it has none, None for files from before they were recorded.
 KEYS = [
     "size_bytes", "layout", "access", "send_mode", "writer_side",          # interference
     "load_kind", "load_gpus", "load_rate",
@@ -33,10 +37,10 @@ EXTRAS = [
     "samples_used", "samples_total", "residual_rms_ns", "check_error_ns", "check_within_precision",
     "label", "lower_bound_ns", "comm_ns",
 ]
-SUMMARY_COLUMNS = COMMON + KEYS + ["metric", "unit"] + STATS + EXTRAS
+SUMMARY_COLUMNS = COMMON + KEYS + ["metric", "unit"] + STATS + EXTRAS + ["warnings"]
 SAMPLE_COLUMNS = COMMON + KEYS + ["metric", "unit", "sample", "value"]
 HEADER_COLUMNS = ["file", "segment", "probe", "host", "backend", "device", "git_revision",
-                  "hetprobe_version", "start_time_utc", "resumed", "mpi_ranks", "command_line"]
+                  "hetprobe_version", "start_time_utc", "resumed", "mpi_ranks", "command_line", "warnings"]
 
 _INT = {"segment", "rank", "record_id", "size_bytes", "bytes", "spacing_bytes", "ops_per_sample", "exchanges",
         "batch", "n", "samples_used", "samples_total", "sample", "mpi_ranks", "cube", "load_gpus"}
@@ -47,15 +51,18 @@ _SETUP = ["cpu_order", "gpu_order", "placement", "spacing", "spacing_bytes", "ho
 _NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def _num(x) -> float:
-    return np.nan if x is None else float(x)
-
-
-def stats_of(summary) -> dict:
-    """A record's Summary object as floats (n as int); null statistics (unresolved) become NaN."""
+def stats_of(summary, path: str = "") -> dict:
+    """A record's Summary object as floats (n as int); null statistics (unresolved) become NaN.
+    `path` names the object in errors (its fields are checked to be numbers or null)."""
     if not isinstance(summary, dict):
+        if summary is not None:
+            raise Malformed(path, f"expected an object, got {json_type(summary)}")
         return {"n": 0, **{k: np.nan for k in STATS[1:]}}
-    return {"n": int(summary.get("n") or 0), **{k: _num(summary.get(k)) for k in STATS[1:]}}
+    where = f"{path}." if path else ""
+    try:
+        return {"n": int(opt(summary, "n", "integer", 0)), **{k: number(summary, k) for k in STATS[1:]}}
+    except Malformed as e:
+        raise Malformed(where + e.path, e.problem) from None
 
 
 def compute_stats(values) -> dict:
@@ -69,18 +76,18 @@ def compute_stats(values) -> dict:
             "stddev": float(x.std(ddof=1)) if x.size > 1 else 0.0}
 
 
-def ticks_ns(raw, divide: float = 1.0) -> np.ndarray:
-    """Raw ticks object -> ns, in the C++ order of operations: double(t) * ns_per_tick / divide."""
-    return np.asarray(raw["values"], dtype=np.float64) * float(raw["ns_per_tick"]) / divide
+def ticks_ns(rec, path: str, divide: float = 1.0) -> np.ndarray:
+    """Raw ticks object at `path` -> ns, in the C++ order of operations: double(t) * ns_per_tick / divide."""
+    return numbers(rec, f"{path}.values", required=True) * float(need(rec, f"{path}.ns_per_tick", "number")) / divide
 
 
 def _setup(rec) -> dict:
-    setup = rec.get("setup") or {}
+    setup = opt(rec, "setup", "object", {})
     return {k: setup[k] for k in _SETUP if k in setup}
 
 
 # Each converter returns (keys, rows, chunks): rows are (metric, unit, stats, extras) and chunks
-# are (metric, unit, values) of raw samples.
+# are (metric, unit, values) of raw samples. Fields are read with _fields' checked access.
 
 def paper_config(config: dict) -> bool:
     """Whether an interference header's config ran the paper's writer (files from before the loads did)."""
@@ -90,151 +97,167 @@ def paper_config(config: dict) -> bool:
 def load_key(rec) -> tuple[str, int, str | None]:
     """(load_kind, load_gpus, load_rate) of a point; files from before the load kinds: the paper's writer."""
     if "load_kind" in rec:
-        return rec["load_kind"], int(rec["load_gpus"]), rec.get("load_rate")
-    return ("none", 0, None) if rec["layout"] == "SSB" else ("write", 1, "1")
+        return need(rec, "load_kind", "string"), need(rec, "load_gpus", "integer"), opt(rec, "load_rate", "string")
+    return ("none", 0, None) if need(rec, "layout", "string") == "SSB" else ("write", 1, "1")
 
 
 def _interference(rec, header):
-    keys = {k: rec[k] for k in ("size_bytes", "layout", "access", "send_mode", "writer_side")}
+    keys = {k: need(rec, k, t) for k, t in (("size_bytes", "integer"), ("layout", "string"), ("access", "string"),
+                                             ("send_mode", "string"), ("writer_side", "string"))}
     keys["load_kind"], keys["load_gpus"], keys["load_rate"] = load_key(rec)
-    keys["status"] = rec.get("status")
-    sender = (rec.get("writer") or {}).get("sender")
-    payload = rec.get("payload") or {}
-    torn = payload.get("torn_fraction")
-    load = rec.get("load") or {}
-    old_traffic = _num(sender.get("bandwidth_during_send_gbs")) if sender else np.nan
-    side = load.get("sender") or load.get("receiver") or {}
-    first = (side.get("devices") or [{}])[0]
-    extras = {"ratio_to_ssb_median": _num(rec.get("ratio_to_ssb_median")),
-              "payload_check": payload.get("check"),
-              "torn_fraction_median": _num(torn.get("median")) if isinstance(torn, dict) else np.nan,
+    keys["status"] = opt(rec, "status", "string")
+    sender = opt(rec, "writer.sender", "object")
+    torn = opt(rec, "payload.torn_fraction", "object")
+    load = opt(rec, "load", "object", {})
+    old_traffic = number(sender, "bandwidth_during_send_gbs") if sender else np.nan
+    side_name = "load.sender" if opt(rec, "load.sender", "object") else "load.receiver"
+    side = opt(rec, side_name, "object", {})
+    devices = opt(rec, f"{side_name}.devices", "array") or [{}]
+    for i, device in enumerate(devices):  # Results.load_gpus reads every one
+        if not isinstance(device, dict):
+            raise Malformed(f"{side_name}.devices[{i}]", f"expected an object, got {json_type(device)}")
+    first = devices[0]
+    extras = {"ratio_to_ssb_median": number(rec, "ratio_to_ssb_median"),
+              "payload_check": opt(rec, "payload.check", "string"),
+              "torn_fraction_median": number(torn, "median") if torn else np.nan,
               "bandwidth_during_send_gbs": old_traffic,
-              "traffic_during_send_gbs": _num(load["traffic_during_send_gbs"]) if "traffic_during_send_gbs" in load
+              "traffic_during_send_gbs": number(load, "traffic_during_send_gbs") if "traffic_during_send_gbs" in load
               else old_traffic,
-              "rate_fraction": _num(load.get("rate_fraction")),
-              "target_gbs": _num(first.get("target_gbs")),
-              "full_rate_gbs": _num(first.get("full_rate_gbs")),
-              "payload_writer": rec.get("payload_writer")}
-    send = rec["send_time_ns"]
-    rows = [("send_time_ns", "ns", stats_of(send), extras)]
+              "rate_fraction": number(load, "rate_fraction"),
+              "target_gbs": number(first, "target_gbs"),
+              "full_rate_gbs": number(first, "full_rate_gbs"),
+              "payload_writer": opt(rec, "payload_writer", "string")}
+    rows = [("send_time_ns", "ns", stats_of(need(rec, "send_time_ns", "object"), "send_time_ns"), extras)]
     if isinstance(rec.get("harness_empty_region_ns"), dict):  # absent before revision b8686a9
-        rows.append(("harness_empty_region_ns", "ns", stats_of(rec["harness_empty_region_ns"]), extras))
-    chunks = [("send_time_ns", "ns", np.asarray(send.get("samples") or [], dtype=np.float64))]
-    timeline = rec.get("writer_timeline")
-    if isinstance(timeline, dict):
+        rows.append(("harness_empty_region_ns", "ns", stats_of(rec["harness_empty_region_ns"],
+                                                                "harness_empty_region_ns"), extras))
+    chunks = [("send_time_ns", "ns", numbers(rec, "send_time_ns.samples"))]
+    if opt(rec, "writer_timeline", "object"):
         for name in ("start", "ready", "end"):
-            chunks.append((f"writer_{name}_ns", "ns", np.asarray(timeline[f"{name}_ns"], dtype=np.float64)))
+            chunks.append((f"writer_{name}_ns", "ns", numbers(rec, f"writer_timeline.{name}_ns", required=True)))
     if sender and sender.get("passes_during_send") is not None:
-        chunks.append(("passes_during_send", "1", np.asarray(sender["passes_during_send"], dtype=np.float64)))
+        chunks.append(("passes_during_send", "1", numbers(rec, "writer.sender.passes_during_send")))
     if side.get("bytes_during_send") is not None:  # every load GPU together, per send; NaN where unknown
-        chunks.append(("load_bytes_during_send", "B", np.asarray([_num(b) for b in side["bytes_during_send"]],
-                                                                 dtype=np.float64)))
+        chunks.append(("load_bytes_during_send", "B", numbers(rec, f"{side_name}.bytes_during_send", nulls=True)))
     return keys, rows, chunks
 
 
 def _host_memory(rec, header):
     extras = {"label": f"{rec.get('threads')} threads, NUMA {rec.get('numa_nodes')}"}
-    return ({"bytes": rec.get("array_bytes")},
-            [(m, "GB/s", stats_of(rec.get(m)), extras) for m in ("copy_gbs", "triad_gbs")],
-            [(m, "GB/s", np.asarray((rec.get(m) or {}).get("samples") or [], dtype=np.float64))
-             for m in ("copy_gbs", "triad_gbs")])
+    return ({"bytes": opt(rec, "array_bytes", "integer")},
+            [(m, "GB/s", stats_of(rec.get(m), m), extras) for m in ("copy_gbs", "triad_gbs")],
+            [(m, "GB/s", numbers(rec, f"{m}.samples")) for m in ("copy_gbs", "triad_gbs")])
 
 
 def _bandwidth(rec, header):
-    gbs = np.asarray(rec["gbs"], dtype=np.float64)
-    extras = {"ratio_to_plain_median": _num(rec.get("ratio_to_plain_median"))}
-    return ({"writer": rec["writer"], "bytes": rec.get("bytes")},
+    gbs = numbers(rec, "gbs", required=True)
+    extras = {"ratio_to_plain_median": number(rec, "ratio_to_plain_median")}
+    return ({"writer": need(rec, "writer", "string"), "bytes": opt(rec, "bytes", "integer")},
             [("gbs", "GB/s", compute_stats(gbs), extras)], [("gbs", "GB/s", gbs)])
 
 
 def _overhead(rec, header):
-    summary = rec.get("ns_per_op")
-    ops = rec["ops_per_sample"]
-    keys = {"side": rec["side"], "contended": bool(rec["contended"]), **_setup(rec),
-            "ops_per_sample": ops, "unresolved": bool((summary or {}).get("unresolved", False))}
-    extras = {"resolution_ns": _num((summary or {}).get("resolution_ns"))}
+    summary = opt(rec, "ns_per_op", "object")
+    ops = need(rec, "ops_per_sample", "integer")
+    keys = {"side": need(rec, "side", "string"), "contended": need(rec, "contended", "boolean"), **_setup(rec),
+            "ops_per_sample": ops, "unresolved": bool(opt(rec, "ns_per_op.unresolved", "boolean", False))}
+    extras = {"resolution_ns": number(rec, "ns_per_op.resolution_ns")}
     # Each raw value is one sample's total over ops_per_sample read+write pairs.
-    chunks = [("ns_per_op", "ns", ticks_ns(rec["samples"], ops))] if rec.get("samples") else []
-    return keys, [("ns_per_op", "ns", stats_of(summary), extras)], chunks
+    chunks = [("ns_per_op", "ns", ticks_ns(rec, "samples", ops))] if rec.get("samples") else []
+    return keys, [("ns_per_op", "ns", stats_of(summary, "ns_per_op"), extras)], chunks
 
 
 def _roundtrip(rec, header):
-    full = rec.get("roundtrip_ns") or {}
-    keys = {"direction": rec["direction"], "timed_by": rec.get("timed_by"), "exchanges": rec.get("exchanges"),
-            **_setup(rec), "unresolved": bool(full.get("unresolved", False))}
-    rows = [(m, "ns", stats_of(rec.get(m)), {"resolution_ns": _num((rec.get(m) or {}).get("resolution_ns"))})
+    keys = {"direction": need(rec, "direction", "string"), "timed_by": opt(rec, "timed_by", "string"),
+            "exchanges": opt(rec, "exchanges", "integer"), **_setup(rec),
+            "unresolved": bool(opt(rec, "roundtrip_ns.unresolved", "boolean", False))}
+    rows = [(m, "ns", stats_of(rec.get(m), m), {"resolution_ns": number(rec, f"{m}.resolution_ns")})
             for m in ("roundtrip_ns", "half_roundtrip_ns")]
     # bench/notify.cpp stores one full round trip per exchange; the half is derived from it.
-    chunks = [("roundtrip_ns", "ns", ticks_ns(rec["samples"]))] if rec.get("samples") else []
+    chunks = [("roundtrip_ns", "ns", ticks_ns(rec, "samples"))] if rec.get("samples") else []
     return keys, rows, chunks
 
 
 def _mechanism(rec, header):
-    keys = {k: rec.get(k) for k in ("mechanism", "go", "done", "status", "skipped_reason")}
+    keys = {k: opt(rec, k, "string") for k in ("mechanism", "go", "done", "status", "skipped_reason")}
     keys.update(_setup(rec))
-    rows = [("roundtrip_ns", "ns", stats_of(rec.get("roundtrip_ns")), {})]  # NaN stats when skipped
+    rows = [("roundtrip_ns", "ns", stats_of(rec.get("roundtrip_ns"), "roundtrip_ns"), {})]  # NaN stats when skipped
     if isinstance(rec.get("go_call_ns"), dict):
-        rows.append(("go_call_ns", "ns", stats_of(rec["go_call_ns"]), {}))
-    chunks = [("roundtrip_ns", "ns", ticks_ns(rec["samples"]))] if rec.get("samples") else []
+        rows.append(("go_call_ns", "ns", stats_of(rec["go_call_ns"], "go_call_ns"), {}))
+    chunks = [("roundtrip_ns", "ns", ticks_ns(rec, "samples"))] if rec.get("samples") else []
     return keys, rows, chunks
 
 
 def clock_intervals(rec) -> np.ndarray:
     """device_end - device_start of a clock_batch record in ticks, differenced as uint64 (exact)."""
-    start = np.asarray(rec["device_start"]["values"], dtype=np.uint64)
-    end = np.asarray(rec["device_end"]["values"], dtype=np.uint64)
+    start = numbers(rec, "device_start.values", required=True, dtype=np.uint64)
+    end = numbers(rec, "device_end.values", required=True, dtype=np.uint64)
+    if len(start) != len(end):
+        raise Malformed("device_end.values", f"{len(end)} values for {len(start)} in device_start.values")
     return (end - start).view(np.int64)
 
 
 def _clock_batch(rec, header):
-    half = clock_intervals(rec).astype(np.float64) * float(rec["device_start"]["ns_per_tick"]) / 2
-    keys = {"batch": rec["batch"], "role": rec["role"], "at_s": rec.get("at_s")}
-    return keys, [("half_interval_ns", "ns", stats_of(rec.get("half_interval_ns")), {})], \
+    half = clock_intervals(rec).astype(np.float64) * float(need(rec, "device_start.ns_per_tick", "number")) / 2
+    # Results.clock_samples reads these too: checked here, once, at load.
+    host = numbers(rec, "host_stamp.values", required=True)
+    need(rec, "host_stamp.ns_per_tick", "number")
+    if len(host) != len(half):
+        raise Malformed("host_stamp.values", f"{len(host)} values for {len(half)} ping-pongs")
+    keys = {"batch": need(rec, "batch", "integer"), "role": need(rec, "role", "string"),
+            "at_s": need(rec, "at_s", "number")}
+    return keys, [("half_interval_ns", "ns", stats_of(rec.get("half_interval_ns"), "half_interval_ns"), {})], \
         [("half_interval_ns", "ns", half)]
 
 
 def _clock_fit(rec, header):
-    check = rec.get("check") or {}
-    extras = {k: _num(rec.get(k)) for k in ("drift_ppm", "precision_ns", "best_precision_ns", "offset_ns",
-                                            "span_s", "residual_rms_ns")}
-    extras.update(ns_per_tick=_num(rec["mapping"]["ns_per_tick"]), samples_used=rec.get("samples_used"),
-                  samples_total=rec.get("samples_total"), check_error_ns=_num(check.get("error_ns")),
-                  check_within_precision=check.get("within_precision"))
-    return {}, [("residual_ns", "ns", stats_of(rec.get("residual_ns")), extras)], []
+    extras = {k: number(rec, k) for k in ("drift_ppm", "precision_ns", "best_precision_ns", "offset_ns",
+                                         "span_s", "residual_rms_ns")}
+    for k in ("device_ref_ticks", "host_ref_ns"):  # Results.clock_samples maps the batches with them
+        need(rec, f"mapping.{k}", "number")
+    extras.update(ns_per_tick=float(need(rec, "mapping.ns_per_tick", "number")),
+                  samples_used=opt(rec, "samples_used", "integer"),
+                  samples_total=opt(rec, "samples_total", "integer"), check_error_ns=number(rec, "check.error_ns"),
+                  check_within_precision=opt(rec, "check.within_precision", "boolean"))
+    return {}, [("residual_ns", "ns", stats_of(rec.get("residual_ns"), "residual_ns"), extras)], []
 
 
 def _benchmark(rec, header):
-    scale = _NS_PER.get(rec.get("time_unit", "ns"))
+    scale = _NS_PER.get(opt(rec, "time_unit", "string", "ns"))
     if scale is None:
-        raise ValueError(f"unknown time_unit {rec.get('time_unit')!r}")
+        raise Malformed("time_unit", f"unknown unit {rec.get('time_unit')!r} (ns, us, ms, s)")
     stats = stats_of(None)
-    stats.update(n=int(rec.get("iterations") or 0), median=float(rec["real_time"]) * scale)
-    return {}, [(rec["name"], "ns", stats, {"label": rec.get("label")})], []
+    stats.update(n=int(opt(rec, "iterations", "integer", 0)), median=float(need(rec, "real_time", "number")) * scale)
+    return {}, [(need(rec, "name", "string"), "ns", stats, {"label": opt(rec, "label", "string")})], []
 
 
 def _halo(rec, header):
-    keys = {"variant": rec["variant"], "setup": rec.get("setup", rec["variant"]), "cube": rec.get("cube"),
-            "layout": rec.get("layout"), "send": rec.get("send"), "receive_wait": rec.get("receive_wait"),
-            "signal": rec.get("signal"), "staging": rec.get("staging", "pinned"),
-            "threads_per_block": rec.get("threads_per_block"), "bytes": rec.get("bytes_sent"),
-            "status": rec.get("status")}
-    extras = {"payload_check": (rec.get("payload") or {}).get("check")}
+    variant = need(rec, "variant", "string")
+    keys = {"variant": variant, "setup": opt(rec, "setup", "string", variant), "cube": opt(rec, "cube", "integer"),
+            "layout": opt(rec, "layout", "string"), "send": opt(rec, "send", "string"),
+            "receive_wait": opt(rec, "receive_wait", "string"), "signal": opt(rec, "signal", "string"),
+            "staging": opt(rec, "staging", "string", "pinned"),
+            "threads_per_block": opt(rec, "threads_per_block", "integer"), "bytes": opt(rec, "bytes_sent", "integer"),
+            "status": opt(rec, "status", "string")}
+    extras = {"payload_check": opt(rec, "payload.check", "string")}
     rows, chunks = [], []
     for metric in ("iteration_ns", "slowest_rank_iteration_ns"):
-        summary = rec.get(metric)
+        summary = opt(rec, metric, "object")
         if summary is None:
             continue
-        rows.append((metric, "ns", stats_of(summary), extras))
-        chunks.append((metric, "ns", np.asarray(summary.get("samples", []), dtype=np.float64)))
+        rows.append((metric, "ns", stats_of(summary, metric), extras))
+        chunks.append((metric, "ns", numbers(rec, f"{metric}.samples")))
     return keys, rows, chunks
 
 
 def _halo_model(rec, header):
-    keys = {"cube": rec.get("cube"), "layout": rec.get("layout")}
+    keys = {"cube": opt(rec, "cube", "integer"), "layout": opt(rec, "layout", "string")}
+    comm = number(rec, "comm_ns")
     # keyed by setup label ("notify-stream isend channel pinned 128t"); older files by variant name
-    rows = [("lower_bound_ns", "ns", stats_of(None), {"setup": v, "variant": v.split()[0], "lower_bound_ns": _num(b),
-                                                      "comm_ns": _num(rec.get("comm_ns"))})
-            for v, b in (rec.get("lower_bound_ns") or {}).items()]
+    bounds = opt(rec, "lower_bound_ns", "object", {})
+    rows = [("lower_bound_ns", "ns", stats_of(None), {"setup": v, "variant": v.split()[0] if v.split() else v,
+                                                      "lower_bound_ns": number(bounds, v), "comm_ns": comm})
+            for v in bounds]
     return keys, rows, []
 
 
@@ -253,15 +276,27 @@ CONVERTERS = {
 }
 
 
+def warnings_text(rec) -> str | None:
+    """A record's "warnings" (measurement conditions, spread) joined by "; "; "" when it has none,
+    None when the record predates them (not checked)."""
+    found = strings(rec, "warnings")
+    return None if found is None else "; ".join(found)
+
+
 def header_row(rec) -> dict:
-    """One row of Results.headers from a header record."""
-    device = rec.get("device") or {}
-    return {"file": rec["_file"], "segment": rec["_segment"], "probe": rec.get("probe"), "host": rec.get("host"),
-            "backend": rec.get("backend"), "device": device.get("name"),
-            "git_revision": rec.get("git_revision"), "hetprobe_version": rec.get("hetprobe_version"),
-            "start_time_utc": rec.get("start_time_utc"), "resumed": rec.get("resumed"),
-            "mpi_ranks": (rec.get("mpi") or {}).get("ranks"),
-            "command_line": " ".join(rec["command_line"]) if rec.get("command_line") is not None else None}
+    """One row of Results.headers from a header record (its fields checked: see _fields)."""
+    for path in ("device", "mpi", "config", "topology", "conditions"):
+        opt(rec, path, "object")
+    opt(rec, "ranks", "array")
+    command = strings(rec, "command_line")
+    return {"file": rec["_file"], "segment": rec["_segment"], "probe": opt(rec, "probe", "string"),
+            "host": opt(rec, "host", "string"), "backend": opt(rec, "backend", "string"),
+            "device": opt(rec, "device.name", "string"), "git_revision": opt(rec, "git_revision", "string"),
+            "hetprobe_version": opt(rec, "hetprobe_version", "string"),
+            "start_time_utc": opt(rec, "start_time_utc", "string"), "resumed": opt(rec, "resumed", "boolean"),
+            "mpi_ranks": opt(rec, "mpi.ranks", "integer"),
+            "command_line": " ".join(command) if command is not None else None,
+            "warnings": warnings_text(rec)}
 
 
 def convert(rec, header, record_id: int):
@@ -273,7 +308,7 @@ def convert(rec, header, record_id: int):
     device = header.get("device") or {}
     common = {"file": rec["_file"], "segment": rec["_segment"], "probe": rec["probe"], "record": rec["record"],
               "host": header.get("host"), "backend": header.get("backend"), "device": device.get("name"),
-              "rank": rec.get("rank", 0), "record_id": record_id}
+              "rank": opt(rec, "rank", "integer", 0), "record_id": record_id, "warnings": warnings_text(rec)}
     return {**common, **keys}, rows, chunks
 
 

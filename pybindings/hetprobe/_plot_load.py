@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._plotting import finish, new_figure, run_title
+from ._plotting import finish, log_if_wide, new_figure, run_title
 from ._units import size_label
 from .errors import UsageError
 
@@ -62,6 +62,12 @@ def _kinds(points) -> list[str]:
     return [k for k in KIND_ORDER if k in seen] + [k for k in seen if k not in KIND_ORDER]
 
 
+def _ratio_axis(ax, slowdowns) -> None:
+    """The shared slowdown axis: logarithmic when the slowdowns and 1 span more than a factor of 10."""
+    log = log_if_wide(ax, list(slowdowns) + [1.0])
+    ax.set_ylabel(f"median send time ÷ SSB median (ratio{', log' if log else ''})")
+
+
 def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None, title=None):
     """MPI_Send slowdown (÷ SSB) against the GPU traffic during the sends (GB/s), one panel per message
     size: a colour per load kind, a marker per GPU count, the rates of one kind and count joined by a line."""
@@ -85,7 +91,7 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
         ax.set_title(size_label(size))
         ax.set_xlabel("GPU traffic during the send (GB/s)")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].set_ylabel("median send time ÷ SSB median (ratio)")
+    _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)]["slowdown"])
     axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     first = points.iloc[0]
     return finish(fig, title or run_title(points, f"MPI_Send slowdown against GPU traffic ({first['layout']}, "
@@ -111,7 +117,7 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
         ax.set_title(size_label(size))
         ax.set_xlabel("GPUs loading at once (count)")
         ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel("median send time ÷ SSB median (ratio)")
+    _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)]["slowdown"])
     axes[0][-1].legend(fontsize="small")
     return finish(fig, title or run_title(points, "MPI_Send slowdown against the number of GPUs loading"), path)
 

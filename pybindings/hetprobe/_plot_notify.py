@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from ._plotting import (DIRECTION_COLORS, US, finish, first_run, new_figure, ordered, pick_setup, run_title,
-                        summary_rows)
+from ._plotting import (DIRECTION_COLORS, US, finish, first_run, log_if_wide, new_figure, ordered, pick_setup,
+                        run_title, summary_rows)
 from .errors import UsageError
 
 # Paper 002 Table 1 columns: (side, contended) -> name.
@@ -78,8 +78,9 @@ def _title(rows, what, title):
 def roundtrip(results, path=None, title=None):
     """Box plots of the per-exchange round trips (µs) per order pair, both directions side by side.
 
-    Boxes are p25-p75 with the median; whiskers p1-p99; outliers are not drawn. With several flag
-    setups in the file, each group is labelled with its placement/spacing too.
+    Boxes are p25-p75 with the median; whiskers p1-p99; outliers are not drawn. The y axis is
+    logarithmic once the whiskers span more than a factor of 10. With several flag setups in the
+    file, each group is labelled with its placement/spacing too.
     """
     s = results.samples
     sm = s[(s["probe"] == "notify") & (s["record"] == "roundtrip") & (s["metric"] == "roundtrip_ns")]
@@ -93,6 +94,7 @@ def roundtrip(results, path=None, title=None):
     fig, axes = new_figure(1, 1, width=max(6.0, 1.1 * len(groups) + 2), height=4.5)
     ax = axes[0][0]
     values = {rid: v.to_numpy() * US for rid, v in sm.groupby("record_id")["value"]}
+    whiskers = []
     for i, g in enumerate(groups):
         for j, direction in enumerate(DIRECTIONS):
             ids = [r for r, d, gr in zip(recs["record_id"], recs["direction"], recs["group"])
@@ -100,6 +102,7 @@ def roundtrip(results, path=None, title=None):
             if not ids:
                 continue
             data = np.concatenate([values[r] for r in ids])
+            whiskers += list(np.percentile(data, [1, 99]))
             box = ax.boxplot([data], positions=[i + (j - 0.5) * 0.38], widths=0.32, whis=(1, 99),
                              showfliers=False, patch_artist=True)
             box["boxes"][0].set_facecolor(DIRECTION_COLORS[direction])
@@ -109,7 +112,8 @@ def roundtrip(results, path=None, title=None):
                        rotation=30 if len(groups) > 6 else 0, fontsize="small")
     ax.set_xlim(-0.7, len(groups) - 0.3)
     ax.set_xlabel("memory order (cpu:gpu)" + (", placement/spacing" if several else ""))
-    ax.set_ylabel("round trip per exchange (µs)")
+    log = log_if_wide(ax, whiskers)  # one slow setup (a loaded machine) would flatten the others
+    ax.set_ylabel("round trip per exchange (µs, log)" if log else "round trip per exchange (µs)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(handles=[Patch(color=DIRECTION_COLORS[d], label=d) for d in DIRECTIONS], fontsize="small")
     return finish(fig, _title(sm, "flag round trips (box p25-p75, whiskers p1-p99)", title), path)

@@ -5,6 +5,7 @@ Figures are matplotlib.figure.Figure objects built directly (no pyplot, no globa
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -101,3 +102,14 @@ def pick_setup(rows: pd.DataFrame) -> pd.DataFrame:
         default = rows[(rows["placement"] == first["placement"]) & (rows["spacing"] == first["spacing"])]
     hm = default["host_memory"]
     return default[hm == "default"] if (hm == "default").any() else default
+
+
+def log_if_wide(ax, values, axis: str = "y", decades: float = 1.0) -> bool:
+    """Makes an axis logarithmic where the positive `values` it shows span more than `decades` decades,
+    so that one outlier does not flatten the rest against the axis; returns whether it did."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not len(v) or (v <= 0).any() or v.max() <= v.min() * 10 ** decades:
+        return False
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    return True

@@ -19,16 +19,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import shlex
+import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._frames import paper_config
+from ._paths import file_kind
+from ._step_records import expected_records, family
 from .errors import UsageError
 from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
@@ -63,12 +66,9 @@ PRESETS = {
     },
 }
 PROBES = ("notify", "clock", "interference", "interference-rate", "interference-paper")
-_COPY_KINDS = ("copy-d2h", "copy-h2d")
-
-
-def family(step: str) -> str:
-    """The probe a step runs: "interference-rate" is the interference probe."""
-    return step.split("-")[0]
+DEVICES = ("auto", "cuda", "hip", "host")
+MAX_TIMEOUT_S = 7 * 24 * 3600  # --timeout bounds a whole probe; a week is past any sensible sweep
+MAX_REPS = 1_000_000  # --reps; the interference probe may refuse fewer (it checks its own memory)
 
 
 @dataclass
@@ -79,6 +79,7 @@ class Step:
     exit_code: int | None = None
     wall_s: float | None = None
     records: int = 0
+    error: str | None = None  # the last error of its log, when it did not finish
 
 
 @dataclass
@@ -87,6 +88,7 @@ class Run:
     steps: list[Step] = field(default_factory=list)
     wall_s: float = 0.0    # topology and the probes
     report_s: float = 0.0  # writing the report
+    report_error: str | None = None  # why the report could not be written
 
     def failed(self) -> list[Step]:
         return [s for s in self.steps if s.status == "failed"]
@@ -107,34 +109,31 @@ def _probe_command(step: str, args, out: Path) -> list[str]:
         extra += ["--sizes", args.sizes]
     if args.reps:
         extra += ["--reps", str(args.reps)]
-    return launch_command(2, args.launcher, args.hosts) + base + extra
+    try:
+        return launch_command(2, args.launcher, args.hosts) + base + extra
+    except UsageError as e:
+        raise UsageError(f"{e}: the interference steps need it (--skip interference runs the others)") from None
 
 
-def interference_points(config: dict) -> int:
-    """Points an interference run will write, from its header's config (as bench/interference.cpp sweeps)."""
-    paper = paper_config(config)
-    layouts = config.get("layouts", [])
-    moving = len([lay for lay in layouts if lay != "SSB"])
-    per_size = 0
-    for i, _ in enumerate(config.get("access", [])):
-        per_size += "SSB" in layouts
-        for kind in ["write"] if paper else config.get("loads", []):
-            if kind == "none" or (kind in _COPY_KINDS and i > 0):
-                continue
-            gpus = 1 if paper else len([g for g in config.get("load_gpus", []) if g > 0])
-            rates = 1 if paper else len(config.get("load_rates", []))
-            per_size += gpus * rates * moving
-    return len(config.get("sizes_bytes", [])) * per_size
+def last_error(log: Path) -> str | None:
+    """The last error line of a probe's log (its stderr): hetprobe's own message where there is one,
+    not the launcher's lines after it; else the last line that says error; None without one."""
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return None
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    own = [ln for ln in errors if "hetprobe" in ln or ln.startswith("characterize:")]
+    return (own or errors or [None])[-1]
 
 
-def _expected(probe: str, header: dict) -> int | None:
-    """Records a probe will write, from its header's config (None when unknown)."""
-    config = header.get("config", {})
-    if family(probe) == "interference":
-        return interference_points(config) + bool(config.get("host_stream"))
-    if probe == "clock":
-        return config.get("batches", 0) + 2  # fitted batches, the check batch, the fit
-    return None
+def _exit_error(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code} with no error message in its log"
 
 
 def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout_s: float | None) -> None:
@@ -143,7 +142,7 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
 
     def on_record(record: dict) -> None:
         if record.get("record") == "header":
-            state["total"] = _expected(step.probe, record)
+            state["total"] = expected_records(step.probe, record)
             progress.start(step.probe, state["total"])
             return
         step.records += 1
@@ -156,13 +155,42 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
                                     timeout_s=timeout_s)
         except KeyboardInterrupt:  # follow() stopped the probe with SIGTERM: its finished records stay
             step.status, step.wall_s = "interrupted", time.monotonic() - start
+            step.error = "stopped by Ctrl-C (SIGINT)"
             raise
         except Exception as e:  # a timeout or a launcher that would not start: the next probe still runs
-            err.write(f"characterize: {e}\n")
-            step.exit_code = -1
+            err.write(f"characterize: error: {e}\n")
+            step.exit_code = -1 if not isinstance(step.exit_code, int) else step.exit_code
     step.wall_s = time.monotonic() - start
     step.status = "ok" if step.exit_code == 0 else "failed"
+    if step.status != "ok":
+        step.error = last_error(log) or _exit_error(step.exit_code)
     progress.finish(step.probe, step.status, step.records, step.wall_s, log if step.status != "ok" else None)
+
+
+def _check_options(device, timeout_s, reps, hosts, skip, directory: Path) -> None:
+    """characterize's own options, checked before anything is written (the probes check theirs)."""
+    if device not in DEVICES:
+        raise UsageError(f"--device {device}: expected one of {', '.join(DEVICES)}")
+    if timeout_s is not None and (isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float))
+                                  or not math.isfinite(timeout_s) or not 0 < timeout_s <= MAX_TIMEOUT_S):
+        raise UsageError(f"--timeout {timeout_s}: expected a finite number of seconds above 0 and at most "
+                         f"{MAX_TIMEOUT_S} (one week)")
+    if reps is not None and (isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= MAX_REPS):
+        raise UsageError(f"--reps {reps}: expected an integer from 1 to {MAX_REPS:,}")
+    if hosts is not None and (len(hosts.split(",")) != 2 or not all(h.strip() for h in hosts.split(","))):
+        raise UsageError(f"--hosts {hosts!r}: expected two host names, comma-separated (a,b; a,a for one node)")
+    unknown = set(skip) - set(PROBES)
+    if unknown:
+        raise UsageError(f"--skip {','.join(sorted(unknown))}: the steps are {', '.join(PROBES)} "
+                         "(interference skips all three of its steps)")
+    kind = file_kind(directory)
+    if kind is not None and kind != "a directory":
+        raise UsageError(f"{directory} is {kind}: give a run directory to create")
+    if kind is not None and any(directory.iterdir()):
+        raise UsageError(f"{directory} is not empty: choose another run directory")
+    existing = next(p for p in [directory, *directory.absolute().parents] if p.exists())
+    if file_kind(existing) != "a directory" or not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"{directory}: cannot create it in {existing} (not a writable directory)")
 
 
 def characterize(directory=None, *, device: str = "auto", quick: bool = False, sizes: str | None = None,
@@ -173,35 +201,34 @@ def characterize(directory=None, *, device: str = "auto", quick: bool = False, s
     loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep.
     ``launcher``/``hosts``: how the interference pair is launched (default: 2 ranks here, or srun in a
     Slurm job). ``skip``: steps not to run ("interference" skips its three). ``*_args``: extra CLI options
-    per probe (interference_args go to its three steps)."""
+    per probe (interference_args go to its three steps). Options are checked before anything is written
+    (UsageError). A probe that fails or stops keeps its finished records and its report section, marked
+    with the last error of its log (``run.failed()``); the others run on, and the report is written."""
     args = argparse.Namespace(device=device, quick=quick, sizes=sizes, reps=reps, launcher=launcher, hosts=hosts,
                               notify_args=notify_args, clock_args=clock_args, interference_args=interference_args)
-    unknown = set(skip) - set(PROBES)
-    if unknown:
-        raise UsageError(f"cannot skip {', '.join(sorted(unknown))}: the steps are {', '.join(PROBES)} "
-                         "(interference skips all three of its steps)")
     directory = Path(directory) if directory else default_directory()
-    if directory.exists() and any(directory.iterdir()):
-        raise UsageError(f"{directory} is not empty: choose another run directory")
+    _check_options(device, timeout_s, reps, hosts, skip, directory)
+    steps = [Step(probe, _probe_command(probe, args, directory / f"{probe}.jsonl")) for probe in PROBES
+             if probe not in skip and family(probe) not in skip]  # a launcher not found is refused here
     (directory / "logs").mkdir(parents=True, exist_ok=True)
-    show = Progress(sys.stderr, bar=sys.stderr.isatty() if progress is None else progress)
+    show = Progress(sys.stderr, bar=sys.stderr.isatty() if progress is None else progress,
+                    steps=[s.probe for s in steps])
     run = Run(directory)
     start = time.monotonic()
     _write_topology(directory)
-    for probe in PROBES:
-        if probe in skip or family(probe) in skip:
-            continue
-        out = directory / f"{probe}.jsonl"
-        step = Step(probe, _probe_command(probe, args, out))
+    for step in steps:
         run.steps.append(step)
         try:
-            run_step(step, out, directory, show, timeout_s)
+            run_step(step, directory / f"{step.probe}.jsonl", directory, show, timeout_s)
         finally:
             run.wall_s = time.monotonic() - start
             _write_manifest(run)
     if report:
         from .report import write_report  # matplotlib is only needed here
-        write_report(directory, run)
+        try:
+            write_report(directory, run)
+        except Exception as e:  # noqa: BLE001 - the measurements are kept; `hetprobe report DIR` may retry
+            run.report_error = f"{type(e).__name__}: {e}"
         run.report_s = time.monotonic() - start - run.wall_s
         _write_manifest(run)
     return run
@@ -220,7 +247,9 @@ def _write_manifest(run: Run) -> None:
         "wall_s": run.wall_s,
         "report_s": run.report_s,
         "steps": [{"probe": s.probe, "command": shlex.join(s.command), "status": s.status,
-                   "exit_code": s.exit_code, "wall_s": s.wall_s, "records": s.records} for s in run.steps],
+                   "exit_code": s.exit_code, "wall_s": s.wall_s, "records": s.records,
+                   **({"error": s.error} if s.error else {})} for s in run.steps],
+        **({"report_error": run.report_error} if run.report_error else {}),
     }
     (run.directory / "characterize.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
@@ -255,13 +284,18 @@ def main(argv: list[str]) -> int:
         "traffic of every kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) "
         "slows MPI_Send on two ranks, with the paper's layouts; writes a run directory with every "
         "result (JSON Lines), a report (Markdown + PNG, and one self-contained HTML file) and prints a "
-        "summary. Runs on host threads where there is no GPU, and says so."))
+        "summary. Runs on host threads where there is no GPU, and says so. Exit code 0: every probe finished; "
+        "1: a probe failed or stopped (the report is still written, its section says why); 2: bad input "
+        "(nothing written); 130: interrupted (finished records kept; `hetprobe report DIR` writes the report)."))
     add_arguments(p)
     a = p.parse_args(argv)
     directory = Path(a.directory) if a.directory else default_directory()
     try:
+        skip = a.skip.split(",") if a.skip else []
+        if not all(skip):
+            raise UsageError(f"--skip {a.skip!r}: an empty item in the list (steps are comma-separated)")
         run = characterize(directory, device=a.device, quick=a.quick, sizes=a.sizes, reps=a.reps,
-                           launcher=a.launcher, hosts=a.hosts, skip=[s for s in a.skip.split(",") if s],
+                           launcher=a.launcher, hosts=a.hosts, skip=skip,
                            report=not a.no_report, timeout_s=a.timeout,
                            progress={"auto": None, "bar": True, "lines": False}[a.progress],
                            notify_args=a.notify_args, clock_args=a.clock_args,
@@ -278,5 +312,9 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(summary.read_text())
     print(f"run directory: {run.directory}  (measured in {run.wall_s:.0f} s, report in {run.report_s:.0f} s)")
     for step in run.failed():
-        print(f"FAILED: {step.probe} (exit code {step.exit_code}); see {run.directory / 'logs' / (step.probe + '.log')}")
-    return 1 if run.failed() else 0
+        print(f"FAILED: {step.probe} (exit code {step.exit_code}) after {step.records} record(s): {step.error}; "
+              f"see {run.directory / 'logs' / (step.probe + '.log')}")
+    if run.report_error:
+        print(f"hetprobe characterize: error: the report could not be written ({run.report_error}); the "
+              f"measurements are kept: `hetprobe report {run.directory}` writes it", file=sys.stderr)
+    return 1 if run.failed() or run.report_error else 0

@@ -24,23 +24,34 @@ def _usage(binary_help: str) -> str:
 
 
 def _report(argv: list[str]) -> int:
+    """`hetprobe report DIR`: 0 when the report is complete, 1 when it was written for a partial run
+    (a step failed or stopped, a file could not be read: the report says which), 2 for bad input
+    (not a run directory, nothing in it, not writable; then nothing is written)."""
     import argparse
     from .report import write_report
     p = argparse.ArgumentParser(prog="hetprobe report", description="Write report.md, report.html, the plots "
-                                "and summary.txt of a run directory (hetprobe characterize writes them itself)")
+                                "and summary.txt of a run directory, complete or partial (hetprobe characterize "
+                                "writes them itself). Exit code 0: complete; 1: written, but the run is "
+                                "incomplete (the report says what is missing); 2: bad input, nothing written.")
     p.add_argument("directory")
     a = p.parse_args(argv)
     try:
-        write_report(a.directory)
+        written = write_report(a.directory)
     except HetprobeError as e:
         print(f"hetprobe report: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # checked before writing; what is left is the system's (a full disk)
+        print(f"hetprobe report: error: {e.filename or a.directory}: {e.strerror or e}", file=sys.stderr)
+        return 1
     sys.stdout.write(open(os.path.join(a.directory, "summary.txt")).read())
-    return 0
+    return 1 if written.problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--debug"]:  # for every command: error messages name their source line
+        os.environ["HETPROBE_DEBUG"] = "1"
+        argv = argv[1:]
     command = argv[0] if argv else ""
     if command == "characterize":
         from .characterize import main as characterize_main

@@ -20,6 +20,8 @@ import pandas as pd
 
 from . import _frames
 from ._clock import clock_samples as _clock_samples
+from ._fields import Malformed
+from ._paths import file_kind
 from .errors import ResultsFileError, UsageError
 
 SCHEMA = "hetprobe.results"
@@ -45,7 +47,14 @@ class Results:
     files: list
     truncated: list
     topology: dict | None = None
+    unreadable: list = field(default_factory=list)  # (file, why) of files load(errors="skip") left out
     _lines: list = field(default_factory=list)  # the raw line of each record (None: not from JSON Lines)
+
+    @classmethod
+    def empty(cls) -> "Results":
+        """Results of no file (a run directory whose probes left nothing readable)."""
+        headers, summary, samples = _frames_of(([], [], []))
+        return cls(records=[], headers=headers, summary=summary, samples=samples, files=[], truncated=[])
 
     def probe(self, name: str) -> "Results":
         """The same results restricted to one probe ("interference", "bandwidth", "notify", "clock", "micro")."""
@@ -76,7 +85,7 @@ class Results:
             records=[self.records[i] for i in keep], headers=self.headers[header_rows].reset_index(drop=True),
             summary=rows(self.summary), samples=rows(self.samples), files=files,
             truncated=[f for f in self.truncated if f in files], topology=self.topology,
-            _lines=[self._lines[i] for i in keep] if self._lines else [])
+            unreadable=list(self.unreadable), _lines=[self._lines[i] for i in keep] if self._lines else [])
 
     def load_gpus(self) -> pd.DataFrame:
         """One row per interference point, side and load GPU: where the GPU and its buffer are, how its
@@ -107,6 +116,16 @@ class Results:
                    "helper_cpus", "engine", "workers", "target_bytes", "full_rate_gbs", "target_gbs",
                    "rate_over_point_gbs", "traffic_during_send_gbs", "unresolved_samples", "sync_precision_ns"]
         return pd.DataFrame(rows, columns=columns)
+
+    def warnings(self) -> pd.DataFrame:
+        """One row per warning the runs recorded: a header's (the run's conditions: CPUs shared,
+        high load) and each record's own (its spread). Columns file, segment, record_id, probe,
+        record ("header" for the conditions) and warning (a sentence naming the reading and its
+        threshold). Empty for files from before warnings were recorded."""
+        rows = [{"file": r["_file"], "segment": r["_segment"], "record_id": i, "probe": r.get("probe"),
+                 "record": r.get("record"), "warning": w}
+                for i, r in enumerate(self.records) for w in (r.get("warnings") or [])]
+        return pd.DataFrame(rows, columns=["file", "segment", "record_id", "probe", "record", "warning"])
 
     def clock_samples(self) -> pd.DataFrame:
         """One row per clock ping-pong: ticks (uint64), host_ns, half_interval_ns, residual_ns, used (see _clock)."""
@@ -203,73 +222,111 @@ def _expand(path_or_paths, recursive: bool) -> list[Path]:
             topo = sorted(p.rglob("topology.json") if recursive else p.glob("topology.json"))
             if not found and not topo:
                 raise UsageError(f"{p}: directory holds no *.jsonl results files")
-            files += [f for f in found if f.is_file()] + topo
+            files += [f for f in found + topo if f.is_file()]  # a FIFO named *.jsonl would block a read
         elif p.is_file():
             files.append(p)
-        else:
+        elif file_kind(p) is None:
             raise UsageError(f"{p}: no such results file or directory")
+        else:
+            raise UsageError(f"{p}: is {file_kind(p)}, not a results file or a directory of them")
     return files
 
 
-def load(path_or_paths, recursive: bool = False) -> Results:
+def _read_file(path: Path, segment: int) -> tuple[str, object, bool]:
+    """("topology", dict, False) or ("records", [(line, raw, record)], cut) of one file, its records
+    tagged with _file and _segment (numbered on from `segment`)."""
+    name = str(path)
+    if path.suffix == ".json":
+        kind, content = _read_json(path)
+        if kind == "topology":
+            return "topology", content, False
+        parsed, cut = [(None, None, r) for r in content], False
+    else:
+        parsed, cut = read_jsonl(path)
+        if not parsed:
+            raise ResultsFileError(f"{name}: holds no complete record; a results file starts with a header")
+    first = parsed[0][2]
+    if first.get("record") != "header" or first.get("schema", SCHEMA) != SCHEMA:
+        raise ResultsFileError(f"{name}:{parsed[0][0] or 1}: first record is not a {SCHEMA} header")
+    for _, _, rec in parsed:
+        if rec.get("record") == "header":
+            segment += 1
+        rec["_file"], rec["_segment"] = name, segment
+    return "records", parsed, cut
+
+
+def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Results:
     """Read results files, directories of them, or a list of both, into one Results.
 
     A file with an incomplete last line (a killed run) is read up to it, listed in
     Results.truncated and named in a TruncatedResultsWarning. Raises UsageError for a missing
-    path and ResultsFileError for a corrupt or non-hetprobe file (with file and line number).
+    path and ResultsFileError for a corrupt or non-hetprobe file (with file, line and field).
+    ``errors="skip"``: a file that cannot be read (empty, corrupt, a malformed record) is left out
+    and listed with the reason in Results.unreadable instead (a partial run directory).
     """
-    records, lines, line_numbers, files, truncated, topology_file = [], [], [], [], [], None
+    if errors not in ("raise", "skip"):
+        raise UsageError(f"errors={errors!r}: expected 'raise' or 'skip'")
+    records, lines, line_numbers, files, truncated, unreadable, topology_file = [], [], [], [], [], [], None
+    frames: tuple[list, list, list] = ([], [], [])
     segment = -1
     for path in _expand(path_or_paths, recursive):
         name = str(path)
-        if path.suffix == ".json":
-            kind, content = _read_json(path)
+        try:
+            kind, content, cut = _read_file(path, segment)
             if kind == "topology":
                 topology_file = topology_file or content
                 files.append(name)
                 continue
-            parsed = [(None, None, r) for r in content]
-        else:
-            parsed, cut = read_jsonl(path)
-            if cut:
-                truncated.append(name)
-            if not parsed:
-                raise ResultsFileError(f"{name}: holds no complete record; a results file starts with a header")
-        first = parsed[0][2]
-        if first.get("record") != "header" or first.get("schema", SCHEMA) != SCHEMA:
-            raise ResultsFileError(f"{name}:{parsed[0][0] or 1}: first record is not a {SCHEMA} header")
-        for number, raw, rec in parsed:
-            if rec.get("record") == "header":
-                segment += 1
-            rec["_file"], rec["_segment"] = name, segment
-            records.append(rec)
-            lines.append(raw)
-            line_numbers.append(number)
+            own = [rec for _, _, rec in content]
+            sizes = tuple(len(f) for f in frames)
+            try:
+                _convert(own, [n for n, _, _ in content], len(records), frames)
+            except ResultsFileError:
+                for f, n in zip(frames, sizes):  # this file's rows go; the others stay
+                    del f[n:]
+                raise
+        except (ResultsFileError, OSError) as e:
+            if errors == "raise":
+                if isinstance(e, OSError):
+                    raise ResultsFileError(f"{name}: cannot be read ({e.strerror or e})") from None
+                raise
+            unreadable.append((name, str(e) if isinstance(e, ResultsFileError) else f"{name}: {e.strerror or e}"))
+            continue
+        segment = own[-1]["_segment"]
+        records += own
+        lines += [raw for _, raw, _ in content]
+        line_numbers += [n for n, _, _ in content]
         files.append(name)
+        if cut:
+            truncated.append(name)
     if truncated:
         warnings.warn("ignored an incomplete last line (killed run?) in: " + ", ".join(truncated),
                       TruncatedResultsWarning, stacklevel=2)
-    headers, summary, samples = _build_frames(records, line_numbers)
+    headers, summary, samples = _frames_of(frames)
     topology = topology_file or next((r["topology"] for r in records
-                                      if r.get("record") == "header" and r.get("topology")), None)
+                                      if r.get("record") == "header" and isinstance(r.get("topology"), dict)), None)
     return Results(records=records, headers=headers, summary=summary, samples=samples, files=files,
-                   truncated=truncated, topology=topology, _lines=lines)
+                   truncated=truncated, topology=topology, unreadable=unreadable, _lines=lines)
 
 
-def _build_frames(records, line_numbers):
-    header_rows, summary_rows, chunks = [], [], []
+def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, list]) -> None:
+    """Appends the header rows, summary rows and sample chunks of `records` (ids from first_id) to
+    `frames`; a malformed record raises ResultsFileError naming its file, line and field."""
+    header_rows, summary_rows, chunks = frames
     header = {}
-    for record_id, (rec, number) in enumerate(zip(records, line_numbers)):
-        if rec.get("record") == "header":
-            header = rec
-            header_rows.append(_frames.header_row(rec))
-            continue
+    for offset, (rec, number) in enumerate(zip(records, line_numbers)):
+        where = f"{rec['_file']}:{number}" if number else rec["_file"]
+        what = f"{rec.get('probe')} {rec.get('record')} record"
         try:
-            converted = _frames.convert(rec, header, record_id)
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            where = f"{rec['_file']}:{number}" if number else rec["_file"]
-            raise ResultsFileError(f"{where}: {rec.get('probe')} {rec.get('record')} record is malformed "
-                                   f"({type(e).__name__}: {e})") from None
+            if rec.get("record") == "header":
+                header = rec
+                header_rows.append(_frames.header_row(rec))
+                continue
+            converted = _frames.convert(rec, header, first_id + offset)
+        except Malformed as e:
+            raise ResultsFileError(f"{where}: {e} (a {what})") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # a check _fields does not make yet
+            raise ResultsFileError(f"{where}: {what} is malformed ({type(e).__name__}: {e})") from None
         if converted is None:  # a record type this version does not know: kept in records only
             continue
         base, rows, sample_chunks = converted
@@ -277,6 +334,10 @@ def _build_frames(records, line_numbers):
             summary_rows.append({**base, "metric": metric, "unit": unit, **stats, **extras})
         for metric, unit, values in sample_chunks:
             chunks.append(({**base, "metric": metric, "unit": unit}, values))
+
+
+def _frames_of(frames: tuple[list, list, list]):
+    header_rows, summary_rows, chunks = frames
     return (_frames.frame(_frames.HEADER_COLUMNS, header_rows),
             _frames.frame(_frames.SUMMARY_COLUMNS, summary_rows),
             _frames.sample_frame(chunks))

@@ -1,6 +1,9 @@
 """Combine results files (e.g. one per node or per run) into one JSON Lines file.
 
     hetprobe merge -o all.jsonl [--overwrite] [--summary-csv all.csv] node1/ node2/run.jsonl
+
+Exit code 2, with nothing written, for bad input: an output that is a device, a directory, a FIFO,
+in a missing folder, one of the inputs, or non-empty without --overwrite; a missing or corrupt input.
 """
 
 from __future__ import annotations
@@ -11,15 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ._paths import check_output, same_file
 from .errors import ResultsFileError, UsageError
 from .load import Results, load
-
-
-def _same_file(a, b) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
 
 
 def _segments(results: Results):
@@ -34,90 +31,117 @@ def _segments(results: Results):
     return segments
 
 
-def _write(results: Results, out: Path) -> tuple[int, int]:
-    """Writes every segment once (a byte-identical header = the same segment given twice).
+def _temporary(target: Path) -> tuple[int, str]:
+    """A new file beside `target` (mode 0644: a results file is for sharing), to rename over it when complete."""
+    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
+    os.chmod(tmp, 0o644)
+    return fd, tmp
 
-    Returns (segments, records) written. The lines are copied as read, so numbers stay exact and
-    the private _file/_segment keys never reach the file; truncated tails were already dropped.
+
+def _write(results: Results, tmp_fd: int) -> tuple[int, int]:
+    """Writes every segment once (a byte-identical header = the same segment given twice) into the open
+    file `tmp_fd`. Returns (segments, records) written. The lines are copied as read, so numbers stay
+    exact and the private _file/_segment keys never reach the file; truncated tails were already dropped.
     """
     seen, n_segments, n_records = set(), 0, 0
-    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent or ".")
-    try:
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a results file is for sharing
-        with os.fdopen(fd, "wb") as f:
-            for header, lines in _segments(results):
-                key = header.strip()
-                if key in seen:
-                    continue
-                seen.add(key)
-                n_segments += 1
-                n_records += len(lines)
-                f.writelines(line.rstrip(b"\r") + b"\n" for line in lines)
-        os.replace(tmp, out)  # all or nothing: a failed merge leaves no half-written OUT
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with os.fdopen(tmp_fd, "wb") as f:
+        for header, lines in _segments(results):
+            key = header.strip()
+            if key in seen:
+                continue
+            seen.add(key)
+            n_segments += 1
+            n_records += len(lines)
+            f.writelines(line.rstrip(b"\r") + b"\n" for line in lines)
     return n_segments, n_records
 
 
-def merge(paths, out=None, overwrite: bool = False) -> Results:
+def merge(paths, out=None, overwrite: bool = False, summary_csv=None) -> Results:
     """Load every results file or directory in `paths`; with `out`, also write them as one file.
 
     The written file holds every complete record of every input, segment by segment, each segment
     starting with its header; a segment whose header line is identical to one already written (the
-    same file given twice) is written once. Refuses (UsageError) to overwrite a non-empty `out`
-    unless overwrite=True, and to write over one of the inputs. Returns load(out) when `out` is
-    given, else the combined Results in memory.
+    same file given twice) is written once. ``summary_csv``: also write the summary table there.
+    Every output is checked before anything is written (UsageError): a regular file or a new one in
+    an existing folder, not one of the inputs, a non-empty one only with overwrite=True; a device, a
+    directory or a FIFO is refused, never replaced. Outputs appear whole or not at all. Returns
+    load(out) when `out` is given, else the combined Results in memory.
     """
-    return _merge(paths, out, overwrite)[0]
+    return _merge(paths, out, overwrite, summary_csv)[0]
 
 
-def _merge(paths, out, overwrite):
+def _check_outputs(paths: list, out, overwrite: bool, summary_csv) -> tuple[Path | None, Path | None]:
+    outputs = []
+    if out is not None:
+        outputs.append(("-o/--out", check_output(out, "-o/--out", overwrite)))
+    if summary_csv is not None:
+        outputs.append(("--summary-csv", check_output(summary_csv, "--summary-csv", overwrite)))
+    if len(outputs) == 2 and same_file(outputs[0][1], outputs[1][1]):
+        raise UsageError(f"-o/--out and --summary-csv name the same file ({out}); give two files")
+    for option, path in outputs:
+        for p in paths:
+            if Path(p).is_file() and same_file(p, path):
+                raise UsageError(f"{option} {path} is one of the inputs; write it elsewhere")
+    found = dict(outputs)
+    return found.get("-o/--out"), found.get("--summary-csv")
+
+
+def _merge(paths, out, overwrite, summary_csv=None):
     """merge(), also returning (segments written, records written, files read)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = list(paths)
-    if out is not None:
-        out = Path(out)
-        if out.is_dir():
-            raise UsageError(f"{out} is a directory; give the merged file's name")
-        for p in paths:
-            if Path(p).is_file() and out.exists() and _same_file(p, out):
-                raise UsageError(f"{out} is one of the inputs; write the merged file elsewhere")
-        if out.exists() and out.stat().st_size > 0 and not overwrite:
-            raise UsageError(f"{out} exists and is not empty; pass overwrite=True (--overwrite) to replace it")
-        if not out.parent.is_dir():
-            raise UsageError(f"{out.parent}: no such directory")
+    out, csv = _check_outputs(paths, out, overwrite, summary_csv)
     results = load(paths)
-    if out is None:
-        return results, (len(results.headers), len(results.records), len(results.files))
-    if out.exists() and any(_same_file(f, out) for f in results.files):  # found inside an input directory
-        raise UsageError(f"{out} is one of the inputs; write the merged file elsewhere")
-    n_segments, n_records = _write(results, out)
-    return load(out), (n_segments, n_records, len(results.files))
+    for option, path in (("-o/--out", out), ("--summary-csv", csv)):
+        if path is not None and path.exists() and any(same_file(f, path) for f in results.files):
+            raise UsageError(f"{option} {path} is one of the inputs; write it elsewhere")  # inside an input folder
+    counts = (len(results.headers), len(results.records), len(results.files))
+    written = []  # (temporary, final) pairs, renamed together once all are complete
+    try:
+        if out is not None:
+            fd, tmp = _temporary(out)
+            written.append((tmp, out))
+            counts = _write(results, fd) + (len(results.files),)
+            if csv is not None:  # the merged file's own summary, its rows naming the merged file
+                summary = load(tmp).summary.assign(file=str(out))
+        if csv is not None:
+            fd, tmp = _temporary(csv)
+            written.append((tmp, csv))
+            with os.fdopen(fd, "w", newline="") as f:
+                (summary if out is not None else results.summary).to_csv(f, index=False)
+        for tmp, final in written:
+            os.replace(tmp, final)
+    except BaseException:
+        for tmp, _ in written:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise
+    return (load(out) if out is not None else results), counts
 
 
 def main(argv=None) -> int:
     """`hetprobe merge`: returns the exit status (0, or 2 for a usage or results-file error)."""
     parser = argparse.ArgumentParser(
         prog="hetprobe merge",
-        description="Combine hetprobe results files (JSON Lines) and directories of them into one file.")
+        description="Combine hetprobe results files (JSON Lines) and directories of them into one file. "
+                    "Every output is checked before anything is written; outputs appear whole or not at all.")
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="results file or directory of *.jsonl")
-    parser.add_argument("-o", "--out", required=True, help="merged JSON Lines file to write")
-    parser.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    parser.add_argument("-o", "--out", required=True, help="merged JSON Lines file to write (a regular file)")
+    parser.add_argument("--overwrite", action="store_true", help="replace OUT (and the CSV) if they exist")
     parser.add_argument("--summary-csv", metavar="FILE", help="also write the merged summary table as CSV")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse exits on bad options and --help; report the code instead
         return int(e.code or 0)
     try:
-        merged, counts = _merge(args.inputs, args.out, args.overwrite)
-        if args.summary_csv:
-            merged.summary.to_csv(args.summary_csv, index=False)
-    except (UsageError, ResultsFileError, OSError) as e:  # OSError: e.g. the CSV's directory is missing
+        _, counts = _merge(args.inputs, args.out, args.overwrite, args.summary_csv)
+    except (UsageError, ResultsFileError) as e:
         print(f"hetprobe merge: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # checked above; what is left is the system's (a full disk, a vanished folder)
+        print(f"hetprobe merge: error: {e.filename or ''}: {e.strerror or e}; nothing was written", file=sys.stderr)
+        return 1
     n_segments, n_records, n_files = counts
     print(f"merged {n_segments} segment(s), {n_records} record(s) from {n_files} file(s) into {args.out}",
           file=sys.stderr)

@@ -19,8 +19,8 @@ from matplotlib.lines import Line2D
 from ._plot_halo import halo_phases, halo_table, halo_times, halo_timeline
 from ._plot_load import load_table, slowdown_vs_gpus, slowdown_vs_traffic, worst_slowdown
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
-from ._plotting import (ACCESS_ORDER, BAND_COLORS, LAYOUT_ORDER, US, finish, layout_color, new_figure,
-                        ordered, run_title, single_run)
+from ._plotting import (ACCESS_ORDER, BAND_COLORS, LAYOUT_ORDER, US, finish, layout_color, log_if_wide,
+                        new_figure, ordered, run_title, single_run)
 from ._units import set_size_axis, size_label
 from .errors import UsageError
 
@@ -106,7 +106,8 @@ def send_time(results, stat: str = "median", band=("p10", "p90"), send_mode=None
 
 def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=None, load=None, gpus=None, rate=None):
     """Median send time ÷ the SSB median at the same size and access, per layout; a line at 1. The
-    y axis is logarithmic once the ratios span more than a factor of 10 (one outlier would flatten the rest)."""
+    y axis is logarithmic once the ratios and 1 span more than a factor of 10 (one outlier would flatten
+    the rest)."""
     points = _with_ratio(_points(results, send_mode, writer_side, load, gpus, rate))
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
@@ -115,9 +116,7 @@ def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=Non
             d = panel[panel["layout"] == layout].sort_values("size_bytes")
             ax.plot(d["size_bytes"], d["ratio"], marker="o", ms=3, color=layout_color(layout), label=layout)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="SSB")
-        ratios = panel["ratio"].dropna()
-        if len(ratios) and ratios.max() / max(ratios.min(), 1e-12) > 10:
-            ax.set_yscale("log")
+        log_if_wide(ax, list(panel["ratio"]) + [1.0])  # with the line at 1
         set_size_axis(ax, points.loc[points["access"] == acc, "size_bytes"].unique())
         ax.set_title(f"{acc} access")
         ax.set_xlabel("message size (bytes, log2)")

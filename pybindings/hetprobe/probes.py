@@ -9,8 +9,11 @@ keeps them) and come back as :class:`hetprobe.Results`.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ._paths import check_output, file_kind
 from .errors import Interrupted, MPIError, ProbeTimeout, UsageError, Unsupported
 from .load import Results, load
 
@@ -60,6 +64,32 @@ def options_to_args(options: dict) -> list[str]:
     return args
 
 
+@lru_cache(maxsize=None)
+def cli_options(probe: str) -> tuple[str, ...]:
+    """The long options of ``hetprobe PROBE`` as Python keywords (``check_after`` for ``--check-after``),
+    read from the CLI's own help (the in-process parser for notify and clock), so they never drift."""
+    text = _core().help(probe) if probe in ("notify", "clock") else help(probe)
+    names = []
+    for line in text.splitlines():
+        if re.match(r"\s+-", line):  # an option line: "  -h,--help ...", "  --orders TEXT=..."
+            names += [n[2:].replace("-", "_") for n in line.split()[0].split(",") if n.startswith("--")]
+    return tuple(dict.fromkeys(n for n in names if n != "help"))
+
+
+def check_keywords(function, probe: str, options: dict) -> None:
+    """TypeError, as Python gives for a misspelled argument, for a keyword that is neither one of
+    `function`'s own parameters nor an option of ``hetprobe PROBE``; it names the valid keywords."""
+    own = [n for n, p in inspect.signature(function).parameters.items() if p.kind is not p.VAR_KEYWORD]
+    valid = [v for v in cli_options(probe) if v not in own]
+    for key in options:
+        if key not in valid:
+            close = difflib.get_close_matches(key, valid + own, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise TypeError(f"hetprobe.{function.__name__}() got an unexpected keyword argument '{key}'{hint}. "
+                            f"Valid keywords: {', '.join(own)}, and the options of `hetprobe {probe}`: "
+                            f"{', '.join(valid)}")
+
+
 def _core():
     try:
         from . import _core as core
@@ -74,9 +104,9 @@ def _fresh_output(out: str | os.PathLike | None, probe: str) -> tuple[Path, bool
         os.close(fd)
         return Path(name), True
     path = Path(out)
-    if path.exists() and path.stat().st_size > 0:
+    if file_kind(path) == "a regular file" and path.stat().st_size > 0:
         raise UsageError(f"{path} already has results: choose another out=")
-    return path, False
+    return check_output(path, "out="), False  # a device, a directory or a FIFO is refused
 
 
 def _run_in_process(probe: str, options: dict, out, progress: RecordCallback | None) -> Results:
@@ -108,13 +138,17 @@ def notify(out=None, progress: RecordCallback | None = None, **options) -> Resul
     Keywords are the CLI's options (``hetprobe.help("notify")``): e.g. ``parts="roundtrip"``,
     ``orders="volatile,fence"``, ``exchanges=1000``, ``device="host"``. ``out``: also keep the JSON
     Lines file there; ``progress(record)`` is called with every record as it is measured. Like the CLI,
-    the run binds this process near the GPU (``bind="none"`` not to); the binding is given back after."""
+    the run binds this process near the GPU (``bind="none"`` not to); the binding is given back after.
+    A keyword that is not an option raises TypeError naming the valid ones."""
+    check_keywords(notify, "notify", options)
     return _run_in_process("notify", options, out, progress)
 
 
 def clock(out=None, progress: RecordCallback | None = None, **options) -> Results:
     """``hetprobe clock`` in this process: the device timer related to the host clock (offset, drift,
-    precision). Keywords as ``hetprobe.help("clock")``: e.g. ``span=2``, ``samples=100``."""
+    precision). Keywords as ``hetprobe.help("clock")``: e.g. ``span=2``, ``samples=100``; another raises
+    TypeError."""
+    check_keywords(clock, "clock", options)
     return _run_in_process("clock", options, out, progress)
 
 
@@ -248,7 +282,9 @@ def run_mpi(probe: str = "interference", ranks: int = 2, out=None, launcher: str
 
     Keywords after the launch settings are the probe's CLI options (``hetprobe.help("interference")``),
     e.g. ``sizes="1KiB:64MiB:x4"``, ``layouts="all"``, ``access="stream,stacked"``, ``reps=50``,
-    ``resume=True``. ``out``: the results file (default: a temporary file, removed after loading)."""
+    ``resume=True``; another raises TypeError. ``out``: the results file (default: a temporary file,
+    removed after loading)."""
+    check_keywords(run_mpi, probe, options)
     if out is not None and options.get("resume"):
         path, temporary = Path(out), False
     else:

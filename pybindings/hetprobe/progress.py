@@ -45,32 +45,54 @@ def record_label(record: dict) -> str:
     return str(kind)
 
 
-class Progress:
-    """Reports steps to `stream`: ``bar=True`` redraws one line, else one line per update."""
+def clock_text(seconds: float) -> str:
+    """m:ss, or h:mm:ss from an hour."""
+    s = int(max(seconds, 0))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
-    def __init__(self, stream: TextIO, bar: bool, width: int = 28):
+
+class Progress:
+    """Reports steps to `stream`: ``bar=True`` redraws one line, else one line per update. Every line
+    starts with the time since the run began; where a step's record count is known, its updates show
+    done/total and the time left in the step (ETA), from the pace of its records so far. `steps`: the
+    names of the run's steps, to say which one of how many is running. `clock`: seconds, monotonic."""
+
+    def __init__(self, stream: TextIO, bar: bool, width: int = 28, steps=(), clock=time.monotonic):
         self.stream, self.bar, self.width = stream, bar, width
-        self.started = time.monotonic()
+        self.steps = list(steps)
+        self.clock = clock
+        self.started = clock()
         self.step_started = self.started
 
     def _elapsed(self) -> str:
-        s = int(time.monotonic() - self.started)
-        return f"{s // 60}:{s % 60:02d}"
+        return clock_text(self.clock() - self.started)
+
+    def _position(self, step: str) -> str:
+        return f" (step {self.steps.index(step) + 1} of {len(self.steps)})" if step in self.steps else ""
+
+    def eta(self, done: int, total: int | None) -> str:
+        """"ETA m:ss" of the current step, "ETA unknown" before its first record or without a total."""
+        if not total or done <= 0:
+            return "ETA unknown"
+        spent = self.clock() - self.step_started
+        return f"ETA {clock_text(spent / done * max(total - done, 0))}"
 
     def start(self, step: str, total: int | None) -> None:
-        self.step_started = time.monotonic()
-        what = f"{total} records" if total else "records as they come"
-        self._line(f"{step}: started ({what})", final=not self.bar)
+        self.step_started = self.clock()
+        what = f"{total} records expected" if total else "records as they come; no ETA: their count is not known"
+        self._line(f"{step}{self._position(step)}: started ({what})", final=not self.bar)
 
     def update(self, step: str, done: int, total: int | None, label: str) -> None:
+        total = max(total, done) if total else total  # an estimate the run outgrew
+        eta = f" {self.eta(done, total)}" if total else ""
         if self.bar and total:
             filled = int(self.width * min(done, total) / total)
-            self._line(f"{step} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {label}")
+            self._line(f"{step} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total}{eta} {label}")
         elif self.bar:
             self._line(f"{step} {done} {label}")
         else:
             count = f"{done}/{total}" if total else f"{done}"
-            self._line(f"{step} {count}: {label}", final=True)
+            self._line(f"{step} {count}: {label}{f' [{eta.strip()}]' if eta else ''}", final=True)
 
     def finish(self, step: str, status: str, records: int, wall_s: float, log=None) -> None:
         where = f"; see {log}" if log else ""

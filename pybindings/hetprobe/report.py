@@ -1,71 +1,178 @@
 """The report of a run directory: report.md with its PNG plots beside it, the
 same as one self-contained report.html (images inlined), and summary.txt,
 the few lines characterize prints. Every number comes from the run's
-records; the text says how each was measured and with how many samples."""
+records; the text says how each was measured and with how many samples.
+
+Any partial directory gets its report: a probe that failed or stopped keeps a
+section built from its finished records, marked with the last error of its
+log; a file that cannot be read is named with the reason; the warnings the
+probes recorded (the run's conditions, a record's spread) stand beside the
+numbers they concern."""
 
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from ._paths import file_kind
+from .characterize import family, last_error
 from .errors import UsageError
 from .load import Results, load
+from .report_headline import headline
+from .report_notes import MARK, conditions_by_warning
 from .report_render import Document
-from .report_sections import clock_section, headline, interference_section, node_section, notify_section
+from .report_sections import clock_section, interference_section, node_section, notify_section
+
+OUTPUTS = ("report.md", "report.html", "summary.txt")
 
 
-def _manifest(directory: Path, run) -> dict | None:
+@dataclass
+class Written:
+    """What write_report wrote, and why the report is incomplete (empty when it is complete)."""
+    report: Path
+    problems: list = field(default_factory=list)
+
+
+def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
+    """The run's characterize.json (or `run` as it stands), and why it could not be read."""
     if run is not None:
         return {"wall_s": run.wall_s, "steps": [{"probe": s.probe, "status": s.status, "exit_code": s.exit_code,
-                                                 "wall_s": s.wall_s, "records": s.records} for s in run.steps]}
+                                                 "wall_s": s.wall_s, "records": s.records, "error": s.error}
+                                                for s in run.steps]}, None
     path = directory / "characterize.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    if not path.exists():
+        return None, None
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        return None, f"characterize.json cannot be read ({e})"
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("steps", []), list) or \
+            not all(isinstance(s, dict) for s in manifest.get("steps", [])):
+        return None, "characterize.json is not a characterize manifest"
+    return manifest, None
 
 
-def write_report(directory, run=None) -> Path:
-    """Writes report.md, report.html, the PNG plots and summary.txt into `directory`; returns report.md."""
-    directory = Path(directory)
-    if not directory.is_dir():
+def _step_errors(directory: Path, manifest: dict | None) -> dict[str, tuple[dict, str]]:
+    """{step: (its manifest entry, the last error of its log)} of the steps that did not finish."""
+    out = {}
+    for step in (manifest or {}).get("steps", []):
+        if step.get("status") != "ok":
+            probe = str(step.get("probe"))
+            out[probe] = (step, step.get("error") or last_error(directory / "logs" / f"{probe}.log")
+                          or "its log names no error")
+    return out
+
+
+def _problem(probe: str, step: dict, error: str) -> str:
+    return (f"{probe} {step.get('status')} (exit code {step.get('exit_code')}) after {step.get('records', 0)} "
+            f"record(s): {error.rstrip('.')}. Only its finished records are shown.")
+
+
+def _reason(path: str, why: str) -> str:
+    """A load error without the file's path in front ("line 5: field 'x': ...")."""
+    if why.startswith(path + ":"):
+        why = why[len(path) + 1:]
+        number, _, rest = why.partition(":")
+        return f"line {number}:{rest}" if number.isdigit() else why.strip()
+    return why
+
+
+def _check_directory(directory: Path) -> None:
+    """A run directory this process can write a report into (checked before anything is written)."""
+    if file_kind(directory) != "a directory":
         raise UsageError(f"{directory} is not a run directory")
-    results = load(directory)
-    header = results.header()
-    manifest = _manifest(directory, run)
-    doc = Document(f"hetprobe node report: {header.get('host')}")
+    if not any(directory.glob("*.jsonl")) and not any((directory / n).exists()
+                                                       for n in ("topology.json", "characterize.json")):
+        raise UsageError(f"{directory} is not a run directory: it holds no results (*.jsonl), topology.json "
+                         "or characterize.json")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"{directory} is not writable: the report is written into the run directory")
+    for path in [directory / n for n in OUTPUTS] + sorted(directory.glob("*.png")):
+        if file_kind(path) not in (None, "a regular file"):
+            raise UsageError(f"{path} is {file_kind(path)}: the report would replace it")
+
+
+def _first_header(results: Results) -> dict:
+    try:
+        return results.header()
+    except UsageError:  # no probe left a header
+        return {}
+
+
+def write_report(directory, run=None) -> Written:
+    """Writes report.md, report.html, the PNG plots and summary.txt into `directory` (any partial run
+    directory); returns what was written and why the report is incomplete."""
+    directory = Path(directory)
+    _check_directory(directory)
+    has_results = any(directory.glob("*.jsonl")) or (directory / "topology.json").exists()
+    results = load(directory, errors="skip") if has_results else Results.empty()
+    header = _first_header(results)
+    manifest, manifest_problem = _manifest(directory, run)
+    errors = _step_errors(directory, manifest)
+    failed = {probe: _problem(probe, step, error) for probe, (step, error) in errors.items()}
+    unreadable = {os.path.basename(f): f"{os.path.basename(f)} cannot be read: {_reason(f, why)}"
+                  for f, why in results.unreadable}
+    for step in (manifest or {}).get("steps", []):
+        name = f"{step.get('probe')}.jsonl"
+        if step.get("records") and not (directory / name).exists():
+            unreadable[name] = f"{name} is missing (characterize.json says its step wrote {step['records']} record(s))"
+    problems = list(failed.values()) + list(unreadable.values()) + ([manifest_problem] if manifest_problem else [])
+    for name, why in unreadable.items():  # a step's file (notify.jsonl) is named in its section too
+        if name.endswith(".jsonl"):
+            step = name[:-len(".jsonl")]
+            failed[step] = f"{failed[step]} {why}" if step in failed else why
+
     device = header.get("device") or {}
-    doc.para(f"Device **{device.get('name')}** (backend `{header.get('backend')}`), host `{header.get('host')}`, "
-             f"started {header.get('start_time_utc')}, hetprobe {header.get('hetprobe_version')} "
-             f"({header.get('git_revision')}).")
+    host = header.get("host") or (results.topology or {}).get("host") or directory.name
+    doc = Document(f"hetprobe node report: {host}")
+    if header:
+        doc.para(f"Device **{device.get('name')}** (backend `{header.get('backend')}`), host `{header.get('host')}`, "
+                 f"started {header.get('start_time_utc')}, hetprobe {header.get('hetprobe_version')} "
+                 f"({header.get('git_revision')}).")
+    if problems:
+        doc.warn("This run is incomplete; the sections below show what its finished records allow:")
+        doc.bullets(problems)
+    conditions = conditions_by_warning(results)
+    for warning, files in conditions.items():
+        doc.warn(f"{MARK} Measurement conditions ({', '.join(files)}): {warning}")
     if header.get("backend") == "host":
         doc.warn(f"This run used the host backend (device choice: {header.get('device_choice')}). CPU threads "
                  "played the GPU, so these numbers describe this CPU and its memory, not a GPU.")
     lines = headline(doc, results)
     node_section(doc, results, header)
-    probes = set(results.summary["probe"]) if len(results.summary) else set()
-    if "interference" in probes:
-        interference_section(doc, results.probe("interference"), directory)
-    if "notify" in probes:
-        notify_section(doc, results.probe("notify"), directory)
-    if "clock" in probes:
-        clock_section(doc, results.probe("clock"), directory)
-    _provenance(doc, results, manifest)
+    ran = {family(s) for s in failed} | set(results.summary["probe"])
+    if "interference" in ran:
+        interference_section(doc, results.probe("interference"), directory, failed)
+    if "notify" in ran:
+        notify_section(doc, results.probe("notify"), directory, [failed[s] for s in ("notify",) if s in failed])
+    if "clock" in ran:
+        clock_section(doc, results.probe("clock"), directory, [failed[s] for s in ("clock",) if s in failed])
+    _provenance(doc, results, manifest, {probe: error for probe, (_, error) in errors.items()},
+                list(unreadable.values()))
     (directory / "report.md").write_text(doc.markdown())
     (directory / "report.html").write_text(doc.html(directory))
-    summary = [f"{header.get('host')}: {device.get('name')} (backend {header.get('backend')})"]
+    (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, conditions)) + "\n")
+    return Written(directory / "report.md", problems)
+
+
+def _summary(directory: Path, header: dict, lines: list, problems: list, conditions: dict) -> list[str]:
+    device = header.get("device") or {}
+    out = [f"{header.get('host')}: {device.get('name')} (backend {header.get('backend')})" if header
+           else f"{directory}: no probe left a results header"]
     if header.get("backend") == "host":
-        summary.append("  no GPU used: CPU threads played the GPU (see the report)")
-    summary += [f"  {line}" for line in lines]
-    if manifest:
-        for step in manifest["steps"]:
-            if step["status"] != "ok":
-                summary.append(f"  {step['probe']}: {step['status']} (exit code {step['exit_code']})")
-    summary.append(f"  report: {directory / 'report.md'} and {directory / 'report.html'}")
-    (directory / "summary.txt").write_text("\n".join(summary) + "\n")
-    return directory / "report.md"
+        out.append("  no GPU used: CPU threads played the GPU (see the report)")
+    out += [f"  {line}" for line in lines]
+    out += [f"  {MARK} measurement conditions: {w}" for w in conditions]
+    out += [f"  INCOMPLETE: {p}" for p in problems]
+    out.append(f"  report: {directory / 'report.md'} and {directory / 'report.html'}")
+    return out
 
 
-def _provenance(doc: Document, results: Results, manifest: dict | None) -> None:
+def _provenance(doc: Document, results: Results, manifest: dict | None, errors: dict, unreadable: list) -> None:
     doc.h2("How this was measured")
     rows = []
     for record in results.records:
@@ -74,11 +181,19 @@ def _provenance(doc: Document, results: Results, manifest: dict | None) -> None:
         rows.append({"probe": record.get("probe"), "started (UTC)": record.get("start_time_utc"),
                      "revision": record.get("git_revision"), "ranks": (record.get("mpi") or {}).get("ranks"),
                      "command": " ".join(record.get("command_line") or [])})
-    doc.table(pd.DataFrame(rows))
+    if rows:
+        doc.table(pd.DataFrame(rows))
     if manifest:
-        steps = pd.DataFrame(manifest["steps"])[["probe", "status", "exit_code", "records", "wall_s"]]
-        doc.para(f"Wall time of the measurements (topology and every probe): {manifest['wall_s']:.1f} s.")
+        columns = ["probe", "status", "exit_code", "records", "wall_s"]
+        steps = pd.DataFrame(manifest.get("steps", [])).reindex(columns=columns)
+        if errors:  # the last error of each failed step's log, beside it
+            steps["error"] = [errors.get(p, "") for p in steps["probe"]]
+        if isinstance(manifest.get("wall_s"), (int, float)):
+            doc.para(f"Wall time of the measurements (topology and every probe): {manifest['wall_s']:.1f} s.")
         doc.table(steps.rename(columns={"wall_s": "wall time (s)"}))
+    if unreadable:
+        doc.para("Files left out of this report:")
+        doc.bullets(unreadable)
     doc.para("Every number above is computed from the records in this directory (JSON Lines, schema "
              "`docs/results-schema.md`; formulas in `docs/metrics.md`). Load them with "
              "`hetprobe.load(\"<this directory>\")`.")

@@ -43,6 +43,9 @@ class Document:
     def pre(self, text: str) -> None:
         self.blocks.append(("pre", text))
 
+    def bullets(self, items: list[str]) -> None:
+        self.blocks.append(("ul", list(items)))
+
     def table(self, frame: pd.DataFrame, index: bool = False) -> None:
         if index:
             frame = frame.reset_index()
@@ -64,6 +67,8 @@ class Document:
                 out += [f"> **Note:** {rest[0]}", ""]
             elif kind == "pre":
                 out += ["```", rest[0].rstrip(), "```", ""]
+            elif kind == "ul":
+                out += [f"- {item}" for item in rest[0]] + [""]
             elif kind == "table":
                 frame = rest[0]
                 out.append("| " + " | ".join(str(c) for c in frame.columns) + " |")
@@ -86,6 +91,8 @@ class Document:
                 body.append(f'<p class="warn"><strong>Note:</strong> {_inline_md_to_html(rest[0])}</p>')
             elif kind == "pre":
                 body.append(f"<pre>{html.escape(rest[0])}</pre>")
+            elif kind == "ul":
+                body.append("<ul>" + "".join(f"<li>{_inline_md_to_html(i)}</li>" for i in rest[0]) + "</ul>")
             elif kind == "table":
                 frame = rest[0].map(_cell) if len(rest[0]) else rest[0]
                 body.append(frame.to_html(index=False, escape=True, border=0))

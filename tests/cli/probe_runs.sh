@@ -25,10 +25,13 @@ grep -q "## Mechanisms" "$work/n.txt" || fail "notify: no mechanism table"
 "$hp" show "$work/n.jsonl" >"$work/n-show.txt"
 grep -q "## Round trip" "$work/n-show.txt" || fail "show: no round-trip table from the notify file"
 
-# Without --quiet: the progress lines on stderr name each record.
+# Without --quiet: the progress lines on stderr name each record, count them
+# (3 fit batches, the check batch, the fit), and say the time taken and left.
 "$hp" clock --device host --span 0.6 --batches 3 --check-after 0.2 --samples 50 --out "$work/c.jsonl" >"$work/c.txt" \
   2>"$work/c.err"
-grep -q "^\[clock\] clock batch 3 (check)" "$work/c.err" || fail "clock: no progress line for the check batch"
+grep -Eq "^\[4/5\] clock batch 3 \(check\) .* elapsed [0-9]+:[0-9]{2}  ETA [0-9]+:[0-9]{2}$" "$work/c.err" ||
+  fail "clock: no progress line with elapsed time and ETA for the check batch"
+grep -Eq "^\[5/5\] .* elapsed [0-9]+:[0-9]{2}$" "$work/c.err" || fail "clock: no last progress line (without ETA)"
 [[ $(count clock_batch "$work/c.jsonl") == 4 ]] || fail "clock: expected 3 fit batches and 1 check batch"
 [[ $(count clock_fit "$work/c.jsonl") == 1 ]] || fail "clock: expected 1 fit record"
 grep -q '"within_precision":' "$work/c.jsonl" || fail "clock: no prediction check"

@@ -54,7 +54,7 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     return {dev(messages_), kBytes.size(), with_flags ? dev(flags_ + half) : nullptr,
             with_queue ? dev(queue_) : nullptr,
             with_queue ? reinterpret_cast<unsigned long long*>(tail_.device()) : nullptr, dev(stamps_ + half),
-            iteration, 0};
+            iteration, 0, 0};
   }
   HaloLaunch launch(HaloStage stage, std::uint64_t iteration, bool with_flags, double timeout_s = 20) {
     HaloLaunch l;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "backend_under_test.hpp"
 #include "hetprobe/clock_sync.hpp"
@@ -11,6 +12,7 @@
 #include "hetprobe/host_signal_ops.hpp"
 #include "hetprobe/host_spin.hpp"
 #include "hetprobe/notify.hpp"
+#include "hetprobe/stop_request.hpp"
 
 namespace hetprobe {
 
@@ -105,6 +107,37 @@ TEST_P(SignalTest, AWaitWithoutAnswerTimesOutOnTheDevice) {
   // The device is still usable afterwards.
   device_->start_signal(task(SignalKind::overhead, 10));
   EXPECT_FALSE(device_->join_signal().timed_out);
+}
+
+// Each wait is bounded on its own: a task that outlasts its timeout in all,
+// while every answer comes well within it, is not cut short (on a busy
+// machine the host answered every echo in time, and the task still gave up).
+TEST_P(SignalTest, EachWaitHasItsOwnTimeoutNotTheWholeTask) {
+  constexpr int n = 5;
+  device_->start_signal(task(SignalKind::echo, n, 0.2));
+  HostSignalOps h;
+  for (unsigned long long seq = 1; seq <= n; ++seq) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // 5 x 60 ms: more than 0.2 s in all
+    h.store_release(host_flag(0), seq);
+    spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "echo");
+  }
+  const SignalOutcome out = device_->join_signal();
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
+}
+
+// A stop request (Ctrl-C) ends the host backend's waits however long their
+// timeout; a GPU kernel ends by its own timeout.
+TEST_P(SignalTest, AStopRequestEndsTheHostBackendsWait) {
+  if (device_->info().backend != "host") GTEST_SKIP() << "a kernel cannot see the host's stop request";
+  if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "the wait does not depend on the order";
+  device_->start_signal(task(SignalKind::echo, 5, 3600));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // into the long part of the wait
+  request_stop();
+  const SignalOutcome out = device_->join_signal();
+  clear_stop_request();
+  EXPECT_TRUE(out.timed_out) << "the wait gave up, as a timeout does";
+  EXPECT_EQ(out.completed, 0u);
 }
 
 TEST_P(SignalTest, OverheadDoesEveryReadAndWrite) {

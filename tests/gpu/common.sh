@@ -6,6 +6,7 @@ build=${BUILD_DIR:-$root/build-gpu}
 results=${RESULTS_DIR:-$build/${default_results:-results}}
 mkdir -p "$results"
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+source "$root/tests/session.sh"  # kill_session: a run's own processes, never by name
 hetprobe=$build/bench/hetprobe
 
 step() { printf '\n=== %s\n' "$*"; }

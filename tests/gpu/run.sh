@@ -69,10 +69,8 @@ if [[ $full == 1 ]]; then
     kill -0 $pid 2>/dev/null || break
   done
   # Kill mpirun and both ranks at once, as a node failure would.
-  kill -KILL -- -$pid 2>/dev/null || true
-  pkill -KILL -f "$hetprobe interference" || true
+  kill_session "$pid"
   wait $pid 2>/dev/null || true
-  while pgrep -f "$hetprobe interference" >/dev/null; do sleep 0.1; done
   echo "killed: $(grep -c '"record":"point"' "$results/full-sweep.jsonl") points in the file, last line ends with newline: $(tail -c1 "$results/full-sweep.jsonl" | od -An -c | tr -d ' ')"
   mpirun -np 2 "$hetprobe" "${sweep[@]}" --resume | tee "$results/full-sweep-resumed.txt"
   step "the full sweep's table, from its results file"

@@ -1,8 +1,14 @@
 """hetprobe characterize, the main job, on the host backend (--quick): the run
-directory, the report, the summary and the progress lines."""
+directory, the report, the summary and the progress lines; a run whose probes fail
+still leaves its report."""
 
 import json
+import os
 import re
+import subprocess
+import sys
+
+import pytest
 
 import hetprobe
 
@@ -45,9 +51,9 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     assert "flag round trip" in done.stdout
     # The headline names the worst slowdown's kind, GPU count, traffic and size.
     worst = next(line for line in done.stdout.splitlines() if "Worst MPI_Send slowdown under GPU traffic" in line)
-    # The worst point may come from the rate run, which names its rate (report_sections.py).
+    # The worst point may come from the rate run, which names its rate (report_headline.py).
     assert re.search(r"× SSB: (write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate (0\.5))?, [0-9.]+ GB/s "
-                     r"during the send, (1|64) KiB$", worst), worst
+                     r"during the send, (1|64) KiB(  ⚠ noisy: .+)?$", worst), worst
     assert "Host memory bandwidth (STREAM" in done.stdout
     count = {name: len([line for line in (directory / f"{name}.jsonl").read_text().splitlines()
                         if '"record":"point"' in line]) for name in ("interference", "interference-paper")}
@@ -56,6 +62,9 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     records = count["interference"] + 1  # and the host memory record
     assert f"interference {records}/{records}:" in done.stderr
     assert f"interference-paper {count['interference-paper']}/{count['interference-paper']}:" in done.stderr
+    assert "notify 48/48:" in done.stderr  # the count expected from notify's header: 24 + 12 + 12 mechanisms
+    assert re.search(r"interference 1/13: .* \[ETA \d+:\d\d\]$", done.stderr, re.M)
+    assert "clock (step 2 of 5): started (6 records expected)" in done.stderr
     assert "\r" not in done.stderr  # plain lines when stderr is not a terminal
 
 
@@ -96,3 +105,75 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
     assert 2 <= finished < 24 and not kept.truncated
     manifest = json.loads((directory / "characterize.json").read_text())
     assert manifest["steps"][0]["status"] == "interrupted"
+
+
+# A hetprobe whose notify and clock fail as they did on a loaded machine; every other command is the
+# real one. notify: 4 records, then the device's timeout and exit 1; clock: 2 records, then SIGKILL.
+FAILING = """#!{python}
+import os, signal, subprocess, sys
+REAL, args = {real!r}, sys.argv[1:]
+if args[:1] not in (["notify"], ["clock"]):
+    os.execv(REAL, [REAL] + args)
+out = args[args.index("--out") + 1]
+extra = ["--parts", "overhead"] if args[0] == "notify" else []
+subprocess.run([REAL] + [out + ".all" if a == out else a for a in args] + extra, check=True)
+with open(out + ".all") as f:
+    lines = f.readlines()[:5 if args[0] == "notify" else 3]
+os.unlink(out + ".all")
+with open(out, "w") as f:
+    f.writelines(lines)
+if args[0] == "clock":
+    os.kill(os.getpid(), signal.SIGKILL)
+print("hetprobe notify: timeout error: the device's echo did not happen within 30.000000 s", file=sys.stderr)
+sys.exit(1)
+"""
+
+
+@pytest.fixture(scope="module")
+def failing_run(tmp_path_factory):
+    """(run directory, completed process) of characterize --quick whose notify and clock fail partway."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    fake = bin_dir / "hetprobe"
+    fake.write_text(FAILING.format(python=sys.executable, real=hetprobe.binary()))
+    fake.chmod(0o755)
+    directory = tmp_path_factory.mktemp("failing") / "run"
+    done = subprocess.run([sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host",
+                           "--progress", "lines", "--skip", "interference-rate,interference-paper", str(directory)],
+                          env=dict(os.environ, HETPROBE_BIN_DIR=str(bin_dir)), capture_output=True, text=True,
+                          timeout=900)
+    return directory, done
+
+
+def test_a_failing_probe_keeps_its_records_and_the_run_exits_1(failing_run):
+    directory, done = failing_run
+    assert done.returncode == 1, done.stderr
+    steps = {s["probe"]: s for s in json.loads((directory / "characterize.json").read_text())["steps"]}
+    assert steps["notify"]["status"] == "failed" and steps["notify"]["records"] == 4
+    assert steps["notify"]["error"] == ("hetprobe notify: timeout error: the device's echo did not happen "
+                                        "within 30.000000 s")
+    assert steps["clock"]["status"] == "failed" and steps["clock"]["exit_code"] == -9
+    assert steps["clock"]["records"] == 2 and steps["clock"]["error"] == "killed by signal SIGKILL"
+    assert steps["interference"]["status"] == "ok"
+    assert "FAILED: notify (exit code 1) after 4 record(s): hetprobe notify: timeout error" in done.stdout
+    assert "FAILED: clock (exit code -9) after 2 record(s): killed by signal SIGKILL" in done.stdout
+
+
+def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(failing_run):
+    directory, done = failing_run
+    md = (directory / "report.md").read_text()
+    notify = md[md.index("## Notifications between CPU and GPU"):md.index("## GPU clock")]
+    assert ("notify failed (exit code 1) after 4 record(s): hetprobe notify: timeout error: the device's echo "
+            "did not happen within 30.000000 s. Only its finished records are shown.") in notify
+    assert "| volatile:relaxed |" in notify  # Table 1 from the 4 finished overhead records
+    assert "*Flag round trips: not available: no notify roundtrip records in these results.*" in notify
+    clock = md[md.index("## GPU clock"):md.index("## How this was measured")]
+    assert "clock failed (exit code -9) after 2 record(s): killed by signal SIGKILL" in clock
+    assert "No clock fit" in clock
+    loads = md[md.index("## Interference"):md.index("## Notifications")]
+    assert "| write | 1 |" in loads and "](interference_traffic.png)" in loads and "not available" not in loads
+    assert "One flag read + write on the CPU (paper Table 1)" in done.stdout  # the headline that has records
+    assert "Worst MPI_Send slowdown under GPU traffic" in done.stdout
+    assert "INCOMPLETE: notify failed" in done.stdout and "flag round trip" not in done.stdout
+    again = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(directory)], capture_output=True,
+                           text=True)
+    assert again.returncode == 1 and (directory / "report.md").read_text() == md

@@ -323,3 +323,62 @@ def test_recursive_and_mixed_inputs(tmp_path, copy_data):
     mixed = load([DATA / "h200-micro.json", tmp_path])
     assert mixed.headers["probe"].tolist() == ["micro", "bandwidth"]
     assert mixed.headers["segment"].tolist() == [0, 1]
+
+
+NOISY = "5 runnable threads on 2 CPUs of this cpuset: other work shares these CPUs, so latencies include delays"
+SPREAD = "p90 is 12.3x the median (threshold 2x): scheduler noise dominates these samples"
+
+
+def test_warnings_of_the_run_and_of_each_record(tmp_path):
+    records = jsonl_records(DATA / "h200-bandwidth.jsonl")
+    records[0].update(conditions={"cpus": 2, "runnable_threads": 5}, warnings=[NOISY])
+    records[1]["warnings"] = [SPREAD]
+    records[2]["warnings"] = []
+    r = load(write_jsonl(tmp_path / "b.jsonl", records))
+    found = r.summary["warnings"].tolist()
+    assert found[:2] == [SPREAD, ""] and (found[2] is None or math.isnan(found[2]))  # None: from before them
+    assert r.headers["warnings"].tolist() == [NOISY]
+    w = r.warnings()
+    assert list(w.columns) == ["file", "segment", "record_id", "probe", "record", "warning"]
+    assert w[["record_id", "record", "warning"]].values.tolist() == [[0, "header", NOISY], [1, "point", SPREAD]]
+    assert r.header()["conditions"]["runnable_threads"] == 5
+    old = load(DATA / "h200-bandwidth.jsonl")
+    assert old.summary["warnings"].isna().all() and old.warnings().empty
+
+
+@pytest.mark.parametrize("edit, where", [
+    (lambda r: r[1].pop("ops_per_sample"), r"n\.jsonl:2: field 'ops_per_sample': missing \(a notify overhead record\)"),
+    (lambda r: r[1]["setup"].update(cpu_order=7), None),  # setup keys are copied as they are
+    (lambda r: r[1].update(contended="no"), r":2: field 'contended': expected a boolean, got string"),
+    (lambda r: r[1]["ns_per_op"].update(median="fast"), r":2: field 'ns_per_op.median': expected a number"),
+    (lambda r: r[1]["samples"].update(values={}), r":2: field 'samples.values': expected an array, got object"),
+    (lambda r: r[0].update(ranks={}), r":1: field 'ranks': expected an array, got object \(a notify header"),
+])
+def test_a_malformed_record_names_its_file_line_and_field(tmp_path, notify_header, edit, where):
+    records = [notify_header] + [r for r in jsonl_records(DATA / "h200-notify.jsonl")[1:3]]
+    edit(records)
+    path = write_jsonl(tmp_path / "n.jsonl", records)
+    if where is None:
+        assert len(load(path).summary) == 2
+        return
+    with pytest.raises(ResultsFileError, match=where):
+        load(path)
+
+
+def test_errors_skip_leaves_unreadable_files_out_and_names_them(tmp_path, copy_data):
+    copy_data("h200-bandwidth.jsonl")
+    (tmp_path / "empty.jsonl").write_text("")
+    records = jsonl_records(DATA / "h200-clock.jsonl")
+    records[3]["batch"] = "three"
+    write_jsonl(tmp_path / "clock.jsonl", records)
+    r = load(tmp_path, errors="skip")
+    assert [f.rsplit("/", 1)[-1] for f in r.files] == ["h200-bandwidth.jsonl"]
+    assert set(r.headers["probe"]) == {"bandwidth"} and len(r.summary) == 3 and r.headers["segment"].tolist() == [0]
+    why = dict((f.rsplit("/", 1)[-1], text) for f, text in r.unreadable)
+    assert why["clock.jsonl"].endswith(":4: field 'batch': expected an integer, got string "
+                                       "(a clock clock_batch record)")
+    assert "holds no complete record" in why["empty.jsonl"]
+    with pytest.raises(ResultsFileError, match="clock.jsonl:4"):
+        load(tmp_path)
+    with pytest.raises(UsageError, match="errors="):
+        load(tmp_path, errors="ignore")

@@ -8,6 +8,7 @@ from conftest import DATA, REPO, write_jsonl
 from matplotlib.figure import Figure
 
 from hetprobe import plots
+from hetprobe._plot_load import load_points
 from hetprobe._units import size_label
 from hetprobe.errors import UsageError
 from hetprobe.load import load
@@ -130,6 +131,56 @@ def test_roundtrip_plot(notify, tmp_path):
     assert len(ax.patches) == 12  # 6 order pairs x 2 directions
     assert "µs" in ax.get_ylabel()
     assert [t.get_text() for t in ax.get_xticklabels()][0] == "volatile:relaxed"
+
+
+def fig_scale(fig) -> str:
+    return fig.axes[0].get_yscale()
+
+
+def _one_slow(records, pick, factor=1000):
+    """The records with the samples of the first one pick(record) accepts made `factor` times slower."""
+    out = [{k: v for k, v in r.items() if not k.startswith("_")} for r in records]
+    slow = next(r for r in out if pick(r))
+    slow["samples"] = {**slow["samples"], "values": [v * factor for v in slow["samples"]["values"]]}
+    return out
+
+
+def test_roundtrip_plot_turns_log_when_one_setup_is_an_outlier(notify, tmp_path):
+    # On a loaded machine one order pair's round trips took 1000x longer (12 ms, not 2 us).
+    assert fig_scale(plots.roundtrip(notify)) == "linear"  # the committed run: every box is readable
+    rt = [r for r in notify.records if r["record"] in ("header", "roundtrip")]
+    slow = _one_slow(rt, lambda r: r["record"] == "roundtrip" and r["setup"]["cpu_order"] == "fence")
+    fig = plots.roundtrip(load(write_jsonl(tmp_path / "slow.jsonl", slow)))
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and "log" in ax.get_ylabel()
+    low, high = ax.get_ylim()
+    assert low < 2.3 and high > 2000  # the 2 us boxes and the 2 ms one both inside the axis
+
+
+def test_ratio_plot_turns_log_with_one_outlier(sweep, tmp_path):
+    assert fig_scale(plots.ratio_to_ssb(sweep)) == "linear"
+    records = [{k: v for k, v in r.items() if not k.startswith("_")} for r in sweep.records]
+    for r in records:  # one PSB point 1000x slower than its SSB
+        if r["record"] == "point" and r["layout"] == "PSB" and r["size_bytes"] == 1024 and r["access"] == "stream":
+            r["send_time_ns"] = {**r["send_time_ns"], "median": r["send_time_ns"]["median"] * 1000}
+    slow = load(write_jsonl(tmp_path / "slow.jsonl", records))
+    fig = plots.ratio_to_ssb(slow)
+    assert fig_scale(fig) == "log"
+    low, high = fig.axes[0].get_ylim()
+    assert low < 1 < 1000 < high  # the line at 1 and the outlier both shown, on a log axis
+
+
+def test_slowdown_plots_turn_log_with_one_outlier(tmp_path):
+    matrix = load(DATA / "h200x2-load" / "matrix.jsonl")
+    assert fig_scale(plots.slowdown_vs_traffic(matrix)) == "linear"
+    records = [{k: v for k, v in r.items() if not k.startswith("_")} for r in matrix.records]
+    shown = load_points(matrix)  # the layout and access the plots show by default
+    poll = shown[(shown["load_kind"] == "poll") & (shown["size_bytes"] == 1024) & (shown["load_rate"] == "1")]
+    point = records[int(poll["record_id"].iloc[0])]  # drawn by both plots (slowdown_vs_gpus: full rate only)
+    point["send_time_ns"] = {**point["send_time_ns"], "median": point["send_time_ns"]["median"] * 1000}
+    slow = load(write_jsonl(tmp_path / "slow.jsonl", records))
+    for fig in (plots.slowdown_vs_traffic(slow), plots.slowdown_vs_gpus(slow)):
+        assert all(ax.get_yscale() == "log" for ax in fig.axes) and "log" in fig.axes[0].get_ylabel()
 
 
 def test_mechanisms_plot_with_skipped(notify, tmp_path, notify_header):

@@ -68,7 +68,6 @@ def test_an_explicit_binding_is_given_back_after_an_in_process_run():
 
 @pytest.mark.parametrize("options, message", [
     (dict(orders="bogus"), "bogus"),
-    (dict(no_such_option=1), "no-such-option"),
     (dict(exchanges=0), "--exchanges"),
     (dict(bind="9999"), "9999"),
 ])
@@ -77,12 +76,46 @@ def test_bad_options_raise_usage_error(options, message):
         hetprobe.notify(device="host", parts="roundtrip", **options)
 
 
+@pytest.mark.parametrize("call, keyword, close", [
+    (lambda **kw: hetprobe.notify(device="host", **kw), "ordrs", "orders"),
+    (lambda **kw: hetprobe.clock(device="host", **kw), "spam", "span"),
+    (lambda **kw: hetprobe.run_mpi("interference", device="host", **kw), "size", "sizes"),
+    (lambda **kw: hetprobe.run_mpi("halo", **kw), "no_such_option", None),
+])
+def test_a_misspelled_keyword_is_a_type_error_naming_the_valid_ones(call, keyword, close, tmp_path):
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{keyword}'") as caught:
+        call(**{keyword: 1}, out=tmp_path / "x.jsonl")
+    text = str(caught.value)
+    assert (f"did you mean '{close}'?" in text) if close else "did you mean" not in text
+    own, cli = text.split("Valid keywords: ")[1].split(", and the options of `hetprobe ")
+    assert {"out", "progress"} <= set(own.split(", ")) and "timeout" in cli.split(", ")
+    assert not (tmp_path / "x.jsonl").exists()  # refused before anything ran
+
+
+def test_the_keywords_are_the_cli_options():
+    from hetprobe.probes import cli_options
+    assert {"orders", "overhead_samples", "mechanism_samples", "timeout", "quiet"} <= set(cli_options("notify"))
+    assert {"span", "check_after", "batches"} <= set(cli_options("clock"))
+    assert {"sizes", "load_rate", "no_host_stream", "resume"} <= set(cli_options("interference"))
+    assert "help" not in cli_options("notify")
+
+
 def test_an_existing_results_file_is_not_overwritten(tmp_path):
     out = tmp_path / "x.jsonl"
     out.write_text('{"record": "header"}\n')
     with pytest.raises(hetprobe.UsageError, match="already has results"):
         hetprobe.clock(out=out, **QUICK_CLOCK)
     assert out.read_text() == '{"record": "header"}\n'
+
+
+def test_out_must_be_a_regular_file(tmp_path):
+    os.mkfifo(tmp_path / "fifo")  # opening it to append would block forever
+    for out, kind in ((tmp_path / "fifo", "a FIFO"), (tmp_path, "a directory")):
+        with pytest.raises(hetprobe.UsageError, match=f"out= .* is {kind}"):
+            hetprobe.clock(out=out, **QUICK_CLOCK)
+    with pytest.raises(hetprobe.UsageError, match="does not exist"):
+        hetprobe.run_mpi("interference", out=tmp_path / "missing" / "i.jsonl", device="host")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
 
 
 def test_help_shows_the_cli_options():

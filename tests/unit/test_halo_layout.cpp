@@ -293,6 +293,9 @@ TEST_F(HaloFile, ErrorsNameFileAndLine) {
   const std::string empty = write("# nothing\n\n", "empty.txt");
   expect_usage_error([&] { file_layout(empty, 0, 2); }, "no messages");
   expect_usage_error([&] { file_layout(two, 2, 2); }, "rank 2 outside");
+  // Not files of lines: a directory, and a device that would be one endless line.
+  expect_usage_error([&] { file_layout(dir_.string(), 0, 2); }, "not a regular file");
+  expect_usage_error([&] { file_layout("/dev/zero", 0, 2); }, "\"/dev/zero\": not a regular file");
 }
 
 TEST_F(HaloFile, CubeLayoutRoundTrip) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hetprobe/errors.hpp"
+#include "hetprobe/text_list.hpp"
 
 namespace hetprobe {
 namespace {
@@ -241,6 +242,26 @@ TEST(FormatSize, LargestExactBinaryUnit) {
   EXPECT_EQ(format_size(kGiB), "1 GiB");
   EXPECT_EQ(format_size(2 * kTiB), "2 TiB");
   EXPECT_EQ(format_size(1024 * kTiB), "1024 TiB");  // no unit above TiB
+}
+
+TEST(SplitList, ItemsBetweenSeparators) {
+  EXPECT_EQ(split_list("stream,stacked", "--access"), (std::vector<std::string>{"stream", "stacked"}));
+  EXPECT_EQ(split_list("one", "--access"), (std::vector<std::string>{"one"}));
+  EXPECT_EQ(split_list("volatile:fence", "memory order", ':'), (std::vector<std::string>{"volatile", "fence"}));
+}
+
+// A stray separator is a mistake to report, naming the option: "stream," once ran stream alone.
+TEST(SplitList, EmptyItemsAreUsageErrorsNamingTheOption) {
+  for (const char* text : {"", ",", "stream,", ",stream", "stream,,stacked"}) {
+    try {
+      (void)split_list(text, "--access");
+      ADD_FAILURE() << "no error for \"" << text << "\"";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_NE(std::string(e.what()).find("--access '" + std::string(text) + "'"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW((void)split_list("volatile:", "memory order", ':'), Error);
 }
 
 TEST(FormatSize, RoundTripsThroughParse) {

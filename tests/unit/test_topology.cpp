@@ -102,7 +102,7 @@ TEST(TopologyXml, UnknownDevicesAndBadInputAreUsageErrors) {
       EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
     }
   }
-  for (const std::string path : {kData + "missing.xml", std::string(HETPROBE_TEST_DATA_DIR "/../CMakeLists.txt")}) {
+  for (const std::string& path : {kData + "missing.xml", std::string(HETPROBE_TEST_DATA_DIR "/../CMakeLists.txt")}) {
     try {
       (void)Topology::from_xml(path);
       ADD_FAILURE() << path << " loaded";

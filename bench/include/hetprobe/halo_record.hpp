@@ -33,6 +33,9 @@ struct HaloModelSetup {
 };
 Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, const std::vector<HaloRun>& runs);
 
+// The table of a run's records (halo_table.cpp; from a file: halo_report),
+// with the header's device line and warnings when it is given.
 void print_halo_table(std::FILE* out, const std::vector<Json>& records);
+void print_halo_table(std::FILE* out, const Json& header, const std::vector<Json>& records);
 
 }  // namespace hetprobe

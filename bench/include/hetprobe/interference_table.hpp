@@ -1,10 +1,13 @@
-// The human-readable table of an interference run, printed row by row as
-// points finish (so a long or killed run shows what it has).
+// The table of an interference run: printed row by row as points finish (so
+// a long or killed run shows what it has), or as a whole from a results file
+// (interference_report, results_report.hpp). Both read the records with
+// checked access.
 #pragma once
 
 #include <cstdio>
 
-#include "hetprobe/results.hpp"
+#include "hetprobe/record_field.hpp"
+#include "hetprobe/table.hpp"
 
 namespace hetprobe {
 
@@ -18,9 +21,15 @@ class InterferenceTable {
 
  private:
   std::FILE* out_;
-  double smallest_median_ns_ = 0;
-  double harness_at_smallest_ns_ = 0;  // that point's own empty-region median
-  int rows_ = 0;
+  Table table_;
 };
+
+// The table's columns and the lines about the run, from its header.
+Table interference_table(const RecordRef& header, std::vector<std::string>& about);
+// A point's cells, in the columns' order.
+std::vector<Json> interference_row(const RecordRef& point);
+// The harness line under the table: the empty timed region's cost at the
+// point with the smallest median send time ("" when there are no rows).
+std::string harness_note(const RecordRef& header, const Table& table);
 
 }  // namespace hetprobe

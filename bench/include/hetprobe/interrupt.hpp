@@ -1,13 +1,20 @@
-// Ctrl-C / SIGTERM: the first signal stops the running device writer at once
-// (from the handler) and marks the run interrupted, so the probe loop ends
-// after the current sample and keeps every finished point; a second signal
-// kills the process the default way.
+// Ctrl-C / SIGTERM: the first signal stops the running device writer and
+// loads at once (from the handler) and requests a stop (stop_request.hpp), so
+// every wait of the run ends within a second with Error(ErrorKind::interrupted)
+// and the probe keeps every finished point; a second signal kills the process
+// the default way.
 #pragma once
 
 namespace hetprobe {
 
 void install_interrupt_handlers();
+// True once a signal arrived or anything else requested a stop (request_stop()).
 bool interrupted();
 int interrupt_signal();  // the signal number received, 0 if none
+
+// Throws Error(ErrorKind::interrupted) when interrupted().
+void throw_if_interrupted();
+// Sleeps `seconds`, waking at least every 50 ms to throw_if_interrupted().
+void sleep_unless_interrupted(double seconds);
 
 }  // namespace hetprobe

@@ -36,6 +36,8 @@ std::vector<FlagPlacement> parse_flag_placements(const std::string& text);  // "
 std::vector<FlagSpacing> parse_flag_spacings(const std::string& text);      // "same-line,page"
 HostCoherence parse_host_coherence(const std::string& text);
 std::vector<LaunchMechanism> all_launch_mechanisms();
+// Mechanism records of the mechanisms part: the flag mechanisms, then every launch mechanism.
+std::size_t notify_mechanism_count();
 
 enum class NotifyPart { overhead, roundtrip, mechanisms };
 std::vector<NotifyPart> parse_notify_parts(const std::string& text);  // "all" or a list

@@ -22,11 +22,14 @@ using RecordSink = std::function<void(const Json& record)>;
 
 class ResultsWriter {
  public:
-  // Opens (creating if needed) `path` for appending. Throws
-  // hetprobe::Error(ErrorKind::usage) with the path and strerror if the file
-  // cannot be opened for writing (missing directory, no permission, a
-  // directory), or if another process holds the file's exclusive flock (taken
-  // here, so two runs never append to one file). Nothing is written by opening.
+  // Opens (creating if needed) `path` for appending. Only a regular file (or a
+  // symlink to one) is accepted: a directory, device, FIFO or socket is
+  // refused before it is opened, and again after (fstat), without blocking or
+  // writing. Throws hetprobe::Error(ErrorKind::usage) naming the path if the
+  // file cannot be opened for writing (missing directory, no permission, not
+  // a regular file), or if another process holds the file's exclusive flock
+  // (taken here, so two runs never append to one file). Nothing is written by
+  // opening. Most callers want open_results_for() below.
   explicit ResultsWriter(const std::filesystem::path& path);
   ResultsWriter(ResultsWriter&&) noexcept;
   ResultsWriter& operator=(ResultsWriter&&) noexcept;
@@ -39,6 +42,8 @@ class ResultsWriter {
   // not reach here: callers put null instead.
   void write(const Json& record);
   const std::filesystem::path& path() const { return path_; }
+  // Bytes in the file now (fstat of the open descriptor).
+  std::uint64_t size() const;
 
  private:
   std::filesystem::path path_;
@@ -46,16 +51,25 @@ class ResultsWriter {
 };
 
 struct ResultsFile {
-  std::vector<Json> records;   // every complete, parsable line, in order
-  bool truncated_tail = false; // the last line was incomplete or unparsable
-  std::size_t valid_bytes = 0; // bytes up to and including the last good '\n'
+  std::filesystem::path path;
+  std::vector<Json> records;       // every complete, parsable line, in order
+  std::vector<std::size_t> lines;  // 1-based line number of each record
+  bool truncated_tail = false;     // the last line was incomplete or unparsable
+  std::size_t valid_bytes = 0;     // bytes up to and including the last good '\n'
+
+  // "FILE:LINE" of records[i], for errors about it ("PATH, record N" when
+  // lines is empty: records made in this process).
+  std::string place(std::size_t i) const;
+  // The probe the first record (the header) names; "" when there is none.
+  std::string probe() const;
 };
 
 // Reads a results file. An incomplete last line (no trailing newline, or not
 // valid JSON and last) sets truncated_tail instead of failing. A bad line that
-// is not the last, or a line that is not a JSON object, throws
-// hetprobe::Error(ErrorKind::io) naming the file and 1-based line number.
-// A missing or unreadable file throws hetprobe::Error(ErrorKind::usage).
+// is not the last, or a line that is not a JSON object, is a malformed input
+// file: hetprobe::Error(ErrorKind::usage) naming the file and 1-based line
+// number. A missing file, or one that is not a regular file, throws
+// hetprobe::Error(ErrorKind::usage); failing mid-read, ErrorKind::io.
 // Empty lines are skipped.
 ResultsFile read_results(const std::filesystem::path& path);
 
@@ -66,6 +80,37 @@ Json summary_json(std::span<const double> values);
 // Raw timer readings as measured: {"unit", "ns_per_tick", "values": [ticks]}.
 // Integers as read keep the file small and exact; ns = value * ns_per_tick.
 Json raw_ticks_json(const std::string& unit, double ns_per_tick, std::span<const std::uint64_t> ticks);
+
+// Whether a run may append to an existing results file of its probe.
+enum class Resume {
+  unavailable,  // the probe has no --resume: a file with results is refused
+  off,          // --resume not given: refused, and the message offers it
+  on,           // --resume: continued
+};
+
+// Checks, reading only and creating nothing, that a `probe` run may write its
+// results to `path`: a new file in a directory that exists, an empty file,
+// or (with Resume::on) a file of `probe`'s results. Anything else is a usage
+// Error naming --out and the path: a directory, device, FIFO or socket;
+// another probe's results ("holds notify results, not bandwidth results");
+// a file that is not results; results without --resume. Returns whether the
+// file already holds results. For the checks every rank agrees on before
+// anything is written; open_results_for repeats them.
+bool check_results_target(const std::string& probe, const std::filesystem::path& path, Resume resume);
+
+// The results file of a `probe` run, opened for appending (on rank 0 only),
+// and what it already holds. A new or empty file is fine. A file with records
+// is refused (usage Error naming it) unless `resume` is on, and always when
+// its first record is not a hetprobe header of `probe` (another probe's file,
+// or no results file at all): appending would make it unreadable. A resumed
+// file is returned as read: the caller checks its records, then drops an
+// incomplete last line (drop_truncated_tail) before appending, so that a
+// refused file is left as it was.
+struct OpenedResults {
+  ResultsWriter writer;
+  ResultsFile existing;  // records already in the file (empty when new)
+};
+OpenedResults open_results_for(const std::string& probe, const std::filesystem::path& path, Resume resume);
 
 // Truncates the file to file.valid_bytes so that appending continues after
 // the last complete record. No-op when !file.truncated_tail.

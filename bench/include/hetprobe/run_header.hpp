@@ -1,5 +1,6 @@
 // The header record every results file starts with (and every resumed
-// segment repeats): who, where, when, with what. Schema: docs/results-schema.md.
+// segment repeats): who, where, when, with what, and the node's conditions
+// with their warnings (noise.hpp). Schema: docs/results-schema.md.
 #pragma once
 
 #include <string>
@@ -25,6 +26,7 @@ struct RunContext {
 };
 
 // Collective over mpi.comm; the full record is returned on rank 0 only.
+// Rank 0 reads the node's conditions first (about 100 ms).
 Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
                 const HostClock& clock);
 

@@ -282,8 +282,20 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
 // Devices of a compiled-in backend on this node (0 when it has none or is not compiled in).
 int device_count(const std::string& backend);
 
-// Throws a usage Error when `bytes` cannot possibly be pinned on this node
-// (more than its physical memory); backends call it before allocating.
+// Host memory now: installed, and available (MemAvailable, or less under a
+// cgroup v2 memory limit): what an allocation can take without the
+// out-of-memory killer ending the run.
+struct HostMemory {
+  std::uint64_t installed = 0, available = 0;
+  bool cgroup_limited = false;  // `available` is the cgroup's limit less its use
+};
+HostMemory host_memory();
+
+// Throws a usage Error naming `what` (e.g. "--sizes 8GiB on 2 ranks of this
+// node") when `bytes` is more than the host memory available now.
+void check_memory_available(std::uint64_t bytes, const std::string& what);
+
+// check_memory_available for one pinned allocation; backends call it before allocating.
 void check_pinnable(std::size_t bytes);
 
 // For a SIGINT/SIGTERM handler: tells the running writer, if any, to stop

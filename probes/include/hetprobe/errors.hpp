@@ -34,6 +34,11 @@ class Error : public std::runtime_error {
   std::string where_;
 };
 
+// The text users see: the message, and " [file.cpp:42]" of the throwing call
+// only when debugging (HETPROBE_DEBUG=1 in the environment; the CLI's --debug
+// sets it), since a user needs what went wrong and a developer also where.
+std::string user_message(const Error& e);
+
 // Exit code main() uses for an error of this kind (2 usage and unsupported, 130 interrupted, else 1).
 int exit_code_for(ErrorKind kind);
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "hetprobe/device_wait.hpp"
 #include "hetprobe/portability.hpp"
 #include "hetprobe/writer_protocol.hpp"
 
@@ -78,7 +79,8 @@ HETPROBE_HD inline bool halo_queue_entry_of(unsigned long long entry, std::uint6
 // store_release(), read_shared()/write_shared() on `slot` (team-visible),
 // add_shared(slot, x): every thread adds x to the slot, seen after sync();
 // compare_swap(p, expected, desired): atomic on device memory, returns what was there;
-// relax(ticks): a pause in a spin (host threads yield; GPU threads sleep `ticks`, or go on at 0).
+// relax(ticks): a pause between two flag reads (GPU threads sleep `ticks`, or go on at 0; host
+// threads go on), and optionally pause_in_wait (device_wait.hpp: host threads sleep once a wait is long).
 
 // The leader appends m to the task queue: the slot comes from the tail, which
 // counts this iteration's entries (a tail of an older iteration counts as 0).
@@ -127,7 +129,8 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
     if (a.flags != nullptr) {
       const std::uint64_t t0 = team.timer();
       while (team.load_acquire(&a.flags[m].value) < a.iteration) {
-        if (team.timer() - t0 > a.timeout_ticks) {
+        const std::uint64_t waited = team.timer() - t0;
+        if (waited > a.timeout_ticks || !pause_in_wait(team, waited)) {
           status = halo_status_timeout;
           break;
         }

@@ -7,9 +7,19 @@
 #include <chrono>
 #include <cstdint>
 
+#include "hetprobe/host_spin.hpp"
+#include "hetprobe/stop_request.hpp"
+
 namespace hetprobe {
 
 struct HostSignalOps {
+  // Inside a device-side wait (device_wait.hpp) on a host thread: give the CPU
+  // away once the wait is long, and give the wait up once a stop is requested.
+  bool pause_in_wait(std::uint64_t waited_ns) {
+    if (stop_requested()) return false;
+    host_wait_pause(std::chrono::nanoseconds(waited_ns));
+    return true;
+  }
   std::uint64_t timer() const {
     return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                           std::chrono::steady_clock::now().time_since_epoch())

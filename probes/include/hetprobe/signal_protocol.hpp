@@ -5,13 +5,15 @@
 // Flags hold sequence numbers that only grow, compared with >=, so no flag is
 // ever reset between exchanges (DIGEST Q11). The clock task is the exception:
 // it follows the thesis (003 Sec. 4.3.2) literally, with 0 as "empty".
-// Every wait gives up after timeout_ticks of the device timer and reports
-// signal_status_timeout: a kernel never spins forever.
+// Every wait gives up timeout_ticks of the device timer after it began
+// (device_wait.hpp) and reports signal_status_timeout: a kernel never spins
+// forever, and a long task is never cut short while the host still answers.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "hetprobe/device_wait.hpp"
 #include "hetprobe/portability.hpp"
 
 namespace hetprobe {
@@ -58,7 +60,7 @@ struct SignalArgs {
   SignalResult* result;
   std::uint64_t count;
   std::uint64_t first;  // sequence number of the first exchange
-  std::uint64_t timeout_ticks;
+  std::uint64_t timeout_ticks;  // per wait; poll: the contender's whole run
 };
 
 // Ops: timer(), fence_system(), load_volatile/load_relaxed/load_acquire,
@@ -80,25 +82,14 @@ HETPROBE_HD inline void store_flag(Ops& ops, unsigned long long* p, unsigned lon
   } else ops.store_volatile(p, v);
 }
 
-// Spins until pred() holds; false once `timeout_ticks` have passed since
-// `t_start`. The timer is read every 64 loads only: on a GPU it costs more
-// than a flag load.
-template <class Ops, class Pred>
-HETPROBE_HD inline bool spin_until(Ops& ops, Pred pred, std::uint64_t t_start, std::uint64_t timeout_ticks) {
-  for (unsigned k = 0;; ++k) {
-    if (pred()) return true;
-    if ((k & 63) == 0 && ops.timer() - t_start > timeout_ticks) return false;
-  }
-}
-
 template <MemoryOrder O, class Ops>
 HETPROBE_HD inline void run_signal_ordered(Ops& ops, const SignalArgs& a) {
   const std::uint64_t t_start = ops.timer();
   unsigned long long status = signal_status_ok, value = 0;
   std::uint64_t done = 0;
-  // Spins until pred() holds; when the task's time is up, marks it timed out.
+  // Spins until pred() holds; when this wait's time is up, marks the task timed out.
   const auto await = [&](auto pred) {
-    if (spin_until(ops, pred, t_start, a.timeout_ticks)) return true;
+    if (spin_until(ops, pred, a.timeout_ticks)) return true;
     status = signal_status_timeout;
     return false;
   };

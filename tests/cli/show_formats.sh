@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `hetprobe show` on the committed results of every probe, in every format:
+# each format holds every record the table shows (counted from the file
+# itself), CSV and JSON parse, and a run directory shows each of its files.
+# show_formats.sh HETPROBE DATA_DIR
+set -euo pipefail
+hp=$1
+data=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# FILE TABLE RECORD: the rows TABLE must have = the file's RECORD records (rank 0's).
+check() {
+  local file=$data/$1 table=$2 record=$3
+  "$hp" show "$file" >"$work/t.txt" || fail "show $1"
+  for format in csv json markdown; do
+    "$hp" show "$file" --format "$format" >"$work/t.$format" || fail "show $1 --format $format"
+  done
+  python3 - "$file" "$table" "$record" "$work" <<'PY' || fail "show $1: see above"
+import csv, io, json, sys
+path, table, record, work = sys.argv[1:]
+expected = sum(1 for line in open(path) if line.strip() and (r := json.loads(line))["record"] == record
+               and r.get("rank", 0) == 0 and r.get("iteration_ns", 0) is not None)
+doc = json.load(open(f"{work}/t.json"))
+assert len(doc[table]) == expected, (table, len(doc[table]), expected)
+assert all(isinstance(v, (int, float, str, bool, type(None))) for row in doc[table] for v in row.values())
+blocks = open(f"{work}/t.csv", newline="").read().split("\r\n\r\n")
+rows = [list(csv.reader(io.StringIO(b, newline=""))) for b in blocks]
+block = next(b for b in rows if len(b) - 1 == expected and b[0] == list(doc[table][0].keys()))
+assert all(len(r) == len(block[0]) for r in block), "ragged CSV"
+md = open(f"{work}/t.markdown").read()
+assert "| --- |" in md or "| ---: |" in md, "no Markdown table"
+assert md.count("\n|") >= expected + 2, "Markdown rows missing"
+print(f"OK {path}: {table} has {expected} rows in json, csv and markdown")
+PY
+}
+
+check h200-interference-sweep.jsonl interference point
+check h200x2-load/matrix.jsonl interference point
+check h200-notify.jsonl roundtrip roundtrip
+check h200-notify.jsonl mechanisms mechanism
+check h200-clock.jsonl clock_batches clock_batch
+check h200-clock.jsonl clock_fit clock_fit
+check h200x2-halo.jsonl halo halo
+check h200x2-load/bandwidth.jsonl bandwidth point
+
+# The table format keeps its columns, with units.
+"$hp" show "$data/h200x2-load/matrix.jsonl" >"$work/m.txt"
+grep -Eq '^ +size access +layout load +median_us +p10_us +p90_us +vs_SSB +traffic_gbs  payload$' "$work/m.txt" \
+  || fail "interference table header changed"
+"$hp" show "$data/h200-notify.jsonl" >"$work/n.txt"
+grep -q "## Round trip" "$work/n.txt" || fail "no round-trip table"
+
+# A run directory: every results file under its name, as text and as one JSON document.
+dir=$data/h200x2-characterize
+"$hp" show "$dir" >"$work/dir.txt"
+for f in "$dir"/*.jsonl; do grep -qF "==> $f <==" "$work/dir.txt" || fail "show DIR: no heading for $f"; done
+"$hp" show "$dir" --format json | python3 -c "
+import json, sys, glob
+doc = json.load(sys.stdin)
+assert sorted(doc) == sorted(glob.glob('$dir/*.jsonl')), sorted(doc)
+assert 'roundtrip' in doc['$dir/notify.jsonl'] and 'clock_fit' in doc['$dir/clock.jsonl']"
+# --table picks one table: one CSV document.
+"$hp" show "$dir" --format csv --table roundtrip | python3 -c "
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+assert rows[0][:3] == ['rank', 'cpu', 'gpu'] and all(rows[1:]), rows[:2]"
+echo "OK: show prints every probe's files and a run directory in every format"

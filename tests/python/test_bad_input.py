@@ -1,0 +1,146 @@
+"""Bad input to the Python commands (merge, report, characterize), one row per case: each exits 2
+with a message naming the option or the file (line and field for a malformed record), writes
+nothing and damages nothing: every file keeps its bytes, a device stays a device, no run directory
+appears. The commands run in this process (hetprobe.cli.main), so the table stays quick."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+
+from hetprobe.cli import main
+
+BANDWIDTH = DATA / "h200-bandwidth.jsonl"  # a small valid input: a header and 4 points
+
+
+def _lines(edit) -> str:
+    """The bandwidth file with its records changed by edit(records) (a list of dicts)."""
+    records = [json.loads(line) for line in BANDWIDTH.read_text().splitlines()]
+    edit(records)
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+MALFORMED = {
+    "missing_field.jsonl": (_lines(lambda r: r[1].pop("writer")), r":2: field 'writer': missing \(a bandwidth point"),
+    "wrong_type.jsonl": (_lines(lambda r: r[2].update(gbs="fast")),
+                         r":3: field 'gbs': expected an array, got string"),
+    "bad_sample.jsonl": (_lines(lambda r: r[3]["gbs"].__setitem__(1, None)),
+                         r":4: field 'gbs\[1\]': expected a number, got null"),
+    "bad_header.jsonl": (_lines(lambda r: r[0].update(device="H200")),
+                         r":1: field 'device': expected an object, got string \(a bandwidth header"),
+    "bad_warnings.jsonl": (_lines(lambda r: r[1].update(warnings="noisy")),
+                           r":2: field 'warnings': expected an array, got string"),
+    "not_json.jsonl": (BANDWIDTH.read_text().replace('"probe":"bandwidth","writer"', '"probe" "bandwidth"', 1),
+                       r":2: invalid JSON"),
+    "empty.jsonl": ("", r": holds no complete record"),
+}
+
+
+@pytest.fixture
+def scene(tmp_path):
+    """Paths of every kind a user might name: a valid input, an existing results file, a directory, a
+    FIFO and a character device (a twin of /dev/null made here, where the test may make one)."""
+    s = {"in": tmp_path / "bandwidth.jsonl", "existing": tmp_path / "existing.jsonl", "dir": tmp_path / "dir",
+         "fifo": tmp_path / "fifo", "dev": tmp_path / "null", "new": tmp_path / "new.jsonl",
+         "csv": tmp_path / "new.csv", "missing": tmp_path / "missing" / "x.jsonl", "run": tmp_path / "run",
+         "full": tmp_path / "full"}
+    s["in"].write_bytes(BANDWIDTH.read_bytes())
+    s["existing"].write_text("keep me\n")
+    s["dir"].mkdir()
+    s["full"].mkdir()
+    (s["full"] / "old.txt").write_text("x")
+    os.mkfifo(s["fifo"])
+    try:
+        os.mknod(s["dev"], 0o644 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        s["dev"] = None
+    for name, (text, _) in MALFORMED.items():
+        (tmp_path / name).write_text(text)
+    return s
+
+
+def snapshot(root: Path) -> dict:
+    """Every path under root with its type, and the bytes of each regular file."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        mode = path.lstat().st_mode
+        out[str(path)] = path.read_bytes() if stat.S_ISREG(mode) else stat.S_IFMT(mode)
+    return out
+
+
+CASES = [
+    # merge: outputs checked before anything is written
+    ("merge -o a character device", ["merge", "-o", "{dev}", "{in}"], r"-o/--out .*null: is a character device"),
+    ("merge -o a directory", ["merge", "-o", "{dir}", "{in}"], r"-o/--out .*dir: is a directory"),
+    ("merge -o a FIFO", ["merge", "-o", "{fifo}", "{in}"], r"-o/--out .*fifo: is a FIFO"),
+    ("merge -o in a missing folder", ["merge", "-o", "{missing}", "{in}"], r"the folder .*missing does not exist"),
+    ("merge -o an existing file", ["merge", "-o", "{existing}", "{in}"], r"exists and is not empty; pass --overwrite"),
+    ("merge -o one of the inputs", ["merge", "--overwrite", "-o", "{in}", "{in}"], r"is one of the inputs"),
+    ("merge --summary-csv a device", ["merge", "-o", "{new}", "--summary-csv", "{dev}", "{in}"],
+     r"--summary-csv .*null: is a character device"),
+    ("merge --summary-csv a directory", ["merge", "-o", "{new}", "--summary-csv", "{dir}", "{in}"],
+     r"--summary-csv .*dir: is a directory"),
+    ("merge --summary-csv in a missing folder", ["merge", "-o", "{new}", "--summary-csv", "{missing}", "{in}"],
+     r"--summary-csv .*the folder .*missing does not exist"),
+    ("merge --summary-csv onto -o", ["merge", "-o", "{new}", "--summary-csv", "{new}", "{in}"],
+     r"name the same file"),
+    ("merge --summary-csv onto an existing file", ["merge", "-o", "{new}", "--summary-csv", "{existing}", "{in}"],
+     r"--summary-csv .*exists and is not empty"),
+    ("merge a FIFO as input", ["merge", "-o", "{new}", "{fifo}"], r"fifo: is a FIFO, not a results file"),
+    ("merge a missing input", ["merge", "-o", "{new}", "{missing}"], r"no such results file or directory"),
+    ("merge without -o", ["merge", "{in}"], r"the following arguments are required: -o/--out"),
+    # report: a run directory only
+    ("report a file", ["report", "{in}"], r"is not a run directory"),
+    ("report a FIFO", ["report", "{fifo}"], r"is not a run directory"),
+    ("report a directory without results", ["report", "{dir}"], r"holds no results"),
+    ("report a missing directory", ["report", "{missing}"], r"is not a run directory"),
+    # characterize: its own options before anything runs (the probes check theirs)
+    ("characterize --timeout inf", ["characterize", "--timeout", "inf", "{run}"], r"--timeout inf: expected a finite"),
+    ("characterize --timeout nan", ["characterize", "--timeout", "nan", "{run}"], r"--timeout nan"),
+    ("characterize --timeout 1e300", ["characterize", "--timeout", "1e300", "{run}"], r"at most 604800"),
+    ("characterize --timeout -1", ["characterize", "--timeout", "-1", "{run}"], r"above 0"),
+    ("characterize --timeout 0", ["characterize", "--timeout", "0", "{run}"], r"above 0"),
+    ("characterize --timeout soon", ["characterize", "--timeout", "soon", "{run}"], r"--timeout: invalid float"),
+    ("characterize --reps 0", ["characterize", "--reps", "0", "{run}"], r"--reps 0: expected an integer from 1"),
+    ("characterize --reps 2147483647", ["characterize", "--reps", "2147483647", "{run}"], r"to 1,000,000"),
+    ("characterize --reps -5", ["characterize", "--reps", "-5", "{run}"], r"--reps -5"),
+    ("characterize --reps many", ["characterize", "--reps", "many", "{run}"], r"--reps: invalid int"),
+    ("characterize --skip bogus", ["characterize", "--skip", "bogus", "{run}"], r"--skip bogus: the steps are"),
+    ("characterize --skip with an empty item", ["characterize", "--skip", "notify,,clock", "{run}"], r"empty item"),
+    ("characterize --device gpu0", ["characterize", "--device", "gpu0", "{run}"], r"--device gpu0: expected one of"),
+    ("characterize --hosts with one host", ["characterize", "--hosts", "a", "{run}"], r"--hosts 'a': expected two"),
+    ("characterize --launcher missing", ["characterize", "--launcher", "no-such-launcher", "{run}"],
+     r"launcher 'no-such-launcher' not found"),
+    ("characterize --progress fancy", ["characterize", "--progress", "fancy", "{run}"], r"--progress: invalid choice"),
+    ("characterize into a file", ["characterize", "{existing}"], r"existing.jsonl is a regular file"),
+    ("characterize into a device", ["characterize", "{dev}"], r"null is a character device"),
+    ("characterize into a directory with files", ["characterize", "{full}"], r"is not empty"),
+    ("characterize under a file", ["characterize", "{existing}/run"], r"not a writable directory"),
+] + [(f"merge malformed {name}", ["merge", "-o", "{new}", "{tmp}/" + name], re.escape(name) + message)
+     for name, (_, message) in MALFORMED.items()]
+
+
+def run_main(argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as e:  # argparse's own usage errors
+        return e.code
+
+
+@pytest.mark.parametrize("argv, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_exits_2_with_a_message_and_writes_nothing(scene, tmp_path, capsys, argv, message):
+    if any("{dev}" in a for a in argv) and scene["dev"] is None:
+        pytest.skip("this user may not make a device node")
+    before = snapshot(tmp_path)
+    code = run_main([a.format(tmp=tmp_path, **scene) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert re.search(message, err), err
+    assert "Traceback" not in err and not re.search(r"\[\w+\.(cpp|hpp|py):\d+\]", err)  # no source location
+    assert snapshot(tmp_path) == before  # nothing written, nothing replaced, devices still devices
