@@ -3,7 +3,7 @@
 # every finished point in a readable file; SIGINT to a rank waiting in clock
 # sync ends the run at once with exit 130.
 source "$(dirname "$0")/common.sh"
-setsid "${mpirun[@]}" "$HETPROBE" interference --device host --sizes 1KiB:256KiB:x2 --reps 20 --warmup 1 --quiet \
+setsid "${mpirun[@]}" "$HETPROBE" interference --device host --sizes 1KiB:256KiB:x2 --reps 400 --warmup 1 --quiet \
   --out "$work/r.jsonl" >/dev/null 2>"$work/err.txt" &
 pid=$!
 for _ in $(seq 600); do (($(points_in "$work/r.jsonl") >= 3)) && break; sleep 0.1; done
@@ -14,7 +14,7 @@ echo "exit code after SIGINT: $rc"
 ((rc != 0))
 kept=$(points_in "$work/r.jsonl")
 ((kept >= 3 && kept < 72))
-"$CHECK" "$work/r.jsonl" any 20 --allow-truncated
+"$CHECK" "$work/r.jsonl" any 400 --allow-truncated
 wait_session_ends "$pid"  # its ranks too (this run's session only)
 
 # The first SIGINT to one rank while both wait in clock sync (between two
