@@ -16,7 +16,9 @@ source "$root/bench/setup_python.sh"
 # test; leaks are suppressed only inside the MPI and hwloc libraries.
 sanitized=$root/build-asan
 build_tree "$sanitized" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
-  -DHETPROBE_ENABLE_CUDA=OFF -DHETPROBE_ENABLE_HIP=OFF -DHETPROBE_SANITIZE=address,undefined "${cmake_checks[@]}"
+  -DHETPROBE_ENABLE_CUDA=OFF -DHETPROBE_ENABLE_HIP=OFF -DHETPROBE_SANITIZE=address,undefined
+# (No -Werror here: the Release tree above holds warnings as errors in CI, and
+# GCC's warnings on instrumented -O1 code include known false positives.)
 # Reports are also looked for after the run, so one in a run that was meant to
 # fail (bad input, a killed rank) is not taken for the expected failure:
 # ASan's and LSan's in files, UBSan's (which ignores log_path beside ASan) in
