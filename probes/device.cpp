@@ -19,10 +19,6 @@ namespace hetprobe {
 namespace {
 // The flag block of the running writer, for the signal handler.
 std::atomic<WriterControl*> g_running_control{nullptr};
-
-unsigned long long load_acquire(const FlagLine& line) {
-  return std::atomic_ref<const unsigned long long>(line.value).load(std::memory_order_acquire);
-}
 }  // namespace
 
 const char* to_string(Access access) {
@@ -63,13 +59,7 @@ void Device::start_writer(const WriterTask& task) {
 
 void Device::wait_ready(std::uint64_t epoch, double timeout_s) {
   const std::string what = "the " + info().backend + " writer's ready flag";
-  unsigned polls = 0;
-  spin_host(
-      [&] {
-        if ((polls++ & 0xFFF) == 0) check_writer_alive();  // a backend call: now and then only
-        return load_acquire(control_->ready) >= epoch;
-      },
-      timeout_s, what.c_str());  // spin_host gives the CPU away once the wait is long: host writers may need it
+  spin_host_for_epoch(control_->ready, epoch, [&] { check_writer_alive(); }, timeout_s, what.c_str());
 }
 
 std::uint64_t Device::passes_completed() const {

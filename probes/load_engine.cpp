@@ -16,10 +16,6 @@ constexpr int kMaxRunning = 64;
 // Stop flags of running loads, for the signal handler.
 std::atomic<unsigned long long*> g_running_stops[kMaxRunning];
 
-unsigned long long load_acquire(const FlagLine& line) {
-  return std::atomic_ref<const unsigned long long>(line.value).load(std::memory_order_acquire);
-}
-
 void set_running(unsigned long long* stop, bool running) {
   for (auto& slot : g_running_stops) {
     unsigned long long* expected = running ? nullptr : stop;
@@ -115,13 +111,7 @@ LoadArgs LoadEngine::protocol_args(const LoadTask& task, const LoadShape& shape,
 
 void LoadEngine::wait_ready(double timeout_s) {
   const std::string what = "the start of the " + device_.info().backend + " load";
-  unsigned polls = 0;
-  spin_host(
-      [&] {
-        if ((polls++ & 0xFFF) == 0) check_alive();  // a backend call: now and then only
-        return load_acquire(control_->ready) >= epoch_;
-      },
-      timeout_s, what.c_str());  // spin_host gives the CPU away once the wait is long: host workers may need it
+  spin_host_for_epoch(control_->ready, epoch_, [&] { check_alive(); }, timeout_s, what.c_str());
 }
 
 void LoadEngine::keep_alive() {

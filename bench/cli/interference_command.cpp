@@ -225,12 +225,13 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   }
   const std::set<PointKey> done = done_from_string(broadcast_string(mpi, done_to_string(out.done)));
   const std::string& device_choice = placement.device_choice;
-  const Json header = run_header({"interference", argv, device_choice, cfg.to_json(), !done.empty(),
-                                  placement_json(placement, *topo, memory.host(), memory.size()),
-                                  topo->describe().to_json()},
-                                 *device, mpi, *clock);
+  Json header = run_header({"interference", argv, device_choice, cfg.to_json(), !done.empty(),
+                            placement_json(placement, *topo, memory.host(), memory.size()),
+                            topo->describe().to_json()},
+                           *device, mpi, *clock);
   InterferenceTable table(stdout);
   const std::size_t total = sweep_points(cfg).size();
+  header["planned_records"] = total - done.size() + (cfg.host_stream ? 1 : 0);
   Progress progress(total, done.size());
   if (mpi.rank == 0) {
     out.writer->write(header);

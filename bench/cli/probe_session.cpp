@@ -54,9 +54,11 @@ void prepare(Prepared& p, const ProbeSession& session, const SessionOptions& o, 
 
 Json session_header(const Prepared& p, const ProbeSession& session, const std::vector<std::string>& argv,
                     const MpiContext& mpi) {
-  return run_header({session.probe, argv, p.placement.device_choice, p.config, false,
-                     placement_json(p.placement, *p.topo), p.topo->describe().to_json()},
-                    *p.placement.device, mpi, *p.clock);
+  Json header = run_header({session.probe, argv, p.placement.device_choice, p.config, false,
+                            placement_json(p.placement, *p.topo), p.topo->describe().to_json()},
+                           *p.placement.device, mpi, *p.clock);
+  if (session.expected_records) header["planned_records"] = session.expected_records();
+  return header;
 }
 
 // The Python module's path: this process alone, records kept in memory, the

@@ -2,10 +2,12 @@
 // backend and by hipcc as the hip backend. Vendor names come only from
 // portability.hpp (HP_RT, gpu::, HETPROBE_BACKEND_*).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "gpu_mechanisms.hpp"
 #include "hetprobe/device.hpp"
 #include "hetprobe/errors.hpp"
+#include "hetprobe/stop_request.hpp"
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
 
@@ -28,6 +31,26 @@ double host_seconds() {
 // Dynamic shared memory a kernel may use without opting in: notify-stacked's
 // message tables (48 B each) must fit.
 constexpr std::size_t kStackedTablesMax = 48 * 1024;
+
+// The flag g_abandon_waits points at on GPU `ordinal`: pinned, one per GPU,
+// kept for the process's life (the device symbol is per GPU, and every
+// GpuDevice of that GPU shares it).
+FlagLine* abandon_flag(int ordinal) {
+  static std::mutex mutex;
+  static std::map<int, FlagLine*> flags;
+  const std::lock_guard lock(mutex);
+  FlagLine*& flag = flags[ordinal];
+  if (flag == nullptr) {
+    FlagLine* line = nullptr;
+    HP_CHECK(gpu::host_alloc(reinterpret_cast<void**>(&line), sizeof(FlagLine)));
+    *line = {};
+    unsigned long long* on_device = nullptr;
+    HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&on_device), &line->value, 0));
+    HP_CHECK(HP_RT(MemcpyToSymbol)(reinterpret_cast<const void*>(&g_abandon_waits), &on_device, sizeof on_device));
+    flag = line;
+  }
+  return flag;
+}
 
 class GpuDevice final : public Device {
  public:
@@ -78,6 +101,7 @@ class GpuDevice final : public Device {
     HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&mechanism_flags_dev_), mechanism_flags_, 0));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&device_flag_), sizeof(unsigned long long)));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&halo_grid_slot_), sizeof(unsigned long long)));
+    abandon_ = abandon_flag(ordinal);
     preload_kernels();
     info_.timer_tick_ns = measure_timer_tick_ns();
   }
@@ -87,7 +111,9 @@ class GpuDevice final : public Device {
       request_stop(~0ull);
       (void)HP_RT(StreamSynchronize)(stream_);
     }
-    (void)HP_RT(DeviceSynchronize)();  // signal tasks end by their own timeout
+    for (gpu::Stream s : {signal_stream_, halo_streams_[0], halo_streams_[1]})
+      if (HP_RT(StreamQuery)(s) == HP_RT(ErrorNotReady)) abandon_waits();  // a kernel still waiting ends now
+    (void)HP_RT(DeviceSynchronize)();
     (void)HP_RT(Free)(broadcast_);
     (void)HP_RT(Free)(device_flag_);
     (void)HP_RT(Free)(halo_grid_slot_);
@@ -167,6 +193,7 @@ class GpuDevice final : public Device {
 
   WriterShape start_halo(const HaloLaunch& launch) override {
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    keep_waits();
     HaloArgs args = launch.args, unpack = launch.unpack;
     args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
     args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz * 1e-9);
@@ -195,9 +222,7 @@ class GpuDevice final : public Device {
     return {static_cast<int>(blocks), threads};
   }
 
-  void join_halo(HaloStage stage) override {
-    HP_CHECK(HP_RT(StreamSynchronize)(halo_streams_[stage == HaloStage::unpack ? 1 : 0]));
-  }
+  void join_halo(HaloStage stage) override { join_waiting_kernels(halo_streams_[stage == HaloStage::unpack ? 1 : 0]); }
 
   void start_copy_to_host(int lane, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) override {
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
@@ -255,11 +280,12 @@ class GpuDevice final : public Device {
  protected:
   void launch_signal(const SignalArgs& args) override {
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    keep_waits();
     signal_kernel<<<1, 1, 0, signal_stream_>>>(args);
     HP_CHECK(HP_RT(GetLastError)());
   }
 
-  void wait_signal_exit() override { HP_CHECK(HP_RT(StreamSynchronize)(signal_stream_)); }
+  void wait_signal_exit() override { join_waiting_kernels(signal_stream_); }
 
   void launch_writer(const WriterTask& task) override {
     WriterArgs args{reinterpret_cast<unsigned char*>(task.pre),
@@ -370,6 +396,24 @@ class GpuDevice final : public Device {
     return static_cast<double>(b.device - a.device) / (b.host_mid - a.host_mid);
   }
 
+  void abandon_waits() { std::atomic_ref<unsigned long long>(abandon_->value).store(1, std::memory_order_release); }
+  void keep_waits() { std::atomic_ref<unsigned long long>(abandon_->value).store(0, std::memory_order_release); }
+
+  // Waits for a stream of kernels that wait on the host (signal, halo). Once a
+  // stop is requested it abandons their waits, so that Ctrl-C ends the run at
+  // once rather than after the kernels' own timeout.
+  void join_waiting_kernels(gpu::Stream s) {
+    for (;;) {
+      const gpu::Error e = HP_RT(StreamQuery)(s);
+      if (e != HP_RT(ErrorNotReady)) {
+        HP_CHECK(e);
+        return;
+      }
+      if (stop_requested()) abandon_waits();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
   int ordinal_;
   DeviceInfo info_;
   bool cooperative_ = false;
@@ -383,6 +427,7 @@ class GpuDevice final : public Device {
   FlagLine* mechanism_flags_ = nullptr;  // go, ack, copy source
   FlagLine* mechanism_flags_dev_ = nullptr;
   unsigned long long* device_flag_ = nullptr;
+  FlagLine* abandon_ = nullptr;  // host -> device: end every signal and halo wait (g_abandon_waits)
   unsigned long long mechanism_seq_ = 0;
   WriterControl* control_dev_ = nullptr;
   unsigned long long* broadcast_ = nullptr;

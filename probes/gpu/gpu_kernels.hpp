@@ -10,8 +10,20 @@
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
 
+// A pinned flag of this device (set by GpuDevice when it opens) that, once
+// non-zero, ends every signal and halo wait: a stopped run (Ctrl-C) or a closing
+// device must not wait out a kernel's own --timeout.
+__device__ const unsigned long long* g_abandon_waits = nullptr;
+
 // The ops run_signal() expects, on one device thread; atomics at system scope.
 struct GpuSignalOps {
+  // Inside a wait (device_wait.hpp): false once the host abandoned the waits.
+  // Read only after about a millisecond of waiting (2^20 ticks: 1 ms of
+  // globaltimer ns, 10 ms at 100 MHz), so no measured wait makes an extra read.
+  __device__ bool pause_in_wait(std::uint64_t waited_ticks) const {
+    if (waited_ticks < (1ull << 20) || g_abandon_waits == nullptr) return true;
+    return *static_cast<const volatile unsigned long long*>(g_abandon_waits) == 0;
+  }
   __device__ std::uint64_t timer() const { return gpu::device_timer(); }
   __device__ void fence_system() { __threadfence_system(); }
   __device__ unsigned long long load_volatile(const unsigned long long* p) {

@@ -140,13 +140,14 @@ class HostDevice final : public Device {
     info_.timer_tick_ns = measure_timer_tick_ns();
   }
   ~HostDevice() override {
-    for (auto& pool : halo_threads_)  // their waits end by their own timeout, or at a stop request
+    abandoned_.store(true, std::memory_order_release);  // device threads still waiting end now
+    for (auto& pool : halo_threads_)
       for (auto& t : pool) t.join();
     if (!threads_.empty()) {
       request_stop(~0ull);
       for (auto& t : threads_) t.join();
     }
-    if (signal_thread_.joinable()) signal_thread_.join();  // it ends by its own timeout, or at a stop request
+    if (signal_thread_.joinable()) signal_thread_.join();
     std::free(control_block_);
     std::free(signal_block_);
   }
@@ -183,6 +184,7 @@ class HostDevice final : public Device {
     const bool stacked = launch.stage == HaloStage::stacked;
     auto& pool = halo_threads_[launch.stage == HaloStage::unpack ? 1 : 0];
     if (!pool.empty()) throw Error(ErrorKind::check, "start_halo: the previous stage was not joined");
+    abandoned_.store(false, std::memory_order_release);
     HaloArgs args = launch.args, unpack = launch.unpack;
     args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
     args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz * 1e-9);
@@ -197,6 +199,7 @@ class HostDevice final : public Device {
         pool.emplace_back([this, args, unpack, w, n] {
           HostHaloTeam block;
           HostHaloGridTeam grid{{}, w, n, halo_barrier_.get()};
+          block.abandoned = grid.abandoned = &abandoned_;
           unsigned long long slot = 0;
           halo_stacked(grid, block, w, n, args, args.messages, unpack, unpack.messages, &slot, &halo_grid_slot_);
         });
@@ -204,8 +207,9 @@ class HostDevice final : public Device {
     }
     const bool pack = launch.stage == HaloStage::pack;
     for (std::uint64_t w = 0; w < n; ++w)
-      pool.emplace_back([args, w, n, pack] {
+      pool.emplace_back([this, args, w, n, pack] {
         HostHaloTeam team;
+        team.abandoned = &abandoned_;
         unsigned long long slot = 0;
         for (std::uint64_t m = w; m < args.count; m += n) {
           if (pack) halo_pack(team, args, m, args.messages[m]);
@@ -257,8 +261,9 @@ class HostDevice final : public Device {
 
  protected:
   void launch_signal(const SignalArgs& args) override {
-    signal_thread_ = std::thread([args] {
-      HostSignalOps ops;
+    abandoned_.store(false, std::memory_order_release);
+    signal_thread_ = std::thread([this, args] {
+      HostSignalOps ops{&abandoned_};
       run_signal(ops, args);
     });
   }
@@ -295,6 +300,7 @@ class HostDevice final : public Device {
   std::byte* control_block_ = nullptr;
   std::byte* signal_block_ = nullptr;
   std::thread signal_thread_;
+  std::atomic<bool> abandoned_{false};  // set on close: the device threads give their waits up
   std::unique_ptr<TeamShared> shared_;
   WriterArgs args_{};
   std::vector<std::thread> threads_;

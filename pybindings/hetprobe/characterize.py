@@ -142,7 +142,7 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
 
     def on_record(record: dict) -> None:
         if record.get("record") == "header":
-            state["total"] = expected_records(step.probe, record)
+            state["total"] = expected_records(record)
             progress.start(step.probe, state["total"])
             return
         step.records += 1

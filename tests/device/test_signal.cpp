@@ -126,10 +126,10 @@ TEST_P(SignalTest, EachWaitHasItsOwnTimeoutNotTheWholeTask) {
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
 }
 
-// A stop request (Ctrl-C) ends the host backend's waits however long their
-// timeout; a GPU kernel ends by its own timeout.
-TEST_P(SignalTest, AStopRequestEndsTheHostBackendsWait) {
-  if (device_->info().backend != "host") GTEST_SKIP() << "a kernel cannot see the host's stop request";
+// A stop request (Ctrl-C) ends the device's waits however long their
+// timeout: the host backend's threads see it, and a GPU kernel is told
+// through its abandon flag while the host joins it.
+TEST_P(SignalTest, AStopRequestEndsTheDevicesWait) {
   if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "the wait does not depend on the order";
   device_->start_signal(task(SignalKind::echo, 5, 3600));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // into the long part of the wait
@@ -138,6 +138,17 @@ TEST_P(SignalTest, AStopRequestEndsTheHostBackendsWait) {
   clear_stop_request();
   EXPECT_TRUE(out.timed_out) << "the wait gave up, as a timeout does";
   EXPECT_EQ(out.completed, 0u);
+}
+
+// A device closed while its task waits (an error unwinding the probe) ends
+// that wait, rather than waiting out the task's timeout of an hour.
+TEST_P(SignalTest, ClosingTheDeviceEndsAWaitingTask) {
+  if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "the wait does not depend on the order";
+  device_->start_signal(task(SignalKind::echo, 5, 3600));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // into the long part of the wait
+  const auto t0 = std::chrono::steady_clock::now();
+  device_.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60)) << "the close waited for the task's timeout";
 }
 
 TEST_P(SignalTest, OverheadDoesEveryReadAndWrite) {

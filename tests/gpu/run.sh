@@ -49,6 +49,19 @@ step "clock (defaults)"
 rm -f "$results/clock.jsonl"
 "$hetprobe" clock --quiet --out "$results/clock.jsonl" | tee "$results/clock.txt"
 
+step "Ctrl-C during GPU clock sync (span 600 s, --timeout a day): exit 130 within a second"
+rm -f "$results/clock-interrupted.jsonl"
+"$hetprobe" clock --span 600 --batches 3 --samples 20 --timeout 86400 --quiet \
+  --out "$results/clock-interrupted.jsonl" >/dev/null 2>"$results/clock-interrupted.err" &
+pid=$!
+for _ in $(seq 600); do grep -q '"record":"clock_batch"' "$results/clock-interrupted.jsonl" 2>/dev/null && break; sleep 0.1; done
+t0=$(date +%s.%N)
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+echo "exit code $rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }') s after SIGINT" | tee "$results/clock-interrupted.txt"
+((rc == 130))
+
 step "hetprobe-micro (Google Benchmark)"
 "$build/bench/hetprobe-micro" --benchmark_min_time=0.2 --benchmark_out="$results/micro.json" \
   --benchmark_out_format=json 2>&1 | tee "$results/micro.txt"

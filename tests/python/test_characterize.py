@@ -29,6 +29,16 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     assert r.topology and r.topology["pus"] >= 1
 
 
+def test_each_header_plans_the_records_its_probe_wrote(host_run):
+    """The progress total and its ETA come from the header's planned_records: it must be exact."""
+    directory, _ = host_run
+    for name in ("notify", "clock", "interference", "interference-rate", "interference-paper"):
+        lines = [json.loads(line) for line in (directory / f"{name}.jsonl").read_text().splitlines()]
+        header, records = lines[0], lines[1:]
+        assert header["record"] == "header"
+        assert header["planned_records"] == len([r for r in records if r.get("rank", 0) == 0]), name
+
+
 def test_the_report_says_it_ran_on_cpu_threads_and_shows_the_plots(host_run):
     directory, _ = host_run
     md = (directory / "report.md").read_text()

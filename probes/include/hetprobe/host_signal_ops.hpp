@@ -13,10 +13,15 @@
 namespace hetprobe {
 
 struct HostSignalOps {
+  // The host backend's device threads: their device's "end every wait" (set
+  // when it closes while they wait, as a GPU's abandon flag is).
+  const std::atomic<bool>* abandoned = nullptr;
+
   // Inside a device-side wait (device_wait.hpp) on a host thread: give the CPU
-  // away once the wait is long, and give the wait up once a stop is requested.
+  // away once the wait is long, and give the wait up once a stop is requested
+  // or the device abandoned its waits.
   bool pause_in_wait(std::uint64_t waited_ns) {
-    if (stop_requested()) return false;
+    if (stop_requested() || (abandoned != nullptr && abandoned->load(std::memory_order_acquire))) return false;
     host_wait_pause(std::chrono::nanoseconds(waited_ns));
     return true;
   }

@@ -2,6 +2,7 @@
 // stopped by a stop request; and how any host thread waits once a wait is long.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "hetprobe/errors.hpp"
 #include "hetprobe/stop_request.hpp"
+#include "hetprobe/writer_protocol.hpp"
 
 namespace hetprobe {
 
@@ -60,6 +62,26 @@ inline void spin_host(Pred pred, double timeout_s, const char* what) {
     if (waited >= kHostSpinOnly) polls = 1;
     host_wait_pause(waited);
   }
+}
+
+// The host's read of a flag a device writes.
+inline unsigned long long load_acquire(const FlagLine& line) {
+  return std::atomic_ref<const unsigned long long>(line.value).load(std::memory_order_acquire);
+}
+
+// Spins until `flag` reaches `epoch`, calling check_alive() (a backend call,
+// which throws once the other side has died) every 4096 polls only. The wait
+// gives the CPU away once it is long: the host threads written to may need it.
+template <class CheckAlive>
+inline void spin_host_for_epoch(const FlagLine& flag, unsigned long long epoch, CheckAlive check_alive,
+                                double timeout_s, const char* what) {
+  unsigned polls = 0;
+  spin_host(
+      [&] {
+        if ((polls++ & 0xFFF) == 0) check_alive();
+        return load_acquire(flag) >= epoch;
+      },
+      timeout_s, what);
 }
 
 }  // namespace hetprobe
