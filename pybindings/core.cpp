@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "command.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/run_header.hpp"
+#include "bench/cli/command.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/core/run_header.hpp"
 
 namespace py = pybind11;
 using namespace hetprobe;

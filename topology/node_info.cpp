@@ -1,4 +1,4 @@
-#include "hetprobe/node_info.hpp"
+#include "topology/node_info.hpp"
 
 #include <sched.h>
 #include <sys/utsname.h>

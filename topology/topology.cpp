@@ -1,4 +1,4 @@
-#include "hetprobe/topology.hpp"
+#include "topology/topology.hpp"
 
 #include <hwloc.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <map>
 #include <sstream>
 
-#include "hetprobe/errors.hpp"
-#include "hetprobe/node_info.hpp"
+#include "bench/core/errors.hpp"
+#include "topology/node_info.hpp"
 
 namespace hetprobe {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hetprobe/results.hpp"
+#include "bench/core/results.hpp"
 
 namespace hetprobe::cli {
 

@@ -1,7 +1,7 @@
 // Pieces the subcommands share: --bind, and which launched process speaks.
 #include <cstdlib>
 
-#include "command.hpp"
+#include "bench/cli/command.hpp"
 
 namespace hetprobe::cli {
 

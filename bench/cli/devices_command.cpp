@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "command.hpp"
-#include "hetprobe/device.hpp"
-#include "hetprobe/results.hpp"
+#include "bench/cli/command.hpp"
+#include "probes/device/device.hpp"
+#include "bench/core/results.hpp"
 
 namespace hetprobe::cli {
 

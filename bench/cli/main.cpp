@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <map>
 
-#include "command.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/run_header.hpp"
+#include "bench/cli/command.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/core/run_header.hpp"
 
 int main(int argc, char** argv) {
   using namespace hetprobe;

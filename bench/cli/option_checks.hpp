@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "hetprobe/errors.hpp"
+#include "bench/core/errors.hpp"
 
 namespace hetprobe::cli {
 

@@ -11,9 +11,9 @@
 #include <memory>
 #include <optional>
 
-#include "command.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/results_report.hpp"
+#include "bench/cli/command.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/core/results_report.hpp"
 
 namespace hetprobe::cli {
 

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "command.hpp"
-#include "hetprobe/device.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/topology.hpp"
+#include "bench/cli/command.hpp"
+#include "probes/device/device.hpp"
+#include "bench/core/errors.hpp"
+#include "topology/topology.hpp"
 
 namespace hetprobe::cli {
 

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "hetprobe/device.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/notify.hpp"
+#include "probes/device/device.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/notify/notify.hpp"
 
 namespace hetprobe {
 namespace {

@@ -23,7 +23,12 @@ Analyse results::
 Results files are JSON Lines; their schema is docs/results-schema.md.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version as _installed_version
+
+try:  # written once, in CMakeLists.txt's project(); pip records it in the package's metadata
+    __version__ = _installed_version("hetprobe")
+except PackageNotFoundError:  # imported from a source tree that pip has not installed
+    __version__ = "unknown"
 
 from .errors import (CheckFailed, DeviceError, HetprobeError, Interrupted, MPIError, ProbeTimeout,
                      ResultsFileError, Unsupported, UsageError)

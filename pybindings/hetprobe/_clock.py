@@ -1,7 +1,7 @@
-"""Per-ping-pong table of the clock probe (Results.clock_samples), redoing bench/clock_sync.cpp's selection.
+"""Per-ping-pong table of the clock probe (Results.clock_samples), redoing bench/clock/clock_sync.cpp's selection.
 
 Device ticks are ~1.8e18, beyond float64's 2**53, so every tick difference is taken in uint64 first
-and only then converted, as bench/clock_fit.cpp does.
+and only then converted, as bench/clock/clock_fit.cpp does.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ COLUMNS = ["file", "segment", "rank", "host", "device", "batch", "role", "at_s",
 
 
 def keep_count(n: int, keep_fraction: float) -> int:
-    """bench/clock_fit.cpp keep_count: ceil(fraction * n), nudged down by 1e-12 relative, clamped to [2, n]."""
+    """bench/clock/clock_fit.cpp keep_count: ceil(fraction * n), nudged down by 1e-12 relative, clamped to [2, n]."""
     k = math.ceil(keep_fraction * n * (1 - 1e-12))
     return max(2, min(k, n)) if n >= 2 else n
 
@@ -27,7 +27,7 @@ def keep_count(n: int, keep_fraction: float) -> int:
 def _used(intervals: np.ndarray, keep_fraction: float) -> np.ndarray:
     """The samples of one fit batch that went into the fit.
 
-    bench/clock_sync.cpp keep_shortest: a stable sort by interval and the first keep_count(n) samples,
+    bench/clock/clock_sync.cpp keep_shortest: a stable sort by interval and the first keep_count(n) samples,
     so among equal intervals the earlier samples are kept. (Its later fit_clock(fitted, 1.0) keeps all
     of these: interval_cutoff_ticks is the longest kept interval over all batches, so "interval <=
     cutoff" alone would also count unkept ties in batches whose own cut was shorter.)

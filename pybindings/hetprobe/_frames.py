@@ -173,7 +173,7 @@ def _roundtrip(rec, header):
             "unresolved": bool(opt(rec, "roundtrip_ns.unresolved", "boolean", False))}
     rows = [(m, "ns", stats_of(rec.get(m), m), {"resolution_ns": number(rec, f"{m}.resolution_ns")})
             for m in ("roundtrip_ns", "half_roundtrip_ns")]
-    # bench/notify.cpp stores one full round trip per exchange; the half is derived from it.
+    # bench/notify/notify.cpp stores one full round trip per exchange; the half is derived from it.
     chunks = [("roundtrip_ns", "ns", ticks_ns(rec, "samples"))] if rec.get("samples") else []
     return keys, rows, chunks
 

@@ -158,7 +158,7 @@ def _parse(line: bytes):
 def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
     """(line number, raw line, record) of each complete record, and whether the tail was incomplete.
 
-    Same rules as bench/results.cpp read_results: unterminated bytes at the end are ignored even if
+    Same rules as bench/core/results.cpp read_results: unterminated bytes at the end are ignored even if
     they parse; a terminated line that does not parse is ignored only as the last non-blank line;
     any other bad line, or a line that is not an object, raises ResultsFileError.
     """

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "hetprobe/device.hpp"
+#include "probes/device/device.hpp"
 
 namespace hetprobe {
 

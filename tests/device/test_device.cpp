@@ -7,11 +7,11 @@
 #include <cstring>
 #include <thread>
 
-#include "backend_under_test.hpp"
-#include "hetprobe/device.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/load_engine.hpp"
-#include "hetprobe/payload.hpp"
+#include "tests/device/backend_under_test.hpp"
+#include "probes/device/device.hpp"
+#include "bench/core/errors.hpp"
+#include "probes/load/load_engine.hpp"
+#include "bench/interference/payload.hpp"
 
 namespace hetprobe {
 namespace {

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "backend_under_test.hpp"
-#include "hetprobe/host_signal_ops.hpp"
-#include "hetprobe/host_spin.hpp"
+#include "tests/device/backend_under_test.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "probes/device/host_spin.hpp"
 
 namespace hetprobe {
 namespace {

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <thread>
 
-#include "backend_under_test.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/load_engine.hpp"
+#include "tests/device/backend_under_test.hpp"
+#include "bench/core/errors.hpp"
+#include "probes/load/load_engine.hpp"
 
 namespace hetprobe {
 namespace {

@@ -6,13 +6,13 @@
 #include <cstring>
 #include <thread>
 
-#include "backend_under_test.hpp"
-#include "hetprobe/clock_sync.hpp"
-#include "hetprobe/errors.hpp"
-#include "hetprobe/host_signal_ops.hpp"
-#include "hetprobe/host_spin.hpp"
-#include "hetprobe/notify.hpp"
-#include "hetprobe/stop_request.hpp"
+#include "tests/device/backend_under_test.hpp"
+#include "bench/clock/clock_sync.hpp"
+#include "bench/core/errors.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "probes/device/host_spin.hpp"
+#include "bench/notify/notify.hpp"
+#include "bench/core/stop_request.hpp"
 
 namespace hetprobe {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <tuple>
 
-#include "hetprobe/results.hpp"
+#include "bench/core/results.hpp"
 
 using hetprobe::Json;
 

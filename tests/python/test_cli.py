@@ -44,3 +44,18 @@ def test_characterize_refuses_a_directory_that_has_files(tmp_path):
     (tmp_path / "old.txt").write_text("x")
     done = hetprobe("characterize", "--quick", str(tmp_path))
     assert done.returncode == 2 and "not empty" in done.stderr
+
+
+def test_the_version_is_written_once_and_every_part_reports_it():
+    """CMakeLists.txt's project() holds the version; the package metadata and the executable take it from there."""
+    import re
+    from pathlib import Path
+
+    import hetprobe
+
+    cmake = (Path(__file__).parents[2] / "CMakeLists.txt").read_text()
+    written = re.search(r"project\(hetprobe VERSION ([0-9.]+)", cmake).group(1)
+    assert hetprobe.__version__ == written
+    done = hetprobe("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:2] == ["hetprobe", written]

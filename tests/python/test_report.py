@@ -15,7 +15,7 @@ from hetprobe.cli import main
 from hetprobe.report import write_report
 
 RUN = DATA / "h200x2-characterize"
-# As bench/noise.cpp words them.
+# As bench/core/noise.cpp words them.
 NOISY = ("5 runnable threads on the 2 CPUs of this run (3 besides its 2 rank(s); threshold: one per CPU): other "
          "work shares these CPUs, so latencies include scheduler delays")
 SPREAD = ("roundtrip_ns p90 is 12.3x the median (threshold 2x, and 5 us above it): scheduler noise dominates these "

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "hetprobe/errors.hpp"
+#include "bench/core/errors.hpp"
 
 namespace hetprobe {
 

@@ -1,5 +1,5 @@
 // Unit tests for halo-exchange layouts: paper 002 Table 2 sizes, process-grid peers, layout files.
-#include "hetprobe/halo_layout.hpp"
+#include "bench/halo/halo_layout.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "hetprobe/errors.hpp"
-#include "expect_usage_error.hpp"
+#include "bench/core/errors.hpp"
+#include "tests/unit/expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {

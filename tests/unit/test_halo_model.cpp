@@ -1,6 +1,6 @@
 // Unit tests for the halo-exchange lower-bound model: the numbers derived in the seed digest
 // (R6) from the paper's parameters (002 Sec. 6.4, Tables 3 and R6), to their printed precision.
-#include "hetprobe/halo_model.hpp"
+#include "bench/halo/halo_model.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "hetprobe/errors.hpp"
-#include "expect_usage_error.hpp"
+#include "bench/core/errors.hpp"
+#include "tests/unit/expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {

@@ -1,7 +1,7 @@
 // spin_host(): the host side of every flag wait. It returns when the
 // condition holds, gives up after its timeout naming the wait, and ends at a
 // stop request however long its timeout (Ctrl-C during a wait of --timeout inf).
-#include "hetprobe/host_spin.hpp"
+#include "probes/device/host_spin.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "hetprobe/stop_request.hpp"
+#include "bench/core/stop_request.hpp"
 
 namespace hetprobe {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "hetprobe/errors.hpp"
-#include "hetprobe/layout.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/interference/layout.hpp"
 
 namespace hetprobe {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "hetprobe/errors.hpp"
-#include "hetprobe/load_engine.hpp"
+#include "bench/core/errors.hpp"
+#include "probes/load/load_engine.hpp"
 
 namespace hetprobe {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "hetprobe/node_info.hpp"
+#include "topology/node_info.hpp"
 
 namespace hetprobe {
 namespace {

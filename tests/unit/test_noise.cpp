@@ -1,6 +1,6 @@
 // The conditions and spread warnings of noise.hpp, on given readings: which
 // readings warn, what the sentence names, and what is recorded beside it.
-#include "hetprobe/noise.hpp"
+#include "bench/core/noise.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // Checked access to record fields: every way a field can be wrong is a usage
 // Error naming FILE:LINE and the field, never a crash or the JSON library's text.
-#include "hetprobe/record_field.hpp"
+#include "bench/core/record_field.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "expect_usage_error.hpp"
+#include "tests/unit/expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {

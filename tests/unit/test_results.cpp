@@ -1,5 +1,5 @@
 // Unit tests for the JSON Lines results writer and reader.
-#include "hetprobe/results.hpp"
+#include "bench/core/results.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "hetprobe/errors.hpp"
+#include "bench/core/errors.hpp"
 
 namespace hetprobe {
 namespace {

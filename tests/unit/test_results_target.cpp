@@ -11,8 +11,8 @@
 #include <random>
 #include <string>
 
-#include "expect_usage_error.hpp"
-#include "hetprobe/results.hpp"
+#include "tests/unit/expect_usage_error.hpp"
+#include "bench/core/results.hpp"
 
 namespace hetprobe {
 namespace {

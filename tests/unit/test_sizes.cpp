@@ -1,5 +1,5 @@
 // Unit tests for message-size parsing and formatting.
-#include "hetprobe/sizes.hpp"
+#include "bench/core/sizes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "hetprobe/errors.hpp"
-#include "hetprobe/text_list.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/core/text_list.hpp"
 
 namespace hetprobe {
 namespace {

@@ -1,14 +1,14 @@
 // The table printers (golden output for each format) and the reports of each
 // probe's records: committed data shows, malformed records are named.
-#include "hetprobe/table.hpp"
+#include "bench/core/table.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
-#include "expect_usage_error.hpp"
-#include "hetprobe/results_report.hpp"
+#include "tests/unit/expect_usage_error.hpp"
+#include "bench/core/results_report.hpp"
 
 namespace hetprobe {
 namespace {

@@ -2,15 +2,15 @@
 // two-socket node with a GPU per socket and an InfiniBand NIC), never against
 // the CI machine's own layout; on the real machine only that discovery works
 // and agrees with the OS, and that binding is read back as asked.
-#include "hetprobe/topology.hpp"
+#include "topology/topology.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "hetprobe/errors.hpp"
-#include "hetprobe/node_info.hpp"
+#include "bench/core/errors.hpp"
+#include "topology/node_info.hpp"
 
 namespace hetprobe {
 namespace {

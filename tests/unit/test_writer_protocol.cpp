@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "hetprobe/payload.hpp"
-#include "hetprobe/writer_protocol.hpp"
+#include "bench/interference/payload.hpp"
+#include "probes/writer/writer_protocol.hpp"
 
 namespace hetprobe {
 namespace {

@@ -1,0 +1,70 @@
+// The bandwidth probe's table from its records: each traffic's GB/s (median,
+// min, max of its samples) and how close it comes to its plain pass.
+#include <algorithm>
+
+#include "bench/core/results_report.hpp"
+#include "bench/core/sizes.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+using Align = Column::Align;
+using Shown = Column::Shown;
+
+std::vector<double> samples(const RecordRef& r) {
+  const Json& gbs = field_json(r, "gbs");
+  if (!gbs.is_array()) bad_field(r, "gbs", "a list of numbers (GB/s)");
+  std::vector<double> out;
+  for (const Json& x : gbs) {
+    if (!x.is_number()) bad_field(r, "gbs", "a list of numbers (GB/s)");
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+// Percent of the plain pass's median; null for the plain passes themselves
+// and for traffic with no plain counterpart (poll). Files from before
+// "reference" give every non-plain row its ratio.
+Json vs_plain_pct(const RecordRef& r, const std::string& writer) {
+  const Json* reference = find_field(r, "reference");
+  const bool compared = reference != nullptr ? !reference->is_null() : writer.rfind("plain", 0) != 0;
+  const Json ratio = number_or_null(r, "ratio_to_plain_median");
+  return compared && ratio.is_number() ? Json(100 * ratio.get<double>()) : Json();
+}
+
+}  // namespace
+
+Report bandwidth_report(const ResultsFile& file) {
+  const RecordRef h{file.records.front(), file.place(0)};
+  Report report;
+  report.about.push_back(device_line(h, "bandwidth") + ", " + format_size(field<std::uint64_t>(h, "config.bytes")) +
+                         " pinned host buffer, " + std::to_string(field<int>(h, "config.reps")) +
+                         " samples each; GB/s = 10^9 B/s; poll: 8 B per thread-poll; vs_plain_pct = median / the "
+                         "plain pass's median, %");
+  for (const std::string& w : header_warnings(file)) report.about.push_back(w);
+  Table t{"bandwidth", {}, {}};
+  t.columns = {{"traffic", 24, Align::left},
+               {"kind", 0, Align::left, -1, Shown::data},
+               {"bytes", 0, Align::right, -1, Shown::data},
+               {"median_gbs", 10, Align::right, 2},
+               {"min_gbs", 10, Align::right, 2},
+               {"max_gbs", 10, Align::right, 2},
+               {"vs_plain_pct", 12, Align::right, 1},
+               {"n", 0, Align::right, -1, Shown::data}};
+  for (std::size_t i = 1; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    if (field_or<std::string>(r, "record", "") != "point") continue;
+    const std::string writer = field<std::string>(r, "writer");
+    const std::vector<double> gbs = samples(r);
+    const auto [min, max] = std::minmax_element(gbs.begin(), gbs.end());
+    t.rows.push_back({writer, field_or<std::string>(r, "kind", "write"), field<std::uint64_t>(r, "bytes"),
+                      number_or_null(r, "median_gbs"), gbs.empty() ? Json() : Json(*min),
+                      gbs.empty() ? Json() : Json(*max), vs_plain_pct(r, writer), gbs.size()});
+    add_record_warnings(r, writer, t.notes);
+  }
+  report.tables.push_back(std::move(t));
+  return report;
+}
+
+}  // namespace hetprobe

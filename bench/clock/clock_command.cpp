@@ -1,0 +1,84 @@
+// `hetprobe clock`: the device timer against the host clock by ping-pong
+// (thesis 003 Sec. 4.3.2): offset, drift, precision, residuals, and a check
+// that the fit predicts an independent later sync.
+#include <memory>
+
+#include "bench/cli/command.hpp"
+#include "bench/clock/clock_sync.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/clock/clock_table.hpp"
+#include "bench/cli/option_checks.hpp"
+#include "bench/core/probe_session.hpp"
+
+namespace hetprobe::cli {
+
+namespace {
+
+// Batches are ping-pong bursts spread over the span: more than this is a
+// typing mistake, and each one is a record.
+constexpr int kMaxBatches = 10'000;
+// Every sample is kept in memory for the fit (24 bytes each).
+constexpr long long kMaxSamples = 10'000'000;
+
+struct Options {
+  SessionOptions session;
+  ClockSyncConfig config;
+  std::string order = "fence";
+};
+
+// The numbers are range-checked by the parser (option_checks.hpp).
+ClockSyncConfig build_config(const Options& o) {
+  ClockSyncConfig c = o.config;
+  c.order = parse_option("--order", o.order, parse_memory_order);
+  const long long samples = static_cast<long long>(c.samples_per_batch) * (c.batches + 1);
+  if (samples > kMaxSamples)
+    throw usage_error("--samples " + std::to_string(c.samples_per_batch) + " x (--batches " + std::to_string(c.batches) +
+                      " + the check batch) is " + std::to_string(samples) + " samples; at most " +
+                      std::to_string(kMaxSamples) + " in all");
+  return c;
+}
+
+}  // namespace
+
+CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("clock",
+      "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of a "
+      "linear fit over a span, checked against a later independent sync (single process; one device per MPI rank)");
+  c->add_option("--samples", o->config.samples_per_batch, "Ping-pong samples per batch")
+      ->check(count_from(2))->capture_default_str();
+  c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
+      ->check(integer_in(2, kMaxBatches))->capture_default_str();
+  c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")
+      ->check(seconds_up_to_a_day())->capture_default_str();
+  c->add_option("--check-after", o->config.check_after_s, "Seconds after the last fitted batch to take the check batch")
+      ->check(number_in(0, kMaxSeconds, false, " s"))->capture_default_str();
+  c->add_option("--keep", o->config.keep_fraction, "Fraction of samples fitted: those with the shortest round trips")
+      ->check(number_in(0, 1, true))->capture_default_str();
+  c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
+      ->capture_default_str();
+  c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take before the run stops with an error")
+      ->check(seconds_up_to_a_day())->capture_default_str();
+  add_session_options(c, o->session, "clock");
+  return [o, env](const std::vector<std::string>& argv) {
+    auto config = std::make_shared<ClockSyncConfig>();
+    return run_session({"clock",
+                        [o, config] {
+                          *config = build_config(*o);
+                          return config->to_json();
+                        },
+                        nullptr,
+                        [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
+                          run_clock(*config, d, clock, sink);
+                        },
+                        [](const Json& header, const std::vector<Json>& records) {
+                          print_clock_table(stdout, header, records);
+                        },
+                        nullptr,
+                        // A record per fitted batch, the check batch's, the fit's.
+                        [config] { return static_cast<std::size_t>(config->batches) + 2; }},
+                       o->session, argv, env);
+  };
+}
+
+}  // namespace hetprobe::cli

@@ -1,0 +1,183 @@
+#include "bench/clock/clock_sync.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "bench/core/errors.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "probes/device/host_spin.hpp"
+#include "bench/core/interrupt.hpp"
+#include "bench/core/noise.hpp"
+#include "bench/core/stats.hpp"
+
+namespace hetprobe {
+
+Json ClockSyncConfig::to_json() const {
+  return Json{{"samples_per_batch", samples_per_batch}, {"batches", batches},     {"span_s", span_s},
+              {"check_after_s", check_after_s},         {"keep_fraction", keep_fraction},
+              {"order", to_string(order)},              {"timeout_s", timeout_s}};
+}
+
+double reference_ns_per_tick(const DeviceInfo& info, bool& nominal) {
+  nominal = info.backend == "cuda" || info.backend == "host";
+  return nominal ? 1.0 : 1e9 / info.timer_hz;
+}
+
+namespace {
+
+template <MemoryOrder O>
+std::vector<ClockSample> host_side(const HostClock& clock, unsigned long long* go, unsigned long long* slot,
+                                   std::uint64_t first, int n, double timeout) {
+  HostSignalOps h;
+  std::vector<ClockSample> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    ClockSample& s = out[static_cast<std::size_t>(i)];
+    store_flag<O>(h, go, first + static_cast<std::uint64_t>(i));
+    spin_host([&] { return (s.device_start = load_flag<O>(h, slot)) != 0; }, timeout,
+              "the device's first stamp");
+    store_flag<O>(h, slot, 0);
+    const std::uint64_t t = clock.now();  // after the reset, as the thesis has it
+    spin_host([&] { return (s.device_end = load_flag<O>(h, slot)) != 0; }, timeout,
+              "the device's second stamp");
+    store_flag<O>(h, slot, 0);
+    s.host_ns = clock.to_ns(t);
+  }
+  return out;
+}
+
+// The `fraction` of a batch with the shortest round trips: filtering batch by
+// batch keeps every batch in the fit, so the fit spans the whole run even when
+// one batch was noisier than the others.
+std::vector<ClockSample> keep_shortest(std::vector<ClockSample> batch, double fraction) {
+  std::stable_sort(batch.begin(), batch.end(),
+                   [](const ClockSample& a, const ClockSample& b) { return a.interval_ticks() < b.interval_ticks(); });
+  batch.resize(keep_count(batch.size(), fraction));
+  std::sort(batch.begin(), batch.end(), [](const ClockSample& a, const ClockSample& b) { return a.host_ns < b.host_ns; });
+  return batch;
+}
+
+Json batch_record(int index, const char* role, double at_s, const std::vector<ClockSample>& batch,
+                  const HostClock& clock, double device_ns_per_tick) {
+  std::vector<std::uint64_t> start, end, host;
+  std::vector<double> half_ns;
+  for (const ClockSample& s : batch) {
+    start.push_back(s.device_start);
+    end.push_back(s.device_end);
+    host.push_back(static_cast<std::uint64_t>(s.host_ns * clock.ticks_per_ns() + 0.5));
+    half_ns.push_back(static_cast<double>(s.interval_ticks()) * device_ns_per_tick / 2);
+  }
+  const Json half = summary_json(half_ns);
+  return Json{{"record", "clock_batch"},
+              {"probe", "clock"},
+              {"batch", index},
+              {"role", role},
+              {"at_s", at_s},
+              {"half_interval_ns", half},
+              {"warnings", spread_warnings(half, "half_interval_ns")},
+              {"device_start", raw_ticks_json("device_ticks", device_ns_per_tick, start)},
+              {"device_end", raw_ticks_json("device_ticks", device_ns_per_tick, end)},
+              {"host_stamp", raw_ticks_json("host_ticks", 1 / clock.ticks_per_ns(), host)}};
+}
+
+// Sleeps until `t0 + seconds`; a Ctrl-C ends the sleep within 50 ms.
+void sleep_until_or_interrupted(std::chrono::steady_clock::time_point t0, double seconds) {
+  const double left = seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (left > 0) sleep_unless_interrupted(left);
+  throw_if_interrupted();
+}
+
+}  // namespace
+
+std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order,
+                                    double timeout_s, const PinnedBuffer* given) {
+  PinnedBuffer own;
+  if (given == nullptr) own = device.alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 2 * 128);
+  const PinnedBuffer& flags = given ? *given : own;
+  std::memset(flags.host(), 0, 2 * 128);
+  auto* go = reinterpret_cast<unsigned long long*>(flags.host());
+  auto* slot = reinterpret_cast<unsigned long long*>(flags.host() + 128);
+  SignalTask t;
+  t.kind = SignalKind::clock;
+  t.order = order;
+  t.to_device = reinterpret_cast<unsigned long long*>(flags.device());
+  t.to_host = reinterpret_cast<unsigned long long*>(flags.device() + 128);
+  t.count = static_cast<std::uint64_t>(n);
+  t.first = 1;
+  t.timeout_s = timeout_s;
+  device.start_signal(t);
+  std::vector<ClockSample> out;
+  try {
+    with_order(order, [&](auto o) { out = host_side<decltype(o)::value>(clock, go, slot, 1, n, timeout_s); });
+  } catch (...) {
+    (void)device.join_signal();  // it gives up by itself; the flags must outlive it
+    throw;
+  }
+  if (device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device's clock-sync thread timed out");
+  return out;
+}
+
+void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& clock, const RecordSink& sink) {
+  if (cfg.batches < 2) throw usage_error("the clock fit needs at least 2 batches");
+  const double dev_ns_per_tick = 1e9 / device.info().timer_hz;
+  (void)sync_batch(device, clock, 10, cfg.order, cfg.timeout_s);  // warm-up: first launch, first touch
+  using Steady = std::chrono::steady_clock;
+  const auto t0 = Steady::now();
+  std::vector<ClockSample> fitted;
+  std::size_t total = 0;
+  for (int b = 0; b < cfg.batches; ++b) {
+    sleep_until_or_interrupted(t0, cfg.span_s * b / (cfg.batches - 1));
+    const auto batch = sync_batch(device, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
+    sink(batch_record(b, "fit", std::chrono::duration<double>(Steady::now() - t0).count(), batch, clock,
+                      dev_ns_per_tick));
+    const auto kept = keep_shortest(batch, cfg.keep_fraction);
+    fitted.insert(fitted.end(), kept.begin(), kept.end());
+    total += batch.size();
+  }
+  sleep_until_or_interrupted(t0, cfg.span_s + cfg.check_after_s);
+  const auto check = sync_batch(device, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
+  sink(batch_record(cfg.batches, "check", std::chrono::duration<double>(Steady::now() - t0).count(), check, clock,
+                    dev_ns_per_tick));
+
+  const ClockFit fit = fit_clock(fitted, 1.0);
+  const ClockSample later = best_sample(check);
+  const ClockPrediction p = predict(fit.mapping, later);
+  bool nominal = false;
+  const double reference = reference_ns_per_tick(device.info(), nominal);
+  std::vector<double> used_residuals;
+  for (std::size_t i = 0; i < fitted.size(); ++i)
+    if (fit.used[i]) used_residuals.push_back(fit.residuals_ns[i]);
+  sink(Json{{"record", "clock_fit"},
+            {"probe", "clock"},
+            {"host_clock", clock.source()},
+            {"device_timer_tick_ns", device.info().timer_tick_ns},
+            {"device_timer_hz_at_open", device.info().timer_hz},
+            {"mapping", {{"device_ref_ticks", fit.mapping.device_ref},
+                         {"host_ref_ns", fit.mapping.host_ref_ns},
+                         {"ns_per_tick", fit.mapping.ns_per_tick}}},
+            {"offset_ns", fit.mapping.offset_ns()},
+            {"drift_ppm", fit.mapping.drift_ppm(reference)},
+            {"drift_reference", nominal ? "nominal rate" : "rate measured at open"},
+            {"reference_ns_per_tick", reference},
+            {"precision_ns", fit.precision_ns},
+            {"best_precision_ns", fit.best_precision_ns},
+            {"samples_total", total},
+            {"samples_used", fit.samples_used},
+            {"interval_cutoff_ticks", fit.interval_cutoff_ticks},
+            {"span_s", fit.span_ns * 1e-9},
+            {"residual_ns", summary_json(used_residuals)},
+            {"residual_rms_ns", fit.residual_rms_ns},
+            {"residual_max_abs_ns", fit.residual_max_abs_ns},
+            {"check", {{"after_last_fit_batch_s", cfg.check_after_s},
+                       {"predicted_host_ns", p.predicted_host_ns},
+                       {"measured_host_ns", p.measured_host_ns},
+                       {"error_ns", p.error_ns},
+                       {"precision_ns", p.precision_ns},
+                       {"within_precision", p.within_precision}}},
+            {"warnings", clock_fit_warnings(fit.precision_ns, fit.residual_rms_ns, fit.span_ns,
+                                            fit.mapping.drift_ppm(reference), p.within_precision, p.error_ns,
+                                            p.precision_ns)}});
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,48 @@
+// The clock-sync probe (thesis 003 Sec. 4.3.2; DIGEST 4.3, Q14): the device
+// timer related to the host clock by ping-pong, so device timestamps can be
+// put on the host timeline. Batches of samples spread over a span are fitted
+// with a line (offset and rate: drift), and the fit predicts a later batch.
+#pragma once
+
+#include <vector>
+
+#include "bench/clock/clock_fit.hpp"
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
+#include "bench/notify/notify.hpp"
+#include "bench/core/results.hpp"
+
+namespace hetprobe {
+
+struct ClockSyncConfig {
+  int samples_per_batch = 200;
+  int batches = 6;           // fitted batches, evenly spread over span_s
+  double span_s = 10;        // from the first fitted batch to the last
+  double check_after_s = 5;  // the independent check batch, this long after the last fitted one
+  double keep_fraction = 0.5;  // of each batch, the samples with the shortest round trips are fitted
+  // Flag accesses on both sides. fence (volatile loads, store + system fence)
+  // has the shortest flag round trip; on H200s its sync precision was 0.78-0.85
+  // us, volatile's 0.66 us on one other machine: both under 1 us, not compared
+  // on one machine.
+  MemoryOrder order = MemoryOrder::fence;
+  double timeout_s = 30;
+  Json to_json() const;
+};
+
+// One batch: `n` ping-pong samples from a single device thread. Per sample:
+// the device posts its timer; the host resets the flag, then reads its clock;
+// the device sees the reset and posts its timer again (0 is "empty").
+// `flags`: two flag lines of the device's pinned memory to use (allocated here when null).
+std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order,
+                                    double timeout_s, const PinnedBuffer* flags = nullptr);
+
+// Runs the batches, the fit and the check; `sink` gets one clock_batch record
+// per batch as it is taken, then the clock_fit record.
+void run_clock(const ClockSyncConfig& config, Device& device, const HostClock& clock, const RecordSink& sink);
+
+// The device timer's nominal ns per tick where the vendor defines it
+// (%globaltimer: 1 ns; the host backend's steady_clock: 1 ns), else the rate
+// measured when the device was opened. `nominal` says which.
+double reference_ns_per_tick(const DeviceInfo& info, bool& nominal);
+
+}  // namespace hetprobe

@@ -1,0 +1,188 @@
+#include "bench/core/probe_session.hpp"
+
+#include "bench/cli/command.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "bench/core/errors.hpp"
+#include "bench/core/interrupt.hpp"
+#include "bench/core/mpi_context.hpp"
+#include "bench/core/record_label.hpp"
+#include "bench/core/placement.hpp"
+#include "bench/core/run_header.hpp"
+#include "bench/cli/option_checks.hpp"
+#include "bench/core/progress.hpp"
+
+namespace hetprobe::cli {
+
+void add_session_options(CLI::App* c, SessionOptions& o, const std::string& probe) {
+  c->add_option("--device", o.device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
+      ->capture_default_str();
+  c->add_option("--gpu", o.gpu, "Device ordinal within the backend (default: the rank's node-local index)")
+      ->check(integer_in(0, kMaxDeviceOrdinal));
+  c->add_option("--out", o.out, "Results file, JSON Lines (default: hetprobe-" + probe + "-<UTC time>.jsonl)");
+  c->add_option("--clock", o.clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();
+  add_bind_option(c, o.bind);
+  c->add_flag("--quiet", o.quiet, "No progress lines on stderr");
+}
+
+
+namespace {
+
+// What a session needs before it measures: checked config, clock, topology,
+// the rank placed (device opened, process bound). Throws usage Errors.
+struct Prepared {
+  Json config;
+  std::optional<HostClock> clock;
+  std::optional<Topology> topo;
+  RankPlacement placement;
+};
+
+void prepare(Prepared& p, const ProbeSession& session, const SessionOptions& o, const MpiContext& mpi) {
+  p.config = session.configure();
+  p.clock = HostClock::create(o.clock);
+  p.topo.emplace(Topology::discover());
+  p.placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *p.topo);
+  if (session.check) session.check(*p.placement.device);
+  if (session.check_ranks) session.check_ranks(mpi);
+}
+
+Json session_header(const Prepared& p, const ProbeSession& session, const std::vector<std::string>& argv,
+                    const MpiContext& mpi) {
+  Json header = run_header({session.probe, argv, p.placement.device_choice, p.config, false,
+                            placement_json(p.placement, *p.topo), p.topo->describe().to_json()},
+                           *p.placement.device, mpi, *p.clock);
+  if (session.expected_records) header["planned_records"] = session.expected_records();
+  return header;
+}
+
+// The Python module's path: this process alone, records kept in memory, the
+// caller's CPU and memory binding given back afterwards.
+int run_captured(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv,
+                 SessionCapture& capture) {
+  const MpiContext mpi = mpi_context(MPI_COMM_SELF);
+  Prepared p;
+  struct RestoreBinding {  // also when prepare() throws after binding
+    const Prepared& p;
+    ~RestoreBinding() {
+      if (!p.placement.requested_cpuset.empty()) p.topo->unbind(p.placement.launcher_cpuset);
+    }
+  } restore{p};
+  prepare(p, session, o, mpi);
+  capture.header = session_header(p, session, argv, mpi);
+  capture.records.clear();
+  session.measure(*p.placement.device, *p.clock, mpi, [&](const Json& record) {
+    Json r = record;
+    r["rank"] = 0;
+    capture.records.push_back(std::move(r));
+    if (capture.on_record) capture.on_record(capture.records.back());
+  });
+  return 0;
+}
+
+}  // namespace
+
+bool agreed_steps(const MpiContext& mpi, const std::string& probe, std::initializer_list<std::function<void()>> steps) {
+  for (const auto& step : steps) {
+    std::string error;
+    try {
+      step();
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::usage && e.kind() != ErrorKind::unsupported) throw;
+      error = e.what();
+    }
+    const int failed = first_failed_rank(mpi, !error.empty());
+    if (failed == mpi.rank) std::fprintf(stderr, "hetprobe %s: error: %s\n", probe.c_str(), error.c_str());
+    if (failed >= 0) return false;
+  }
+  return true;
+}
+
+int run_session(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv,
+                const CommandEnv& env) {
+  if (env.capture) return run_captured(session, o, argv, *env.capture);
+  MPI_Init(nullptr, nullptr);
+  const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
+  Prepared p;
+  std::optional<ResultsWriter> writer;
+  std::filesystem::path path = o.out.empty() ? "hetprobe-" + session.probe + "-" + utc_now_iso8601() + ".jsonl" : o.out;
+  // Every check on every rank first; the file is created only once all pass.
+  const bool ok = agreed_steps(mpi, session.probe,
+                               {[&] {
+                                  prepare(p, session, o, mpi);
+                                  if (mpi.rank == 0) check_results_target(session.probe, path, Resume::unavailable);
+                                },
+                                [&] {
+                                  const std::uint64_t bytes = session.host_bytes ? session.host_bytes(mpi) : 0;
+                                  const std::uint64_t on_node = node_sum(mpi, bytes);
+                                  if (on_node > 0)
+                                    check_memory_available(on_node, "this " + session.probe + " run (" +
+                                                                        std::to_string(mpi.node_size) +
+                                                                        " rank(s) on this node)");
+                                },
+                                [&] {
+                                  if (mpi.rank == 0)
+                                    writer.emplace(open_results_for(session.probe, path, Resume::unavailable).writer);
+                                }});
+  if (!ok) {
+    MPI_Finalize();
+    return 2;
+  }
+  Device* device = p.placement.device.get();
+  const std::string& why = p.placement.device_choice;
+  const Json header = session_header(p, session, argv, mpi);
+  if (mpi.rank == 0) {
+    writer->write(header);
+    if (!o.quiet)
+      std::fprintf(stderr, "hetprobe %s: %s; device %s (%s), timer tick %.3g ns; %d rank(s); results in %s\n",
+                   session.probe.c_str(), why.c_str(), device->info().name.c_str(), device->info().backend.c_str(),
+                   device->info().timer_tick_ns, mpi.size, path.c_str());
+  }
+  install_interrupt_handlers();
+  std::vector<Json> mine;
+  try {
+    Progress progress(session.expected_records ? session.expected_records() : 0);
+    session.measure(*device, *p.clock, mpi, [&](const Json& record) {
+      throw_if_interrupted();
+      Json r = record;
+      r["rank"] = mpi.rank;
+      if (mpi.rank == 0) writer->write(r);
+      if (!o.quiet && mpi.rank == 0) progress.print(record_label(r));
+      mine.push_back(std::move(r));
+    });
+    interruptible_barrier(mpi);  // a rank done first waits here, where Ctrl-C reaches it
+  } catch (const Error& e) {
+    std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()),
+                 user_message(e).c_str());
+    if (mpi.rank == 0)
+      std::fprintf(stderr, "hetprobe %s: %zu finished record(s) are in %s\n", session.probe.c_str(), mine.size(),
+                   path.c_str());
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD, exit_code_for(e.kind()));
+  }
+  // The other ranks' records, written by rank 0 after its own.
+  std::string packed;
+  for (const Json& r : mine) packed += r.dump() + "\n";
+  const auto all = gather_strings(mpi, packed);
+  if (mpi.rank == 0) {
+    std::vector<Json> records = mine;
+    for (std::size_t rank = 1; rank < all.size(); ++rank) {
+      std::size_t start = 0;
+      for (std::size_t end; (end = all[rank].find('\n', start)) != std::string::npos; start = end + 1) {
+        records.push_back(Json::parse(all[rank].substr(start, end - start)));
+        writer->write(records.back());
+      }
+    }
+    session.print(header, records);
+    if (!o.quiet) std::fprintf(stderr, "hetprobe %s: results in %s\n", session.probe.c_str(), path.c_str());
+  }
+  MPI_Finalize();
+  return 0;
+}
+
+}  // namespace hetprobe::cli

@@ -1,0 +1,78 @@
+// Which probe's report a results file gets, and what every report shares.
+#include "bench/core/results_report.hpp"
+
+#include <algorithm>
+
+#include "bench/core/errors.hpp"
+
+namespace hetprobe {
+
+Report results_report(const ResultsFile& file) {
+  const std::string name = file.path.string();
+  if (file.records.empty())
+    throw usage_error(name + " holds no results" + (file.truncated_tail ? " (only an incomplete line)" : ""));
+  const std::string probe = file.probe();
+  if (probe.empty())
+    throw usage_error(file.place(0) + ": not a hetprobe results header (a results file starts with a record "
+                      "whose \"record\" is \"header\" and whose \"probe\" names the probe)");
+  // A record of another probe means two runs appended to one file: its tables would mix them.
+  for (std::size_t i = 1; i < file.records.size(); ++i)
+    if (const std::string other = field_or<std::string>({file.records[i], file.place(i)}, "probe", probe);
+        other != probe)
+      throw usage_error(file.place(i) + ": a " + other + " record in a file of " + probe +
+                        " results (another run appended to it)");
+  if (probe == "interference") return interference_report(file);
+  if (probe == "notify") return notify_report(file);
+  if (probe == "clock") return clock_report(file);
+  if (probe == "halo") return halo_report(file);
+  if (probe == "bandwidth") return bandwidth_report(file);
+  throw usage_error(name + " holds " + probe + " results; show knows interference, notify, clock, halo and bandwidth");
+}
+
+ResultsFile records_of_this_run(const Json& header, const std::vector<Json>& records) {
+  ResultsFile file;
+  file.path = "this run's records";
+  file.records.reserve(records.size() + 1);
+  file.records.push_back(header);
+  file.records.insert(file.records.end(), records.begin(), records.end());
+  return file;
+}
+
+std::string device_line(const RecordRef& h, const std::string& probe) {
+  const std::string backend = field_or<std::string>(h, "device.backend", field_or<std::string>(h, "backend", "?"));
+  return "hetprobe " + probe + ": " + field<std::string>(h, "device.name") + " (" + backend + ") on " +
+         field<std::string>(h, "host");
+}
+
+std::vector<std::string> header_warnings(const ResultsFile& file) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    if (field_or<std::string>(r, "record", "") != "header") continue;
+    for (const std::string& w : record_warnings(r))
+      if (std::find(out.begin(), out.end(), "warning: " + w) == out.end()) out.push_back("warning: " + w);
+  }
+  return out;
+}
+
+void add_record_warnings(const RecordRef& record, const std::string& label, std::vector<std::string>& notes) {
+  for (const std::string& w : record_warnings(record)) notes.push_back("warning (" + label + "): " + w);
+}
+
+std::vector<std::string> device_timer_about(const ResultsFile& file, const char* probe) {
+  const RecordRef h{file.records.front(), file.place(0)};
+  char line[128];
+  std::snprintf(line, sizeof line, "; device timer tick %.3g ns, host clock ",
+                field_or<double>(h, "device.timer_tick_ns", 0.0));
+  std::vector<std::string> out{device_line(h, probe) + line + field<std::string>(h, "host_clock.source")};
+  for (const std::string& w : header_warnings(file)) out.push_back(w);
+  return out;
+}
+
+void add_if_nonempty(Report& report, Table table) {
+  if (!table.rows.empty()) report.tables.push_back(std::move(table));
+}
+
+std::string record_kind(const RecordRef& record) { return field_or<std::string>(record, "record", ""); }
+
+}  // namespace hetprobe

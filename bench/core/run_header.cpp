@@ -1,0 +1,117 @@
+#include "bench/core/run_header.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "topology/node_info.hpp"
+#include "bench/core/noise.hpp"
+#include "bench/core/version.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+Json device_json(const DeviceInfo& d) {
+  return Json{{"backend", d.backend},
+              {"ordinal", d.ordinal},
+              {"name", d.name},
+              {"pci_bus_id", d.pci_bus_id.empty() ? Json(nullptr) : Json(d.pci_bus_id)},
+              {"driver_version", d.driver_version},
+              {"runtime_version", d.runtime_version},
+              {"multiprocessors", d.multiprocessors},
+              {"max_threads_per_block", d.max_threads_per_block},
+              {"warp_size", d.warp_size},
+              {"timer_hz_measured", d.timer_hz},
+              {"timer_tick_ns", d.timer_tick_ns},
+              {"managed_concurrent_access", d.managed_concurrent},
+              {"pinned_memory_page_locked", d.page_locked}};
+}
+
+Json rank_json(const MpiContext& mpi, const Device& device, const Json& placement) {
+  const NodeInfo node = read_node_info();
+  return Json{{"rank", mpi.rank},
+              {"host", mpi.host},
+              {"pid", static_cast<long>(getpid())},
+              {"cpu_affinity", cpu_affinity_list()},
+              {"placement", placement},
+              {"device", device_json(device.info())},
+              {"node", {{"cpu_model", node.cpu_model},
+                        {"online_cpus", node.online_cpus},
+                        {"page_size_bytes", node.page_size_bytes},
+                        {"transparent_hugepages", node.transparent_hugepages},
+                        {"kernel_release", node.kernel_release}}}};
+}
+
+// CPUs the ranks on `host` may use: the union of their affinities.
+std::vector<bool> node_cpus(const Json& ranks, const std::string& host) {
+  std::vector<bool> all;
+  for (const Json& r : ranks) {
+    if (r.at("host") != host) continue;
+    const std::vector<bool> mine = parse_cpu_list(r.at("cpu_affinity").get<std::string>());
+    if (mine.size() > all.size()) all.resize(mine.size(), false);
+    for (std::size_t c = 0; c < mine.size(); ++c) all[c] = all[c] || mine[c];
+  }
+  return all;
+}
+
+}  // namespace
+
+std::string hetprobe_version() { return kHetprobeVersion; }
+std::string hetprobe_git_revision() { return kHetprobeGitRevision; }
+
+std::string utc_now_iso8601() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
+                const HostClock& clock) {
+  const double overhead = clock.empty_region_ns();
+  const std::string mine = rank_json(mpi, device, run.placement).dump();
+  // Read while the other ranks head for the gather below: they count as
+  // running, as they will be in the run (MPI waits spin).
+  NodeReadings readings;
+  if (mpi.rank == 0) readings = read_node_readings();
+  const auto ranks = gather_strings(mpi, mine);
+  if (mpi.rank != 0) return nullptr;
+  Json rank_list = Json::array();
+  for (const auto& r : ranks) rank_list.push_back(Json::parse(r));
+  readings.run_cpus = node_cpus(rank_list, mpi.host);
+  readings.run_ranks = mpi.node_size;
+  const Json noise = conditions_json(readings);
+  int version = 0, subversion = 0;
+  MPI_Get_version(&version, &subversion);
+  return Json{{"record", "header"},
+              {"schema", "hetprobe.results"},
+              {"schema_version", kSchemaVersion},
+              {"probe", run.probe},
+              {"hetprobe_version", hetprobe_version()},
+              {"git_revision", hetprobe_git_revision()},
+              {"command_line", run.command_line},
+              {"start_time_utc", utc_now_iso8601()},
+              {"resumed", run.resumed},
+              {"host", mpi.host},
+              {"backend", device.info().backend},
+              {"device_choice", run.device_choice},
+              {"device", device_json(device.info())},
+              {"mpi", {{"library_version", mpi_library_version()},
+                       {"standard", std::to_string(version) + "." + std::to_string(subversion)},
+                       {"ranks", mpi.size}}},
+              {"ranks", rank_list},
+              {"topology", run.topology},
+              {"host_clock", {{"source", clock.source()},
+                              {"ticks_per_ns", clock.ticks_per_ns()},
+                              {"empty_region_median_ns", overhead}}},
+              {"config", run.config},
+              {"conditions", noise.at("conditions")},
+              {"warnings", noise.at("warnings")}};
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,37 @@
+// The header record every results file starts with (and every resumed
+// segment repeats): who, where, when, with what, and the node's conditions
+// with their warnings (noise.hpp). Schema: docs/results-schema.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
+#include "bench/core/mpi_context.hpp"
+#include "bench/core/results.hpp"
+
+namespace hetprobe {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct RunContext {
+  std::string probe;                      // "interference"
+  std::vector<std::string> command_line;  // argv as given
+  std::string device_choice;              // why this backend was used
+  Json config;                            // the probe's parameters
+  bool resumed = false;
+  Json placement;  // this rank's placement (placement_json), read back; null if none
+  Json topology;   // this rank's node as hwloc describes it; rank 0's goes in the header
+};
+
+// Collective over mpi.comm; the full record is returned on rank 0 only.
+// Rank 0 reads the node's conditions first (about 100 ms).
+Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
+                const HostClock& clock);
+
+std::string hetprobe_version();
+std::string hetprobe_git_revision();
+std::string utc_now_iso8601();
+
+}  // namespace hetprobe

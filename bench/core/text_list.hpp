@@ -1,0 +1,29 @@
+// Option values that are lists: "a,b,c" split at a separator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/core/errors.hpp"
+
+namespace hetprobe {
+
+// Every item between separators. An empty item ("", "a,", "a,,b", ",a") is a
+// usage Error naming `what` (the option, or what its items are): a stray
+// separator is a typing mistake, and silently dropping it would run something
+// other than what was asked.
+inline std::vector<std::string> split_list(const std::string& text, const std::string& what, char sep = ',') {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(sep, start);
+    out.push_back(text.substr(start, end - start));
+    if (out.back().empty())
+      throw usage_error(what + " '" + text + "': " + (text.empty() ? "empty" : "an empty item") +
+                        " (a list takes items separated by single '" + std::string(1, sep) + "')");
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,457 @@
+#include "bench/halo/halo.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+
+#include "bench/clock/clock_sync.hpp"
+#include "bench/core/errors.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "bench/core/interrupt.hpp"
+#include "bench/core/stats.hpp"
+#include "bench/core/text_list.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+template <class T, std::size_t N>
+std::vector<T> parse_names(const std::string& list, const char* what, const std::array<T, N>& all) {
+  if (list == "all") return {all.begin(), all.end()};
+  std::vector<T> out;
+  std::string expected;
+  for (T v : all) expected += std::string(expected.empty() ? "" : ", ") + to_string(v);
+  for (const std::string& name : split_list(list, std::string(what) + " list")) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](T v) { return name == to_string(v); });
+    if (it == all.end()) throw usage_error(std::string(what) + " '" + name + "': expected " + expected + " or all");
+    if (std::find(out.begin(), out.end(), *it) != out.end())
+      throw usage_error(std::string(what) + " " + name + " listed twice");
+    out.push_back(*it);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(HaloVariant v) {
+  switch (v) {
+    case HaloVariant::baseline: return "baseline";
+    case HaloVariant::notify_stream: return "notify-stream";
+    case HaloVariant::notify_stacked: return "notify-stacked";
+  }
+  return "?";
+}
+const char* to_string(HaloSignal s) { return s == HaloSignal::channel ? "channel" : "queue"; }
+const char* to_string(HaloStaging s) { return s == HaloStaging::pinned ? "pinned" : "memcpy"; }
+
+std::vector<HaloVariant> parse_halo_variants(const std::string& list) {
+  return parse_names(list, "halo variant",
+                     std::array{HaloVariant::baseline, HaloVariant::notify_stream, HaloVariant::notify_stacked});
+}
+std::vector<HaloSignal> parse_halo_signals(const std::string& list) {
+  return parse_names(list, "halo signal", std::array{HaloSignal::channel, HaloSignal::queue});
+}
+std::vector<HaloStaging> parse_halo_stagings(const std::string& list) {
+  return parse_names(list, "halo staging", std::array{HaloStaging::pinned, HaloStaging::memcpy});
+}
+
+std::string HaloSetup::label() const {
+  const bool baseline = variant == HaloVariant::baseline;
+  return std::string(to_string(variant)) + (blocking_send ? " send " : " isend ") +
+         (baseline ? (testany ? "testany" : "waitall") : to_string(signal)) + " " + to_string(staging) + " " +
+         std::to_string(threads_per_block) + "t" +
+         (poll_pause_ns > 0 ? " pause " + std::to_string(poll_pause_ns) + "ns" : "");
+}
+
+std::vector<HaloSetup> HaloConfig::setups() const {
+  std::vector<HaloSetup> out;
+  for (int threads : threads_per_block)
+    for (HaloVariant v : variants)
+      for (bool blocking : blocking_sends)
+        for (HaloStaging staging : stagings) {
+          HaloSetup s{v, blocking, false, HaloSignal::channel, staging, threads, 0};
+          if (v == HaloVariant::baseline)
+            for (bool t : testanys) out.push_back((s.testany = t, s));
+          else
+            for (HaloSignal g : signals)
+              for (std::uint64_t pause : poll_pause_ns) out.push_back((s.signal = g, s.poll_pause_ns = pause, s));
+        }
+  return out;
+}
+
+Json HaloConfig::to_json() const {
+  Json v = Json::array(), send = Json::array(), wait = Json::array(), sig = Json::array(), stage = Json::array();
+  for (auto x : variants) v.push_back(to_string(x));
+  for (bool b : blocking_sends) send.push_back(b ? "send" : "isend");
+  for (bool t : testanys) wait.push_back(t ? "testany" : "waitall");
+  for (auto x : signals) sig.push_back(to_string(x));
+  for (auto x : stagings) stage.push_back(to_string(x));
+  return {{"variants", v}, {"send", send}, {"receive_wait", wait}, {"signal", sig}, {"staging", stage},
+          {"threads_per_block", threads_per_block}, {"poll_pause_ns", poll_pause_ns}, {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
+          {"iterations", iterations}, {"warmup", warmup}, {"timeout_s", timeout_s},
+          {"timeline", timeline}};
+}
+
+namespace {
+
+constexpr int kSyncSamples = 16;
+constexpr std::size_t kPage = 4096;
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+// Every buffer, flag and stamp of one rank's exchange, allocated once.
+struct HaloMemory {
+  PinnedBuffer send, recv, halo, control, staging, tail;  // staging (device): memcpy only; tail (device): queue
+  std::vector<std::size_t> send_at, recv_at;  // offsets into send (and staging) / recv
+  HaloMessageArgs *pack_args = nullptr, *unpack_args = nullptr;
+  FlagLine *send_ready = nullptr, *unpack_ready = nullptr;
+  unsigned long long* queue = nullptr;  // one entry per send
+  HaloStamp *pack_stamps = nullptr, *unpack_stamps = nullptr;
+
+  template <class T>
+  T* dev(T* host_ptr) const { return reinterpret_cast<T*>(control.device_at(reinterpret_cast<std::byte*>(host_ptr))); }
+};
+
+HaloMemory allocate(Device& device, const HaloLayout& layout, bool staging, bool queue) {
+  HaloMemory m;
+  std::size_t send_total = 0, recv_total = 0;
+  for (const auto& s : layout.sends) m.send_at.push_back(std::exchange(send_total, send_total + round_up(s.bytes, kPage)));
+  for (const auto& r : layout.recvs) m.recv_at.push_back(std::exchange(recv_total, recv_total + round_up(r.bytes, kPage)));
+  m.send = device.alloc_pinned(std::max<std::size_t>(send_total, kPage));
+  m.recv = device.alloc_pinned(std::max<std::size_t>(recv_total, kPage));
+  m.halo = device.alloc_device(std::max<std::size_t>(recv_total, kPage));
+  if (staging) m.staging = device.alloc_device(std::max<std::size_t>(send_total, kPage));
+  if (queue) m.tail = device.alloc_device(128);
+  const std::size_t ns = layout.sends.size(), nr = layout.recvs.size();
+  const std::size_t args_bytes = round_up((ns + nr) * sizeof(HaloMessageArgs), 128);
+  const std::size_t queue_bytes = round_up(ns * sizeof(unsigned long long), 128);
+  m.control = device.alloc_pinned(args_bytes + queue_bytes + (ns + nr) * (sizeof(FlagLine) + sizeof(HaloStamp)));
+  std::memset(m.control.host(), 0, m.control.size());
+  std::byte* p = m.control.host();
+  m.pack_args = reinterpret_cast<HaloMessageArgs*>(p);
+  m.unpack_args = m.pack_args + ns;
+  m.queue = reinterpret_cast<unsigned long long*>(p + args_bytes);
+  m.send_ready = reinterpret_cast<FlagLine*>(p + args_bytes + queue_bytes);
+  m.unpack_ready = m.send_ready + ns;
+  m.pack_stamps = reinterpret_cast<HaloStamp*>(m.unpack_ready + nr);
+  m.unpack_stamps = m.pack_stamps + ns;
+  for (std::size_t i = 0; i < ns; ++i)
+    m.pack_args[i] = {reinterpret_cast<unsigned char*>(m.send.device() + m.send_at[i]), nullptr, layout.sends[i].bytes,
+                      static_cast<std::uint64_t>(layout.rank), static_cast<std::uint64_t>(layout.sends[i].index), 0};
+  for (std::size_t i = 0; i < nr; ++i)
+    m.unpack_args[i] = {reinterpret_cast<unsigned char*>(m.recv.device() + m.recv_at[i]),
+                        reinterpret_cast<unsigned char*>(m.halo.device() + m.recv_at[i]), layout.recvs[i].bytes,
+                        static_cast<std::uint64_t>(layout.recvs[i].recv_from),
+                        static_cast<std::uint64_t>(layout.recvs[i].index), 0};
+  return m;
+}
+
+// notify-stacked's long messages: at least `long_bytes`; 0 means half the largest message.
+std::uint64_t resolve_long_bytes(const HaloConfig& c, const HaloLayout& l) {
+  if (c.long_bytes > 0) return c.long_bytes;
+  std::uint64_t largest = 0;
+  for (const auto& s : l.sends) largest = std::max(largest, s.bytes);
+  for (const auto& r : l.recvs) largest = std::max(largest, r.bytes);
+  return std::max<std::uint64_t>(1, largest / 2);
+}
+
+// Raw host ticks and device stamps of one iteration, converted after the fit.
+struct RawIteration {
+  std::uint64_t t0 = 0, t1 = 0;
+  std::vector<std::uint64_t> send, recv, copied;
+  std::vector<HaloStamp> pack, unpack;
+};
+
+class Exchange {
+ public:
+  Exchange(const HaloConfig& c, const HaloLayout& l, Device& d, const MpiContext& mpi, const HostClock& clock)
+      : c_(c), l_(l), d_(d), mpi_(mpi), clock_(clock), long_bytes_(resolve_long_bytes(c, l)) {
+    bool staging = false, queue = false;
+    for (const HaloSetup& s : c.setups()) {
+      staging |= s.staging == HaloStaging::memcpy;
+      queue |= s.signal == HaloSignal::queue && s.variant != HaloVariant::baseline;
+    }
+    m_ = allocate(d, l, staging, queue);
+  }
+
+  std::uint64_t long_bytes() const { return long_bytes_; }
+
+  // Points pack at the pinned or the staging buffer and marks the stacked
+  // variant's long messages.
+  void configure(const HaloSetup& s) {
+    const bool stacked = s.variant == HaloVariant::notify_stacked;
+    for (std::size_t i = 0; i < l_.sends.size(); ++i) {
+      std::byte* base = s.staging == HaloStaging::memcpy ? m_.staging.device() : m_.send.device();
+      m_.pack_args[i].buffer = reinterpret_cast<unsigned char*>(base + m_.send_at[i]);
+      m_.pack_args[i].whole_grid = stacked && l_.sends[i].bytes >= long_bytes_;
+    }
+    for (std::size_t i = 0; i < l_.recvs.size(); ++i) m_.unpack_args[i].whole_grid = stacked && l_.recvs[i].bytes >= long_bytes_;
+  }
+
+  // One iteration; returns its raw times and the shape of the pack (or stacked) launch.
+  RawIteration iterate(const HaloSetup& s, std::uint64_t iteration, WriterShape& shape) {
+    const std::size_t ns = l_.sends.size(), nr = l_.recvs.size();
+    RawIteration raw;
+    raw.send.assign(ns, 0);
+    raw.recv.assign(nr, 0);
+    raw.copied.assign(s.staging == HaloStaging::memcpy ? ns : 0, 0);
+    std::vector<MPI_Request> recvs(nr, MPI_REQUEST_NULL), sends(ns, MPI_REQUEST_NULL);
+    mpi_check(MPI_Barrier(mpi_.comm), "MPI_Barrier");
+    raw.t0 = clock_.now();
+    for (std::size_t i = 0; i < nr; ++i)
+      mpi_check(MPI_Irecv(m_.recv.host() + m_.recv_at[i], static_cast<int>(l_.recvs[i].bytes), MPI_BYTE,
+                          l_.recvs[i].recv_from, l_.recvs[i].index, mpi_.comm, &recvs[i]), "MPI_Irecv");
+    auto send = [&](std::size_t i) {
+      void* buf = m_.send.host() + m_.send_at[i];
+      const auto& msg = l_.sends[i];
+      if (s.blocking_send)
+        mpi_check(MPI_Send(buf, static_cast<int>(msg.bytes), MPI_BYTE, msg.send_to, msg.index, mpi_.comm), "MPI_Send");
+      else
+        mpi_check(MPI_Isend(buf, static_cast<int>(msg.bytes), MPI_BYTE, msg.send_to, msg.index, mpi_.comm, &sends[i]),
+                  "MPI_Isend");
+      raw.send[i] = clock_.now();
+    };
+    switch (s.variant) {
+      case HaloVariant::baseline:
+        shape = d_.start_halo(launch(s, HaloStage::pack, iteration));
+        d_.join_halo(HaloStage::pack);
+        send_when_packed(s, send, raw, iteration, true);
+        complete_receives(s, recvs, raw, iteration);
+        d_.start_halo(launch(s, HaloStage::unpack, iteration));
+        d_.join_halo(HaloStage::unpack);
+        break;
+      case HaloVariant::notify_stream:
+        d_.start_halo(launch(s, HaloStage::unpack, iteration));
+        shape = d_.start_halo(launch(s, HaloStage::pack, iteration));
+        send_when_packed(s, send, raw, iteration, false);  // phase A
+        complete_receives(s, recvs, raw, iteration);       // phase B
+        d_.join_halo(HaloStage::pack);
+        d_.join_halo(HaloStage::unpack);
+        break;
+      case HaloVariant::notify_stacked:
+        shape = d_.start_halo(launch(s, HaloStage::stacked, iteration));
+        send_when_packed(s, send, raw, iteration, false);
+        complete_receives(s, recvs, raw, iteration);
+        d_.join_halo(HaloStage::stacked);
+        break;
+    }
+    if (!s.blocking_send) mpi_check(MPI_Waitall(static_cast<int>(ns), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    raw.t1 = clock_.now();
+    raw.pack.assign(m_.pack_stamps, m_.pack_stamps + ns);
+    raw.unpack.assign(m_.unpack_stamps, m_.unpack_stamps + nr);
+    return raw;
+  }
+
+ private:
+  HaloArgs args(const HaloSetup& s, bool pack, std::uint64_t iteration) const {
+    const bool notify = s.variant != HaloVariant::baseline;
+    const bool queue = notify && pack && s.signal == HaloSignal::queue;
+    HaloArgs a{m_.dev(pack ? m_.pack_args : m_.unpack_args), pack ? l_.sends.size() : l_.recvs.size(),
+               notify && !queue ? m_.dev(pack ? m_.send_ready : m_.unpack_ready) : nullptr,
+               queue ? m_.dev(m_.queue) : nullptr,
+               queue ? reinterpret_cast<unsigned long long*>(m_.tail.device()) : nullptr,
+               m_.dev(pack ? m_.pack_stamps : m_.unpack_stamps), iteration, 0, 0};
+    return a;
+  }
+
+  HaloLaunch launch(const HaloSetup& s, HaloStage which, std::uint64_t iteration) const {
+    HaloLaunch l;
+    l.stage = which;
+    l.args = args(s, which != HaloStage::unpack, iteration);
+    if (which == HaloStage::stacked) l.unpack = args(s, false, iteration);
+    l.timeout_s = c_.timeout_s;
+    l.poll_pause_ns = static_cast<double>(s.poll_pause_ns);
+    l.threads_per_block = s.threads_per_block;
+    return l;
+  }
+
+  // Host-clock ticks at which a wait of this iteration gives up.
+  std::uint64_t deadline() const {
+    return clock_.now() + static_cast<std::uint64_t>(c_.timeout_s * 1e9 * clock_.ticks_per_ns());
+  }
+
+  // Phase A: every message goes out as soon as it is packed (the baseline's
+  // all are, after its pack kernel): the device says so by its flag or in the
+  // queue; with memcpy staging its copy to pinned memory goes first, and the
+  // send when the copy has ended.
+  template <class Send>
+  void send_when_packed(const HaloSetup& s, Send& send, RawIteration& raw, std::uint64_t iteration, bool all_packed) {
+    enum State : char { packing, copying, sent };
+    const std::size_t ns = l_.sends.size();
+    const bool memcpy = s.staging == HaloStaging::memcpy;
+    const bool queue = !all_packed && s.signal == HaloSignal::queue;
+    std::vector<State> state(ns, packing);
+    std::size_t left = ns, head = 0;
+    HostSignalOps host;
+    auto packed = [&](std::size_t i) {
+      if (memcpy) {
+        d_.start_copy_to_host(static_cast<int>(i), m_.send.host() + m_.send_at[i], m_.staging.device() + m_.send_at[i],
+                              l_.sends[i].bytes);
+        state[i] = copying;
+      } else {
+        send(i);
+        state[i] = sent;
+        --left;
+      }
+    };
+    const std::uint64_t give_up = deadline();
+    for (unsigned k = 0; left > 0; ++k) {
+      if (all_packed) {
+        for (std::size_t i = 0; i < ns; ++i) packed(i);
+        all_packed = false;
+      } else if (queue) {
+        for (unsigned long long e; head < ns && halo_queue_entry_of(e = host.load_acquire(&m_.queue[head]), iteration); ++head) {
+          const std::uint64_t i = e & 0xFFFFFFull;
+          if (i >= ns || state[i] != packing)
+            throw Error(ErrorKind::check, "halo task queue entry " + std::to_string(head) + " names message " +
+                                              std::to_string(i) + " (of " + std::to_string(ns) + ") again or out of range");
+          packed(i);
+        }
+      } else {
+        for (std::size_t i = 0; i < ns; ++i)
+          if (state[i] == packing && host.load_acquire(&m_.send_ready[i].value) >= iteration) packed(i);
+      }
+      if (memcpy)
+        for (std::size_t i = 0; i < ns; ++i)
+          if (state[i] == copying && d_.copy_done(static_cast<int>(i))) {
+            raw.copied[i] = clock_.now();
+            send(i);
+            state[i] = sent;
+            --left;
+          }
+      if ((k & 0xFFF) != 0xFFF) continue;
+      throw_if_interrupted();
+      if (clock_.now() > give_up)
+        throw Error(ErrorKind::timeout, std::to_string(left) + " halo message(s) were never packed" +
+                                            (memcpy ? " and copied" : "") + " within " + std::to_string(c_.timeout_s) + " s");
+    }
+  }
+
+  // Waitall (baseline) or a Testany loop; with the notify variants, each
+  // completed receive raises its unpack-ready flag at once (phase B).
+  void complete_receives(const HaloSetup& s, std::vector<MPI_Request>& recvs, RawIteration& raw, std::uint64_t iteration) {
+    const bool notify = s.variant != HaloVariant::baseline;
+    if (!notify && !s.testany) {
+      mpi_check(MPI_Waitall(static_cast<int>(recvs.size()), recvs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      std::fill(raw.recv.begin(), raw.recv.end(), clock_.now());
+      return;
+    }
+    HostSignalOps host;
+    const std::uint64_t give_up = deadline();
+    for (std::size_t left = recvs.size(); left > 0;) {
+      int index = MPI_UNDEFINED, done = 0;
+      mpi_check(MPI_Testany(static_cast<int>(recvs.size()), recvs.data(), &index, &done, MPI_STATUS_IGNORE),
+                "MPI_Testany");
+      if (done && index != MPI_UNDEFINED) {
+        raw.recv[index] = clock_.now();
+        if (notify) host.store_release(&m_.unpack_ready[index].value, iteration);
+        --left;
+      } else {
+        throw_if_interrupted();
+        if (clock_.now() > give_up)
+          throw Error(ErrorKind::timeout, std::to_string(left) + " halo receive(s) did not complete within " +
+                                              std::to_string(c_.timeout_s) + " s");
+      }
+    }
+  }
+
+  const HaloConfig& c_;
+  const HaloLayout& l_;
+  Device& d_;
+  const MpiContext& mpi_;
+  const HostClock& clock_;
+  std::uint64_t long_bytes_;
+  HaloMemory m_;
+};
+
+double median_of(std::vector<double> v) { return v.empty() ? 0 : summarize(v).median; }
+
+HaloRun convert(const HaloSetup& setup, const std::vector<RawIteration>& raws, const ClockFit& fit,
+                const HostClock& clock) {
+  HaloRun run;
+  run.setup = setup;
+  run.clock = fit;
+  const auto& map = fit.mapping;
+  const std::size_t ns = raws.empty() ? 0 : raws[0].pack.size(), nr = raws.empty() ? 0 : raws[0].unpack.size();
+  std::vector<std::vector<double>> pack_dur(ns), unpack_dur(nr);
+  for (const auto& r : raws) {
+    HaloIteration it;
+    const double t0 = clock.to_ns(r.t0);
+    it.total_ns = clock.to_ns(r.t1 - r.t0);
+    for (std::size_t i = 0; i < ns; ++i) {
+      it.pack_start_ns.push_back(map.to_host_ns(r.pack[i].start) - t0);
+      it.pack_end_ns.push_back(map.to_host_ns(r.pack[i].end) - t0);
+      it.send_ns.push_back(clock.to_ns(r.send[i]) - t0);
+      if (!r.copied.empty()) it.copy_end_ns.push_back(clock.to_ns(r.copied[i]) - t0);
+      pack_dur[i].push_back(static_cast<double>(r.pack[i].end - r.pack[i].start) * map.ns_per_tick);
+    }
+    for (std::size_t i = 0; i < nr; ++i) {
+      it.recv_ns.push_back(clock.to_ns(r.recv[i]) - t0);
+      it.unpack_start_ns.push_back(map.to_host_ns(r.unpack[i].start) - t0);
+      it.unpack_end_ns.push_back(map.to_host_ns(r.unpack[i].end) - t0);
+      unpack_dur[i].push_back(static_cast<double>(r.unpack[i].end - r.unpack[i].start) * map.ns_per_tick);
+      run.mismatched_words += r.unpack[i].mismatched_words;
+      run.timeouts += r.unpack[i].status != halo_status_ok;
+    }
+    run.iterations.push_back(std::move(it));
+  }
+  for (auto& d : pack_dur) run.pack_device_ns.push_back(median_of(d));
+  for (auto& d : unpack_dur) run.unpack_device_ns.push_back(median_of(d));
+  return run;
+}
+
+}  // namespace
+
+std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, Device& device, const MpiContext& mpi,
+                              const HostClock& clock) {
+  for (const auto& s : layout.sends)
+    if (s.bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      throw usage_error("halo message of " + std::to_string(s.bytes) + " bytes: MPI counts are int");
+  Exchange exchange(c, layout, device, mpi, clock);
+  std::vector<HaloRun> runs;
+  std::uint64_t iteration = 0;
+  for (const HaloSetup& setup : c.setups()) {
+    exchange.configure(setup);
+    WriterShape shape;
+    for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shape);
+    auto syncs = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
+    std::vector<RawIteration> raws;
+    for (int i = 0; i < c.iterations; ++i) raws.push_back(exchange.iterate(setup, ++iteration, shape));
+    const auto after = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
+    syncs.insert(syncs.end(), after.begin(), after.end());
+    runs.push_back(convert(setup, raws, fit_clock(syncs, 0.5), clock));
+    runs.back().launch = shape;
+    runs.back().long_bytes = setup.variant == HaloVariant::notify_stacked ? exchange.long_bytes() : 0;
+  }
+  return runs;
+}
+
+std::vector<double> mpi_one_way_ns(const MpiContext& mpi, const HostClock& clock, int peer,
+                                   const std::vector<std::uint64_t>& sizes, int reps) {
+  std::vector<double> out;
+  const std::uint64_t largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+  std::vector<char> buf(std::max<std::uint64_t>(largest, 1));
+  const bool leader = mpi.rank == 0, partner = mpi.rank == peer && peer != 0;
+  for (std::uint64_t n : sizes) {
+    std::vector<double> rtt;
+    mpi_check(MPI_Barrier(mpi.comm), "MPI_Barrier");
+    for (int r = -5; r < reps && (leader || partner) && peer != 0; ++r) {
+      const std::uint64_t t0 = clock.now();
+      if (leader) {
+        mpi_check(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm), "MPI_Send");
+        mpi_check(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      } else {
+        mpi_check(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        mpi_check(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm), "MPI_Send");
+      }
+      if (r >= 0) rtt.push_back(clock.to_ns(clock.now() - t0));
+    }
+    out.push_back(rtt.empty() ? 0 : median_of(rtt) / 2);
+  }
+  return out;
+}
+
+}  // namespace hetprobe

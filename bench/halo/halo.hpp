@@ -1,0 +1,112 @@
+// The halo-exchange proxy (probe `halo`): iterations of pack, MPI exchange
+// and unpack of a rank's halo messages (halo_layout.hpp), in three variants
+// (paper 002 Sec. 3, 4.1 and 4.2; thesis 003 Sec. 3.3 to 3.5):
+//   baseline:        fused pack kernel (one block per message), device
+//                    synchronise, MPI sends and receives, fused unpack kernel,
+//                    device synchronise (the paper's Algorithm 1, as Comb);
+//   notify-stream:   persistent pack and unpack kernels on two streams, one
+//                    block per message; the CPU sends each message as soon as
+//                    the device says it is packed (phase A), then, as each
+//                    receive completes (MPI_Testany), sets its unpack-ready
+//                    flag (phase B);
+//   notify-stacked:  one persistent cooperative kernel of every co-resident
+//                    block: long messages packed (and unpacked) by the whole
+//                    grid one after the other, short ones by one block each;
+//                    the same CPU phases.
+// And the thesis's dimensions: blocking or non-blocking sends; the baseline's
+// receives by MPI_Waitall or an MPI_Testany loop; how the device says a message
+// is packed (a flag per message: the per-block channel; or a single task queue
+// appended with atomics); and where it packs (pinned host memory the NIC reads,
+// or device memory and one device-to-host copy per message, on its own stream,
+// before the send: memcpy).
+// Receives are pre-posted MPI_Irecv at the start of every iteration; every
+// iteration starts with MPI_Barrier; every unpacked word is checked against
+// what its sender must have packed (iteration, sender rank, tag, index).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/clock/clock_fit.hpp"
+#include "probes/device/device.hpp"
+#include "bench/halo/halo_layout.hpp"
+#include "probes/device/host_clock.hpp"
+#include "bench/core/mpi_context.hpp"
+#include "bench/core/results.hpp"
+
+namespace hetprobe {
+
+enum class HaloVariant { baseline, notify_stream, notify_stacked };
+enum class HaloSignal { channel, queue };   // how the device says "packed" (notify variants)
+enum class HaloStaging { pinned, memcpy };  // where pack writes what MPI sends
+const char* to_string(HaloVariant v);
+const char* to_string(HaloSignal s);
+const char* to_string(HaloStaging s);
+// Comma lists; "all" for every value. Usage errors for unknown or repeated names.
+std::vector<HaloVariant> parse_halo_variants(const std::string& list);
+std::vector<HaloSignal> parse_halo_signals(const std::string& list);
+std::vector<HaloStaging> parse_halo_stagings(const std::string& list);
+
+// One measured combination.
+struct HaloSetup {
+  HaloVariant variant = HaloVariant::baseline;
+  bool blocking_send = false;  // MPI_Send instead of MPI_Isend (+ MPI_Waitall at the end)
+  bool testany = false;        // baseline: receives completed with an MPI_Testany loop (notify: always)
+  HaloSignal signal = HaloSignal::channel;  // notify variants only
+  HaloStaging staging = HaloStaging::pinned;
+  int threads_per_block = 128;
+  std::uint64_t poll_pause_ns = 0;  // notify variants only
+  // "notify-stream isend channel pinned 128t" (+ " pause 500ns" when set): the key records and tables use.
+  std::string label() const;
+};
+
+struct HaloConfig {
+  std::vector<HaloVariant> variants{HaloVariant::baseline, HaloVariant::notify_stream, HaloVariant::notify_stacked};
+  std::vector<bool> blocking_sends{false};
+  std::vector<bool> testanys{false};
+  std::vector<HaloSignal> signals{HaloSignal::channel};
+  std::vector<HaloStaging> stagings{HaloStaging::pinned};
+  std::vector<int> threads_per_block{128};
+  std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
+  std::vector<std::uint64_t> poll_pause_ns{0};  // GPU unpack: pause between reads of its flag (notify variants)
+  int iterations = 20;           // timed
+  int warmup = 3;                // untimed, first (the first sends pay MPI's handshakes)
+  double timeout_s = 30;
+  // Which iterations' timelines the records keep: all, median (the median
+  // iteration's alone: sweeps of many setups stay small), or none.
+  std::string timeline = "all";
+  // Every combination, threads outermost; the baseline's receive waits and the
+  // notify variants' signals vary, each only where it applies.
+  std::vector<HaloSetup> setups() const;
+  Json to_json() const;
+};
+
+// What one rank measured of one variant. Times in host-clock ns relative to
+// the iteration's start (after its barrier); device stamps mapped with `clock`.
+struct HaloIteration {
+  double total_ns = 0;
+  std::vector<double> pack_start_ns, pack_end_ns, send_ns;        // per send (index order)
+  std::vector<double> copy_end_ns;                                // per send, memcpy staging only
+  std::vector<double> recv_ns, unpack_start_ns, unpack_end_ns;    // per receive (layout order)
+};
+struct HaloRun {
+  HaloSetup setup;
+  WriterShape launch;              // blocks x threads of the pack (or stacked) launch
+  std::uint64_t long_bytes = 0;    // notify-stacked: the whole grid's messages are at least this big
+  std::vector<HaloIteration> iterations;  // the timed ones
+  std::vector<double> pack_device_ns, unpack_device_ns;  // per message: median device duration
+  unsigned long long mismatched_words = 0;
+  int timeouts = 0;                       // unpacks whose flag never came
+  ClockFit clock;                         // device -> host, from syncs before and after
+};
+
+// Runs every setup of `config` on this rank (collective over mpi.comm).
+std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, Device& device,
+                              const MpiContext& mpi, const HostClock& clock);
+
+// One-way MPI time (RTT/2, median of `reps`) between this rank and `peer` for
+// each size; collective: ranks other than the two wait in a barrier.
+std::vector<double> mpi_one_way_ns(const MpiContext& mpi, const HostClock& clock, int peer,
+                                   const std::vector<std::uint64_t>& sizes, int reps);
+
+}  // namespace hetprobe

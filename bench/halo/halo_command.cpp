@@ -1,0 +1,299 @@
+// `hetprobe halo`: the halo-exchange proxy (paper 002 Sec. 3-6; thesis 003
+// Sec. 3-4): baseline against notification-driven persistent kernels on any
+// number of ranks, payload verified, with the paper's lower-bound model.
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <memory>
+
+#include "bench/cli/command.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/halo/halo.hpp"
+#include "bench/halo/halo_record.hpp"
+#include "bench/core/sizes.hpp"
+#include "bench/core/text_list.hpp"
+#include "bench/cli/option_checks.hpp"
+#include "bench/core/probe_session.hpp"
+
+namespace hetprobe::cli {
+
+namespace {
+
+struct Options {
+  SessionOptions session;
+  std::string cubes = "200,400,800";
+  std::string grid = "4x4x4";
+  int cell_bytes = 24, halo_width = 1;
+  std::string peers = "auto";
+  std::string layout_file;
+  std::string variants = "all";
+  std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned";
+  std::string threads = "128", long_bytes = "auto";
+  HaloConfig config;
+  int mpi_reps = 100;
+  double alpha_s = -1, beta_s_per_byte = -1;
+  KModel kmodel;
+};
+
+// Cells per side of a cube, and sub-cubes per axis: far past any run, and
+// small enough that every product of them in the layout stays exact.
+constexpr int kMaxCube = 1 << 20;
+constexpr int kMaxGridSide = 1 << 10;
+constexpr int kMaxCellBytes = 1 << 20;
+constexpr long long kMaxPollPauseNs = 1'000'000'000;  // a second between two flag reads
+constexpr double kMaxBytesPerSecond = 1e15;            // 1 PB/s
+
+std::array<int, 3> parse_grid(const std::string& text) {
+  const std::string expected = "--grid " + text + ": expected three counts in [1, " + std::to_string(kMaxGridSide) +
+                               "] like 4x4x4";
+  std::array<int, 3> g{};
+  const auto sides = split_list(text, "--grid", 'x');
+  if (sides.size() != 3) throw usage_error(expected);
+  for (int a = 0; a < 3; ++a) {
+    const std::string& t = sides[static_cast<std::size_t>(a)];
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), g[a]);
+    if (ec != std::errc() || end != t.data() + t.size() || g[a] < 1 || g[a] > kMaxGridSide) throw usage_error(expected);
+  }
+  return g;
+}
+
+std::vector<int> parse_cubes(const std::string& text) {
+  std::vector<int> out;
+  for (std::uint64_t cube : parse_option("--cube", text, [](const std::string& t) { return parse_size_list(t); })) {
+    if (cube > static_cast<std::uint64_t>(kMaxCube))
+      throw usage_error("--cube " + text + ": a cube side is at most " + std::to_string(kMaxCube) + " cells, not " +
+                        std::to_string(cube));
+    out.push_back(static_cast<int>(cube));
+  }
+  return out;
+}
+
+// The layouts of this run, for `rank` of `ranks` (one per cube, or the file's).
+std::vector<HaloLayout> layouts(const Options& o, int rank, int ranks) {
+  if (!o.layout_file.empty()) return {file_layout(o.layout_file, rank, ranks)};
+  HaloCube c;
+  c.size_grid = parse_grid(o.grid);
+  c.cell_bytes = o.cell_bytes;
+  c.halo_width = o.halo_width;
+  c.peers = o.peers == "auto" ? (ranks == 2 ? HaloPeers::pair : HaloPeers::grid) : parse_halo_peers(o.peers);
+  std::vector<HaloLayout> out;
+  for (int cube : parse_cubes(o.cubes)) {
+    c.cube = cube;
+    out.push_back(cube_layout(c, rank, ranks));
+  }
+  return out;
+}
+
+// Bad cubes, grids and files fail before anything is measured, on every rank
+// (the rank count is checked once the ranks are known).
+void validate_layouts(const Options& o) {
+  constexpr int kAnyRanks = 1 << 20;
+  if (!o.layout_file.empty()) {
+    file_layout(o.layout_file, 0, kAnyRanks);
+    return;
+  }
+  if (o.peers != "auto") parse_option("--peers", o.peers, parse_halo_peers);
+  Options grid_only = o;
+  grid_only.peers = "grid";
+  layouts(grid_only, 0, 1);
+}
+
+// "off", "on" or both, comma-separated: which settings of a two-way option to run.
+std::vector<bool> parse_pair_list(const std::string& list, const char* option, const char* off, const char* on) {
+  std::vector<bool> out;
+  for (const std::string& name : split_list(list, option)) {
+    if (name != off && name != on)
+      throw usage_error(std::string(option) + " " + list + ": expected " + off + ", " + on + " or both, comma-separated");
+    if (std::find(out.begin(), out.end(), name == on) != out.end())
+      throw usage_error(std::string(option) + " " + name + " listed twice");
+    out.push_back(name == on);
+  }
+  return out;
+}
+
+// The numbers are range-checked by the parser (option_checks.hpp); lists,
+// sizes and the models' consistency here.
+HaloConfig build_config(const Options& o) {
+  HaloConfig c = o.config;
+  c.variants = parse_option("--variants", o.variants, parse_halo_variants);
+  c.blocking_sends = parse_pair_list(o.send, "--send", "isend", "send");
+  c.testanys = parse_pair_list(o.recv_wait, "--recv-wait", "waitall", "testany");
+  c.signals = parse_option("--signal", o.signal, parse_halo_signals);
+  c.stagings = parse_option("--staging", o.staging, parse_halo_stagings);
+  c.threads_per_block.clear();
+  for (std::uint64_t t : parse_option("--threads", o.threads, [](const std::string& t) { return parse_size_list(t); })) {
+    if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
+    c.threads_per_block.push_back(static_cast<int>(t));
+  }
+  if (o.long_bytes != "auto") c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
+  if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
+    throw usage_error("--timeline " + c.timeline + ": expected all, median or none");
+  if ((o.alpha_s < 0) != (o.beta_s_per_byte < 0)) throw usage_error("--model-alpha and --model-beta go together");
+  const KModel& k = o.kmodel;
+  if (k.r_cb_bytes_per_s != 0 || k.r_ci_bytes_per_s != 0 || k.k_inter != 0 || k.k_total != 0 || k.k_prime != 1) {
+    if (k.r_cb_bytes_per_s == 0) throw usage_error("the K-model options (--model-r-ci, --model-k-*) need --model-r-cb");
+    KModel check = k;
+    check.alpha_s = 0;  // measured (or given) later; every other term is checked now, before anything is written
+    try {
+      (void)kmodel_beta(check);
+    } catch (const Error& e) {
+      throw usage_error("--model-r-cb, --model-r-ci, --model-k-inter, --model-k-total, --model-k-prime: " +
+                        std::string(e.what()));
+    }
+  }
+  return c;
+}
+
+// Each rank's messages fit MPI's int counts; returns the bytes of its
+// buffers (device buffers counted too: on the host backend they are host
+// memory), for the largest cube. Before the results file is written.
+std::uint64_t check_rank_layouts(const Options& o, const HaloConfig& c, const MpiContext& mpi) {
+  std::uint64_t largest_need = 0;
+  const bool memcpy = std::find(c.stagings.begin(), c.stagings.end(), HaloStaging::memcpy) != c.stagings.end();
+  for (const HaloLayout& l : layouts(o, mpi.rank, mpi.size)) {
+    std::uint64_t sends = 0, recvs = 0;
+    for (const auto& m : l.sends) {
+      if (m.bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        throw usage_error("a halo message of " + format_size(m.bytes) + " is above MPI's int count (2 GiB - 1): " +
+                          "a smaller --cube, a larger --grid or a smaller --cell-bytes");
+      sends += m.bytes;
+    }
+    for (const auto& m : l.recvs) recvs += m.bytes;
+    largest_need = std::max(largest_need, (memcpy ? 2 : 1) * sends + 2 * recvs);
+  }
+  return largest_need;
+}
+
+void measure(const Options& o, const HaloConfig& c, Device& device, const HostClock& clock, const MpiContext& mpi,
+             const RecordSink& sink) {
+  const auto mine = layouts(o, mpi.rank, mpi.size);
+  const auto rank0 = layouts(o, 0, mpi.size);
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const auto runs = run_halo(c, mine[k], device, mpi, clock);
+    for (const HaloRun& run : runs) {
+      std::vector<double> totals, slowest(run.iterations.size(), 0);
+      for (const auto& it : run.iterations) totals.push_back(it.total_ns);
+      mpi_check(MPI_Reduce(totals.data(), slowest.data(), static_cast<int>(totals.size()), MPI_DOUBLE, MPI_MAX, 0,
+                           mpi.comm), "MPI_Reduce");
+      sink(halo_record(run, mine[k], c, mpi.rank == 0 ? slowest : std::vector<double>{}));
+    }
+    HaloModelSetup setup;
+    if (o.alpha_s >= 0) {
+      setup.postal = {o.alpha_s, o.beta_s_per_byte};
+      setup.given = true;
+    } else {
+      for (const auto& s : rank0[k].sends)
+        if (std::find(setup.sizes.begin(), setup.sizes.end(), s.bytes) == setup.sizes.end()) setup.sizes.push_back(s.bytes);
+      std::sort(setup.sizes.begin(), setup.sizes.end());
+      const int peer = rank0[k].sends.empty() ? 0 : rank0[k].sends.front().send_to;
+      setup.one_way_ns = mpi_one_way_ns(mpi, clock, peer, setup.sizes, o.mpi_reps);
+      if (mpi.rank == 0 && peer != 0 && setup.sizes.size() >= 2) {
+        std::vector<double> bytes(setup.sizes.begin(), setup.sizes.end()), secs;
+        for (double ns : setup.one_way_ns) secs.push_back(ns * 1e-9);
+        setup.postal = fit_postal(bytes, secs);
+      }
+    }
+    if (o.kmodel.r_cb_bytes_per_s > 0) {
+      setup.kmodel = o.kmodel;
+      setup.kmodel->alpha_s = setup.postal.alpha_s;
+    }
+    if (mpi.rank == 0) sink(halo_model_record(setup, mine[k], runs));
+  }
+}
+
+}  // namespace
+
+CommandFn add_halo_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("halo",
+      "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (paper Table 2 sizes from a cube), packed, "
+      "exchanged with MPI and unpacked each iteration; baseline (fused kernels, device synchronise) against "
+      "notify-stream (persistent pack and unpack kernels, pinned-memory flags) and notify-stacked (one cooperative "
+      "kernel); the thesis's send, receive-wait, signal and staging options; payload verified; the paper's lower "
+      "bound beside");
+  c->add_option("--cube", o->cubes, "Cells per side of the global cube, a list (the paper's 200, 400, 800)")
+      ->capture_default_str();
+  c->add_option("--grid", o->grid, "Sub-cubes per axis the message sizes come from (the paper's 64 ranks: 4x4x4)")
+      ->capture_default_str();
+  c->add_option("--cell-bytes", o->cell_bytes, "Bytes per cell")->check(integer_in(1, kMaxCellBytes))
+      ->capture_default_str();
+  c->add_option("--halo-width", o->halo_width, "Halo thickness, cells (less than a sub-cube's side)")
+      ->check(integer_in(1, kMaxCube))->capture_default_str();
+  c->add_option("--peers", o->peers, "Who exchanges with whom: grid (periodic 3D process grid), pair (rank r with "
+                "r^1: the paper's 2-GPU run), auto (pair on 2 ranks, else grid)")->capture_default_str();
+  c->add_option("--layout-file", o->layout_file, "Message sizes and peers from a file, one 'SENDER RECEIVER BYTES' "
+                "per line (replaces --cube)");
+  c->add_option("--variants", o->variants, "baseline, notify-stream, notify-stacked (a list), or all")
+      ->capture_default_str();
+  c->add_option("--send", o->send, "isend (MPI_Isend, waited at the end), send (blocking MPI_Send), or both: isend,send")
+      ->capture_default_str();
+  c->add_option("--recv-wait", o->recv_wait, "baseline's receives: waitall (MPI_Waitall), testany (MPI_Testany "
+                "loop), or both")->capture_default_str();
+  c->add_option("--signal", o->signal, "notify variants, how the device says a message is packed: channel (a flag "
+                "per message; the thesis's per-block channel), queue (one task queue appended with atomics), or both")
+      ->capture_default_str();
+  c->add_option("--staging", o->staging, "where pack writes: pinned (host memory MPI sends from), memcpy (device "
+                "memory, then one device-to-host copy per message on its own stream), or both")->capture_default_str();
+  c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")->check(count_from(1))
+      ->capture_default_str();
+  c->add_option("--warmup", o->config.warmup, "Untimed iterations before them")->check(count_from(0))
+      ->capture_default_str();
+  c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
+      ->capture_default_str();
+  c->add_option("--poll-pause", o->config.poll_pause_ns, "notify variants: ns the GPU pauses between two reads of an "
+                "unpack-ready flag (fewer reads of host memory while MPI copies), a list; 0: none")
+      ->delimiter(',')->check(integer_in(0, kMaxPollPauseNs))->capture_default_str();
+  c->add_option("--timeline", o->config.timeline, "Per-iteration timelines kept in the records: all, median (the "
+                "median iteration's alone), or none")->capture_default_str();
+  c->add_option("--long-bytes", o->long_bytes, "notify-stacked: messages at least this big are packed and unpacked "
+                "by the whole grid; auto: half the largest message")->capture_default_str();
+  c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->check(seconds_up_to_a_day())
+      ->capture_default_str();
+  c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--model-alpha", o->alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)")
+      ->check(number_in(0, 1, false, " s"));
+  c->add_option("--model-beta", o->beta_s_per_byte, "Model inverse bandwidth beta, s/B")
+      ->check(number_in(0, 1, false, " s/B"));
+  c->add_option("--model-r-cb", o->kmodel.r_cb_bytes_per_s, "K-model R_Cb, B/s: use Eq. 3-4 (inter-node) for T_comm")
+      ->check(number_in(0, kMaxBytesPerSecond, true, " B/s"));
+  c->add_option("--model-r-ci", o->kmodel.r_ci_bytes_per_s, "K-model R_Ci, B/s")
+      ->check(number_in(0, kMaxBytesPerSecond, true, " B/s"));
+  c->add_option("--model-k-inter", o->kmodel.k_inter, "K-model K_inter: messages per rank that leave the node")
+      ->check(count_from(0));
+  c->add_option("--model-k-total", o->kmodel.k_total, "K-model K_total: messages per rank")->check(count_from(1));
+  c->add_option("--model-k-prime", o->kmodel.k_prime, "K-model k': processes communicating per node")
+      ->check(count_from(1));
+  add_session_options(c, o->session, "halo");
+  return [o](const std::vector<std::string>& argv) {
+    auto config = std::make_shared<HaloConfig>();
+    return run_session({"halo",
+                        [o, config] {
+                          *config = build_config(*o);
+                          validate_layouts(*o);
+                          Json j = config->to_json();
+                          j["cubes"] = o->layout_file.empty() ? Json(parse_cubes(o->cubes)) : Json(nullptr);
+                          j["grid"] = o->grid;
+                          j["cell_bytes"] = o->cell_bytes;
+                          j["halo_width"] = o->halo_width;
+                          j["peers"] = o->peers;
+                          j["layout_file"] = o->layout_file.empty() ? Json(nullptr) : Json(o->layout_file);
+                          return j;
+                        },
+                        nullptr,
+                        [o, config](Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) {
+                          measure(*o, *config, d, clock, mpi, sink);
+                        },
+                        [](const Json&, const std::vector<Json>& records) { print_halo_table(stdout, records); },
+                        [o, config](const MpiContext& mpi) { check_rank_layouts(*o, *config, mpi); },
+                        // Per cube: a record per setup, then the model's.
+                        [o, config] {
+                          const std::size_t cubes = o->layout_file.empty() ? parse_cubes(o->cubes).size() : 1;
+                          return cubes * (config->setups().size() + 1);
+                        },
+                        [o, config](const MpiContext& mpi) { return check_rank_layouts(*o, *config, mpi); }},
+                       o->session, argv, {});
+  };
+}
+
+}  // namespace hetprobe::cli

@@ -1,0 +1,139 @@
+// Records of the halo probe (schema: docs/results-schema.md); its table: halo_table.cpp.
+#include "bench/halo/halo_record.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <string>
+
+#include "bench/core/noise.hpp"
+#include "bench/core/stats.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+// Sends are listed with the rank they go to, receives with the rank they come from.
+Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>& device_ns, bool sends) {
+  Json out = Json::array();
+  for (std::size_t i = 0; i < msgs.size(); ++i)
+    out.push_back({{"tag", msgs[i].index}, {"kind", msgs[i].kind}, {"bytes", msgs[i].bytes},
+                   {"peer", sends ? msgs[i].send_to : msgs[i].recv_from},
+                   {sends ? "pack_ns_median" : "unpack_ns_median", i < device_ns.size() ? Json(device_ns[i]) : Json(nullptr)}});
+  return out;
+}
+
+// The message a model term is about: the smallest send, the largest receive.
+template <class Better>
+std::size_t pick(const std::vector<HaloMessage>& msgs, Better better) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < msgs.size(); ++i)
+    if (better(msgs[i].bytes, msgs[best].bytes)) best = i;
+  return best;
+}
+
+}  // namespace
+
+HaloModelInputs model_inputs(const HaloRun& run, const HaloLayout& layout) {
+  HaloModelInputs in;
+  if (!layout.sends.empty()) in.pack_smallest_ns = run.pack_device_ns[pick(layout.sends, std::less<>())];
+  if (!layout.recvs.empty()) in.unpack_largest_ns = run.unpack_device_ns[pick(layout.recvs, std::greater<>())];
+  return in;
+}
+
+Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig& config,
+                 const std::vector<double>& slowest_rank_ns) {
+  std::vector<double> totals;
+  for (const auto& it : run.iterations) totals.push_back(it.total_ns);
+  std::vector<std::size_t> kept;
+  if (config.timeline == "all") {
+    for (std::size_t i = 0; i < totals.size(); ++i) kept.push_back(i);
+  } else if (config.timeline == "median" && !totals.empty()) {
+    std::vector<std::size_t> order(totals.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return totals[a] < totals[b]; });
+    kept.push_back(order[order.size() / 2]);
+  }
+  Json timeline = Json::array();
+  for (std::size_t i : kept) {
+    const HaloIteration& it = run.iterations[i];
+    timeline.push_back({{"total_ns", it.total_ns}, {"pack_start_ns", it.pack_start_ns}, {"pack_end_ns", it.pack_end_ns},
+                        {"copy_end_ns", it.copy_end_ns}, {"send_ns", it.send_ns}, {"recv_ns", it.recv_ns},
+                        {"unpack_start_ns", it.unpack_start_ns}, {"unpack_end_ns", it.unpack_end_ns}});
+  }
+  Json iteration = summary_json(totals);
+  if (!iteration.is_null()) iteration["samples"] = totals;
+  Json slowest = summary_json(slowest_rank_ns);
+  if (!slowest.is_null()) slowest["samples"] = slowest_rank_ns;
+  const HaloModelInputs in = model_inputs(run, layout);
+  const bool intact = run.mismatched_words == 0 && run.timeouts == 0;
+  const HaloSetup& s = run.setup;
+  const bool baseline = s.variant == HaloVariant::baseline;
+  return {{"record", "halo"},
+          {"probe", "halo"},
+          {"variant", to_string(s.variant)},
+          {"setup", s.label()},
+          {"layout", layout.source},
+          {"cube", layout.cube},
+          {"peers", layout.cube ? Json(to_string(layout.peers)) : Json(nullptr)},
+          {"send", s.blocking_send ? "send" : "isend"},
+          {"receive_wait", baseline ? (s.testany ? "testany" : "waitall") : "testany"},
+          {"signal", baseline ? Json(nullptr) : Json(to_string(s.signal))},
+          {"staging", to_string(s.staging)},
+          {"threads_per_block", s.threads_per_block},
+          {"poll_pause_ns", baseline ? Json(nullptr) : Json(s.poll_pause_ns)},
+          {"launch", {{"blocks", run.launch.blocks}, {"threads_per_block", run.launch.threads_per_block}}},
+          {"stacked_long_bytes", run.long_bytes ? Json(run.long_bytes) : Json(nullptr)},
+          {"messages_sent", layout.sends.size()},
+          {"bytes_sent", layout.send_bytes()},
+          {"warmup", config.warmup},
+          {"n", run.iterations.size()},
+          {"iteration_ns", iteration},
+          {"slowest_rank_iteration_ns", slowest},
+          // The slowest rank's tail shows noise on any rank.
+          {"warnings", slowest.is_null() ? spread_warnings(iteration, "iteration_ns")
+                                         : spread_warnings(slowest, "slowest_rank_iteration_ns")},
+          {"pack_smallest_ns", in.pack_smallest_ns},
+          {"unpack_largest_ns", in.unpack_largest_ns},
+          {"pack", per_message(layout.sends, run.pack_device_ns, true)},
+          {"unpack", per_message(layout.recvs, run.unpack_device_ns, false)},
+          {"payload", {{"check", intact ? "intact" : "mismatch"}, {"mismatched_words", run.mismatched_words},
+                       {"unpack_timeouts", run.timeouts}}},
+          {"timeline", {{"relative_to", "iteration start (after its barrier)"}, {"kept", config.timeline},
+                        {"iteration_index", kept}, {"iterations", timeline},
+                        {"clock_sync", {{"samples", run.clock.samples_total}, {"used", run.clock.samples_used},
+                                        {"ns_per_tick", run.clock.mapping.ns_per_tick},
+                                        {"precision_ns", run.clock.precision_ns}}}}},
+          {"status", intact ? "ok" : (run.timeouts ? "timeout" : "payload_mismatch")}};
+}
+
+Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, const std::vector<HaloRun>& runs) {
+  std::uint64_t largest = 0;
+  for (const auto& r : layout.recvs) largest = std::max(largest, r.bytes);
+  double comm_s = postal_time_s(setup.postal, static_cast<double>(largest));
+  if (setup.kmodel) comm_s = kmodel_time_s(*setup.kmodel, static_cast<double>(largest));
+  Json bounds = Json::object(), terms = Json::object();
+  for (const HaloRun& run : runs) {
+    const HaloModelInputs in = model_inputs(run, layout);
+    const LowerBound b = lower_bound(in.pack_smallest_ns * 1e-9, comm_s, in.unpack_largest_ns * 1e-9);
+    bounds[run.setup.label()] = b.total_s * 1e9;
+    terms[run.setup.label()] = to_json(b);
+  }
+  Json measured = Json::array();
+  for (std::size_t i = 0; i < setup.sizes.size(); ++i)
+    measured.push_back({{"bytes", setup.sizes[i]}, {"one_way_ns", setup.one_way_ns[i]}});
+  return {{"record", "halo_model"},
+          {"probe", "halo"},
+          {"layout", layout.source},
+          {"cube", layout.cube},
+          {"mpi_parameters", setup.given ? "given" : "measured"},
+          {"one_way", measured},
+          {"postal", to_json(setup.postal)},
+          {"kmodel", setup.kmodel ? to_json(*setup.kmodel) : Json(nullptr)},
+          {"largest_message_bytes", largest},
+          {"comm_ns", comm_s * 1e9},
+          {"lower_bound_ns", bounds},
+          {"terms", terms}};
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,41 @@
+// The halo probe's records (docs/results-schema.md) and its table.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include "bench/halo/halo.hpp"
+#include "bench/halo/halo_model.hpp"
+
+namespace hetprobe {
+
+// Eq. 1's device terms from a run, ns: the median pack time of the smallest
+// message this rank sends (SP) and the median unpack time of the largest it receives (LUP).
+struct HaloModelInputs {
+  double pack_smallest_ns = 0, unpack_largest_ns = 0;
+};
+HaloModelInputs model_inputs(const HaloRun& run, const HaloLayout& layout);
+
+// One variant on one rank: per-iteration times (and, on rank 0, the slowest
+// rank's per iteration), per-message device times, payload check, timeline.
+Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig& config,
+                 const std::vector<double>& slowest_rank_ns);
+
+// The MPI parameters (measured one-way times and their postal fit, or given)
+// and Eq. 1's lower bound per variant, in ns, beside the measured medians.
+struct HaloModelSetup {
+  std::vector<std::uint64_t> sizes;     // measured one-way sizes (empty when given)
+  std::vector<double> one_way_ns;
+  PostalModel postal;                   // fitted or given
+  bool given = false;
+  std::optional<KModel> kmodel;         // when set, T_comm is Eq. 3 (alpha from postal)
+};
+Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, const std::vector<HaloRun>& runs);
+
+// The table of a run's records (halo_table.cpp; from a file: halo_report),
+// with the header's device line and warnings when it is given.
+void print_halo_table(std::FILE* out, const std::vector<Json>& records);
+void print_halo_table(std::FILE* out, const Json& header, const std::vector<Json>& records);
+
+}  // namespace hetprobe

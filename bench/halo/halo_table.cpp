@@ -1,0 +1,123 @@
+// The halo probe's table: the thesis's comparison, each setup against the
+// fastest baseline with the same send mode and block size on the same layout,
+// and the paper's Eq. 1 lower bound beside it.
+#include <algorithm>
+#include <map>
+
+#include "bench/halo/halo_record.hpp"
+#include "bench/core/results_report.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+using Align = Column::Align;
+using Shown = Column::Shown;
+
+std::string short_layout(const RecordRef& r) {
+  const int cube = field_or<int>(r, "cube", 0);
+  return cube > 0 ? "cube " + std::to_string(cube) : field<std::string>(r, "layout");
+}
+
+bool is(const RecordRef& r, const char* kind) { return field_or<std::string>(r, "record", "") == kind; }
+
+// Rank 0's measured runs: the table's rows.
+bool rank0_halo(const RecordRef& r) {
+  return is(r, "halo") && field_or<int>(r, "rank", 0) == 0 && find_field(r, "iteration_ns") != nullptr &&
+         !field_json(r, "iteration_ns").is_null();
+}
+
+std::string peer_key(const RecordRef& r) {
+  return short_layout(r) + "|" + field<std::string>(r, "send") + "|" +
+         std::to_string(field_or<int>(r, "threads_per_block", 0));
+}
+
+Table halo_table() {
+  Table t{"halo", {}, {}};
+  t.columns = {{"layout", 12, Align::left, -1, Shown::text},
+               {"layout", 0, Align::left, -1, Shown::data},
+               {"cube", 0, Align::right, -1, Shown::data},
+               {"variant", 14, Align::left},
+               {"setup", 0, Align::left, -1, Shown::data},
+               {"send", 5, Align::left},
+               {"wait/sig", 8, Align::left, -1, Shown::text},
+               {"receive_wait", 0, Align::left, -1, Shown::data},
+               {"signal", 0, Align::left, -1, Shown::data},
+               {"staging", 7, Align::left},
+               {"threads", 7},
+               {"pause_ns", 8},
+               {"median_us", 10, Align::right, 1},
+               {"p10_us", 10, Align::right, 1},
+               {"p90_us", 10, Align::right, 1},
+               {"slowest_us", 10, Align::right, 1},
+               {"vs_base", 8, Align::right, 3},
+               {"model_lb_us", 11, Align::right, 3},
+               {"payload", 0, Align::left, -1, Shown::everywhere, 2},
+               {"n", 0, Align::right, -1, Shown::data},
+               {"status", 0, Align::left, -1, Shown::data}};
+  t.notes.push_back("vs_base: the fastest baseline's median (same layout, send mode and threads) / this median (> 1: "
+                    "faster); pause_ns: ns between a GPU unpack's flag reads; model_lb_us: paper Eq. 1 lower bound");
+  return t;
+}
+
+}  // namespace
+
+Report halo_report(const ResultsFile& file) {
+  std::map<std::string, double> best_baseline, bound;
+  for (std::size_t i = 1; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    if (is(r, "halo_model") && field_or<int>(r, "rank", 0) == 0) {
+      const Json& bounds = field_json(r, "lower_bound_ns");
+      if (!bounds.is_object()) bad_field(r, "lower_bound_ns", "an object of setup: ns");
+      for (const auto& [setup, b] : bounds.items()) {
+        if (!b.is_number()) bad_field(r, "lower_bound_ns." + setup, "a number");
+        bound[short_layout(r) + "|" + setup] = b.get<double>();
+      }
+    }
+    if (rank0_halo(r) && field<std::string>(r, "variant") == "baseline") {
+      const double median = field<double>(r, "iteration_ns.median");
+      auto [it, fresh] = best_baseline.emplace(peer_key(r), median);
+      if (!fresh) it->second = std::min(it->second, median);
+    }
+  }
+  Report report;
+  const bool device = file.records.front().contains("device");  // not in a run's own stand-in header
+  const std::string what = "per-iteration time of rank 0 (and of the slowest rank), us: median (p10, p90)";
+  if (device) report.about.push_back(device_line({file.records.front(), file.place(0)}, "halo"));
+  report.about.push_back(device ? what : std::string("hetprobe halo: ") + what);
+  for (const std::string& w : header_warnings(file)) report.about.push_back(w);
+  Table t = halo_table();
+  for (std::size_t i = 1; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    if (!rank0_halo(r)) continue;
+    const std::string layout = short_layout(r), variant = field<std::string>(r, "variant");
+    const double median = field<double>(r, "iteration_ns.median");
+    const auto b = best_baseline.find(peer_key(r));
+    const auto lb = bound.find(layout + "|" + field_or<std::string>(r, "setup", variant));
+    const std::string wait = field_or<std::string>(r, "receive_wait", ""), signal = field_or<std::string>(r, "signal", "");
+    const Json slowest = number_or_null(r, "slowest_rank_iteration_ns.median");
+    t.rows.push_back({layout.substr(0, 12), field<std::string>(r, "layout"), field_or<int>(r, "cube", 0), variant,
+                      field_or<std::string>(r, "setup", variant), field<std::string>(r, "send"),
+                      variant == "baseline" ? wait : signal, wait, signal.empty() ? Json() : Json(signal),
+                      field_or<std::string>(r, "staging", ""), field_or<int>(r, "threads_per_block", 0),
+                      number_or_null(r, "poll_pause_ns"), median / 1e3, field<double>(r, "iteration_ns.p10") / 1e3,
+                      field<double>(r, "iteration_ns.p90") / 1e3,
+                      slowest.is_number() ? Json(slowest.get<double>() / 1e3) : Json(),
+                      b == best_baseline.end() ? Json() : Json(b->second / median),
+                      lb == bound.end() ? Json() : Json(lb->second / 1e3), field<std::string>(r, "payload.check"),
+                      field_or<std::int64_t>(r, "n", 0), field_or<std::string>(r, "status", "ok")});
+    add_record_warnings(r, layout + " " + field_or<std::string>(r, "setup", variant), t.notes);
+  }
+  report.tables.push_back(std::move(t));
+  return report;
+}
+
+void print_halo_table(std::FILE* out, const std::vector<Json>& records) {
+  print_halo_table(out, Json{{"record", "header"}, {"probe", "halo"}}, records);
+}
+
+void print_halo_table(std::FILE* out, const Json& header, const std::vector<Json>& records) {
+  print_report(out, TableFormat::table, halo_report(records_of_this_run(header, records)));
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,145 @@
+// The interference probe (paper 002 Sec. 4.3; DIGEST 4.1, 4.5): rank 0 times
+// MPI_Send of a pinned buffer to rank 1 while GPU traffic runs in pinned host
+// memory. Before each send the GPU writes the payload into the send buffer;
+// in every layout but SSB a load runs through the whole point, so each send
+// meets it at steady state:
+//   kind    write, read, poll (every thread polls one flag), copy-d2h, copy-h2d
+//   layout  where it lands: PSB the send buffer, PCB a buffer right after it,
+//           P2AB one 2 MiB after it (on the sender's GPU; other GPUs load a
+//           buffer of their own, near them)
+//   access  stream (one block) or stacked (every co-resident block), for the
+//           kinds the GPU's threads make
+//   rate    full, or paced to a fraction of the full rate or to GB/s
+//   gpus    how many GPUs load at once, the sender's first
+// Each record carries the traffic measured inside the timed send. --paper is
+// the paper's own configuration: its writer (the payload, then the same
+// kernel writes on, grid-synchronised between passes) into a buffer the size
+// of the message.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bench/clock/clock_fit.hpp"
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
+#include "bench/interference/layout.hpp"
+#include "bench/load/load_options.hpp"
+#include "bench/load/load_set.hpp"
+#include "bench/core/mpi_context.hpp"
+#include "bench/core/results.hpp"
+
+namespace hetprobe {
+
+enum class SendMode { send, isend };  // MPI_Send | MPI_Isend + MPI_Wait
+enum class WriterSide { sender, receiver, both };
+const char* to_string(SendMode mode);
+const char* to_string(WriterSide side);
+
+struct InterferenceConfig {
+  std::vector<std::uint64_t> sizes;  // message sizes, bytes
+  std::vector<Layout> layouts;
+  std::vector<Access> access;
+  SendMode send_mode = SendMode::send;
+  WriterSide writer = WriterSide::sender;  // the side(s) whose GPU writes the payload and loads
+  bool paper = false;                      // the paper's writer instead of the loads
+  std::vector<LoadKind> loads = {LoadKind::write};
+  LoadBytes load_bytes;                    // the PCB/P2AB buffer and the other GPUs' buffers
+  std::vector<LoadRate> rates;
+  std::vector<int> gpu_counts = {1};
+  std::vector<int> load_devices;           // the order GPUs join a load (the sender's first)
+  int reps = 50;                           // timed samples per point
+  int warmup = 5;                          // untimed full samples per point, first
+  double timeout_s = 30;                   // bound of every wait, host and device
+  bool check_payload = true;
+  bool host_stream = true;                 // measure the host's memory bandwidth first (rank 0)
+
+  // Bytes of the load's own buffer for a message size (PCB/P2AB, other GPUs).
+  std::uint64_t load_bytes_for(std::uint64_t message_bytes) const;
+  int max_gpus() const;
+  // The `rates` item of a label; null when there is none.
+  const LoadRate* rate(const std::string& label) const;
+  Json to_json() const;
+};
+
+// One point of the sweep. The SSB baseline has load none, 0 GPUs, rate "".
+struct PointKey {
+  std::uint64_t size;
+  Layout layout;
+  Access access;
+  LoadKind load = LoadKind::none;
+  int gpus = 0;
+  std::string rate;
+  auto operator<=>(const PointKey&) const = default;
+};
+std::vector<PointKey> sweep_points(const InterferenceConfig& config);
+// Who writes a point's payload into the send buffer: a kernel (the paper's
+// writer; SSB and the copy loads), the copy engine (from two payloads the GPU
+// wrote before its kernel loads took every SM), or the CPU (no GPU on the sender).
+enum class PayloadWriter { kernel, copy_engine, cpu };
+const char* to_string(PayloadWriter writer);  // "kernel", "copy engine", "cpu"
+PayloadWriter payload_writer(const InterferenceConfig& config, const PointKey& key);
+// Whether rank `rank` (0 sends, 1 receives) has the GPU that writes and loads.
+bool gpu_on_rank(WriterSide side, int rank);
+// Key of a point record read back from a results file.
+PointKey point_key_of(const Json& record);
+std::string describe(const PointKey& key);
+
+// What one rank saw in one sample.
+struct SideSample {
+  double send_ns = 0;                  // sender: the timed send
+  double wait_ns = 0;                  // receiver: its timed MPI_Wait
+  double empty_region_ns = 0;          // sender: an empty timed region just before it
+  std::uint64_t passes_during_send = 0;  // paper's writer on the sender: passes completed while timing
+  std::uint64_t writer_passes = 0;     // paper's writer: post-ready passes in all
+  double writer_post_s = 0;            // device-timed: ready flag to writer exit
+  double writer_pre_s = 0;             // device-timed: start to ready flag (the payload)
+  std::uint64_t mismatched_bytes = 0;  // receiver: payload bytes not as sent
+  double send_start_host_ns = 0;       // the host clock when the timed call began
+  double send_end_host_ns = 0;         // ... and when it returned
+  std::uint64_t writer_ticks[3] = {0, 0, 0};  // the paper writer's start, ready flag and end, device timer
+  // Bytes each load GPU of this rank moved inside the timed call; NaN when unknown.
+  double load_bytes[kMaxLoadGpus] = {};
+};
+
+struct PointData {
+  PointKey key;
+  LayoutPlan plan;
+  std::vector<SideSample> sender, receiver;  // timed samples only
+  // The sender's device timer on its host clock, fitted from ping-pong syncs
+  // just before and after the point; empty when the sender has no writer.
+  std::optional<ClockFit> sender_clock;
+  // Per side: each load GPU's placement, shape, full and target rates, and
+  // what it did over the point (rate, clock fit); null without loads.
+  Json sender_load, receiver_load;
+};
+
+// How long the loads run before the first sample of a point: long enough for
+// the GPU's caches and queues to fill, so the sends meet the steady traffic.
+inline constexpr double kLoadSettleSeconds = 0.005;
+
+// Receives each finished point on rank 0, in sweep order.
+using PointSink = std::function<void(const PointData&)>;
+
+// Pinned bytes the sweep needs: one allocation holds every point's buffers.
+std::uint64_t interference_allocation_bytes(const InterferenceConfig& config);
+
+// Runs every point not in `done` on both ranks (collective over mpi.comm,
+// which must have exactly 2 ranks) in `memory` (interference_allocation_bytes
+// large). `loads`: the GPUs this rank loads (null when it loads none). `sink`
+// is called on rank 0 only. Checks interrupted() between samples.
+void run_interference(const InterferenceConfig& config, Device& device, PinnedBuffer& memory, LoadSet* loads,
+                      const MpiContext& mpi, const HostClock& clock, const std::set<PointKey>& done,
+                      const PointSink& sink);
+
+// The JSON record of a point (schema: docs/results-schema.md).
+// `ssb_median_ns`: median send time of SSB at the same size and access, if known.
+Json point_record(const InterferenceConfig& config, const PointData& point, const Device& device,
+                  std::optional<double> ssb_median_ns);
+
+}  // namespace hetprobe

@@ -1,0 +1,265 @@
+// JSON records of the interference probe. Field meanings and units:
+// docs/results-schema.md. Numbers are as measured; a quantity that does not
+// apply is null.
+#include <cmath>
+
+#include "bench/core/errors.hpp"
+#include "bench/interference/interference.hpp"
+#include "bench/core/noise.hpp"
+#include "bench/interference/interference_resume.hpp"
+#include "bench/core/stats.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+template <class F>
+std::vector<double> each(const std::vector<SideSample>& samples, F f) {
+  std::vector<double> out;
+  for (const SideSample& s : samples) out.push_back(f(s));
+  return out;
+}
+
+// bytes / seconds in GB/s (10^9 bytes per second); null when no time passed.
+Json gbs(double bytes, double seconds) {
+  if (!(seconds > 0)) return nullptr;
+  return bytes / seconds * 1e-9;
+}
+
+// The timed interval of a side: the sender's send, the receiver's wait.
+double timed_ns(const SideSample& s, bool sender) { return sender ? s.send_ns : s.wait_ns; }
+
+// The payload writer (every point) and the paper's writer after it (--paper).
+Json writer_json(const std::vector<SideSample>& samples, const LayoutPlan& plan, bool sender, bool paper) {
+  const double target = static_cast<double>(plan.post_bytes());
+  const double message = static_cast<double>(plan.message_bytes);
+  Json w;
+  w["pre_write_gbs"] = summary_json(each(samples, [&](const SideSample& s) {
+    return s.writer_pre_s > 0 ? message / s.writer_pre_s * 1e-9 : 0.0;
+  }));
+  if (!paper) return w;  // the payload writer only; the traffic is the load's
+  std::vector<double> post_gbs;
+  for (const SideSample& s : samples)
+    if (s.writer_post_s > 0) post_gbs.push_back(target * static_cast<double>(s.writer_passes) / s.writer_post_s * 1e-9);
+  w["post_phase_gbs"] = summary_json(post_gbs);
+  w["passes"] = each(samples, [](const SideSample& s) { return static_cast<double>(s.writer_passes); });
+  if (sender) {
+    double bytes = 0, ns = 0;
+    std::vector<double> passes;
+    for (const SideSample& s : samples) {
+      bytes += target * static_cast<double>(s.passes_during_send);
+      ns += s.send_ns;
+      passes.push_back(static_cast<double>(s.passes_during_send));
+    }
+    w["passes_during_send"] = passes;
+    w["bytes_during_send"] = bytes;
+    w["bandwidth_during_send_gbs"] = plan.layout == Layout::SSB ? Json(0.0) : gbs(bytes, ns * 1e-9);
+  }
+  return w;
+}
+
+// One side's loads: per GPU the bytes inside each timed interval (null where
+// the stamps did not cover it), and the traffic = their sum / the intervals' sum.
+Json load_side_json(const std::vector<SideSample>& samples, const Json& info, bool sender) {
+  if (!info.is_array() || info.empty()) return nullptr;
+  Json devices = Json::array();
+  std::vector<double> total_bytes(samples.size(), 0.0);
+  std::vector<bool> total_known(samples.size(), true);
+  double traffic = 0;
+  for (std::size_t g = 0; g < info.size(); ++g) {
+    Json d = info[g];
+    Json window = Json::array();
+    double bytes = 0, ns = 0;
+    int unresolved = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const double b = samples[i].load_bytes[g];
+      if (std::isnan(b)) {
+        window.push_back(nullptr);
+        total_known[i] = false;
+        ++unresolved;
+        continue;
+      }
+      window.push_back(b);
+      total_bytes[i] += b;
+      bytes += b;
+      ns += timed_ns(samples[i], sender);
+    }
+    d["bytes_during_send"] = window;
+    d["traffic_during_send_gbs"] = gbs(bytes, ns * 1e-9);
+    d["unresolved_samples"] = unresolved;
+    if (d["traffic_during_send_gbs"].is_number()) traffic += d["traffic_during_send_gbs"].get<double>();
+    devices.push_back(d);
+  }
+  Json per_sample = Json::array();
+  for (std::size_t i = 0; i < samples.size(); ++i) per_sample.push_back(total_known[i] ? Json(total_bytes[i]) : Json(nullptr));
+  return Json{{"traffic_during_send_gbs", traffic}, {"bytes_during_send", per_sample}, {"devices", devices}};
+}
+
+Json load_json(const InterferenceConfig& cfg, const PointData& p, const Json& writer) {
+  const PointKey& k = p.key;
+  Json j{{"kind", to_string(k.load)}, {"gpus", k.gpus}, {"rate", k.rate.empty() ? Json(nullptr) : Json(k.rate)},
+         {"paper", cfg.paper && k.load != LoadKind::none}};
+  if (const LoadRate* r = cfg.rate(k.rate); r != nullptr && !cfg.paper) {
+    j["rate_fraction"] = r->fraction > 0 ? Json(r->fraction) : Json(nullptr);
+    j["rate_gbs_per_gpu"] = r->gbs > 0 ? Json(r->gbs) : Json(nullptr);
+  }
+  if (k.load == LoadKind::none) {
+    j["traffic_during_send_gbs"] = 0.0;
+    j["sender"] = j["receiver"] = nullptr;
+    return j;
+  }
+  if (cfg.paper) {
+    // The paper's writer counts passes of a buffer the size of the message.
+    const Json s = writer["sender"];
+    j["engine"] = "paper writer";
+    j["traffic_during_send_gbs"] = s.is_object() ? s["bandwidth_during_send_gbs"] : Json(nullptr);
+    j["sender"] = j["receiver"] = nullptr;
+    return j;
+  }
+  j["sender"] = load_side_json(p.sender, p.sender_load, true);
+  j["receiver"] = load_side_json(p.receiver, p.receiver_load, false);
+  const Json side = j["sender"].is_object() ? j["sender"] : j["receiver"];  // a copy: j grows below
+  j["engine"] = side.is_object() ? side["devices"][0]["shape"]["engine"] : Json(nullptr);
+  j["traffic_during_send_gbs"] = side.is_object() ? side["traffic_during_send_gbs"] : Json(nullptr);
+  return j;
+}
+
+// The sender's writer start, ready flag and end on the host timeline, in ns
+// relative to the start of the same sample's timed send.
+Json writer_timeline_json(const PointData& p) {
+  if (!p.sender_clock) return nullptr;
+  const ClockFit& fit = *p.sender_clock;
+  Json j{{"relative_to", "send start"},
+         {"clock_sync", {{"samples", fit.samples_total},
+                         {"used", fit.samples_used},
+                         {"ns_per_tick", fit.mapping.ns_per_tick},
+                         {"precision_ns", fit.precision_ns},
+                         {"residual_rms_ns", fit.residual_rms_ns}}}};
+  const char* names[3] = {"start_ns", "ready_ns", "end_ns"};
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> v;
+    for (const SideSample& s : p.sender) v.push_back(fit.mapping.to_host_ns(s.writer_ticks[k]) - s.send_start_host_ns);
+    j[names[k]] = v;
+  }
+  return j;
+}
+
+Json payload_json(const InterferenceConfig& cfg, const PointData& p, std::string& status) {
+  Json j;
+  if (!cfg.check_payload) {
+    j["check"] = "skipped";
+    return j;
+  }
+  std::vector<double> bad = each(p.receiver, [](const SideSample& s) { return static_cast<double>(s.mismatched_bytes); });
+  std::size_t samples_bad = 0;
+  for (double b : bad) samples_bad += b > 0;
+  j["mismatched_bytes"] = bad;
+  j["samples_with_mismatch"] = samples_bad;
+  // Racy by design when the GPU stores into the send buffer during the send:
+  // report how much was torn, never call it a failure.
+  const bool racy = p.key.layout == Layout::PSB && (p.key.load == LoadKind::write || p.key.load == LoadKind::copy_d2h);
+  if (racy) {
+    j["check"] = "torn";
+    const double n = static_cast<double>(p.plan.message_bytes);
+    j["torn_fraction"] = summary_json(each(p.receiver, [n](const SideSample& s) {
+      return static_cast<double>(s.mismatched_bytes) / n;
+    }));
+  } else {
+    j["check"] = samples_bad ? "mismatch" : "intact";
+    if (samples_bad) status = "payload_mismatch";
+  }
+  return j;
+}
+
+Json list_json(const std::vector<std::string>& items) {
+  Json j = Json::array();
+  for (const auto& s : items) j.push_back(s);
+  return j;
+}
+
+}  // namespace
+
+Json InterferenceConfig::to_json() const {
+  Json sizes_json = Json::array();
+  for (auto s : sizes) sizes_json.push_back(s);
+  Json layouts_json = Json::array();
+  for (auto l : layouts) layouts_json.push_back(to_string(l));
+  Json access_json = Json::array();
+  for (auto a : access) access_json.push_back(to_string(a));
+  std::vector<std::string> kinds, rate_labels;
+  for (LoadKind k : loads) kinds.push_back(to_string(k));
+  for (const LoadRate& r : rates) rate_labels.push_back(r.label);
+  const std::uint64_t largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+  const bool per_message = paper ? !load_bytes.bytes : load_bytes.message;
+  return Json{{"sizes_bytes", sizes_json},
+              {"layouts", layouts_json},
+              {"access", access_json},
+              {"send_mode", to_string(send_mode)},
+              {"writer_side", to_string(writer)},
+              {"paper", paper},
+              {"loads", paper ? Json::array({"write"}) : list_json(kinds)},
+              {"load_bytes", per_message ? Json("message size") : Json(load_bytes_for(largest))},
+              {"load_bytes_option", load_bytes.label()},
+              {"load_rates", paper ? Json::array({"1"}) : list_json(rate_labels)},
+              {"load_gpus", paper ? Json::array({1}) : Json(gpu_counts)},
+              {"load_devices", load_devices},
+              {"load_settle_s", kLoadSettleSeconds},
+              {"secondary_bytes", per_message ? Json("message size") : Json(load_bytes_for(largest))},
+              {"reps", reps},
+              {"warmup", warmup},
+              {"timeout_s", timeout_s},
+              {"check_payload", check_payload},
+              {"host_stream", host_stream},
+              {"mpi_buffer_alignment_bytes", kBufferAlignment},
+              {"p2ab_gap_bytes", kP2abGap}};
+}
+
+PointKey point_key_of(const Json& r) { return point_key({r, "interference point"}); }
+
+Json point_record(const InterferenceConfig& cfg, const PointData& p, const Device& device,
+                  std::optional<double> ssb_median_ns) {
+  const auto send_ns = each(p.sender, [](const SideSample& s) { return s.send_ns; });
+  const WriterShape shape = device.writer_shape(p.key.access);
+  std::string status = "ok";
+  Json r;
+  r["record"] = "point";
+  r["probe"] = "interference";
+  r["size_bytes"] = p.key.size;
+  r["layout"] = to_string(p.key.layout);
+  r["access"] = to_string(p.key.access);
+  r["load_kind"] = to_string(p.key.load);
+  r["load_gpus"] = p.key.gpus;
+  r["load_rate"] = p.key.rate.empty() ? Json(nullptr) : Json(p.key.rate);
+  r["send_mode"] = to_string(cfg.send_mode);
+  r["writer_side"] = to_string(cfg.writer);
+  r["buffers"] = {{"mpi_offset_bytes", p.plan.mpi_offset},
+                  {"secondary_offset_bytes", p.plan.secondary_bytes ? Json(p.plan.secondary_offset) : Json(nullptr)},
+                  {"secondary_bytes", p.plan.secondary_bytes},
+                  {"gap_bytes", p.plan.gap_bytes},
+                  {"writer_target", p.key.layout == Layout::SSB   ? Json(nullptr)
+                                    : p.key.layout == Layout::PSB ? Json("mpi")
+                                                                  : Json("secondary")},
+                  {"writer_target_bytes", p.key.layout == Layout::SSB ? 0 : p.plan.post_bytes()}};
+  r["writer_shape"] = {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}};
+  r["payload_writer"] = to_string(payload_writer(cfg, p.key));
+  r["warmup"] = cfg.warmup;
+  r["n"] = send_ns.size();
+  Json t = summary_json(send_ns);
+  t["samples"] = send_ns;
+  r["send_time_ns"] = t;
+  r["warnings"] = spread_warnings(t, "send_time_ns");
+  r["harness_empty_region_ns"] = summary_json(each(p.sender, [](const SideSample& s) { return s.empty_region_ns; }));
+  const double median = t["median"].get<double>();
+  r["ratio_to_ssb_median"] = ssb_median_ns && *ssb_median_ns > 0 ? Json(median / *ssb_median_ns) : Json(nullptr);
+  const bool on_sender = cfg.writer != WriterSide::receiver;
+  const bool on_receiver = cfg.writer != WriterSide::sender;
+  r["writer"] = {{"sender", on_sender ? writer_json(p.sender, p.plan, true, cfg.paper) : Json(nullptr)},
+                 {"receiver", on_receiver ? writer_json(p.receiver, p.plan, false, cfg.paper) : Json(nullptr)}};
+  r["load"] = load_json(cfg, p, r["writer"]);
+  r["writer_timeline"] = cfg.paper ? writer_timeline_json(p) : Json(nullptr);
+  r["payload"] = payload_json(cfg, p, status);
+  r["status"] = status;
+  return r;
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,91 @@
+#include "bench/interference/interference_resume.hpp"
+
+#include "bench/core/errors.hpp"
+#include "bench/interference/interference_table.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+// The settings a resumed file must share with this run: its points would not
+// be comparable otherwise.
+constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper",        "load_bytes",
+                                         "reps",      "warmup",      "check_payload"};
+
+void check_header(const RecordRef& h, const Json& config, const std::string& backend, const std::string& name) {
+  const Json& stored = field_json(h, "config");
+  if (!stored.is_object()) bad_field(h, "config", "an object");
+  for (const char* key : kSameSettings) {
+    const auto it = stored.find(key);
+    const Json was = it == stored.end() ? Json() : *it;
+    const auto now = config.find(key);
+    if (now == config.end() || was != *now)
+      throw usage_error("--resume: " + name + " was written with " + key + " = " + was.dump() + ", this run has " +
+                        (now == config.end() ? std::string("null") : now->dump()));
+  }
+  const std::string had = field<std::string>(h, "backend");
+  if (had != backend) throw usage_error("--resume: " + name + " was measured on the " + had + " backend");
+}
+
+}  // namespace
+
+PointKey point_key(const RecordRef& r) {
+  const std::string layout_name = field<std::string>(r, "layout");
+  const std::string access = field<std::string>(r, "access");
+  if (access != "stream" && access != "stacked") bad_field(r, "access", "stream or stacked");
+  Layout layout = Layout::SSB;
+  try {
+    layout = parse_layout(layout_name);
+  } catch (const Error&) {
+    bad_field(r, "layout", "SSB, PSB, PCB or P2AB");
+  }
+  // Files from before the load kinds have no load_kind: the paper's writer,
+  // one GPU at full rate, except on SSB.
+  const bool has_kind = find_field(r, "load_kind") != nullptr;
+  const bool old_load = !has_kind && layout != Layout::SSB;
+  PointKey k{field<std::uint64_t>(r, "size_bytes"), layout, access == "stream" ? Access::stream : Access::stacked,
+             old_load ? LoadKind::write : LoadKind::none, old_load ? 1 : 0, old_load ? "1" : ""};
+  if (!has_kind) return k;
+  const std::string kind = field<std::string>(r, "load_kind");
+  try {
+    k.load = parse_load_kind(kind);
+  } catch (const Error&) {
+    bad_field(r, "load_kind", "write, read, poll, copy-d2h, copy-h2d or none");
+  }
+  k.gpus = field<int>(r, "load_gpus");
+  const Json& rate = field_json(r, "load_rate");
+  if (!rate.is_null() && !rate.is_string()) bad_field(r, "load_rate", "a rate label (a string) or null");
+  if (rate.is_string()) k.rate = rate.get<std::string>();
+  return k;
+}
+
+ResumedPoints resumed_points(const ResultsFile& file, const Json& config, const std::string& backend) {
+  ResumedPoints out;
+  const std::string name = file.path.string();
+  std::size_t header = file.records.size();  // the last header's index
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    const std::string kind = field_or<std::string>(r, "record", "");
+    if (kind == "header") {
+      header = i;
+      continue;
+    }
+    if (kind != "point") continue;
+    try {
+      const PointKey k = point_key(r);
+      (void)interference_row(r);  // every field `hetprobe show` reads
+      if (k.layout == Layout::SSB) out.ssb_medians[{k.size, k.access}] = field<double>(r, "send_time_ns.median");
+      out.done.insert(k);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::usage) throw;
+      throw usage_error(std::string("--resume: ") + e.what() + ". This point record is damaged: delete its line to "
+                        "measure the point again, or choose another --out");
+    }
+  }
+  if (header == file.records.size() || file.probe() != "interference")
+    throw usage_error("--resume: " + name + " is not an interference results file");
+  check_header({file.records[header], file.place(header)}, config, backend, name);
+  return out;
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,192 @@
+#include "bench/interference/interference_table.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "bench/core/results_report.hpp"
+#include "bench/core/sizes.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+using Align = Column::Align;
+using Shown = Column::Shown;
+
+// Column positions the footer reads back from a row.
+constexpr std::size_t kMedianUs = 8, kHarnessNs = 18;
+
+// The GPU traffic during the send, GB/s: the load's (files from before the
+// load kinds: the sender writer's, else the receiver's over its post phase).
+Json traffic_gbs(const RecordRef& p) {
+  if (const Json* load = find_field(p, "load"); load != nullptr && load->is_object())
+    return number_or_null(p, "load.traffic_during_send_gbs");
+  if (const Json* s = find_field(p, "writer.sender"); s != nullptr && s->is_object())
+    return number_or_null(p, "writer.sender.bandwidth_during_send_gbs");
+  return number_or_null(p, "writer.receiver.post_phase_gbs.median");
+}
+
+// The load's kind, GPUs and rate (files from before the load kinds: the
+// paper's writer, one GPU at full rate, except on SSB).
+struct Load {
+  std::string kind;
+  int gpus;
+  Json rate;  // a label like "0.5" or "12GB/s"; null for none
+};
+
+Load load_of(const RecordRef& p) {
+  const bool ssb = field<std::string>(p, "layout") == "SSB";
+  Load l{field_or<std::string>(p, "load_kind", ssb ? "none" : "write"), field_or<int>(p, "load_gpus", ssb ? 0 : 1),
+         nullptr};
+  if (const Json* rate = find_field(p, "load_rate"); rate != nullptr) {
+    if (!rate->is_string() && !rate->is_null()) bad_field(p, "load_rate", "a rate label (a string) or null");
+    l.rate = *rate;
+  } else if (!ssb && find_field(p, "load_kind") == nullptr) {
+    l.rate = "1";
+  }
+  return l;
+}
+
+// "write x2 @0.5": kind, GPUs and rate (rate 1 left out); "-" for none.
+std::string load_text(const Load& l) {
+  if (l.kind == "none") return "-";
+  std::string s = l.kind + " x" + std::to_string(l.gpus);
+  if (l.rate.is_string() && l.rate.get<std::string>() != "1") s += " @" + l.rate.get<std::string>();
+  return s;
+}
+
+// "warning (1 KiB stream P2AB write x1): ..." for a point's warnings.
+std::string point_label(const std::vector<Json>& row) {
+  std::string label = row[0].get<std::string>();
+  for (std::size_t i : {2, 3, 4}) {
+    label += ' ';
+    label += row[i].get<std::string>();
+  }
+  return label;
+}
+
+}  // namespace
+
+Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
+  const bool paper = field_or<bool>(h, "config.paper", find_field(h, "config.loads") == nullptr);
+  const Json* bytes = find_field(h, "config.load_bytes");
+  if (bytes == nullptr) bytes = &field_json(h, "config.secondary_bytes");
+  about.push_back(device_line(h, "interference") + ", MPI " + field<std::string>(h, "config.send_mode") +
+                  ", GPU on the " + field<std::string>(h, "config.writer_side") + ", " +
+                  std::to_string(field<int>(h, "config.reps")) + " samples/point after " +
+                  std::to_string(field<int>(h, "config.warmup")) + " warm-up" + (paper ? "; the paper's writer" : ""));
+  about.push_back("MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; load = kind x GPUs "
+                  "@ rate (of full, or GB/s per GPU) into " +
+                  (bytes->is_string() ? bytes->get<std::string>() : bytes->dump()) +
+                  " B; traffic_gbs = GB/s the load moved during the send");
+  Table t{"interference", {}, {}};
+  t.columns = {{"size", 10, Align::right, -1, Shown::text},
+               {"size_bytes", 0, Align::right, -1, Shown::data},
+               {"access", 8, Align::left},
+               {"layout", 5, Align::left},
+               {"load", 18, Align::left, -1, Shown::text},
+               {"load_kind", 0, Align::left, -1, Shown::data},
+               {"load_gpus", 0, Align::right, -1, Shown::data},
+               {"load_rate", 0, Align::left, -1, Shown::data},
+               {"median_us", 11, Align::right, 3},  // kMedianUs
+               {"p10_us", 11, Align::right, 3},
+               {"p90_us", 11, Align::right, 3},
+               {"vs_SSB", 7, Align::right, 2},
+               {"traffic_gbs", 9, Align::right, 2},
+               {"payload", 0, Align::left, -1, Shown::text, 2},
+               {"payload_check", 0, Align::left, -1, Shown::data},
+               {"torn_fraction", 0, Align::right, -1, Shown::data},
+               {"n", 0, Align::right, -1, Shown::data},
+               {"status", 0, Align::left, -1, Shown::data},
+               {"harness_empty_region_ns", 0, Align::right, -1, Shown::data}};  // kHarnessNs
+  return t;
+}
+
+std::vector<Json> interference_row(const RecordRef& p) {
+  const std::uint64_t size = field<std::uint64_t>(p, "size_bytes");
+  const Load load = load_of(p);
+  const std::string check = field<std::string>(p, "payload.check");
+  const Json torn = check == "torn" ? number_or_null(p, "payload.torn_fraction.median") : Json();
+  char torn_text[32] = "-";
+  if (torn.is_number()) std::snprintf(torn_text, sizeof torn_text, "%.3f", torn.get<double>());
+  const Json access = field<std::string>(p, "access");
+  if (access != "stream" && access != "stacked") bad_field(p, "access", "stream or stacked");
+  return {format_size(size),
+          size,
+          access,
+          field<std::string>(p, "layout"),
+          load_text(load),
+          load.kind,
+          load.gpus,
+          load.rate,
+          field<double>(p, "send_time_ns.median") / 1e3,
+          field<double>(p, "send_time_ns.p10") / 1e3,
+          field<double>(p, "send_time_ns.p90") / 1e3,
+          number_or_null(p, "ratio_to_ssb_median"),
+          traffic_gbs(p),
+          check == "torn" ? "torn " + std::string(torn_text) : check,
+          check,
+          torn,
+          field_or<std::int64_t>(p, "n", 0),
+          field_or<std::string>(p, "status", "ok"),
+          number_or_null(p, "harness_empty_region_ns.median")};
+}
+
+std::string harness_note(const RecordRef& h, const Table& table) {
+  if (table.rows.empty()) return "";
+  const std::vector<Json>* smallest = &table.rows.front();
+  for (const auto& row : table.rows)
+    if (row[kMedianUs].get<double>() < (*smallest)[kMedianUs].get<double>()) smallest = &row;
+  // Files from before the per-send harness measurement lack it (NaN: unknown).
+  const Json& harness = (*smallest)[kHarnessNs];
+  const double harness_ns = harness.is_number() ? harness.get<double>() : std::nan("");
+  const double median_ns = (*smallest)[kMedianUs].get<double>() * 1e3;
+  char line[512];
+  std::snprintf(line, sizeof line, "harness (%s clock): an empty timed region before each send costs %.1f ns median "
+                "at the point with the smallest median send time (%.1f ns): %.2f%% of it; %.1f ns at start-up",
+                field<std::string>(h, "host_clock.source").c_str(), harness_ns, median_ns,
+                100.0 * harness_ns / median_ns, field<double>(h, "host_clock.empty_region_median_ns"));
+  return line;
+}
+
+void InterferenceTable::print_heading(const Json& header) {
+  std::vector<std::string> about;
+  table_ = interference_table({header, "interference header"}, about);
+  for (const std::string& w : record_warnings({header, "interference header"})) about.push_back("warning: " + w);
+  for (const std::string& line : about) std::fprintf(out_, "# %s\n", line.c_str());
+  print_text_header(out_, table_);
+  std::fflush(out_);
+}
+
+void InterferenceTable::print_row(const Json& point) {
+  table_.rows.push_back(interference_row({point, "interference point"}));
+  add_record_warnings({point, "interference point"}, point_label(table_.rows.back()), table_.notes);
+  print_text_row(out_, table_, table_.rows.back());
+  std::fflush(out_);
+}
+
+void InterferenceTable::print_footer(const Json& header) {
+  const std::string note = harness_note({header, "interference header"}, table_);
+  if (!note.empty()) std::fprintf(out_, "# %s\n", note.c_str());
+  for (const std::string& line : table_.notes) std::fprintf(out_, "# %s\n", line.c_str());
+  std::fflush(out_);
+}
+
+Report interference_report(const ResultsFile& file) {
+  Report report;
+  const RecordRef header{file.records.front(), file.place(0)};
+  Table table = interference_table(header, report.about);
+  for (const std::string& w : header_warnings(file)) report.about.push_back(w);
+  for (std::size_t i = 1; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    if (field_or<std::string>(r, "record", "") != "point") continue;
+    table.rows.push_back(interference_row(r));
+    add_record_warnings(r, point_label(table.rows.back()), table.notes);
+  }
+  const std::string note = harness_note(header, table);
+  if (!note.empty()) table.notes.insert(table.notes.begin(), note);
+  report.tables.push_back(std::move(table));
+  return report;
+}
+
+}  // namespace hetprobe

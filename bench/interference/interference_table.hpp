@@ -1,0 +1,35 @@
+// The table of an interference run: printed row by row as points finish (so
+// a long or killed run shows what it has), or as a whole from a results file
+// (interference_report, results_report.hpp). Both read the records with
+// checked access.
+#pragma once
+
+#include <cstdio>
+
+#include "bench/core/record_field.hpp"
+#include "bench/core/table.hpp"
+
+namespace hetprobe {
+
+class InterferenceTable {
+ public:
+  explicit InterferenceTable(std::FILE* out) : out_(out) {}
+  void print_heading(const Json& header);
+  void print_row(const Json& point);
+  // The harness's own cost beside the smallest median it timed.
+  void print_footer(const Json& header);
+
+ private:
+  std::FILE* out_;
+  Table table_;
+};
+
+// The table's columns and the lines about the run, from its header.
+Table interference_table(const RecordRef& header, std::vector<std::string>& about);
+// A point's cells, in the columns' order.
+std::vector<Json> interference_row(const RecordRef& point);
+// The harness line under the table: the empty timed region's cost at the
+// point with the smallest median send time ("" when there are no rows).
+std::string harness_note(const RecordRef& header, const Table& table);
+
+}  // namespace hetprobe

@@ -1,0 +1,536 @@
+// The notification probes. Record fields and units: docs/results-schema.md.
+//
+// overhead (paper 002 Table 1): one flag read followed by one flag write,
+//   `overhead_ops` times in a row, timed as a whole and divided: the CPU side
+//   on the host clock, the GPU side on the device timer; each uncontended and
+//   with the other side polling the same flag.
+// roundtrip: CPU->GPU->CPU timed on the host (a persistent device thread
+//   echoes), GPU->CPU->GPU timed on the device (the host echoes).
+// mechanisms: host-timed round trips (go through done) where one leg is the
+//   mechanism under test; pure flag ones here, launch ones in the backend.
+#include "bench/notify/notify.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "bench/core/errors.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "probes/device/host_spin.hpp"
+#include "bench/core/noise.hpp"
+#include "bench/core/stats.hpp"
+#include "bench/core/text_list.hpp"
+
+namespace hetprobe {
+
+const char* to_string(FlagSpacing spacing) {
+  switch (spacing) {
+    case FlagSpacing::same_line: return "same-line";
+    case FlagSpacing::line: return "line";
+    case FlagSpacing::page: return "page";
+  }
+  return "?";
+}
+
+std::size_t spacing_bytes(FlagSpacing spacing) {
+  return spacing == FlagSpacing::same_line ? 8 : spacing == FlagSpacing::line ? 128 : 4096;
+}
+
+namespace {
+
+template <class T, std::size_t N>
+T parse_name(const std::string& text, const char* what, const std::pair<const char*, T> (&names)[N]) {
+  std::string known;
+  for (const auto& [name, value] : names) {
+    if (text == name) return value;
+    known += known.empty() ? name : std::string(", ") + name;
+  }
+  throw usage_error(std::string(what) + " '" + text + "': expected one of " + known);
+}
+
+// Items of a comma-separated list, each parsed once; a repeat is a usage Error.
+template <class T, class Parse>
+std::vector<T> unique_list(const std::string& text, const char* what, Parse parse) {
+  std::vector<T> out;
+  for (const std::string& item : split_list(text, std::string(what) + " list")) {
+    const T v = parse(item);
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw usage_error(std::string(what) + " '" + item + "' is listed twice");
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+MemoryOrder parse_memory_order(const std::string& text) {
+  static const std::pair<const char*, MemoryOrder> names[] = {{"volatile", MemoryOrder::volatile_access},
+                                                              {"relaxed", MemoryOrder::relaxed},
+                                                              {"acqrel", MemoryOrder::acq_rel},
+                                                              {"fence", MemoryOrder::fence}};
+  return parse_name(text, "memory order", names);
+}
+
+std::vector<OrderPair> parse_order_pairs(const std::string& text) {
+  return unique_list<OrderPair>(text, "memory order", [](const std::string& item) {
+    const auto sides = split_list(item, "memory order", ':');
+    if (sides.size() > 2) throw usage_error("memory order '" + item + "': expected ORDER or CPU_ORDER:GPU_ORDER");
+    return OrderPair{parse_memory_order(sides[0]), parse_memory_order(sides.back())};
+  });
+}
+
+FlagPlacement parse_flag_placement(const std::string& text) {
+  static const std::pair<const char*, FlagPlacement> names[] = {
+      {"pinned", FlagPlacement::pinned}, {"managed", FlagPlacement::managed}};
+  return parse_name(text, "flag placement", names);
+}
+
+FlagSpacing parse_flag_spacing(const std::string& text) {
+  static const std::pair<const char*, FlagSpacing> names[] = {
+      {"same-line", FlagSpacing::same_line}, {"line", FlagSpacing::line}, {"page", FlagSpacing::page}};
+  return parse_name(text, "flag spacing", names);
+}
+
+std::vector<FlagPlacement> parse_flag_placements(const std::string& text) {
+  return unique_list<FlagPlacement>(text, "flag placement", parse_flag_placement);
+}
+
+std::vector<FlagSpacing> parse_flag_spacings(const std::string& text) {
+  return unique_list<FlagSpacing>(text, "flag spacing", parse_flag_spacing);
+}
+
+HostCoherence parse_host_coherence(const std::string& text) {
+  static const std::pair<const char*, HostCoherence> names[] = {{"default", HostCoherence::default_kind},
+                                                                {"coherent", HostCoherence::coherent},
+                                                                {"noncoherent", HostCoherence::noncoherent}};
+  return parse_name(text, "host memory", names);
+}
+
+std::vector<NotifyPart> parse_notify_parts(const std::string& text) {
+  if (text == "all") return {NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms};
+  static const std::pair<const char*, NotifyPart> names[] = {
+      {"overhead", NotifyPart::overhead}, {"roundtrip", NotifyPart::roundtrip}, {"mechanisms", NotifyPart::mechanisms}};
+  return unique_list<NotifyPart>(text, "part", [](const std::string& item) { return parse_name(item, "part", names); });
+}
+
+std::vector<LaunchMechanism> all_launch_mechanisms() {
+  return {LaunchMechanism::launch_flag,          LaunchMechanism::launch_device_sync,
+          LaunchMechanism::launch_event_query,   LaunchMechanism::launch_event_sync,
+          LaunchMechanism::launch_host_callback, LaunchMechanism::launch_stream_write_value,
+          LaunchMechanism::device_flag_memcpy,   LaunchMechanism::stream_wait_value};
+}
+
+Json NotifyConfig::to_json() const {
+  static const char* part_names[] = {"overhead", "roundtrip", "mechanisms"};
+  Json j;
+  j["parts"] = Json::array();
+  for (NotifyPart p : parts) j["parts"].push_back(part_names[static_cast<int>(p)]);
+  j["orders"] = Json::array();
+  for (const OrderPair& o : orders) j["orders"].push_back({{"cpu", to_string(o.cpu)}, {"gpu", to_string(o.gpu)}});
+  j["placements"] = Json::array();
+  for (FlagPlacement p : placements) j["placements"].push_back(to_string(p));
+  j["spacings"] = Json::array();
+  for (FlagSpacing s : spacings) j["spacings"].push_back(to_string(s));
+  j["host_memory"] = to_string(host_memory);
+  j["overhead_ops"] = overhead_ops;
+  j["overhead_samples"] = overhead_samples;
+  j["exchanges"] = exchanges;
+  j["mechanism_samples"] = mechanism_samples;
+  j["warmup"] = warmup;
+  j["timeout_s"] = timeout_s;
+  return j;
+}
+
+namespace {
+
+// Two flags in one allocation: to_device at 0, to_host `spacing` later; a stop
+// flag and the overhead counter on pages of their own.
+struct FlagPair {
+  PinnedBuffer memory;
+  std::size_t spacing;
+  unsigned long long* host(std::size_t offset) const {
+    return reinterpret_cast<unsigned long long*>(memory.host() + offset);
+  }
+  unsigned long long* dev(std::size_t offset) const {
+    return reinterpret_cast<unsigned long long*>(memory.device() + offset);
+  }
+  unsigned long long* to_device() const { return host(0); }
+  unsigned long long* to_host() const { return host(spacing); }
+  unsigned long long* stop() const { return host(2 * 4096); }
+  // The overhead probe's flag: it counts up, so it must not be an exchange flag.
+  unsigned long long* counter() const { return host(3 * 4096); }
+};
+
+FlagPair alloc_flag_pair(Device& device, FlagPlacement placement, HostCoherence coherence, FlagSpacing spacing) {
+  FlagPair f{device.alloc_flags(placement, coherence, 4 * 4096), spacing_bytes(spacing)};
+  std::memset(f.memory.host(), 0, f.memory.size());
+  return f;
+}
+
+// Where a flag record was measured: the parameters that decide its numbers.
+Json flag_setup(OrderPair o, FlagPlacement placement, FlagSpacing spacing, HostCoherence coherence) {
+  return Json{{"cpu_order", to_string(o.cpu)}, {"gpu_order", to_string(o.gpu)}, {"placement", to_string(placement)},
+              {"spacing", to_string(spacing)},  {"spacing_bytes", spacing_bytes(spacing)},
+              {"host_memory", to_string(coherence)}};
+}
+
+struct Setup {
+  Device& device;
+  const HostClock& clock;
+  const NotifyConfig& config;
+  const RecordSink& sink;
+  std::uint64_t seq = 0;  // flags only grow: every exchange of the run gets its own number
+  double host_ns_per_tick() const { return 1 / clock.ticks_per_ns(); }
+  double device_ns_per_tick() const { return 1e9 / device.info().timer_hz; }
+};
+
+std::vector<double> scaled(const std::vector<std::uint64_t>& ticks, double ns_per_tick, double divide = 1) {
+  std::vector<double> out;
+  out.reserve(ticks.size());
+  for (std::uint64_t t : ticks) out.push_back(static_cast<double>(t) * ns_per_tick / divide);
+  return out;
+}
+
+// A device-timed summary is only reported where the timer resolved it: an
+// interval shorter than one tick says nothing beyond "under a tick".
+Json device_timed_summary(const std::vector<double>& ns, double total_tick_ns, double divide) {
+  Json j = summary_json(ns);
+  const double resolution = total_tick_ns / divide;
+  j["resolution_ns"] = resolution;
+  if (!ns.empty() && summarize(ns).median * divide < total_tick_ns) {
+    j["unresolved"] = true;
+    for (const char* k : {"min", "p10", "median", "p90", "p99", "max", "mean", "stddev"}) j[k] = nullptr;
+  }
+  return j;
+}
+
+// ---- overhead --------------------------------------------------------------
+
+void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json base) {
+  SignalTask poller;
+  if (contended) {
+    poller.kind = SignalKind::poll;
+    poller.order = o.gpu;
+    poller.to_device = f.dev(3 * 4096);
+    poller.stop = f.dev(2 * 4096);
+    poller.first = ++s.seq;
+    poller.timeout_s = s.config.timeout_s;
+    s.device.start_signal(poller);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let the poller start
+  }
+  std::vector<std::uint64_t> ticks;
+  for (int i = 0; i < s.config.warmup; ++i) cpu_read_write_ticks(o.cpu, s.clock, f.counter(), 10);
+  for (int i = 0; i < s.config.overhead_samples; ++i)
+    ticks.push_back(cpu_read_write_ticks(o.cpu, s.clock, f.counter(), s.config.overhead_ops));
+  if (contended) {
+    HostSignalOps h;
+    store_flag<MemoryOrder::acq_rel>(h, f.stop(), poller.first);
+    const SignalOutcome out = s.device.join_signal();
+    if (out.timed_out) throw Error(ErrorKind::timeout, "the device poller did not see the stop flag");
+    base["contender_loads"] = out.value;
+  }
+  base["ns_per_op"] = summary_json(scaled(ticks, s.host_ns_per_tick(), s.config.overhead_ops));
+  base["warnings"] = spread_warnings(base["ns_per_op"], "ns_per_op", s.config.overhead_ops);
+  base["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), ticks);
+  s.sink(base);
+}
+
+void overhead_gpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json base) {
+  std::atomic<bool> stop{false};
+  std::uint64_t polls = 0;
+  std::thread poller;
+  if (contended)
+    poller = std::thread([&] {
+      with_order(o.cpu, [&](auto order) {
+        HostSignalOps h;
+        while (!stop.load(std::memory_order_relaxed)) polls += load_flag<decltype(order)::value>(h, f.counter()) != ~0ull;
+      });
+    });
+  std::vector<std::uint64_t> ticks;
+  try {
+    for (int i = 0; i < s.config.warmup / 10 + 1 + s.config.overhead_samples; ++i) {
+      const std::uint64_t t = gpu_read_write_ticks(s.device, o.gpu, f.dev(3 * 4096), s.config.overhead_ops,
+                                                   s.config.timeout_s);
+      if (i > s.config.warmup / 10) ticks.push_back(t);
+    }
+  } catch (...) {
+    stop = true;
+    if (poller.joinable()) poller.join();
+    throw;
+  }
+  stop = true;
+  if (poller.joinable()) poller.join();
+  if (contended) base["contender_loads"] = polls;
+  const std::vector<double> ns = scaled(ticks, s.device_ns_per_tick(), s.config.overhead_ops);
+  base["ns_per_op"] = device_timed_summary(ns, s.device.info().timer_tick_ns, s.config.overhead_ops);
+  base["warnings"] = spread_warnings(base["ns_per_op"], "ns_per_op", s.config.overhead_ops);
+  base["samples"] = raw_ticks_json("device_ticks", s.device_ns_per_tick(), ticks);
+  s.sink(base);
+}
+
+// ---- round trips -----------------------------------------------------------
+
+template <MemoryOrder C>
+std::vector<std::uint64_t> host_initiated(Setup& s, const FlagPair& f, std::uint64_t first, int n, double timeout) {
+  HostSignalOps h;
+  std::vector<std::uint64_t> ticks(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t seq = first + static_cast<std::uint64_t>(i);
+    const std::uint64_t t0 = s.clock.now();
+    store_flag<C>(h, f.to_device(), seq);
+    spin_host([&] { return load_flag<C>(h, f.to_host()) >= seq; }, timeout, "the device's echo");
+    ticks[static_cast<std::size_t>(i)] = s.clock.now() - t0;
+  }
+  return ticks;
+}
+
+template <MemoryOrder C>
+void host_echo(const FlagPair& f, std::uint64_t first, int n, double timeout) {
+  HostSignalOps h;
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t seq = first + static_cast<std::uint64_t>(i);
+    spin_host([&] { return load_flag<C>(h, f.to_host()) >= seq; }, timeout, "the device's ping");
+    store_flag<C>(h, f.to_device(), seq);
+  }
+}
+
+// CPU->GPU->CPU: host-timed ticks of `n` exchanges after `warmup`.
+std::vector<std::uint64_t> cpu_gpu_cpu(Setup& s, OrderPair o, const FlagPair& f, int n, int warmup) {
+  SignalTask echo;
+  echo.kind = SignalKind::echo;
+  echo.order = o.gpu;
+  echo.to_device = f.dev(0);
+  echo.to_host = f.dev(f.spacing);
+  echo.first = s.seq + 1;
+  echo.count = static_cast<std::uint64_t>(n + warmup);
+  echo.timeout_s = s.config.timeout_s;
+  s.seq += echo.count;
+  s.device.start_signal(echo);
+  std::vector<std::uint64_t> ticks;
+  with_order(o.cpu, [&](auto order) {
+    ticks = host_initiated<decltype(order)::value>(s, f, echo.first, n + warmup, s.config.timeout_s);
+  });
+  if (s.device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device echo timed out");
+  ticks.erase(ticks.begin(), ticks.begin() + warmup);
+  return ticks;
+}
+
+// GPU->CPU->GPU: device-timed ticks of `n` exchanges after `warmup`.
+std::vector<std::uint64_t> gpu_cpu_gpu(Setup& s, OrderPair o, const FlagPair& f, int n, int warmup) {
+  const auto count = static_cast<std::size_t>(n + warmup);
+  PinnedBuffer out = s.device.alloc_pinned(count * sizeof(std::uint64_t));
+  SignalTask init;
+  init.kind = SignalKind::initiate;
+  init.order = o.gpu;
+  init.to_device = f.dev(0);
+  init.to_host = f.dev(f.spacing);
+  init.samples = reinterpret_cast<unsigned long long*>(out.device());
+  init.first = s.seq + 1;
+  init.count = count;
+  init.timeout_s = s.config.timeout_s;
+  s.seq += count;
+  s.device.start_signal(init);
+  with_order(o.cpu, [&](auto order) {
+    host_echo<decltype(order)::value>(f, init.first, n + warmup, s.config.timeout_s);
+  });
+  if (s.device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device initiator timed out");
+  const auto* v = reinterpret_cast<const std::uint64_t*>(out.host());
+  return std::vector<std::uint64_t>(v + warmup, v + count);
+}
+
+void roundtrips(Setup& s, OrderPair o, const FlagPair& f, Json base) {
+  const int n = s.config.exchanges, w = s.config.warmup;
+  const std::vector<std::uint64_t> host = cpu_gpu_cpu(s, o, f, n, w);
+  Json a = base;
+  a["direction"] = "cpu-gpu-cpu";
+  a["timed_by"] = "host";
+  const std::vector<double> host_ns = scaled(host, s.host_ns_per_tick());
+  a["roundtrip_ns"] = summary_json(host_ns);
+  a["warnings"] = spread_warnings(a["roundtrip_ns"], "roundtrip_ns");
+  a["half_roundtrip_ns"] = summary_json(scaled(host, s.host_ns_per_tick(), 2));
+  a["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), host);
+  s.sink(a);
+
+  const std::vector<std::uint64_t> dev = gpu_cpu_gpu(s, o, f, n, w);
+  Json b = base;
+  b["direction"] = "gpu-cpu-gpu";
+  b["timed_by"] = "device";
+  const double tick = s.device.info().timer_tick_ns;
+  b["roundtrip_ns"] = device_timed_summary(scaled(dev, s.device_ns_per_tick()), tick, 1);
+  b["warnings"] = spread_warnings(b["roundtrip_ns"], "roundtrip_ns");
+  b["half_roundtrip_ns"] = device_timed_summary(scaled(dev, s.device_ns_per_tick(), 2), tick, 2);
+  b["samples"] = raw_ticks_json("device_ticks", s.device_ns_per_tick(), dev);
+  s.sink(b);
+}
+
+// ---- mechanisms ------------------------------------------------------------
+
+struct MechanismDescription {
+  const char* name;
+  const char* go;
+  const char* done;
+};
+
+MechanismDescription describe(LaunchMechanism m) {
+  switch (m) {
+    case LaunchMechanism::launch_flag:
+      return {to_string(m), "kernel launch", "kernel stores a pinned flag (system-scope release); host polls it"};
+    case LaunchMechanism::launch_device_sync:
+      return {to_string(m), "launch of an empty kernel", "device synchronise returns"};
+    case LaunchMechanism::launch_event_query:
+      return {to_string(m), "launch of an empty kernel", "event recorded after it; host polls event query"};
+    case LaunchMechanism::launch_event_sync:
+      return {to_string(m), "launch of an empty kernel", "event recorded after it; event synchronise returns"};
+    case LaunchMechanism::launch_host_callback:
+      return {to_string(m), "launch of an empty kernel", "host function enqueued after it runs; host polls its flag"};
+    case LaunchMechanism::launch_stream_write_value:
+      return {to_string(m), "launch of an empty kernel", "stream write-value op to a pinned flag; host polls it"};
+    case LaunchMechanism::device_flag_memcpy:
+      return {to_string(m), "async host-to-device copy into a device-memory flag a persistent thread polls",
+              "that thread stores a pinned flag (system-scope release); host polls it"};
+    case LaunchMechanism::stream_wait_value:
+      return {to_string(m), "host stores a pinned flag a stream wait-value op waits on (>=), a queued kernel behind it",
+              "the kernel stores a pinned flag (system-scope release); host polls it"};
+  }
+  return {"?", "?", "?"};
+}
+
+Json mechanism_record(const std::string& name, const std::string& go, const std::string& done, const Json& setup) {
+  Json j{{"record", "mechanism"}, {"probe", "notify"}, {"mechanism", name}, {"go", go}, {"done", done}};
+  j["setup"] = setup;
+  j["warnings"] = Json::array();  // a skipped one has none
+  return j;
+}
+
+void flag_mechanism(Setup& s, const char* name, OrderPair o, FlagPlacement placement, const char* go,
+                    const char* done) {
+  const HostCoherence coherence = s.config.host_memory;
+  Json j = mechanism_record(name, go, done, flag_setup(o, placement, FlagSpacing::line, coherence));
+  try {
+    const FlagPair f = alloc_flag_pair(s.device, placement, coherence, FlagSpacing::line);
+    const std::vector<std::uint64_t> ticks = cpu_gpu_cpu(s, o, f, s.config.mechanism_samples, s.config.warmup);
+    j["status"] = "ok";
+    j["roundtrip_ns"] = summary_json(scaled(ticks, s.host_ns_per_tick()));
+    j["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), ticks);
+    j["warnings"] = spread_warnings(j["roundtrip_ns"], "roundtrip_ns");
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::unsupported) throw;
+    j["status"] = "skipped";
+    j["skipped_reason"] = e.what();
+  }
+  s.sink(j);
+}
+
+void launch_mechanism(Setup& s, LaunchMechanism m) {
+  const MechanismDescription d = describe(m);
+  Json j = mechanism_record(d.name, d.go, d.done, Json{{"host_memory", "default"}});
+  MechanismRun run{s.config.mechanism_samples, s.config.warmup, s.config.timeout_s, &s.clock};
+  const MechanismSamples out = s.device.time_launch_mechanism(m, run);
+  if (!out.skipped.empty()) {
+    j["status"] = "skipped";
+    j["skipped_reason"] = out.skipped;
+  } else {
+    j["status"] = "ok";
+    j["roundtrip_ns"] = summary_json(scaled(out.ticks, s.host_ns_per_tick()));
+    j["go_call_ns"] = summary_json(scaled(out.go_call_ticks, s.host_ns_per_tick()));
+    j["warnings"] = spread_warnings(j["roundtrip_ns"], "roundtrip_ns");
+    j["samples"] = raw_ticks_json("host_ticks", s.host_ns_per_tick(), out.ticks);
+  }
+  s.sink(j);
+}
+
+constexpr std::size_t kFlagMechanisms = 4;  // the flag_mechanism() calls below
+
+void mechanisms(Setup& s) {
+  const auto v = MemoryOrder::volatile_access, a = MemoryOrder::acq_rel, f = MemoryOrder::fence;
+  flag_mechanism(s, "pinned-flag-volatile", {v, v}, FlagPlacement::pinned,
+                 "host volatile store to a pinned flag a persistent thread polls (volatile)",
+                 "the thread's volatile store to a pinned flag; host polls it (volatile)");
+  flag_mechanism(s, "pinned-flag-volatile+fence", {f, f}, FlagPlacement::pinned,
+                 "host volatile store + system fence to a pinned flag a persistent thread polls (volatile)",
+                 "the thread's volatile store + system fence; host polls it (volatile)");
+  flag_mechanism(s, "pinned-flag-atomic", {a, a}, FlagPlacement::pinned,
+                 "host release store to a pinned flag a persistent thread polls (system-scope acquire)",
+                 "the thread's system-scope release store; host acquire loads");
+  flag_mechanism(s, "managed-flag", {f, f}, FlagPlacement::managed,
+                 "host volatile store + system fence to a managed flag a persistent thread polls (volatile)",
+                 "the thread's volatile store + system fence to a managed flag; host polls it (volatile)");
+  for (LaunchMechanism m : all_launch_mechanisms()) launch_mechanism(s, m);
+}
+
+}  // namespace
+
+std::size_t notify_mechanism_count() { return kFlagMechanisms + all_launch_mechanisms().size(); }
+
+void check_notify_config(const NotifyConfig& config, const DeviceInfo& device) {
+  if (config.host_memory != HostCoherence::default_kind && device.backend != "hip")
+    throw usage_error("--host-memory " + std::string(to_string(config.host_memory)) +
+                      " is a HIP allocation option; this run uses the " + device.backend + " backend");
+  for (FlagPlacement p : config.placements)
+    if (p == FlagPlacement::managed && !device.managed_concurrent)
+      throw usage_error("--placement managed: " + device.name + " (" + device.backend +
+                        ") cannot share managed memory with the host while a kernel runs");
+}
+
+void run_notify(const NotifyConfig& config, Device& device, const HostClock& clock, const RecordSink& sink) {
+  Setup s{device, clock, config, sink};
+  const auto has = [&](NotifyPart p) { return std::find(config.parts.begin(), config.parts.end(), p) != config.parts.end(); };
+  for (FlagPlacement placement : config.placements)
+    for (FlagSpacing spacing : config.spacings) {
+      const FlagPair f = alloc_flag_pair(device, placement, config.host_memory, spacing);
+      for (const OrderPair& o : config.orders) {
+        const Json setup = flag_setup(o, placement, spacing, config.host_memory);
+        if (has(NotifyPart::overhead))
+          for (const char* side : {"cpu", "gpu"})
+            for (bool contended : {false, true}) {
+              Json base{{"record", "overhead"}, {"probe", "notify"}, {"side", side}, {"contended", contended},
+                        {"ops_per_sample", config.overhead_ops}, {"setup", setup}};
+              if (side[0] == 'c') overhead_cpu(s, o, f, contended, base);
+              else overhead_gpu(s, o, f, contended, base);
+            }
+        if (has(NotifyPart::roundtrip))
+          roundtrips(s, o, f, Json{{"record", "roundtrip"}, {"probe", "notify"}, {"exchanges", config.exchanges},
+                                   {"setup", setup}});
+      }
+    }
+  if (has(NotifyPart::mechanisms)) mechanisms(s);
+}
+
+std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops) {
+  HostSignalOps h;
+  std::uint64_t ticks = 0;
+  with_order(order, [&](auto o) {
+    constexpr MemoryOrder O = decltype(o)::value;
+    const std::uint64_t t0 = clock.now();
+    for (int i = 0; i < ops; ++i) store_flag<O>(h, flag, load_flag<O>(h, flag) + 1);
+    ticks = clock.now() - t0;
+  });
+  return ticks;
+}
+
+std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned long long* flag, int ops,
+                                   double timeout_s) {
+  SignalTask t;
+  t.kind = SignalKind::overhead;
+  t.order = order;
+  t.to_device = flag;
+  t.count = static_cast<std::uint64_t>(ops);
+  t.timeout_s = timeout_s;
+  device.start_signal(t);
+  const SignalOutcome out = device.join_signal();
+  return out.t_end_ticks - out.t_start_ticks;
+}
+
+std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n, int warmup,
+                                         double timeout_s) {
+  NotifyConfig config;
+  config.timeout_s = timeout_s;
+  const RecordSink none = [](const Json&) {};
+  Setup s{device, clock, config, none};
+  const FlagPair f = alloc_flag_pair(device, FlagPlacement::pinned, HostCoherence::default_kind, FlagSpacing::line);
+  return scaled(cpu_gpu_cpu(s, orders, f, n, warmup), s.host_ns_per_tick());
+}
+
+}  // namespace hetprobe

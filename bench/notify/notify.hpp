@@ -1,0 +1,79 @@
+// The notification probes (paper 002 Sec. 3.1; thesis 003; DIGEST 4.2, Q11-Q13):
+// what one CPU<->GPU notification through a flag costs each side, the round
+// trip in both directions, and every other way the two can signal each other,
+// side by side. Single process: one device per rank.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
+#include "bench/core/results.hpp"
+
+namespace hetprobe {
+
+// The memory-ordering primitive of each side for one configuration.
+struct OrderPair {
+  MemoryOrder cpu = MemoryOrder::volatile_access;
+  MemoryOrder gpu = MemoryOrder::volatile_access;
+  auto operator<=>(const OrderPair&) const = default;
+};
+
+// Distance between the to-device and the to-host flag.
+enum class FlagSpacing { same_line, line, page };  // 8 B, 128 B, 4096 B apart
+const char* to_string(FlagSpacing spacing);
+std::size_t spacing_bytes(FlagSpacing spacing);
+
+// Parsers for the CLI and Python: throw a usage Error naming what is wrong.
+MemoryOrder parse_memory_order(const std::string& text);
+std::vector<OrderPair> parse_order_pairs(const std::string& text);  // "volatile,acqrel,volatile:relaxed"
+FlagPlacement parse_flag_placement(const std::string& text);
+FlagSpacing parse_flag_spacing(const std::string& text);
+std::vector<FlagPlacement> parse_flag_placements(const std::string& text);  // "pinned,managed"
+std::vector<FlagSpacing> parse_flag_spacings(const std::string& text);      // "same-line,page"
+HostCoherence parse_host_coherence(const std::string& text);
+std::vector<LaunchMechanism> all_launch_mechanisms();
+// Mechanism records of the mechanisms part: the flag mechanisms, then every launch mechanism.
+std::size_t notify_mechanism_count();
+
+enum class NotifyPart { overhead, roundtrip, mechanisms };
+std::vector<NotifyPart> parse_notify_parts(const std::string& text);  // "all" or a list
+
+struct NotifyConfig {
+  std::vector<NotifyPart> parts{NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms};
+  std::vector<OrderPair> orders;
+  std::vector<FlagPlacement> placements{FlagPlacement::pinned};
+  std::vector<FlagSpacing> spacings{FlagSpacing::line};
+  HostCoherence host_memory = HostCoherence::default_kind;
+  int overhead_ops = 1000;       // read+write pairs per overhead sample
+  int overhead_samples = 100;
+  int exchanges = 10000;         // round trips per configuration
+  int mechanism_samples = 2000;
+  int warmup = 100;
+  double timeout_s = 30;
+  Json to_json() const;
+};
+
+// Throws a usage Error when the config asks for memory this device lacks
+// (managed flags without concurrent managed access, HIP-only host memory kinds).
+void check_notify_config(const NotifyConfig& config, const DeviceInfo& device);
+
+// Runs the configured parts on `device`, timing the host side with `clock`.
+void run_notify(const NotifyConfig& config, Device& device, const HostClock& clock, const RecordSink& sink);
+
+// One overhead sample (paper 002 Table 1): `ops` x (load flag; store flag + 1)
+// with `order`, timed as a whole: by the host on `clock` (host ticks), or by
+// one device thread on its timer (device ticks; `flag` a device address).
+std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops);
+std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned long long* flag, int ops,
+                                   double timeout_s);
+
+// Measures a host-timed CPU->GPU->CPU round trip through pinned flags: `n`
+// samples in ns (after `warmup`). For hetprobe-micro and the tests.
+std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n,
+                                         int warmup, double timeout_s);
+
+}  // namespace hetprobe

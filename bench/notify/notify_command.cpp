@@ -1,0 +1,102 @@
+// `hetprobe notify`: the cost of one CPU<->GPU notification through a flag
+// (paper 002 Table 1), the round trip both ways, and every mechanism side by
+// side. Single process; under mpirun each rank measures its own device.
+#include <algorithm>
+#include <memory>
+
+#include "bench/cli/command.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/notify/notify.hpp"
+#include "bench/notify/notify_table.hpp"
+#include "bench/cli/option_checks.hpp"
+#include "bench/core/probe_session.hpp"
+
+namespace hetprobe::cli {
+
+namespace {
+
+struct Options {
+  SessionOptions session;
+  std::string parts = "all";
+  std::string orders = "volatile:relaxed,volatile,relaxed,acqrel,fence,volatile:fence";
+  std::string placements = "pinned";
+  std::string spacings = "line";
+  std::string host_memory = "default";
+  NotifyConfig numbers;  // the integer options, parsed straight in
+};
+
+// The numbers are range-checked by the parser (option_checks.hpp); the lists here.
+NotifyConfig build_config(const Options& o) {
+  NotifyConfig c = o.numbers;
+  c.parts = parse_option("--parts", o.parts, parse_notify_parts);
+  c.orders = parse_option("--orders", o.orders, parse_order_pairs);
+  c.placements = parse_option("--placement", o.placements, parse_flag_placements);
+  c.spacings = parse_option("--spacing", o.spacings, parse_flag_spacings);
+  c.host_memory = parse_option("--host-memory", o.host_memory, parse_host_coherence);
+  return c;
+}
+
+// Records run_notify writes: per placement, spacing and order 4 overhead
+// records (cpu and gpu side, alone and contended) and 2 round trips (one each
+// way); then the mechanisms.
+std::size_t expected_records(const NotifyConfig& c) {
+  const auto has = [&](NotifyPart p) { return std::find(c.parts.begin(), c.parts.end(), p) != c.parts.end(); };
+  const std::size_t per_setup = (has(NotifyPart::overhead) ? 4 : 0) + (has(NotifyPart::roundtrip) ? 2 : 0);
+  return c.placements.size() * c.spacings.size() * c.orders.size() * per_setup +
+         (has(NotifyPart::mechanisms) ? notify_mechanism_count() : 0);
+}
+
+}  // namespace
+
+CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("notify",
+      "CPU<->GPU notification costs: one flag read+write on each side (paper Table 1), the flag round trip both "
+      "ways, and every signalling mechanism side by side (single process; one device per MPI rank)");
+  c->add_option("--parts", o->parts, "What to measure: all, or a list of overhead, roundtrip, mechanisms")
+      ->capture_default_str();
+  c->add_option("--orders", o->orders,
+                "Memory-ordering primitives, a list of ORDER (both sides) or CPU_ORDER:GPU_ORDER; ORDER is volatile, "
+                "relaxed (atomic), acqrel (acquire loads, release stores; system scope on the GPU) or fence (volatile "
+                "+ system fence). volatile:relaxed is the paper's Table 1 (CPU plain, GPU atomics)")
+      ->capture_default_str();
+  c->add_option("--placement", o->placements, "Flag memory for overhead and round trip: pinned, managed (a list)")
+      ->capture_default_str();
+  c->add_option("--spacing", o->spacings, "Distance between the two flags: same-line (8 B), line (128 B), page "
+                "(4096 B) (a list)")->capture_default_str();
+  c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
+      ->capture_default_str();
+  c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--overhead-samples", o->numbers.overhead_samples, "Overhead samples per configuration")
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--exchanges", o->numbers.exchanges, "Round trips per configuration and direction")
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")
+      ->check(count_from(1))->capture_default_str();
+  c->add_option("--warmup", o->numbers.warmup, "Untimed exchanges before each timed set")
+      ->check(count_from(0))->capture_default_str();
+  c->add_option("--timeout", o->numbers.timeout_s, "Seconds any wait (host or device) may take before the run stops "
+                "with an error")->check(seconds_up_to_a_day())->capture_default_str();
+  add_session_options(c, o->session, "notify");
+  return [o, env](const std::vector<std::string>& argv) {
+    auto config = std::make_shared<NotifyConfig>();
+    return run_session({"notify",
+                        [o, config] {
+                          *config = build_config(*o);
+                          return config->to_json();
+                        },
+                        [config](const Device& d) { check_notify_config(*config, d.info()); },
+                        [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
+                          run_notify(*config, d, clock, sink);
+                        },
+                        [](const Json& header, const std::vector<Json>& records) {
+                          print_notify_tables(stdout, header, records);
+                        },
+                        nullptr,
+                        [config] { return expected_records(*config); }},
+                       o->session, argv, env);
+  };
+}
+
+}  // namespace hetprobe::cli

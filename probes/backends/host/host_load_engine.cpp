@@ -1,0 +1,126 @@
+// The host backend's load engine: CPU threads run the same run_load_worker()
+// and run_load_reporter() as the GPU kernels. Thread kinds: one worker thread
+// (stream) or one per hardware thread but the caller's (stacked); the copy
+// kinds: one worker copying between the pinned target and the engine's own
+// memory (the "device memory" of this backend), as one copy engine would.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "bench/core/errors.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "probes/load/load_engine.hpp"
+#include "bench/core/thread_affinity.hpp"
+
+namespace hetprobe::host_backend {
+
+namespace {
+
+constexpr std::uint64_t kChunkBytes = 64 * 1024;
+
+std::atomic_ref<unsigned long long> ref(unsigned long long* p) { return std::atomic_ref<unsigned long long>(*p); }
+
+// What run_load_reporter() expects, on a host thread.
+// Waits here sleep rather than yield: a yield to a rank that busy-polls MPI
+// on the same core gives it a whole time slice, a sleep wakes in tens of us.
+struct HostReporterOps : HostSignalOps {
+  void relax() { std::this_thread::sleep_for(std::chrono::microseconds(10)); }
+  unsigned long long load_shared(unsigned long long* p) { return ref(p).load(std::memory_order_acquire); }
+  void store_shared(unsigned long long* p, unsigned long long v) { ref(p).store(v, std::memory_order_release); }
+};
+
+// What run_load_worker() expects: a worker of one lane.
+struct HostLoadWorker : HostReporterOps {
+  std::uint64_t index, count;
+  std::uint64_t worker() const { return index; }
+  std::uint64_t workers() const { return count; }
+  std::uint64_t lane() const { return 0; }
+  std::uint64_t lanes() const { return 1; }
+  unsigned long long broadcast(unsigned long long v) const { return v; }
+  void sync_lanes() {}
+  void pause(std::uint64_t ns) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+    if (ns > 50'000) std::this_thread::sleep_until(until);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+  void add(unsigned long long* p, unsigned long long x) { ref(p).fetch_add(x, std::memory_order_acq_rel); }
+  void store16(unsigned char* p, std::uint64_t lo, std::uint64_t hi) {
+    auto* w = reinterpret_cast<volatile std::uint64_t*>(p);
+    w[0] = lo;
+    w[1] = hi;
+  }
+  std::uint64_t load16(const unsigned char* p) {
+    const auto* w = reinterpret_cast<const volatile std::uint64_t*>(p);
+    return w[0] ^ w[1];
+  }
+  void copy16(unsigned char* to, const unsigned char* from) { std::memcpy(to, from, 16); }
+  unsigned long long load_flag(const unsigned long long* p) { return load_relaxed(p); }
+  void store_byte(unsigned char* p, unsigned char v) { *static_cast<volatile unsigned char*>(p) = v; }
+  std::uint64_t load_byte(const unsigned char* p) { return *static_cast<const volatile unsigned char*>(p); }
+};
+
+class HostLoadEngine final : public LoadEngine {
+ public:
+  HostLoadEngine(Device& device) : LoadEngine(device, device.alloc_pinned(control_and_ring_bytes())) {}
+  ~HostLoadEngine() override {
+    if (!threads_.empty()) {
+      request_stop();
+      for (auto& t : threads_) t.join();
+    }
+  }
+
+  LoadShape shape(LoadKind kind, Access access, std::uint64_t) const override {
+    const int cores = device_.info().multiprocessors;
+    const int n = kind == LoadKind::copy_d2h || kind == LoadKind::copy_h2d || access == Access::stream
+                      ? 1 : std::max(1, cores - 1);
+    return {"host threads", n, 1, n, kChunkBytes};
+  }
+
+  void start(const LoadTask& task) override {
+    if (!threads_.empty()) throw Error(ErrorKind::check, "a load is already running on this engine");
+    begin(task);
+    const LoadShape s = shape(task.kind, task.access, task.target_bytes);
+    std::byte* source = nullptr;
+    if (task.kind == LoadKind::copy_d2h || task.kind == LoadKind::copy_h2d) {
+      if (own_.size() < task.target_bytes + 16) own_.assign(task.target_bytes + 16, std::byte{0x80});
+      source = own_.data();
+    }
+    shared_ = LoadShared{};
+    const LoadArgs args = protocol_args(task, s, &shared_, source);
+    const std::vector<int> cpus = task.helper_cpus;
+    threads_.emplace_back([args, cpus] {
+      bind_current_thread(cpus);
+      HostReporterOps ops;
+      run_load_reporter(ops, args);
+    });
+    for (long long w = 0; w < s.workers; ++w)
+      threads_.emplace_back([args, w, n = s.workers, cpus] {
+        bind_current_thread(cpus);
+        HostLoadWorker worker{{}, static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(n)};
+        run_load_worker(worker, args);
+      });
+  }
+
+  LoadOutcome join() override {
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    return finish();
+  }
+
+ private:
+  LoadShared shared_{};
+  std::vector<std::byte> own_;  // the copy kinds' far end
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
+std::unique_ptr<LoadEngine> make_load_engine(Device& device) { return std::make_unique<HostLoadEngine>(device); }
+
+}  // namespace hetprobe::host_backend
