@@ -51,11 +51,11 @@ def test_the_version_is_written_once_and_every_part_reports_it():
     import re
     from pathlib import Path
 
-    import hetprobe
+    import hetprobe as package
 
     cmake = (Path(__file__).parents[2] / "CMakeLists.txt").read_text()
     written = re.search(r"project\(hetprobe VERSION ([0-9.]+)", cmake).group(1)
-    assert hetprobe.__version__ == written
+    assert package.__version__ == written
     done = hetprobe("--version")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:2] == ["hetprobe", written]
