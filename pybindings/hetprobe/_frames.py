@@ -10,37 +10,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import _schema
 from ._fields import Malformed, json_type, need, number, numbers, opt, strings
 
 # record_id: the row's index in Results.records (ties summary rows, samples and records together).
 COMMON = ["file", "segment", "probe", "record", "host", "backend", "device", "rank", "record_id"]
+# From the schema (results.schema.json): the record fields marked "frame": "key" (what a row is a
+# measurement of) and "extra" (per-row readings beside the statistics), and the Summary's fields.
 # warnings: the record's own (its spread; measurement conditions are the header's), "; "-joined;
 # "" when it has none, None for files from before they were recorded.
-KEYS = [
-    "size_bytes", "layout", "access", "send_mode", "writer_side",          # interference
-    "load_kind", "load_gpus", "load_rate",
-    "writer", "bytes",                                                     # bandwidth
-    "side", "contended", "cpu_order", "gpu_order", "placement", "spacing",  # notify
-    "spacing_bytes", "host_memory", "ops_per_sample", "unresolved",
-    "direction", "timed_by", "exchanges",
-    "mechanism", "go", "done", "status", "skipped_reason",
-    "batch", "role", "at_s",                                               # clock
-    "variant", "setup", "cube", "send", "receive_wait", "signal",          # halo
-    "staging", "threads_per_block",
-]
-STATS = ["n", "min", "p10", "median", "p90", "p99", "max", "mean", "stddev"]
-EXTRAS = [
-    "ratio_to_ssb_median", "payload_check", "torn_fraction_median", "bandwidth_during_send_gbs",
-    "traffic_during_send_gbs", "rate_fraction", "target_gbs", "full_rate_gbs", "payload_writer",
-    "ratio_to_plain_median", "resolution_ns",
-    "drift_ppm", "precision_ns", "best_precision_ns", "offset_ns", "ns_per_tick", "span_s",
-    "samples_used", "samples_total", "residual_rms_ns", "check_error_ns", "check_within_precision",
-    "label", "lower_bound_ns", "comm_ns",
-]
+KEYS = list(_schema.frame_columns("key"))
+STATS = _schema.summary_fields()
+EXTRAS = list(_schema.frame_columns("extra"))
 SUMMARY_COLUMNS = COMMON + KEYS + ["metric", "unit"] + STATS + EXTRAS + ["warnings"]
 SAMPLE_COLUMNS = COMMON + KEYS + ["metric", "unit", "sample", "value"]
-HEADER_COLUMNS = ["file", "segment", "probe", "host", "backend", "device", "git_revision",
-                  "hetprobe_version", "start_time_utc", "resumed", "mpi_ranks", "command_line", "warnings"]
+HEADER_COLUMNS = ["file", "segment", *_schema.frame_columns("header")]
 
 _INT = {"segment", "rank", "record_id", "size_bytes", "bytes", "spacing_bytes", "ops_per_sample", "exchanges",
         "batch", "n", "samples_used", "samples_total", "sample", "mpi_ranks", "cube", "load_gpus"}

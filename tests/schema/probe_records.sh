@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every probe on the host backend with small settings, writing results files,
+# then every line validated against the JSON schema (issue 14 item 4): a field
+# of the wrong type, a missing required field, a field or record type the
+# schema does not describe, or a record type of the schema no run wrote, fails.
+# probe_records.sh HETPROBE PYTHON SCHEMA MPIEXEC [MPIEXEC FLAGS...]
+set -euo pipefail
+hp=$1 python=$2 schema=$3
+shift 3
+mpiexec=("$@")
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+run() { "$@" >/dev/null || { echo "FAIL: $*"; exit 1; }; }
+
+run "$hp" notify --device host --exchanges 100 --mechanism-samples 20 --overhead-samples 3 --overhead-ops 100 \
+  --warmup 2 --orders volatile --quiet --out "$work/notify.jsonl"
+run "$hp" clock --device host --span 0.3 --batches 2 --check-after 0.1 --samples 20 --quiet --out "$work/clock.jsonl"
+run "$hp" bandwidth --device host --size 1MiB --reps 2 --duration 0.01 --load write,copy-d2h --out "$work/bandwidth.jsonl"
+# Interference: the loads (host_memory first), the receiver's writer and loads, and the paper's writer with its timeline.
+run "${mpiexec[@]}" -n 2 "$hp" interference --device host --sizes 1KiB --reps 3 --warmup 1 --access stream \
+  --load write,copy-d2h --load-bytes 64KiB --load-rate 1,0.5 --writer both --quiet --out "$work/interference.jsonl"
+run "${mpiexec[@]}" -n 2 "$hp" interference --device host --sizes 1KiB --reps 3 --warmup 1 --access stream --paper \
+  --no-host-stream --quiet --out "$work/interference-paper.jsonl"
+run "${mpiexec[@]}" -n 2 "$hp" halo --device host --cube 40 --iterations 2 --warmup 1 --quiet --out "$work/halo.jsonl"
+
+"$python" "$here/validate_records.py" "$schema" "$work"/*.jsonl
