@@ -17,7 +17,7 @@ from hetprobe.load import load, read_jsonl
 jsonschema = pytest.importorskip("jsonschema")
 
 COMMITTED = sorted(DATA.rglob("*.jsonl"))
-UNITS = {"ns", "s", "GB/s", "bytes", "Hz", "ppm", "ticks", "ticks/ns", "s/byte", "count", "ratio", "index", "id",
+UNITS = {"ns", "s", "GB/s", "B/s", "bytes", "Hz", "ppm", "ticks", "ticks/ns", "s/byte", "count", "ratio", "index", "id",
          "field"}
 # Record types no committed file holds, and where they are made instead (tests/schema/probe_records.sh
 # writes every one on the host backend).
