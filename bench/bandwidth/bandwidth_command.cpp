@@ -122,7 +122,7 @@ void print_table(const Device& device, std::uint64_t bytes, int reps, const std:
 int run(const Options& o, const std::vector<std::string>& argv) {
   // Every input checked before anything is opened or written.
   const std::uint64_t bytes = parse_option("--size", o.size, [](const std::string& t) { return parse_size(t); });
-  std::vector<LoadKind> kinds = parse_load_kinds(o.load);
+  std::vector<LoadKind> kinds = parse_option("--load", o.load, parse_load_kinds);
   std::erase(kinds, LoadKind::none);
   check_memory_available(bytes, "--size " + o.size);
   if (!o.out.empty()) check_results_target("bandwidth", o.out, Resume::unavailable);
@@ -199,15 +199,14 @@ CommandFn add_bandwidth_command(CLI::App& app) {
       "async copy each way) against the paper's persistent writer and the interference loads at full rate "
       "(single process)");
   c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
-  c->add_option("--reps", o->reps, "Samples of each")->check(count_from(1))->capture_default_str();
+  add_reps_option(c, o->reps, "Samples of each");
   c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
       ->check(number_in(0, kMaxSampleSeconds, true, " s"))->capture_default_str();
   c->add_option("--load", o->load, "Load kinds to measure at full rate: all, or a list of write, read, poll, "
                 "copy-d2h, copy-h2d")->capture_default_str();
-  c->add_option("--device", o->device, "Backend: auto, cuda, hip, host")->capture_default_str();
-  c->add_option("--gpu", o->gpu, "Device ordinal within the backend")->check(integer_in(0, kMaxDeviceOrdinal))
-      ->capture_default_str();
-  c->add_option("--out", o->out, "Also write JSON Lines records here");
+  add_device_option(c, o->device);
+  add_gpu_option(c, o->gpu);
+  add_out_option(c, o->out, "Also write JSON Lines records here");
   return [o](const std::vector<std::string>& argv) { return run(*o, argv); };
 }
 

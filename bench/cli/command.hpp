@@ -47,8 +47,19 @@ CommandFn add_halo_command(CLI::App& app);
 Json topology_report(const std::string& topology_file);
 Json devices_report();
 
+// Options several subcommands offer, each registered here once, so its
+// name, help, default and range check are the same everywhere.
 // --bind, as every probe that places ranks offers it.
 void add_bind_option(CLI::App* command, std::string& bind);
+void add_device_option(CLI::App* command, std::string& device);
+// --gpu; a negative default means the rank's node-local device.
+void add_gpu_option(CLI::App* command, int& gpu);
+void add_out_option(CLI::App* command, std::string& out, const std::string& help);
+void add_clock_option(CLI::App* command, std::string& clock);
+void add_quiet_flag(CLI::App* command, bool& quiet);
+void add_reps_option(CLI::App* command, int& reps, const std::string& help);
+void add_warmup_option(CLI::App* command, int& warmup, const std::string& help);
+void add_timeout_option(CLI::App* command, double& timeout_s);
 
 // True unless a launcher (mpirun, srun) says this process is not rank 0: for
 // messages every rank would otherwise print once each.

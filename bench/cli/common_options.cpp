@@ -1,7 +1,8 @@
-// Pieces the subcommands share: --bind, and which launched process speaks.
+// Pieces the subcommands share: their common options, and which launched process speaks.
 #include <cstdlib>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/option_checks.hpp"
 
 namespace hetprobe::cli {
 
@@ -17,6 +18,46 @@ void add_bind_option(CLI::App* command, std::string& bind) {
                       "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
                       "results header")
       ->capture_default_str();
+}
+
+void add_device_option(CLI::App* command, std::string& device) {
+  command->add_option("--device", device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
+      ->capture_default_str();
+}
+
+void add_gpu_option(CLI::App* command, int& gpu) {
+  const bool per_rank = gpu < 0;
+  CLI::Option* option = command->add_option(
+      "--gpu", gpu,
+      std::string("Device ordinal within the backend") +
+          (per_rank ? " (default: the rank's node-local index, round robin over the node's devices)" : ""));
+  option->check(integer_in(0, kMaxDeviceOrdinal));
+  if (!per_rank) option->capture_default_str();
+}
+
+void add_out_option(CLI::App* command, std::string& out, const std::string& help) {
+  command->add_option("--out", out, help);
+}
+
+void add_clock_option(CLI::App* command, std::string& clock) {
+  command->add_option("--clock", clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();
+}
+
+void add_quiet_flag(CLI::App* command, bool& quiet) {
+  command->add_flag("--quiet", quiet, "No progress lines on stderr");
+}
+
+void add_reps_option(CLI::App* command, int& reps, const std::string& help) {
+  command->add_option("--reps", reps, help)->check(count_from(1))->capture_default_str();
+}
+
+void add_warmup_option(CLI::App* command, int& warmup, const std::string& help) {
+  command->add_option("--warmup", warmup, help)->check(count_from(0))->capture_default_str();
+}
+
+void add_timeout_option(CLI::App* command, double& timeout_s) {
+  command->add_option("--timeout", timeout_s, "Seconds any wait (host or device) may take before the run stops "
+                      "with an error")->check(seconds_up_to_a_day())->capture_default_str();
 }
 
 }  // namespace hetprobe::cli

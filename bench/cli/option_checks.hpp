@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "bench/core/enum_table.hpp"
 #include "bench/core/errors.hpp"
 
 namespace hetprobe::cli {
@@ -76,6 +78,17 @@ auto parse_option(const std::string& option, const std::string& value, Parse par
     if (e.kind() != ErrorKind::usage) throw;
     throw usage_error(option + " " + value + ": " + e.what());
   }
+}
+
+// An option naming one value of `names`, or a list of them (or all); errors
+// name the option, the value and the valid names.
+template <class E, std::size_t N>
+E parse_enum(const std::string& option, const std::string& value, const EnumTable<E, N>& names) {
+  return parse_option(option, value, [&](const std::string& text) { return names.parse(text); });
+}
+template <class E, std::size_t N>
+std::vector<E> parse_enum_list(const std::string& option, const std::string& value, const EnumTable<E, N>& names) {
+  return parse_option(option, value, [&](const std::string& text) { return names.parse_list(text); });
 }
 
 }  // namespace hetprobe::cli

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/option_checks.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/results_report.hpp"
 
@@ -62,7 +63,7 @@ bool is_directory(const std::string& path) {
 }
 
 int run(const Options& o) {
-  const TableFormat format = parse_table_format(o.format);
+  const TableFormat format = parse_enum("--format", o.format, kTableFormatNames);
   std::vector<std::pair<fs::path, bool>> files;  // and whether it came from a directory
   bool headings = o.paths.size() > 1;
   for (const std::string& p : o.paths) {

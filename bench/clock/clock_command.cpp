@@ -8,6 +8,7 @@
 #include "bench/core/errors.hpp"
 #include "bench/clock/clock_table.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "probes/device/device_names.hpp"
 #include "bench/core/probe_session.hpp"
 
 namespace hetprobe::cli {
@@ -29,7 +30,7 @@ struct Options {
 // The numbers are range-checked by the parser (option_checks.hpp).
 ClockSyncConfig build_config(const Options& o) {
   ClockSyncConfig c = o.config;
-  c.order = parse_option("--order", o.order, parse_memory_order);
+  c.order = parse_enum("--order", o.order, kMemoryOrderNames);
   const long long samples = static_cast<long long>(c.samples_per_batch) * (c.batches + 1);
   if (samples > kMaxSamples)
     throw usage_error("--samples " + std::to_string(c.samples_per_batch) + " x (--batches " + std::to_string(c.batches) +
@@ -57,8 +58,7 @@ CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
       ->check(number_in(0, 1, true))->capture_default_str();
   c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
       ->capture_default_str();
-  c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take before the run stops with an error")
-      ->check(seconds_up_to_a_day())->capture_default_str();
+  add_timeout_option(c, o->config.timeout_s);
   add_session_options(c, o->session, "clock");
   return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<ClockSyncConfig>();

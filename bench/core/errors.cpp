@@ -4,21 +4,24 @@
 #include <cstring>
 #include <filesystem>
 
+#include "bench/core/enum_table.hpp"
+
 namespace hetprobe {
 
-const char* to_string(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::usage: return "usage";
-    case ErrorKind::device: return "device";
-    case ErrorKind::timeout: return "timeout";
-    case ErrorKind::mpi: return "mpi";
-    case ErrorKind::io: return "io";
-    case ErrorKind::check: return "check";
-    case ErrorKind::interrupted: return "interrupted";
-    case ErrorKind::unsupported: return "unsupported";
-  }
-  return "unknown";
-}
+namespace {
+// Words for messages ("hetprobe: usage error: ..."), and the test reports'.
+constexpr EnumTable<ErrorKind, 8> kErrorKindNames{"error kind",
+                                                  {{{ErrorKind::usage, "usage"},
+                                                    {ErrorKind::device, "device"},
+                                                    {ErrorKind::timeout, "timeout"},
+                                                    {ErrorKind::mpi, "mpi"},
+                                                    {ErrorKind::io, "io"},
+                                                    {ErrorKind::check, "check"},
+                                                    {ErrorKind::interrupted, "interrupted"},
+                                                    {ErrorKind::unsupported, "unsupported"}}}};
+}  // namespace
+
+const char* to_string(ErrorKind kind) { return kErrorKindNames.name(kind); }
 
 Error::Error(ErrorKind kind, const std::string& message, std::source_location where)
     : std::runtime_error(message),

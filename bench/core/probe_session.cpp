@@ -21,16 +21,13 @@
 namespace hetprobe::cli {
 
 void add_session_options(CLI::App* c, SessionOptions& o, const std::string& probe) {
-  c->add_option("--device", o.device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
-      ->capture_default_str();
-  c->add_option("--gpu", o.gpu, "Device ordinal within the backend (default: the rank's node-local index)")
-      ->check(integer_in(0, kMaxDeviceOrdinal));
-  c->add_option("--out", o.out, "Results file, JSON Lines (default: hetprobe-" + probe + "-<UTC time>.jsonl)");
-  c->add_option("--clock", o.clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();
+  add_device_option(c, o.device);
+  add_gpu_option(c, o.gpu);
+  add_out_option(c, o.out, "Results file, JSON Lines (default: hetprobe-" + probe + "-<UTC time>.jsonl)");
+  add_clock_option(c, o.clock);
   add_bind_option(c, o.bind);
-  c->add_flag("--quiet", o.quiet, "No progress lines on stderr");
+  add_quiet_flag(c, o.quiet);
 }
-
 
 namespace {
 

@@ -189,14 +189,6 @@ void print_markdown(std::FILE* out, const Report& r) {
 
 }  // namespace
 
-TableFormat parse_table_format(const std::string& text) {
-  if (text == "table") return TableFormat::table;
-  if (text == "csv") return TableFormat::csv;
-  if (text == "json") return TableFormat::json;
-  if (text == "markdown") return TableFormat::markdown;
-  throw usage_error("--format " + text + ": expected table, csv, json or markdown");
-}
-
 std::string cell_text(const Column& column, const Json& cell) {
   if (cell.is_null()) return "-";
   if (cell.is_string()) return cell.get<std::string>();

@@ -8,13 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/enum_table.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe {
 
 enum class TableFormat { table, csv, json, markdown };
-// "table", "csv", "json", "markdown"; anything else is a usage Error naming --format.
-TableFormat parse_table_format(const std::string& text);
+inline constexpr EnumTable<TableFormat, 4> kTableFormatNames{"table format",
+                                                             {{{TableFormat::table, "table"},
+                                                               {TableFormat::csv, "csv"},
+                                                               {TableFormat::json, "json"},
+                                                               {TableFormat::markdown, "markdown"}}}};
 
 struct Column {
   enum class Align { left, right };

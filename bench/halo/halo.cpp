@@ -12,51 +12,8 @@
 #include "probes/signal/host_signal_ops.hpp"
 #include "bench/core/interrupt.hpp"
 #include "bench/core/stats.hpp"
-#include "bench/core/text_list.hpp"
 
 namespace hetprobe {
-
-namespace {
-
-template <class T, std::size_t N>
-std::vector<T> parse_names(const std::string& list, const char* what, const std::array<T, N>& all) {
-  if (list == "all") return {all.begin(), all.end()};
-  std::vector<T> out;
-  std::string expected;
-  for (T v : all) expected += std::string(expected.empty() ? "" : ", ") + to_string(v);
-  for (const std::string& name : split_list(list, std::string(what) + " list")) {
-    const auto it = std::find_if(all.begin(), all.end(), [&](T v) { return name == to_string(v); });
-    if (it == all.end()) throw usage_error(std::string(what) + " '" + name + "': expected " + expected + " or all");
-    if (std::find(out.begin(), out.end(), *it) != out.end())
-      throw usage_error(std::string(what) + " " + name + " listed twice");
-    out.push_back(*it);
-  }
-  return out;
-}
-
-}  // namespace
-
-const char* to_string(HaloVariant v) {
-  switch (v) {
-    case HaloVariant::baseline: return "baseline";
-    case HaloVariant::notify_stream: return "notify-stream";
-    case HaloVariant::notify_stacked: return "notify-stacked";
-  }
-  return "?";
-}
-const char* to_string(HaloSignal s) { return s == HaloSignal::channel ? "channel" : "queue"; }
-const char* to_string(HaloStaging s) { return s == HaloStaging::pinned ? "pinned" : "memcpy"; }
-
-std::vector<HaloVariant> parse_halo_variants(const std::string& list) {
-  return parse_names(list, "halo variant",
-                     std::array{HaloVariant::baseline, HaloVariant::notify_stream, HaloVariant::notify_stacked});
-}
-std::vector<HaloSignal> parse_halo_signals(const std::string& list) {
-  return parse_names(list, "halo signal", std::array{HaloSignal::channel, HaloSignal::queue});
-}
-std::vector<HaloStaging> parse_halo_stagings(const std::string& list) {
-  return parse_names(list, "halo staging", std::array{HaloStaging::pinned, HaloStaging::memcpy});
-}
 
 std::string HaloSetup::label() const {
   const bool baseline = variant == HaloVariant::baseline;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bench/clock/clock_fit.hpp"
+#include "bench/core/enum_table.hpp"
 #include "probes/device/device.hpp"
 #include "bench/halo/halo_layout.hpp"
 #include "probes/device/host_clock.hpp"
@@ -39,13 +40,17 @@ namespace hetprobe {
 enum class HaloVariant { baseline, notify_stream, notify_stacked };
 enum class HaloSignal { channel, queue };   // how the device says "packed" (notify variants)
 enum class HaloStaging { pinned, memcpy };  // where pack writes what MPI sends
-const char* to_string(HaloVariant v);
-const char* to_string(HaloSignal s);
-const char* to_string(HaloStaging s);
-// Comma lists; "all" for every value. Usage errors for unknown or repeated names.
-std::vector<HaloVariant> parse_halo_variants(const std::string& list);
-std::vector<HaloSignal> parse_halo_signals(const std::string& list);
-std::vector<HaloStaging> parse_halo_stagings(const std::string& list);
+inline constexpr EnumTable<HaloVariant, 3> kHaloVariantNames{"halo variant",
+                                                             {{{HaloVariant::baseline, "baseline"},
+                                                               {HaloVariant::notify_stream, "notify-stream"},
+                                                               {HaloVariant::notify_stacked, "notify-stacked"}}}};
+inline constexpr EnumTable<HaloSignal, 2> kHaloSignalNames{
+    "halo signal", {{{HaloSignal::channel, "channel"}, {HaloSignal::queue, "queue"}}}};
+inline constexpr EnumTable<HaloStaging, 2> kHaloStagingNames{
+    "halo staging", {{{HaloStaging::pinned, "pinned"}, {HaloStaging::memcpy, "memcpy"}}}};
+inline const char* to_string(HaloVariant v) { return kHaloVariantNames.name(v); }
+inline const char* to_string(HaloSignal s) { return kHaloSignalNames.name(s); }
+inline const char* to_string(HaloStaging s) { return kHaloStagingNames.name(s); }
 
 // One measured combination.
 struct HaloSetup {

@@ -92,34 +92,25 @@ void validate_layouts(const Options& o) {
     file_layout(o.layout_file, 0, kAnyRanks);
     return;
   }
-  if (o.peers != "auto") parse_option("--peers", o.peers, parse_halo_peers);
+  if (o.peers != "auto") parse_enum("--peers", o.peers, kHaloPeersNames);
   Options grid_only = o;
   grid_only.peers = "grid";
   layouts(grid_only, 0, 1);
 }
 
-// "off", "on" or both, comma-separated: which settings of a two-way option to run.
-std::vector<bool> parse_pair_list(const std::string& list, const char* option, const char* off, const char* on) {
-  std::vector<bool> out;
-  for (const std::string& name : split_list(list, option)) {
-    if (name != off && name != on)
-      throw usage_error(std::string(option) + " " + list + ": expected " + off + ", " + on + " or both, comma-separated");
-    if (std::find(out.begin(), out.end(), name == on) != out.end())
-      throw usage_error(std::string(option) + " " + name + " listed twice");
-    out.push_back(name == on);
-  }
-  return out;
-}
+// Which settings of a two-way option to run: one of them, or both.
+constexpr EnumTable<bool, 2> kSendNames{"send mode", {{{false, "isend"}, {true, "send"}}}};
+constexpr EnumTable<bool, 2> kRecvWaitNames{"receive wait", {{{false, "waitall"}, {true, "testany"}}}};
 
 // The numbers are range-checked by the parser (option_checks.hpp); lists,
 // sizes and the models' consistency here.
 HaloConfig build_config(const Options& o) {
   HaloConfig c = o.config;
-  c.variants = parse_option("--variants", o.variants, parse_halo_variants);
-  c.blocking_sends = parse_pair_list(o.send, "--send", "isend", "send");
-  c.testanys = parse_pair_list(o.recv_wait, "--recv-wait", "waitall", "testany");
-  c.signals = parse_option("--signal", o.signal, parse_halo_signals);
-  c.stagings = parse_option("--staging", o.staging, parse_halo_stagings);
+  c.variants = parse_enum_list("--variants", o.variants, kHaloVariantNames);
+  c.blocking_sends = parse_enum_list("--send", o.send, kSendNames);
+  c.testanys = parse_enum_list("--recv-wait", o.recv_wait, kRecvWaitNames);
+  c.signals = parse_enum_list("--signal", o.signal, kHaloSignalNames);
+  c.stagings = parse_enum_list("--staging", o.staging, kHaloStagingNames);
   c.threads_per_block.clear();
   for (std::uint64_t t : parse_option("--threads", o.threads, [](const std::string& t) { return parse_size_list(t); })) {
     if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
@@ -236,8 +227,7 @@ CommandFn add_halo_command(CLI::App& app) {
                 "memory, then one device-to-host copy per message on its own stream), or both")->capture_default_str();
   c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")->check(count_from(1))
       ->capture_default_str();
-  c->add_option("--warmup", o->config.warmup, "Untimed iterations before them")->check(count_from(0))
-      ->capture_default_str();
+  add_warmup_option(c, o->config.warmup, "Untimed iterations before them");
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
   c->add_option("--poll-pause", o->config.poll_pause_ns, "notify variants: ns the GPU pauses between two reads of an "
@@ -247,8 +237,7 @@ CommandFn add_halo_command(CLI::App& app) {
                 "median iteration's alone), or none")->capture_default_str();
   c->add_option("--long-bytes", o->long_bytes, "notify-stacked: messages at least this big are packed and unpacked "
                 "by the whole grid; auto: half the largest message")->capture_default_str();
-  c->add_option("--timeout", o->config.timeout_s, "Seconds any wait may take")->check(seconds_up_to_a_day())
-      ->capture_default_str();
+  add_timeout_option(c, o->config.timeout_s);
   c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
       ->check(count_from(1))->capture_default_str();
   c->add_option("--model-alpha", o->alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)")

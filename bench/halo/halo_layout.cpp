@@ -136,14 +136,6 @@ std::string join(const std::array<int, 3>& v, const char* sep) {
 
 }  // namespace
 
-const char* to_string(HaloPeers peers) { return peers == HaloPeers::pair ? "pair" : "grid"; }
-
-HaloPeers parse_halo_peers(std::string_view text) {
-  if (text == "grid") return HaloPeers::grid;
-  if (text == "pair") return HaloPeers::pair;
-  throw usage_error("halo peers \"" + std::string(text) + "\": expected grid or pair");
-}
-
 Json HaloMessage::to_json() const {
   return Json{{"index", index}, {"direction", direction}, {"kind", kind},
               {"bytes", bytes}, {"send_to", send_to},     {"recv_from", recv_from}};

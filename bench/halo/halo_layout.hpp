@@ -27,16 +27,19 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/core/enum_table.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe {
 
 // grid: periodic 3D process grid over the ranks; pair: rank r <-> r^1 (all messages to the other).
 enum class HaloPeers { grid, pair };
+inline constexpr EnumTable<HaloPeers, 2> kHaloPeersNames{"halo peers",
+                                                         {{{HaloPeers::grid, "grid"}, {HaloPeers::pair, "pair"}}}};
 
-const char* to_string(HaloPeers peers);
+inline const char* to_string(HaloPeers peers) { return kHaloPeersNames.name(peers); }
 // "grid" | "pair"; throws a usage Error otherwise.
-HaloPeers parse_halo_peers(std::string_view text);
+inline HaloPeers parse_halo_peers(std::string_view text) { return kHaloPeersNames.parse(text); }
 
 struct HaloMessage {
   int index = 0;                   // 0-based position in the sender's send list; also the MPI tag

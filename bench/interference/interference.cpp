@@ -348,17 +348,6 @@ std::vector<SideSample> collect_receiver(const MpiContext& mpi, const std::vecto
 
 }  // namespace
 
-const char* to_string(SendMode mode) { return mode == SendMode::send ? "send" : "isend"; }
-
-const char* to_string(WriterSide side) {
-  switch (side) {
-    case WriterSide::sender: return "sender";
-    case WriterSide::receiver: return "receiver";
-    case WriterSide::both: return "both";
-  }
-  return "?";
-}
-
 std::uint64_t InterferenceConfig::load_bytes_for(std::uint64_t message_bytes) const {
   if (paper && !load_bytes.bytes) return message_bytes;
   if (load_bytes.message) return message_bytes;
@@ -401,15 +390,6 @@ PayloadWriter payload_writer(const InterferenceConfig& cfg, const PointKey& key)
   if (cfg.writer == WriterSide::receiver) return PayloadWriter::cpu;
   if (cfg.paper || key.load == LoadKind::none || !load_uses_threads(key.load)) return PayloadWriter::kernel;
   return PayloadWriter::copy_engine;
-}
-
-const char* to_string(PayloadWriter writer) {
-  switch (writer) {
-    case PayloadWriter::kernel: return "kernel";
-    case PayloadWriter::copy_engine: return "copy engine";
-    case PayloadWriter::cpu: return "cpu";
-  }
-  return "?";
 }
 
 bool gpu_on_rank(WriterSide side, int rank) {

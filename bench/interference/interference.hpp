@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench/clock/clock_fit.hpp"
+#include "bench/core/enum_table.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "bench/interference/layout.hpp"
@@ -38,8 +39,12 @@ namespace hetprobe {
 
 enum class SendMode { send, isend };  // MPI_Send | MPI_Isend + MPI_Wait
 enum class WriterSide { sender, receiver, both };
-const char* to_string(SendMode mode);
-const char* to_string(WriterSide side);
+inline constexpr EnumTable<SendMode, 2> kSendModeNames{
+    "send mode", {{{SendMode::send, "send"}, {SendMode::isend, "isend"}}}};
+inline constexpr EnumTable<WriterSide, 3> kWriterSideNames{
+    "writer side", {{{WriterSide::sender, "sender"}, {WriterSide::receiver, "receiver"}, {WriterSide::both, "both"}}}};
+inline const char* to_string(SendMode mode) { return kSendModeNames.name(mode); }
+inline const char* to_string(WriterSide side) { return kWriterSideNames.name(side); }
 
 struct InterferenceConfig {
   std::vector<std::uint64_t> sizes;  // message sizes, bytes
@@ -82,7 +87,10 @@ std::vector<PointKey> sweep_points(const InterferenceConfig& config);
 // writer; SSB and the copy loads), the copy engine (from two payloads the GPU
 // wrote before its kernel loads took every SM), or the CPU (no GPU on the sender).
 enum class PayloadWriter { kernel, copy_engine, cpu };
-const char* to_string(PayloadWriter writer);  // "kernel", "copy engine", "cpu"
+inline constexpr EnumTable<PayloadWriter, 3> kPayloadWriterNames{
+    "payload writer",
+    {{{PayloadWriter::kernel, "kernel"}, {PayloadWriter::copy_engine, "copy engine"}, {PayloadWriter::cpu, "cpu"}}}};
+inline const char* to_string(PayloadWriter writer) { return kPayloadWriterNames.name(writer); }
 PayloadWriter payload_writer(const InterferenceConfig& config, const PointKey& key);
 // Whether rank `rank` (0 sends, 1 receives) has the GPU that writes and loads.
 bool gpu_on_rank(WriterSide side, int rank);

@@ -18,8 +18,8 @@
 #include "bench/core/placement.hpp"
 #include "bench/core/run_header.hpp"
 #include "bench/core/sizes.hpp"
-#include "bench/core/text_list.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "probes/device/device_names.hpp"
 #include "bench/core/probe_session.hpp"
 #include "bench/core/progress.hpp"
 
@@ -28,6 +28,7 @@ namespace hetprobe::cli {
 namespace {
 
 struct Options {
+  SessionOptions session;
   std::string sizes = "1KiB:64MiB:x4";
   std::string osu_range, begin, end, factor = "2";
   std::string layouts = "all";
@@ -38,26 +39,8 @@ struct Options {
   bool paper = false, no_host_stream = false;
   int reps = 50, warmup = 5;
   double timeout_s = 30;
-  std::string device = "auto";
-  int gpu = -1;
-  std::string bind = "near-gpu";
-  std::string out;
-  bool resume = false, no_check = false, quiet = false;
-  std::string clock = "auto";
+  bool resume = false, no_check = false;
 };
-
-std::vector<Access> parse_access_list(const std::string& text) {
-  std::vector<Access> out;
-  for (const auto& item : split_list(text, "--access")) {
-    const Access a = item == "stream" ? Access::stream
-                     : item == "stacked" ? Access::stacked
-                     : throw usage_error("unknown access mode '" + item + "' (expected stream, stacked)");
-    if (std::find(out.begin(), out.end(), a) != out.end())
-      throw usage_error("access mode " + item + " is listed twice");
-    out.push_back(a);
-  }
-  return out;
-}
 
 InterferenceConfig build_config(const Options& o) {
   InterferenceConfig c;
@@ -70,19 +53,15 @@ InterferenceConfig build_config(const Options& o) {
   c.sizes = parse_size_list(sizes);
   for (std::uint64_t s : c.sizes)
     if (s > 0x7FFFFFFFull) throw usage_error("size " + format_size(s) + " is above MPI's int count (2 GiB - 1)");
-  c.layouts = parse_layout_list(o.layouts);
-  c.access = parse_access_list(o.access);
-  if (o.send != "send" && o.send != "isend") throw usage_error("--send " + o.send + ": expected send or isend");
-  c.send_mode = o.send == "send" ? SendMode::send : SendMode::isend;
-  if (o.writer == "sender") c.writer = WriterSide::sender;
-  else if (o.writer == "receiver") c.writer = WriterSide::receiver;
-  else if (o.writer == "both") c.writer = WriterSide::both;
-  else throw usage_error("--writer " + o.writer + ": expected sender, receiver or both");
+  c.layouts = parse_option("--layouts", o.layouts, [](const std::string& t) { return parse_layout_list(t); });
+  c.access = parse_enum_list("--access", o.access, kAccessNames);
+  c.send_mode = parse_enum("--send", o.send, kSendModeNames);
+  c.writer = parse_enum("--writer", o.writer, kWriterSideNames);
   c.paper = o.paper;
   if (c.paper && (!o.load.empty() || !o.load_rate.empty() || !o.load_gpus.empty() || !o.load_devices.empty()))
     throw usage_error("--paper is the paper's writer on the sender's GPU at full rate: it takes no --load, "
                       "--load-rate, --load-gpus or --load-devices");
-  c.loads = parse_load_kinds(o.load.empty() ? "write" : o.load);
+  c.loads = o.load.empty() ? std::vector<LoadKind>{LoadKind::write} : parse_option("--load", o.load, parse_load_kinds);
   c.load_bytes = parse_load_bytes(o.load_bytes.empty() ? (c.paper ? "message" : "auto") : o.load_bytes);
   c.rates = parse_load_rates(o.load_rate.empty() ? "1" : o.load_rate);
   c.reps = o.reps;  // range-checked by the parser, as --warmup and --timeout are
@@ -144,7 +123,7 @@ struct Output {
 
 // Where the results go, checked without creating anything. Only on rank 0.
 void check_output(const Options& o, Output& out) {
-  out.path = o.out.empty() ? "hetprobe-interference-" + utc_now_iso8601() + ".jsonl" : o.out;
+  out.path = o.session.out.empty() ? "hetprobe-interference-" + utc_now_iso8601() + ".jsonl" : o.session.out;
   check_results_target("interference", out.path, o.resume ? Resume::on : Resume::off);
 }
 
@@ -194,9 +173,9 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   const bool ok = agreed_steps(mpi, "interference", {
       [&] {
         cfg = build_config(o);
-        clock = HostClock::create(o.clock);
+        clock = HostClock::create(o.session.clock);
         topo.emplace(Topology::discover());
-        placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *topo);
+        placement = place_rank(mpi, {o.session.device, o.session.gpu, o.session.bind}, *topo);
         device = placement.device.get();
         resolve_load_gpus(o, cfg, *device);
         if (mpi.size != 2)
@@ -248,7 +227,7 @@ int run(const Options& o, const std::vector<std::string>& argv) {
       const std::vector<int> numa = cpus.empty() ? std::vector<int>{0} : topo->numa_nodes_of(cpus);
       const HostStreamResult r = measure_host_stream(*topo, numa, auto_stream_array_bytes(topo->describe()), 5);
       out.writer->write(host_stream_record("interference", r));
-      if (!o.quiet)
+      if (!o.session.quiet)
         std::fprintf(stderr, "host memory (STREAM, %d threads on NUMA node(s) of the sender): copy %.1f GB/s, "
                              "triad %.1f GB/s (best of 5)\n", r.threads,
                      *std::max_element(r.copy_gbs.begin(), r.copy_gbs.end()),
@@ -266,7 +245,7 @@ int run(const Options& o, const std::vector<std::string>& argv) {
     char median[64];
     std::snprintf(median, sizeof median, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
     const std::string line = progress.finished(describe(p.key) + median);
-    if (!o.quiet) std::fprintf(stderr, "%s\n", line.c_str());
+    if (!o.session.quiet) std::fprintf(stderr, "%s\n", line.c_str());
   });
   } catch (const Error& e) {
     // The other rank may be waiting inside MPI: end the whole job, once.
@@ -333,23 +312,14 @@ CommandFn add_interference_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--writer", o->writer, "Whose GPU writes the payload and runs the loads: sender, receiver or both "
                 "(the receiver's load traffic is measured during its MPI_Wait)")->capture_default_str();
-  c->add_option("--reps", o->reps, "Timed samples per point")->check(count_from(1))->capture_default_str();
-  c->add_option("--warmup", o->warmup, "Untimed full samples per point before the timed ones")
-      ->check(count_from(0))->capture_default_str();
-  c->add_option("--timeout", o->timeout_s, "Seconds any wait (host or device) may take before the run stops "
-                "with an error")->check(seconds_up_to_a_day())->capture_default_str();
-  c->add_option("--device", o->device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
-      ->capture_default_str();
-  c->add_option("--gpu", o->gpu, "Device ordinal within the backend (default: the rank's node-local index, round "
-                "robin over the node's devices)")->check(integer_in(0, kMaxDeviceOrdinal));
-  add_bind_option(c, o->bind);
-  c->add_option("--out", o->out, "Results file, JSON Lines (default: hetprobe-interference-<UTC time>.jsonl)");
+  add_reps_option(c, o->reps, "Timed samples per point");
+  add_warmup_option(c, o->warmup, "Untimed full samples per point before the timed ones");
+  add_timeout_option(c, o->timeout_s);
+  add_session_options(c, o->session, "interference");
   c->add_flag("--resume", o->resume, "Continue --out: skip the points it already holds");
-  c->add_option("--clock", o->clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();
   c->add_flag("--no-check", o->no_check, "Skip the receiver's payload check");
   c->add_flag("--no-host-stream", o->no_host_stream, "Skip the host memory bandwidth reference (STREAM copy and "
               "triad on the sender's NUMA node, measured first)");
-  c->add_flag("--quiet", o->quiet, "No progress lines on stderr");
   return [o](const std::vector<std::string>& argv) { return run(*o, argv); };
 }
 

@@ -1,49 +1,11 @@
 #include "bench/interference/layout.hpp"
 
 #include <algorithm>
-#include <cctype>
-
-#include "bench/core/errors.hpp"
-#include "bench/core/text_list.hpp"
 
 namespace hetprobe {
 
-namespace {
-constexpr Layout kAll[] = {Layout::SSB, Layout::PSB, Layout::PCB, Layout::P2AB};
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-}  // namespace
-
-const char* to_string(Layout layout) {
-  switch (layout) {
-    case Layout::SSB: return "SSB";
-    case Layout::PSB: return "PSB";
-    case Layout::PCB: return "PCB";
-    case Layout::P2AB: return "P2AB";
-  }
-  return "?";
-}
-
-Layout parse_layout(std::string_view text) {
-  const std::string u = upper(text);
-  for (Layout l : kAll)
-    if (u == to_string(l)) return l;
-  throw usage_error("unknown layout '" + std::string(text) + "' (expected SSB, PSB, PCB, P2AB or all)");
-}
-
 std::vector<Layout> parse_layout_list(std::string_view text) {
-  if (upper(text) == "ALL") return {std::begin(kAll), std::end(kAll)};
-  std::vector<Layout> out;
-  for (const std::string& item : split_list(std::string(text), "--layouts")) {
-    const Layout l = parse_layout(item);
-    if (std::find(out.begin(), out.end(), l) != out.end())
-      throw usage_error("layout " + std::string(to_string(l)) + " is listed twice");
-    out.push_back(l);
-  }
+  std::vector<Layout> out = kLayoutNames.parse_list(text);
   std::stable_partition(out.begin(), out.end(), [](Layout l) { return l == Layout::SSB; });
   return out;
 }

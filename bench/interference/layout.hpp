@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/core/enum_table.hpp"
+
 namespace hetprobe {
 
 enum class Layout { SSB, PSB, PCB, P2AB };
@@ -23,9 +25,14 @@ inline constexpr std::uint64_t kMiB = 1ull << 20;
 inline constexpr std::uint64_t kBufferAlignment = 2 * kMiB;  // MPI buffer address alignment
 inline constexpr std::uint64_t kP2abGap = 2 * kMiB;          // "2MB padding", read as 2 MiB
 
-const char* to_string(Layout layout);
+// Names are upper case; parsed in any case ("psb").
+inline constexpr EnumTable<Layout, 4> kLayoutNames{
+    "layout",
+    {{{Layout::SSB, "SSB"}, {Layout::PSB, "PSB"}, {Layout::PCB, "PCB"}, {Layout::P2AB, "P2AB"}}},
+    EnumCase::ignored};
+inline const char* to_string(Layout layout) { return kLayoutNames.name(layout); }
 // "SSB", "psb", ... (case-insensitive); throws a usage Error otherwise.
-Layout parse_layout(std::string_view text);
+inline Layout parse_layout(std::string_view text) { return kLayoutNames.parse(text); }
 // Comma-separated layouts or "all"; order kept, SSB moved first (it is the
 // baseline the others are compared with); duplicates are an error.
 std::vector<Layout> parse_layout_list(std::string_view text);

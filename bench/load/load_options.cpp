@@ -7,6 +7,7 @@
 #include "bench/core/errors.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/core/text_list.hpp"
+#include "probes/load/load_names.hpp"
 
 namespace hetprobe {
 
@@ -37,13 +38,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 std::vector<LoadKind> parse_load_kinds(const std::string& text) {
-  if (text == "all") return {LoadKind::write, LoadKind::read, LoadKind::poll, LoadKind::copy_d2h, LoadKind::copy_h2d};
-  std::vector<LoadKind> out;
-  for (const std::string& item : split_list(text, "--load")) {
-    const LoadKind k = parse_load_kind(item);
-    if (std::find(out.begin(), out.end(), k) != out.end()) throw usage_error("load kind " + item + " is listed twice");
-    out.push_back(k);
-  }
+  const std::vector<LoadKind> out = kLoadKindNames.parse_list(text);
   if (out.size() > 1 && std::find(out.begin(), out.end(), LoadKind::none) != out.end())
     throw usage_error("--load none means no load at all: it cannot be listed with other kinds");
   return out;

@@ -25,108 +25,30 @@
 
 namespace hetprobe {
 
-const char* to_string(FlagSpacing spacing) {
-  switch (spacing) {
-    case FlagSpacing::same_line: return "same-line";
-    case FlagSpacing::line: return "line";
-    case FlagSpacing::page: return "page";
-  }
-  return "?";
-}
-
 std::size_t spacing_bytes(FlagSpacing spacing) {
   return spacing == FlagSpacing::same_line ? 8 : spacing == FlagSpacing::line ? 128 : 4096;
 }
 
-namespace {
-
-template <class T, std::size_t N>
-T parse_name(const std::string& text, const char* what, const std::pair<const char*, T> (&names)[N]) {
-  std::string known;
-  for (const auto& [name, value] : names) {
-    if (text == name) return value;
-    known += known.empty() ? name : std::string(", ") + name;
-  }
-  throw usage_error(std::string(what) + " '" + text + "': expected one of " + known);
-}
-
-// Items of a comma-separated list, each parsed once; a repeat is a usage Error.
-template <class T, class Parse>
-std::vector<T> unique_list(const std::string& text, const char* what, Parse parse) {
-  std::vector<T> out;
-  for (const std::string& item : split_list(text, std::string(what) + " list")) {
-    const T v = parse(item);
-    if (std::find(out.begin(), out.end(), v) != out.end())
-      throw usage_error(std::string(what) + " '" + item + "' is listed twice");
-    out.push_back(v);
+// Not a table's list: each item is a pair, and "all" would be every pair.
+std::vector<OrderPair> parse_order_pairs(const std::string& text) {
+  std::vector<OrderPair> out;
+  for (const std::string& item : split_list(text, "memory order list")) {
+    const auto sides = split_list(item, "memory order", ':');
+    if (sides.size() > 2) throw usage_error("memory order '" + item + "': expected ORDER or CPU_ORDER:GPU_ORDER");
+    const OrderPair pair{kMemoryOrderNames.parse(sides[0]), kMemoryOrderNames.parse(sides.back())};
+    if (std::find(out.begin(), out.end(), pair) != out.end())
+      throw usage_error("memory order '" + item + "' is listed twice");
+    out.push_back(pair);
   }
   return out;
 }
 
-}  // namespace
-
-MemoryOrder parse_memory_order(const std::string& text) {
-  static const std::pair<const char*, MemoryOrder> names[] = {{"volatile", MemoryOrder::volatile_access},
-                                                              {"relaxed", MemoryOrder::relaxed},
-                                                              {"acqrel", MemoryOrder::acq_rel},
-                                                              {"fence", MemoryOrder::fence}};
-  return parse_name(text, "memory order", names);
-}
-
-std::vector<OrderPair> parse_order_pairs(const std::string& text) {
-  return unique_list<OrderPair>(text, "memory order", [](const std::string& item) {
-    const auto sides = split_list(item, "memory order", ':');
-    if (sides.size() > 2) throw usage_error("memory order '" + item + "': expected ORDER or CPU_ORDER:GPU_ORDER");
-    return OrderPair{parse_memory_order(sides[0]), parse_memory_order(sides.back())};
-  });
-}
-
-FlagPlacement parse_flag_placement(const std::string& text) {
-  static const std::pair<const char*, FlagPlacement> names[] = {
-      {"pinned", FlagPlacement::pinned}, {"managed", FlagPlacement::managed}};
-  return parse_name(text, "flag placement", names);
-}
-
-FlagSpacing parse_flag_spacing(const std::string& text) {
-  static const std::pair<const char*, FlagSpacing> names[] = {
-      {"same-line", FlagSpacing::same_line}, {"line", FlagSpacing::line}, {"page", FlagSpacing::page}};
-  return parse_name(text, "flag spacing", names);
-}
-
-std::vector<FlagPlacement> parse_flag_placements(const std::string& text) {
-  return unique_list<FlagPlacement>(text, "flag placement", parse_flag_placement);
-}
-
-std::vector<FlagSpacing> parse_flag_spacings(const std::string& text) {
-  return unique_list<FlagSpacing>(text, "flag spacing", parse_flag_spacing);
-}
-
-HostCoherence parse_host_coherence(const std::string& text) {
-  static const std::pair<const char*, HostCoherence> names[] = {{"default", HostCoherence::default_kind},
-                                                                {"coherent", HostCoherence::coherent},
-                                                                {"noncoherent", HostCoherence::noncoherent}};
-  return parse_name(text, "host memory", names);
-}
-
-std::vector<NotifyPart> parse_notify_parts(const std::string& text) {
-  if (text == "all") return {NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms};
-  static const std::pair<const char*, NotifyPart> names[] = {
-      {"overhead", NotifyPart::overhead}, {"roundtrip", NotifyPart::roundtrip}, {"mechanisms", NotifyPart::mechanisms}};
-  return unique_list<NotifyPart>(text, "part", [](const std::string& item) { return parse_name(item, "part", names); });
-}
-
-std::vector<LaunchMechanism> all_launch_mechanisms() {
-  return {LaunchMechanism::launch_flag,          LaunchMechanism::launch_device_sync,
-          LaunchMechanism::launch_event_query,   LaunchMechanism::launch_event_sync,
-          LaunchMechanism::launch_host_callback, LaunchMechanism::launch_stream_write_value,
-          LaunchMechanism::device_flag_memcpy,   LaunchMechanism::stream_wait_value};
-}
+std::vector<LaunchMechanism> all_launch_mechanisms() { return kLaunchMechanismNames.all(); }
 
 Json NotifyConfig::to_json() const {
-  static const char* part_names[] = {"overhead", "roundtrip", "mechanisms"};
   Json j;
   j["parts"] = Json::array();
-  for (NotifyPart p : parts) j["parts"].push_back(part_names[static_cast<int>(p)]);
+  for (NotifyPart p : parts) j["parts"].push_back(kNotifyPartNames.name(p));
   j["orders"] = Json::array();
   for (const OrderPair& o : orders) j["orders"].push_back({{"cpu", to_string(o.cpu)}, {"gpu", to_string(o.gpu)}});
   j["placements"] = Json::array();

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/enum_table.hpp"
 #include "probes/device/device.hpp"
+#include "probes/device/device_names.hpp"
 #include "probes/device/host_clock.hpp"
 #include "bench/core/results.hpp"
 
@@ -24,23 +26,23 @@ struct OrderPair {
 
 // Distance between the to-device and the to-host flag.
 enum class FlagSpacing { same_line, line, page };  // 8 B, 128 B, 4096 B apart
-const char* to_string(FlagSpacing spacing);
+inline constexpr EnumTable<FlagSpacing, 3> kFlagSpacingNames{
+    "flag spacing",
+    {{{FlagSpacing::same_line, "same-line"}, {FlagSpacing::line, "line"}, {FlagSpacing::page, "page"}}}};
+inline const char* to_string(FlagSpacing spacing) { return kFlagSpacingNames.name(spacing); }
 std::size_t spacing_bytes(FlagSpacing spacing);
 
-// Parsers for the CLI and Python: throw a usage Error naming what is wrong.
-MemoryOrder parse_memory_order(const std::string& text);
-std::vector<OrderPair> parse_order_pairs(const std::string& text);  // "volatile,acqrel,volatile:relaxed"
-FlagPlacement parse_flag_placement(const std::string& text);
-FlagSpacing parse_flag_spacing(const std::string& text);
-std::vector<FlagPlacement> parse_flag_placements(const std::string& text);  // "pinned,managed"
-std::vector<FlagSpacing> parse_flag_spacings(const std::string& text);      // "same-line,page"
-HostCoherence parse_host_coherence(const std::string& text);
+// "volatile,acqrel,volatile:relaxed"; throws a usage Error naming what is wrong.
+std::vector<OrderPair> parse_order_pairs(const std::string& text);
 std::vector<LaunchMechanism> all_launch_mechanisms();
 // Mechanism records of the mechanisms part: the flag mechanisms, then every launch mechanism.
 std::size_t notify_mechanism_count();
 
 enum class NotifyPart { overhead, roundtrip, mechanisms };
-std::vector<NotifyPart> parse_notify_parts(const std::string& text);  // "all" or a list
+inline constexpr EnumTable<NotifyPart, 3> kNotifyPartNames{"part",
+                                                           {{{NotifyPart::overhead, "overhead"},
+                                                             {NotifyPart::roundtrip, "roundtrip"},
+                                                             {NotifyPart::mechanisms, "mechanisms"}}}};
 
 struct NotifyConfig {
   std::vector<NotifyPart> parts{NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms};

@@ -28,11 +28,11 @@ struct Options {
 // The numbers are range-checked by the parser (option_checks.hpp); the lists here.
 NotifyConfig build_config(const Options& o) {
   NotifyConfig c = o.numbers;
-  c.parts = parse_option("--parts", o.parts, parse_notify_parts);
+  c.parts = parse_enum_list("--parts", o.parts, kNotifyPartNames);
   c.orders = parse_option("--orders", o.orders, parse_order_pairs);
-  c.placements = parse_option("--placement", o.placements, parse_flag_placements);
-  c.spacings = parse_option("--spacing", o.spacings, parse_flag_spacings);
-  c.host_memory = parse_option("--host-memory", o.host_memory, parse_host_coherence);
+  c.placements = parse_enum_list("--placement", o.placements, kFlagPlacementNames);
+  c.spacings = parse_enum_list("--spacing", o.spacings, kFlagSpacingNames);
+  c.host_memory = parse_enum("--host-memory", o.host_memory, kHostCoherenceNames);
   return c;
 }
 
@@ -74,10 +74,8 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
       ->check(count_from(1))->capture_default_str();
   c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")
       ->check(count_from(1))->capture_default_str();
-  c->add_option("--warmup", o->numbers.warmup, "Untimed exchanges before each timed set")
-      ->check(count_from(0))->capture_default_str();
-  c->add_option("--timeout", o->numbers.timeout_s, "Seconds any wait (host or device) may take before the run stops "
-                "with an error")->check(seconds_up_to_a_day())->capture_default_str();
+  add_warmup_option(c, o->numbers.warmup, "Untimed exchanges before each timed set");
+  add_timeout_option(c, o->numbers.timeout_s);
   add_session_options(c, o->session, "notify");
   return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<NotifyConfig>();

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "bench/core/errors.hpp"
+#include "probes/device/device_names.hpp"
 #include "probes/device/host_spin.hpp"
 
 namespace hetprobe {
@@ -21,9 +22,7 @@ namespace {
 std::atomic<WriterControl*> g_running_control{nullptr};
 }  // namespace
 
-const char* to_string(Access access) {
-  return access == Access::stream ? "stream" : "stacked";
-}
+const char* to_string(Access access) { return kAccessNames.name(access); }
 
 PinnedBuffer::PinnedBuffer(std::byte* host, std::byte* device, std::size_t bytes,
                            std::function<void(std::byte*)> release)
@@ -87,47 +86,10 @@ WriterOutcome Device::join_writer() {
   return out;
 }
 
-const char* to_string(MemoryOrder order) {
-  switch (order) {
-    case MemoryOrder::volatile_access: return "volatile";
-    case MemoryOrder::relaxed: return "relaxed";
-    case MemoryOrder::acq_rel: return "acqrel";
-    case MemoryOrder::fence: return "fence";
-  }
-  return "?";
-}
-
-const char* to_string(FlagPlacement placement) {
-  switch (placement) {
-    case FlagPlacement::pinned: return "pinned";
-    case FlagPlacement::managed: return "managed";
-    case FlagPlacement::device: return "device";
-  }
-  return "?";
-}
-
-const char* to_string(HostCoherence coherence) {
-  switch (coherence) {
-    case HostCoherence::default_kind: return "default";
-    case HostCoherence::coherent: return "coherent";
-    case HostCoherence::noncoherent: return "noncoherent";
-  }
-  return "?";
-}
-
-const char* to_string(LaunchMechanism m) {
-  switch (m) {
-    case LaunchMechanism::launch_flag: return "launch+pinned-flag";
-    case LaunchMechanism::launch_device_sync: return "launch+device-sync";
-    case LaunchMechanism::launch_event_query: return "launch+event-query";
-    case LaunchMechanism::launch_event_sync: return "launch+event-sync";
-    case LaunchMechanism::launch_host_callback: return "launch+host-callback";
-    case LaunchMechanism::launch_stream_write_value: return "launch+stream-write-value";
-    case LaunchMechanism::device_flag_memcpy: return "memcpy-to-device-flag";
-    case LaunchMechanism::stream_wait_value: return "stream-wait-value";
-  }
-  return "?";
-}
+const char* to_string(MemoryOrder order) { return kMemoryOrderNames.name(order); }
+const char* to_string(FlagPlacement placement) { return kFlagPlacementNames.name(placement); }
+const char* to_string(HostCoherence coherence) { return kHostCoherenceNames.name(coherence); }
+const char* to_string(LaunchMechanism m) { return kLaunchMechanismNames.name(m); }
 
 PinnedBuffer Device::alloc_flags(FlagPlacement placement, HostCoherence coherence, std::size_t bytes) {
   if (coherence != HostCoherence::default_kind)

@@ -7,6 +7,7 @@
 
 #include "bench/core/errors.hpp"
 #include "probes/device/host_spin.hpp"
+#include "probes/load/load_names.hpp"
 
 namespace hetprobe {
 
@@ -24,24 +25,8 @@ void set_running(unsigned long long* stop, bool running) {
 }
 }  // namespace
 
-const char* to_string(LoadKind kind) {
-  switch (kind) {
-    case LoadKind::none: return "none";
-    case LoadKind::write: return "write";
-    case LoadKind::read: return "read";
-    case LoadKind::poll: return "poll";
-    case LoadKind::copy_d2h: return "copy-d2h";
-    case LoadKind::copy_h2d: return "copy-h2d";
-  }
-  return "?";
-}
-
-LoadKind parse_load_kind(const std::string& text) {
-  for (LoadKind k : {LoadKind::none, LoadKind::write, LoadKind::read, LoadKind::poll, LoadKind::copy_d2h,
-                     LoadKind::copy_h2d})
-    if (text == to_string(k)) return k;
-  throw usage_error("unknown load kind '" + text + "' (expected write, read, poll, copy-d2h, copy-h2d or none)");
-}
+const char* to_string(LoadKind kind) { return kLoadKindNames.name(kind); }
+LoadKind parse_load_kind(const std::string& text) { return kLoadKindNames.parse(text); }
 
 LoadEngine::LoadEngine(const Device& device, PinnedBuffer memory) : device_(device), memory_(std::move(memory)) {
   if (memory_.size() < control_and_ring_bytes())

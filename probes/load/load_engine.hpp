@@ -18,7 +18,7 @@
 namespace hetprobe {
 
 const char* to_string(LoadKind kind);
-// "write", "read", "poll", "copy-d2h", "copy-h2d", "none"; throws a usage Error otherwise.
+// A name of kLoadKindNames (load_names.hpp); throws a usage Error otherwise.
 LoadKind parse_load_kind(const std::string& text);
 // Kinds the device's threads make (access modes apply); the others are the copy engine's or none.
 inline bool load_uses_threads(LoadKind k) { return k == LoadKind::write || k == LoadKind::read || k == LoadKind::poll; }

@@ -125,7 +125,7 @@ TEST(HaloPeers, Parse) {
   EXPECT_EQ(parse_halo_peers("grid"), HaloPeers::grid);
   EXPECT_EQ(parse_halo_peers("pair"), HaloPeers::pair);
   EXPECT_STREQ(to_string(HaloPeers::pair), "pair");
-  expect_usage_error([] { parse_halo_peers("ring"); }, "\"ring\"");
+  expect_usage_error([] { parse_halo_peers("ring"); }, "unknown halo peers 'ring' (expected grid, pair)");
 }
 
 TEST(HaloGrid, BalancedLikeDimsCreate) {

@@ -89,8 +89,9 @@ TEST(TablePrinters, AVerticalTableListsEachRowsFields) {
   EXPECT_EQ(printed(TableFormat::csv, r), "rank,drift_ppm\r\n0,-5.7784\r\n");  // machine formats: a row as ever
 }
 
-TEST(TablePrinters, UnknownFormatNamesTheOption) {
-  expect_usage_error([] { parse_table_format("xml"); }, "--format xml: expected table, csv, json or markdown");
+TEST(TablePrinters, UnknownFormatNamesTheFormats) {
+  expect_usage_error([] { kTableFormatNames.parse("xml"); },
+                     "unknown table format 'xml' (expected table, csv, json, markdown)");
 }
 
 // A file of records, as read_results would return it, lines 1..n.
