@@ -1,6 +1,8 @@
 # The Python package (sourced after setup.sh): `pip install .` into a venv
-# at $root/.venv with the test tools, or, on a machine with a ready Python
-# environment and no network, into $HETPROBE_PYTHON's environment as it is.
+# at $root/.venv with the test tools (the test extra: pytest, and the pinned
+# clang-format and ruff of tests/format_check.sh), or, on a machine with a
+# ready Python environment and no network, into $HETPROBE_PYTHON's
+# environment as it is (no test tools installed).
 # Installs again only when the package's sources (or the interpreter, or the
 # build options) changed since the last install. Then makes sure `hetprobe`
 # can be found: on PATH already, a link in ~/.local/bin (/usr/local/bin as

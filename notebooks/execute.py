@@ -52,8 +52,14 @@ def execute(notebook_path, env: dict | None = None, in_place: bool = False, time
     path = Path(notebook_path).resolve()
     nb = nbformat.read(path, as_version=4)
     # record_timing=False: no per-cell timestamps in the metadata, so committed outputs diff cleanly.
-    client = NotebookClient(nb, kernel_name="python3", timeout=timeout, allow_errors=False,
-                            record_timing=False, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=timeout,
+        allow_errors=False,
+        record_timing=False,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
     client.execute(env=kernel_env(env))
     if in_place:
         nbformat.write(nb, path)

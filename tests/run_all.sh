@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The whole test suite: set up, build, and run every test that needs no GPU:
-# unit, device suite on the host backend, CLI bad-input and MPI on 2 ranks
-# (ctest), then the Python package installed by pip: loading, plots, merge,
-# in-process probes, characterize, batch scripts, and every notebook executed
-# headless (pytest), then the ctest suite again built with AddressSanitizer
-# and UBSan (build-asan). GPU tests: tests/gpu/run.sh on a GPU node.
+# The whole test suite: set up, build, check the code's format
+# (tests/format_check.sh), run every test that needs no GPU: unit, device
+# suite on the host backend, CLI bad-input and MPI on 2 ranks (ctest), then
+# the Python package installed by pip: loading, plots, merge, in-process
+# probes, characterize, batch scripts, and every notebook executed headless
+# (pytest), then the ctest suite again built with AddressSanitizer and UBSan
+# (build-asan). GPU tests: tests/gpu/run.sh on a GPU node.
 source "$(dirname "$0")/../bench/setup.sh"
-ctest --test-dir "$build" -LE gpu --output-on-failure -j "$(nproc)"
-
 source "$root/bench/setup_python.sh"
+# The format first (the tools come with the venv's test extra): a quick failure.
+"$root/tests/format_check.sh"
+ctest --test-dir "$build" -LE gpu --output-on-failure -j "$(nproc)"
 (cd "$root" && "$python" -m pytest -q tests/python)
 
 # Sanitizers: host backend only, -O1 -g1 (line tables: stacks with file:line, a

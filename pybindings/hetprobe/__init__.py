@@ -30,18 +30,49 @@ try:  # written once, in CMakeLists.txt's project(); pip records it in the packa
 except PackageNotFoundError:  # imported from a source tree that pip has not installed
     __version__ = "unknown"
 
-from .errors import (CheckFailed, DeviceError, HetprobeError, Interrupted, MPIError, ProbeTimeout,
-                     ResultsFileError, Unsupported, UsageError)
+from . import plots
+from ._units import size_label
+from .characterize import characterize
+from .errors import (
+    CheckFailed,
+    DeviceError,
+    HetprobeError,
+    Interrupted,
+    MPIError,
+    ProbeTimeout,
+    ResultsFileError,
+    Unsupported,
+    UsageError,
+)
 from .load import Results, load
 from .merge import merge
-from . import plots
 from .probes import binary, clock, devices, help, notify, run_mpi, topology
-from .characterize import characterize
 from .report_headline import headline_table, interference_parts, paper_view
-from ._units import size_label
 
 __all__ = [
-    "Results", "load", "merge", "plots", "notify", "clock", "topology", "devices", "run_mpi", "help",
-    "binary", "characterize", "headline_table", "interference_parts", "paper_view", "size_label", "HetprobeError", "UsageError", "DeviceError", "ProbeTimeout", "MPIError",
-    "ResultsFileError", "CheckFailed", "Interrupted", "Unsupported",
+    "Results",
+    "load",
+    "merge",
+    "plots",
+    "notify",
+    "clock",
+    "topology",
+    "devices",
+    "run_mpi",
+    "help",
+    "binary",
+    "characterize",
+    "headline_table",
+    "interference_parts",
+    "paper_view",
+    "size_label",
+    "HetprobeError",
+    "UsageError",
+    "DeviceError",
+    "ProbeTimeout",
+    "MPIError",
+    "ResultsFileError",
+    "CheckFailed",
+    "Interrupted",
+    "Unsupported",
 ]

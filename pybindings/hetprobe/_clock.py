@@ -13,9 +13,25 @@ import pandas as pd
 
 from ._frames import clock_intervals
 
-COLUMNS = ["file", "segment", "rank", "host", "device", "batch", "role", "at_s", "sample",
-           "device_start_ticks", "device_end_ticks", "interval_ticks", "host_ns", "half_interval_ns",
-           "predicted_host_ns", "residual_ns", "used"]
+COLUMNS = [
+    "file",
+    "segment",
+    "rank",
+    "host",
+    "device",
+    "batch",
+    "role",
+    "at_s",
+    "sample",
+    "device_start_ticks",
+    "device_end_ticks",
+    "interval_ticks",
+    "host_ns",
+    "half_interval_ns",
+    "predicted_host_ns",
+    "residual_ns",
+    "used",
+]
 
 
 def keep_count(n: int, keep_fraction: float) -> int:
@@ -33,7 +49,7 @@ def _used(intervals: np.ndarray, keep_fraction: float) -> np.ndarray:
     cutoff" alone would also count unkept ties in batches whose own cut was shorter.)
     """
     used = np.zeros(len(intervals), dtype=bool)
-    used[np.argsort(intervals, kind="stable")[:keep_count(len(intervals), keep_fraction)]] = True
+    used[np.argsort(intervals, kind="stable")[: keep_count(len(intervals), keep_fraction)]] = True
     return used
 
 
@@ -44,8 +60,11 @@ def clock_samples(records: list[dict], headers: dict[int, dict]) -> pd.DataFrame
     (device midpoint - device_ref_ticks) of the same (segment, rank)'s clock_fit; residual_ns =
     host_ns - predicted_host_ns. NaN where the segment has no clock_fit.
     """
-    fits = {(r["_segment"], r.get("rank", 0)): r for r in records
-            if r.get("probe") == "clock" and r.get("record") == "clock_fit"}
+    fits = {
+        (r["_segment"], r.get("rank", 0)): r
+        for r in records
+        if r.get("probe") == "clock" and r.get("record") == "clock_fit"
+    }
     parts = []
     for rec in records:
         if rec.get("probe") != "clock" or rec.get("record") != "clock_batch":
@@ -69,14 +88,30 @@ def clock_samples(records: list[dict], headers: dict[int, dict]) -> pd.DataFrame
         keep_fraction = float((header.get("config") or {}).get("keep_fraction", 0.5))
         used = _used(interval, keep_fraction) if rec["role"] == "fit" and fit is not None else np.zeros(n, bool)
         device = (header.get("device") or {}).get("name")
-        parts.append(pd.DataFrame({
-            "file": rec["_file"], "segment": rec["_segment"], "rank": rec.get("rank", 0),
-            "host": header.get("host"), "device": device, "batch": rec["batch"], "role": rec["role"],
-            "at_s": float(rec["at_s"]), "sample": np.arange(n),
-            "device_start_ticks": start, "device_end_ticks": end, "interval_ticks": interval,
-            "host_ns": host_ns,
-            "half_interval_ns": interval.astype(np.float64) * float(rec["device_start"]["ns_per_tick"]) / 2,
-            "predicted_host_ns": predicted, "residual_ns": residual, "used": used}, columns=COLUMNS))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "file": rec["_file"],
+                    "segment": rec["_segment"],
+                    "rank": rec.get("rank", 0),
+                    "host": header.get("host"),
+                    "device": device,
+                    "batch": rec["batch"],
+                    "role": rec["role"],
+                    "at_s": float(rec["at_s"]),
+                    "sample": np.arange(n),
+                    "device_start_ticks": start,
+                    "device_end_ticks": end,
+                    "interval_ticks": interval,
+                    "host_ns": host_ns,
+                    "half_interval_ns": interval.astype(np.float64) * float(rec["device_start"]["ns_per_tick"]) / 2,
+                    "predicted_host_ns": predicted,
+                    "residual_ns": residual,
+                    "used": used,
+                },
+                columns=COLUMNS,
+            )
+        )
     if not parts:
         return pd.DataFrame({c: [] for c in COLUMNS}, columns=COLUMNS)
     return pd.concat(parts, ignore_index=True)

@@ -11,12 +11,17 @@ from pathlib import Path
 
 from .errors import UsageError
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def file_kind(path) -> str | None:
-    """"a regular file", "a directory", "a character device", ... for an existing path (links
+    """ "a regular file", "a directory", "a character device", ... for an existing path (links
     followed), None when nothing is there."""
     try:
         mode = os.stat(path).st_mode
@@ -38,8 +43,9 @@ def check_output(path, option: str, overwrite: bool = False) -> Path:
         raise UsageError(f"{option}: give a file name")
     kind = file_kind(path)
     if kind is not None and kind != "a regular file":
-        raise UsageError(f"{option} {path}: is {kind}; give a regular file (a new one, or an existing one "
-                         "with --overwrite)")
+        raise UsageError(
+            f"{option} {path}: is {kind}; give a regular file (a new one, or an existing one with --overwrite)"
+        )
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     folder = target.parent if str(target.parent) else Path(".")
     if file_kind(folder) != "a directory":

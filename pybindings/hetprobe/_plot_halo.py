@@ -31,18 +31,36 @@ def halo_table(results) -> pd.DataFrame:
     threads = rows["threads_per_block"].fillna(0)  # older files have no threads_per_block
     out = []
     for r, t in zip(rows.itertuples(), threads):
-        same = (slowest["record_id"] == r.record_id)
-        base = rows[(rows["layout"] == r.layout) & (rows["variant"] == "baseline") & (rows["send"] == r.send)
-                    & (threads == t) & (rows["file"] == r.file)]
+        same = slowest["record_id"] == r.record_id
+        base = rows[
+            (rows["layout"] == r.layout)
+            & (rows["variant"] == "baseline")
+            & (rows["send"] == r.send)
+            & (threads == t)
+            & (rows["file"] == r.file)
+        ]
         bound = bounds[(bounds["layout"] == r.layout) & (bounds["setup"] == r.setup) & (bounds["file"] == r.file)]
-        out.append({"layout": r.layout, "cube": r.cube, "setup": r.setup, "variant": r.variant, "send": r.send,
-                    "receive_wait": r.receive_wait, "signal": r.signal, "staging": r.staging,
-                    "threads_per_block": r.threads_per_block, "n": r.n,
-                    "median_us": r.median * US, "p10_us": r.p10 * US, "p90_us": r.p90 * US,
-                    "slowest_rank_median_us": slowest[same]["median"].iloc[0] * US if same.any() else np.nan,
-                    "speedup_vs_baseline": base["median"].min() / r.median if len(base) else np.nan,
-                    "model_lower_bound_us": bound["lower_bound_ns"].iloc[0] * US if len(bound) else np.nan,
-                    "payload": r.payload_check})
+        out.append(
+            {
+                "layout": r.layout,
+                "cube": r.cube,
+                "setup": r.setup,
+                "variant": r.variant,
+                "send": r.send,
+                "receive_wait": r.receive_wait,
+                "signal": r.signal,
+                "staging": r.staging,
+                "threads_per_block": r.threads_per_block,
+                "n": r.n,
+                "median_us": r.median * US,
+                "p10_us": r.p10 * US,
+                "p90_us": r.p90 * US,
+                "slowest_rank_median_us": slowest[same]["median"].iloc[0] * US if same.any() else np.nan,
+                "speedup_vs_baseline": base["median"].min() / r.median if len(base) else np.nan,
+                "model_lower_bound_us": bound["lower_bound_ns"].iloc[0] * US if len(bound) else np.nan,
+                "payload": r.payload_check,
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -70,16 +88,24 @@ def halo_phases(results, setups=None) -> pd.DataFrame:
         largest = max(m["bytes"] for m in rec["unpack"])
         big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
         last = max(big, key=lambda i: it["recv_ns"][i])  # the last of them to arrive
-        out.append({"layout": rec["layout"], "cube": rec.get("cube"), "setup": setup, "variant": rec["variant"],
-                    "total_us": it["total_ns"] * US,
-                    "pack_start_us": min(it["pack_start_ns"]) * US, "pack_end_us": max(it["pack_end_ns"]) * US,
-                    "last_send_us": max(it["send_ns"]) * US,
-                    "largest_received_us": it["recv_ns"][last] * US,
-                    "largest_unpack_start_us": it["unpack_start_ns"][last] * US,
-                    "unpack_end_us": max(it["unpack_end_ns"]) * US,
-                    "largest_unpack_us": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i]
-                                                        for i in big])) * US,
-                    "largest_bytes": largest})
+        out.append(
+            {
+                "layout": rec["layout"],
+                "cube": rec.get("cube"),
+                "setup": setup,
+                "variant": rec["variant"],
+                "total_us": it["total_ns"] * US,
+                "pack_start_us": min(it["pack_start_ns"]) * US,
+                "pack_end_us": max(it["pack_end_ns"]) * US,
+                "last_send_us": max(it["send_ns"]) * US,
+                "largest_received_us": it["recv_ns"][last] * US,
+                "largest_unpack_start_us": it["unpack_start_ns"][last] * US,
+                "unpack_end_us": max(it["unpack_end_ns"]) * US,
+                "largest_unpack_us": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in big]))
+                * US,
+                "largest_bytes": largest,
+            }
+        )
     if not out:
         raise UsageError("no rank-0 halo record with a timeline in these results")
     return pd.DataFrame(out)
@@ -107,14 +133,29 @@ def halo_times(results, path=None, title=None, setups=None):
         variant = d["variant"].dropna().iloc[0]
         shade = shades[variant] = shades.get(variant, -1) + 1
         x = np.arange(len(layouts)) + (k - (len(labels) - 1) / 2) * width
-        ax.bar(x, d["median_us"], width, color=VARIANT_COLORS.get(variant, "#9467bd"),
-               alpha=max(0.35, 0.9 - 0.12 * shade), label=label,
-               yerr=[d["median_us"] - d["p10_us"], d["p90_us"] - d["median_us"]], capsize=2)
-        ax.scatter(x, d["model_lower_bound_us"], marker="_", s=max(40, 300 // len(labels)), color="#d62728",
-                   zorder=3, label="model lower bound (Eq. 1)" if k == 0 else None)
+        ax.bar(
+            x,
+            d["median_us"],
+            width,
+            color=VARIANT_COLORS.get(variant, "#9467bd"),
+            alpha=max(0.35, 0.9 - 0.12 * shade),
+            label=label,
+            yerr=[d["median_us"] - d["p10_us"], d["p90_us"] - d["median_us"]],
+            capsize=2,
+        )
+        ax.scatter(
+            x,
+            d["model_lower_bound_us"],
+            marker="_",
+            s=max(40, 300 // len(labels)),
+            color="#d62728",
+            zorder=3,
+            label="model lower bound (Eq. 1)" if k == 0 else None,
+        )
     short = table.drop_duplicates("layout").set_index("layout")["cube"]
-    ax.set_xticks(np.arange(len(layouts)), [f"cube {short[c]}" if short[c] else str(c) for c in layouts],
-                  fontsize="small")
+    ax.set_xticks(
+        np.arange(len(layouts)), [f"cube {short[c]}" if short[c] else str(c) for c in layouts], fontsize="small"
+    )
     ax.set_yscale("log")
     ax.set_ylabel("time per iteration, median (µs), p10-p90")
     ax.legend(fontsize="x-small", ncol=2 if len(labels) > 6 else 1)
@@ -128,8 +169,14 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
     receive's completion (dot) and the unpack (bar), in µs from the iteration's start on the host clock.
     `setup`: a setup label, or a variant name for its first setup. `iteration`: index among the timed
     ones (default: the one with the median time among those whose timeline was kept)."""
-    matches = [r for r in results.records if r.get("record") == "halo" and r.get("rank", 0) == 0
-               and r.get("layout") == layout and setup in (r.get("setup"), r.get("variant"))]
+    matches = [
+        r
+        for r in results.records
+        if r.get("record") == "halo"
+        and r.get("rank", 0) == 0
+        and r.get("layout") == layout
+        and setup in (r.get("setup"), r.get("variant"))
+    ]
     if not matches:
         raise UsageError(f"no rank-0 halo record for layout {layout!r}, setup {setup!r}")
     rec = matches[0]
@@ -149,20 +196,47 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
     y = 0
     labels = []
     for i, m in enumerate(sends):
-        ax.barh(y, (it["pack_end_ns"][i] - it["pack_start_ns"][i]) * US, left=it["pack_start_ns"][i] * US,
-                color="#2ca02c", height=0.7, label="pack (device)" if i == 0 else None)
+        ax.barh(
+            y,
+            (it["pack_end_ns"][i] - it["pack_start_ns"][i]) * US,
+            left=it["pack_start_ns"][i] * US,
+            color="#2ca02c",
+            height=0.7,
+            label="pack (device)" if i == 0 else None,
+        )
         if it.get("copy_end_ns"):
-            ax.scatter(it["copy_end_ns"][i] * US, y, marker="x", color="#8c564b", s=16, zorder=3,
-                       label="copy to host done" if i == 0 else None)
-        ax.scatter(it["send_ns"][i] * US, y, marker=">", color="black", s=18, zorder=3,
-                   label="send posted" if i == 0 else None)
+            ax.scatter(
+                it["copy_end_ns"][i] * US,
+                y,
+                marker="x",
+                color="#8c564b",
+                s=16,
+                zorder=3,
+                label="copy to host done" if i == 0 else None,
+            )
+        ax.scatter(
+            it["send_ns"][i] * US, y, marker=">", color="black", s=18, zorder=3, label="send posted" if i == 0 else None
+        )
         labels.append(f"send {m['tag']} {m['kind']} {m['bytes']} B")
         y += 1
     for i, m in enumerate(recvs):
-        ax.scatter(it["recv_ns"][i] * US, y, marker="o", color="#d62728", s=14, zorder=3,
-                   label="receive complete" if i == 0 else None)
-        ax.barh(y, (it["unpack_end_ns"][i] - it["unpack_start_ns"][i]) * US, left=it["unpack_start_ns"][i] * US,
-                color="#9467bd", height=0.7, label="unpack (device)" if i == 0 else None)
+        ax.scatter(
+            it["recv_ns"][i] * US,
+            y,
+            marker="o",
+            color="#d62728",
+            s=14,
+            zorder=3,
+            label="receive complete" if i == 0 else None,
+        )
+        ax.barh(
+            y,
+            (it["unpack_end_ns"][i] - it["unpack_start_ns"][i]) * US,
+            left=it["unpack_start_ns"][i] * US,
+            color="#9467bd",
+            height=0.7,
+            label="unpack (device)" if i == 0 else None,
+        )
         labels.append(f"recv {m['tag']} {m['kind']} {m['bytes']} B")
         y += 1
     ax.axvline(it["total_ns"] * US, color="grey", linestyle="--", linewidth=1, label="iteration end")
@@ -172,6 +246,8 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
     ax.legend(fontsize="small", loc="lower right")
     precision = rec["timeline"]["clock_sync"]["precision_ns"]
     short = f"cube {rec['cube']}" if rec.get("cube") else layout
-    default = (f"{short}, {rec.get('setup', rec['variant'])}, rank 0, iteration {iteration}: {it['total_ns'] * US:.1f} µs "
-               f"(sync precision {precision * US:.2f} µs)")
+    default = (
+        f"{short}, {rec.get('setup', rec['variant'])}, rank 0, iteration {iteration}: {it['total_ns'] * US:.1f} µs "
+        f"(sync precision {precision * US:.2f} µs)"
+    )
     return finish(fig, title or default, path)

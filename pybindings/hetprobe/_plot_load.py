@@ -31,8 +31,10 @@ def _loaded_points(results) -> pd.DataFrame:
     loaded = s[s["load_kind"] != "none"].copy()
     if loaded.empty:
         raise UsageError("no interference points with a load in these results")
-    loaded["slowdown"] = [m / ssb.get((f, b, a), np.nan) for m, f, b, a in
-                          zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])]
+    loaded["slowdown"] = [
+        m / ssb.get((f, b, a), np.nan)
+        for m, f, b, a in zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])
+    ]
     return loaded
 
 
@@ -82,9 +84,15 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
             for (gpus, _), d in panel[panel["load_kind"] == kind].groupby(["load_gpus", "file"]):
                 d = d.sort_values("traffic")
                 label = f"{kind} x{int(gpus)}"
-                ax.plot(d["traffic"], d["slowdown"], color=KIND_COLORS.get(kind, "grey"),
-                        marker=GPU_MARKERS[int(gpus - 1) % len(GPU_MARKERS)], ms=5, linewidth=1,
-                        label=None if label in labelled else label)
+                ax.plot(
+                    d["traffic"],
+                    d["slowdown"],
+                    color=KIND_COLORS.get(kind, "grey"),
+                    marker=GPU_MARKERS[int(gpus - 1) % len(GPU_MARKERS)],
+                    ms=5,
+                    linewidth=1,
+                    label=None if label in labelled else label,
+                )
                 labelled.add(label)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
         ax.set_xlim(left=0)
@@ -94,8 +102,11 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
     _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)]["slowdown"])
     axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     first = points.iloc[0]
-    return finish(fig, title or run_title(points, f"MPI_Send slowdown against GPU traffic ({first['layout']}, "
-                                                  f"{first['access']})"), path)
+    return finish(
+        fig,
+        title or run_title(points, f"MPI_Send slowdown against GPU traffic ({first['layout']}, {first['access']})"),
+        path,
+    )
 
 
 def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, path=None, title=None):
@@ -111,8 +122,14 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
         panel = points[points["size_bytes"] == size]
         for kind in _kinds(panel):
             d = panel[panel["load_kind"] == kind].sort_values("load_gpus")
-            ax.plot([0] + list(d["load_gpus"]), [1.0] + list(d["slowdown"]), color=KIND_COLORS.get(kind, "grey"),
-                    marker="o", ms=4, label=kind)
+            ax.plot(
+                [0] + list(d["load_gpus"]),
+                [1.0] + list(d["slowdown"]),
+                color=KIND_COLORS.get(kind, "grey"),
+                marker="o",
+                ms=4,
+                label=kind,
+            )
         ax.set_xticks(sorted({0} | set(int(g) for g in points["load_gpus"])))
         ax.set_title(size_label(size))
         ax.set_xlabel("GPUs loading at once (count)")
@@ -140,8 +157,7 @@ def load_table(results, rate="1", layout=None, access=None, sizes=None) -> pd.Da
         rows.append(row)
     table = pd.DataFrame(rows)
     order = {k: i for i, k in enumerate(KIND_ORDER)}
-    return table.sort_values(["kind", "gpus"], key=lambda c: c.map(order) if c.name == "kind" else c,
-                             ignore_index=True)
+    return table.sort_values(["kind", "gpus"], key=lambda c: c.map(order) if c.name == "kind" else c, ignore_index=True)
 
 
 def worst_slowdown(results) -> pd.Series:

@@ -6,13 +6,27 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from ._plotting import (DIRECTION_COLORS, US, finish, first_run, log_if_wide, new_figure, ordered, pick_setup,
-                        run_title, summary_rows)
+from ._plotting import (
+    DIRECTION_COLORS,
+    US,
+    finish,
+    first_run,
+    log_if_wide,
+    new_figure,
+    ordered,
+    pick_setup,
+    run_title,
+    summary_rows,
+)
 from .errors import UsageError
 
 # Paper 002 Table 1 columns: (side, contended) -> name.
-TABLE1_COLUMNS = {("cpu", False): "cpu", ("cpu", True): "cpu, gpu polling",
-                  ("gpu", False): "gpu", ("gpu", True): "gpu, cpu polling"}
+TABLE1_COLUMNS = {
+    ("cpu", False): "cpu",
+    ("cpu", True): "cpu, gpu polling",
+    ("gpu", False): "gpu",
+    ("gpu", True): "gpu, cpu polling",
+}
 DIRECTIONS = ["cpu-gpu-cpu", "gpu-cpu-gpu"]
 
 
@@ -33,11 +47,13 @@ def notify_table(results) -> pd.DataFrame:
     """
     rows = pick_setup(_rows(results, "overhead", "ns_per_op"))
     rows = first_run(rows, ["cpu_order", "gpu_order", "side", "contended"], "notify overhead records")
-    rows = rows.assign(order=_order(rows), column=[TABLE1_COLUMNS[(s, bool(c))] for s, c in
-                                                   zip(rows["side"], rows["contended"])])
+    rows = rows.assign(
+        order=_order(rows), column=[TABLE1_COLUMNS[(s, bool(c))] for s, c in zip(rows["side"], rows["contended"])]
+    )
     table = rows.pivot(index="order", columns="column", values="median")
-    table = table.reindex(index=list(dict.fromkeys(rows["order"])),
-                          columns=[c for c in TABLE1_COLUMNS.values() if c in table.columns])
+    table = table.reindex(
+        index=list(dict.fromkeys(rows["order"])), columns=[c for c in TABLE1_COLUMNS.values() if c in table.columns]
+    )
     table.index.name = "cpu_order:gpu_order"
     table.columns.name = "median ns per read+write pair"
     table.attrs.update(placement=rows["placement"].iloc[0], spacing=rows["spacing"].iloc[0])
@@ -46,25 +62,32 @@ def notify_table(results) -> pd.DataFrame:
 
 def roundtrip_table(results) -> pd.DataFrame:
     """Round trips: rows (order pair, placement, spacing), columns (direction, median/p10/p90) in ns."""
-    rows = first_run(_rows(results, "roundtrip", "roundtrip_ns"),
-                     ["cpu_order", "gpu_order", "placement", "spacing", "host_memory", "direction"],
-                     "notify roundtrip records")
+    rows = first_run(
+        _rows(results, "roundtrip", "roundtrip_ns"),
+        ["cpu_order", "gpu_order", "placement", "spacing", "host_memory", "direction"],
+        "notify roundtrip records",
+    )
     rows = rows.assign(order=_order(rows))
     keys = ["order", "placement", "spacing"]
-    table = rows.pivot_table(index=keys, columns="direction", values=["median", "p10", "p90"],
-                             aggfunc="first", sort=False)
+    table = rows.pivot_table(
+        index=keys, columns="direction", values=["median", "p10", "p90"], aggfunc="first", sort=False
+    )
     table = table.swaplevel(0, 1, axis=1)
     directions = ordered(rows["direction"], DIRECTIONS)
-    table = table.reindex(columns=pd.MultiIndex.from_product([directions, ["median", "p10", "p90"]],
-                                                             names=["direction", "ns"]))
+    table = table.reindex(
+        columns=pd.MultiIndex.from_product([directions, ["median", "p10", "p90"]], names=["direction", "ns"])
+    )
     return table.reindex(pd.MultiIndex.from_frame(rows[keys].drop_duplicates()))
 
 
 def mechanism_table(results) -> pd.DataFrame:
     """Mechanisms: round trip median/p10/p90 (ns), go-call median (ns), n, status, skipped_reason."""
     rows = first_run(_rows(results, "mechanism", "roundtrip_ns"), ["mechanism"], "notify mechanism records")
-    go = first_run(_rows(results, "mechanism", "go_call_ns"), ["mechanism"], "go calls") \
-        if len(_rows(results, "mechanism", "go_call_ns")) else None
+    go = (
+        first_run(_rows(results, "mechanism", "go_call_ns"), ["mechanism"], "go calls")
+        if len(_rows(results, "mechanism", "go_call_ns"))
+        else None
+    )
     table = rows.set_index("mechanism")[["median", "p10", "p90", "n", "status", "skipped_reason"]].copy()
     table.insert(3, "go_call_median", np.nan if go is None else go.set_index("mechanism")["median"])
     table.columns.name = "round trip ns"
@@ -97,19 +120,24 @@ def roundtrip(results, path=None, title=None):
     whiskers = []
     for i, g in enumerate(groups):
         for j, direction in enumerate(DIRECTIONS):
-            ids = [r for r, d, gr in zip(recs["record_id"], recs["direction"], recs["group"])
-                   if d == direction and gr == g]
+            ids = [
+                r for r, d, gr in zip(recs["record_id"], recs["direction"], recs["group"]) if d == direction and gr == g
+            ]
             if not ids:
                 continue
             data = np.concatenate([values[r] for r in ids])
             whiskers += list(np.percentile(data, [1, 99]))
-            box = ax.boxplot([data], positions=[i + (j - 0.5) * 0.38], widths=0.32, whis=(1, 99),
-                             showfliers=False, patch_artist=True)
+            box = ax.boxplot(
+                [data], positions=[i + (j - 0.5) * 0.38], widths=0.32, whis=(1, 99), showfliers=False, patch_artist=True
+            )
             box["boxes"][0].set_facecolor(DIRECTION_COLORS[direction])
             box["medians"][0].set_color("black")
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{c}:{g}" + (f"\n{p}/{sp}" if several else "") for c, g, p, sp in groups],
-                       rotation=30 if len(groups) > 6 else 0, fontsize="small")
+    ax.set_xticklabels(
+        [f"{c}:{g}" + (f"\n{p}/{sp}" if several else "") for c, g, p, sp in groups],
+        rotation=30 if len(groups) > 6 else 0,
+        fontsize="small",
+    )
     ax.set_xlim(-0.7, len(groups) - 0.3)
     ax.set_xlabel("memory order (cpu:gpu)" + (", placement/spacing" if several else ""))
     log = log_if_wide(ax, whiskers)  # one slow setup (a loaded machine) would flatten the others
@@ -132,8 +160,15 @@ def mechanisms(results, path=None, title=None):
     ax = axes[0][0]
     ok = table["median"].notna().to_numpy()
     med, lo, hi = (table[c].to_numpy(dtype=float) * US for c in ("median", "p10", "p90"))
-    ax.barh(y[ok], med[ok], xerr=[med[ok] - lo[ok], hi[ok] - med[ok]], color="#1f77b4", alpha=0.8,
-            capsize=3, label="round trip median, p10-p90")
+    ax.barh(
+        y[ok],
+        med[ok],
+        xerr=[med[ok] - lo[ok], hi[ok] - med[ok]],
+        color="#1f77b4",
+        alpha=0.8,
+        capsize=3,
+        label="round trip median, p10-p90",
+    )
     go = table["go_call_median"].to_numpy(dtype=float) * US
     has_go = ok & np.isfinite(go)
     if has_go.any():
@@ -145,7 +180,7 @@ def mechanisms(results, path=None, title=None):
     else:
         ax.set_xlim(0.1, 100)
     left = ax.get_xlim()[0]
-    for yi, (name, r) in zip(y, table.iterrows()):
+    for yi, (_, r) in zip(y, table.iterrows()):
         if r["status"] != "ok":
             ax.text(left * 1.1, yi, f"skipped: {r['skipped_reason']}", va="center", fontsize="small", color="dimgrey")
     ax.set_yticks(y)
@@ -177,7 +212,9 @@ def clock(results, path=None, title=None):
     ax, hx = axes[0]
     ax.axhspan(-prec, prec, color="tab:green", alpha=0.12, label=f"± precision ({prec:.0f} ns)")
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.plot(t[~used], cs["residual_ns"][~used], ".", ms=2, color="lightgrey", label="not used (check batch, long intervals)")
+    ax.plot(
+        t[~used], cs["residual_ns"][~used], ".", ms=2, color="lightgrey", label="not used (check batch, long intervals)"
+    )
     ax.plot(t[used], cs["residual_ns"][used], ".", ms=3, color="tab:blue", label="used in the fit")
     lim = max(2 * prec, 1.2 * np.nanmax(np.abs(cs["residual_ns"][used]))) if used.any() else 2 * prec
     ax.set_ylim(-lim, lim)

@@ -64,12 +64,13 @@ def single_run(rows: pd.DataFrame, key: list, what: str) -> pd.DataFrame:
     machines = rows[["host", "device", "backend"]].drop_duplicates()
     if len(machines) > 1:
         names = ", ".join(f"{h} ({d})" for h, d in machines[["host", "device"]].itertuples(index=False))
-        raise UsageError(f"{what} from several hosts/devices ({names}): load or select one, "
-                         "or use plots.compare(a, b)")
+        raise UsageError(f"{what} from several hosts/devices ({names}): load or select one, or use plots.compare(a, b)")
     if rows.duplicated(key).any():
-        raise UsageError(f"{what}: several runs of the same points (segments "
-                         f"{sorted(rows['segment'].unique().tolist())}); filter them (e.g. send_mode=, "
-                         "writer_side=, or load one file), or use plots.compare(a, b)")
+        raise UsageError(
+            f"{what}: several runs of the same points (segments "
+            f"{sorted(rows['segment'].unique().tolist())}); filter them (e.g. send_mode=, "
+            "writer_side=, or load one file), or use plots.compare(a, b)"
+        )
     return rows
 
 
@@ -109,7 +110,7 @@ def log_if_wide(ax, values, axis: str = "y", decades: float = 1.0) -> bool:
     so that one outlier does not flatten the rest against the axis; returns whether it did."""
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
-    if not len(v) or (v <= 0).any() or v.max() <= v.min() * 10 ** decades:
+    if not len(v) or (v <= 0).any() or v.max() <= v.min() * 10**decades:
         return False
     (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
     return True

@@ -47,22 +47,78 @@ PRESETS = {
         # Every load kind at full rate, from the sender's GPU and from every GPU.
         "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS,
         # The write load's curve: slowdown against its rate.
-        "interference-rate": ["--sizes", _LOAD_SIZES, "--load", "write", "--load-rate", "0.25,0.5,0.75,1",
-                              "--no-host-stream"] + _LOADS,
+        "interference-rate": [
+            "--sizes",
+            _LOAD_SIZES,
+            "--load",
+            "write",
+            "--load-rate",
+            "0.25,0.5,0.75,1",
+            "--no-host-stream",
+        ]
+        + _LOADS,
         # The paper's configuration: its writer in a message-sized buffer, every layout, both access modes.
-        "interference-paper": ["--paper", "--sizes", "1KiB:16MiB:x16", "--reps", "20", "--warmup", "3",
-                               "--no-host-stream"],
+        "interference-paper": [
+            "--paper",
+            "--sizes",
+            "1KiB:16MiB:x16",
+            "--reps",
+            "20",
+            "--warmup",
+            "3",
+            "--no-host-stream",
+        ],
     },
     "quick": {
         "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
         "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
-        "interference": ["--sizes", "1KiB,64KiB", "--layouts", "SSB,P2AB", "--access", "stacked", "--load", "all",
-                         "--load-gpus", "1,all", "--load-bytes", "8MiB", "--reps", "5", "--warmup", "1"],
-        "interference-rate": ["--sizes", "64KiB", "--layouts", "SSB,P2AB", "--access", "stacked", "--load", "write",
-                              "--load-rate", "0.5,1", "--load-bytes", "8MiB", "--reps", "5", "--warmup", "1",
-                              "--no-host-stream"],
-        "interference-paper": ["--paper", "--sizes", "1KiB:1MiB:x16", "--reps", "5", "--warmup", "2",
-                               "--no-host-stream"],
+        "interference": [
+            "--sizes",
+            "1KiB,64KiB",
+            "--layouts",
+            "SSB,P2AB",
+            "--access",
+            "stacked",
+            "--load",
+            "all",
+            "--load-gpus",
+            "1,all",
+            "--load-bytes",
+            "8MiB",
+            "--reps",
+            "5",
+            "--warmup",
+            "1",
+        ],
+        "interference-rate": [
+            "--sizes",
+            "64KiB",
+            "--layouts",
+            "SSB,P2AB",
+            "--access",
+            "stacked",
+            "--load",
+            "write",
+            "--load-rate",
+            "0.5,1",
+            "--load-bytes",
+            "8MiB",
+            "--reps",
+            "5",
+            "--warmup",
+            "1",
+            "--no-host-stream",
+        ],
+        "interference-paper": [
+            "--paper",
+            "--sizes",
+            "1KiB:1MiB:x16",
+            "--reps",
+            "5",
+            "--warmup",
+            "2",
+            "--no-host-stream",
+        ],
     },
 }
 PROBES = ("notify", "clock", "interference", "interference-rate", "interference-paper")
@@ -86,7 +142,7 @@ class Step:
 class Run:
     directory: Path
     steps: list[Step] = field(default_factory=list)
-    wall_s: float = 0.0    # topology and the probes
+    wall_s: float = 0.0  # topology and the probes
     report_s: float = 0.0  # writing the report
     report_error: str | None = None  # why the report could not be written
 
@@ -151,8 +207,9 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
     start = time.monotonic()
     with open(directory / f"{step.probe}.txt", "w") as table, open(log, "w") as err:
         try:
-            step.exit_code = follow(step.command, out, on_record, env=launch_env(), stdout=table, stderr=err,
-                                    timeout_s=timeout_s)
+            step.exit_code = follow(
+                step.command, out, on_record, env=launch_env(), stdout=table, stderr=err, timeout_s=timeout_s
+            )
         except KeyboardInterrupt:  # follow() stopped the probe with SIGTERM: its finished records stay
             step.status, step.wall_s = "interrupted", time.monotonic() - start
             step.error = "stopped by Ctrl-C (SIGINT)"
@@ -171,18 +228,25 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path) -> Non
     """characterize's own options, checked before anything is written (the probes check theirs)."""
     if device not in DEVICES:
         raise UsageError(f"--device {device}: expected one of {', '.join(DEVICES)}")
-    if timeout_s is not None and (isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float))
-                                  or not math.isfinite(timeout_s) or not 0 < timeout_s <= MAX_TIMEOUT_S):
-        raise UsageError(f"--timeout {timeout_s}: expected a finite number of seconds above 0 and at most "
-                         f"{MAX_TIMEOUT_S} (one week)")
+    if timeout_s is not None and (
+        isinstance(timeout_s, bool)
+        or not isinstance(timeout_s, (int, float))
+        or not math.isfinite(timeout_s)
+        or not 0 < timeout_s <= MAX_TIMEOUT_S
+    ):
+        raise UsageError(
+            f"--timeout {timeout_s}: expected a finite number of seconds above 0 and at most {MAX_TIMEOUT_S} (one week)"
+        )
     if reps is not None and (isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= MAX_REPS):
         raise UsageError(f"--reps {reps}: expected an integer from 1 to {MAX_REPS:,}")
     if hosts is not None and (len(hosts.split(",")) != 2 or not all(h.strip() for h in hosts.split(","))):
         raise UsageError(f"--hosts {hosts!r}: expected two host names, comma-separated (a,b; a,a for one node)")
     unknown = set(skip) - set(PROBES)
     if unknown:
-        raise UsageError(f"--skip {','.join(sorted(unknown))}: the steps are {', '.join(PROBES)} "
-                         "(interference skips all three of its steps)")
+        raise UsageError(
+            f"--skip {','.join(sorted(unknown))}: the steps are {', '.join(PROBES)} "
+            "(interference skips all three of its steps)"
+        )
     kind = file_kind(directory)
     if kind is not None and kind != "a directory":
         raise UsageError(f"{directory} is {kind}: give a run directory to create")
@@ -193,10 +257,23 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path) -> Non
         raise UsageError(f"{directory}: cannot create it in {existing} (not a writable directory)")
 
 
-def characterize(directory=None, *, device: str = "auto", quick: bool = False, sizes: str | None = None,
-                 reps: int | None = None, launcher: str | None = None, hosts: str | None = None,
-                 skip=(), report: bool = True, timeout_s: float | None = None, progress: bool | None = None,
-                 notify_args=(), clock_args=(), interference_args=()) -> Run:
+def characterize(
+    directory=None,
+    *,
+    device: str = "auto",
+    quick: bool = False,
+    sizes: str | None = None,
+    reps: int | None = None,
+    launcher: str | None = None,
+    hosts: str | None = None,
+    skip=(),
+    report: bool = True,
+    timeout_s: float | None = None,
+    progress: bool | None = None,
+    notify_args=(),
+    clock_args=(),
+    interference_args=(),
+) -> Run:
     """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)``
     loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep.
     ``launcher``/``hosts``: how the interference pair is launched (default: 2 ranks here, or srun in a
@@ -204,15 +281,28 @@ def characterize(directory=None, *, device: str = "auto", quick: bool = False, s
     per probe (interference_args go to its three steps). Options are checked before anything is written
     (UsageError). A probe that fails or stops keeps its finished records and its report section, marked
     with the last error of its log (``run.failed()``); the others run on, and the report is written."""
-    args = argparse.Namespace(device=device, quick=quick, sizes=sizes, reps=reps, launcher=launcher, hosts=hosts,
-                              notify_args=notify_args, clock_args=clock_args, interference_args=interference_args)
+    args = argparse.Namespace(
+        device=device,
+        quick=quick,
+        sizes=sizes,
+        reps=reps,
+        launcher=launcher,
+        hosts=hosts,
+        notify_args=notify_args,
+        clock_args=clock_args,
+        interference_args=interference_args,
+    )
     directory = Path(directory) if directory else default_directory()
     _check_options(device, timeout_s, reps, hosts, skip, directory)
-    steps = [Step(probe, _probe_command(probe, args, directory / f"{probe}.jsonl")) for probe in PROBES
-             if probe not in skip and family(probe) not in skip]  # a launcher not found is refused here
+    steps = [
+        Step(probe, _probe_command(probe, args, directory / f"{probe}.jsonl"))
+        for probe in PROBES
+        if probe not in skip and family(probe) not in skip
+    ]  # a launcher not found is refused here
     (directory / "logs").mkdir(parents=True, exist_ok=True)
-    show = Progress(sys.stderr, bar=sys.stderr.isatty() if progress is None else progress,
-                    steps=[s.probe for s in steps])
+    show = Progress(
+        sys.stderr, bar=sys.stderr.isatty() if progress is None else progress, steps=[s.probe for s in steps]
+    )
     run = Run(directory)
     start = time.monotonic()
     _write_topology(directory)
@@ -225,6 +315,7 @@ def characterize(directory=None, *, device: str = "auto", quick: bool = False, s
             _write_manifest(run)
     if report:
         from .report import write_report  # matplotlib is only needed here
+
         try:
             write_report(directory, run)
         except Exception as e:  # noqa: BLE001 - the measurements are kept; `hetprobe report DIR` may retry
@@ -246,47 +337,88 @@ def _write_manifest(run: Run) -> None:
         "command_line": sys.argv,
         "wall_s": run.wall_s,
         "report_s": run.report_s,
-        "steps": [{"probe": s.probe, "command": shlex.join(s.command), "status": s.status,
-                   "exit_code": s.exit_code, "wall_s": s.wall_s, "records": s.records,
-                   **({"error": s.error} if s.error else {})} for s in run.steps],
+        "steps": [
+            {
+                "probe": s.probe,
+                "command": shlex.join(s.command),
+                "status": s.status,
+                "exit_code": s.exit_code,
+                "wall_s": s.wall_s,
+                "records": s.records,
+                **({"error": s.error} if s.error else {}),
+            }
+            for s in run.steps
+        ],
         **({"report_error": run.report_error} if run.report_error else {}),
     }
     (run.directory / "characterize.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("directory", nargs="?", help="run directory to create (default: "
-                   "hetprobe-results/characterize-<host>-<UTC time>)")
-    p.add_argument("--device", default="auto", help="backend: auto (a GPU if there is one, else host threads), "
-                   "cuda, hip, host (default: %(default)s)")
-    p.add_argument("--quick", action="store_true", help="short runs (tests, a first look): fewer samples, "
-                   "sizes 1 KiB to 1 MiB, a 2 s clock span")
-    p.add_argument("--sizes", help="interference message sizes, as `hetprobe interference --sizes`, for its three "
-                   "steps (default: 1KiB,64KiB,1MiB,16MiB for the loads, 1KiB:16MiB:x16 for the paper's layouts)")
+    p.add_argument(
+        "directory",
+        nargs="?",
+        help="run directory to create (default: hetprobe-results/characterize-<host>-<UTC time>)",
+    )
+    p.add_argument(
+        "--device",
+        default="auto",
+        help="backend: auto (a GPU if there is one, else host threads), cuda, hip, host (default: %(default)s)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="short runs (tests, a first look): fewer samples, sizes 1 KiB to 1 MiB, a 2 s clock span",
+    )
+    p.add_argument(
+        "--sizes",
+        help="interference message sizes, as `hetprobe interference --sizes`, for its three "
+        "steps (default: 1KiB,64KiB,1MiB,16MiB for the loads, 1KiB:16MiB:x16 for the paper's layouts)",
+    )
     p.add_argument("--reps", type=int, help="interference timed samples per point (default: 20)")
-    p.add_argument("--launcher", help="how to start the interference pair: mpirun, srun, or a whole prefix "
-                   "such as 'mpirun -np 2 --host a,b' (default: srun in a Slurm job, else mpirun)")
+    p.add_argument(
+        "--launcher",
+        help="how to start the interference pair: mpirun, srun, or a whole prefix "
+        "such as 'mpirun -np 2 --host a,b' (default: srun in a Slurm job, else mpirun)",
+    )
     p.add_argument("--hosts", help="two hosts for the interference pair, comma-separated (default: this node)")
-    p.add_argument("--skip", default="", help="steps not to run, comma-separated: notify, clock, interference (its "
-                   "three steps), interference-rate, interference-paper")
+    p.add_argument(
+        "--skip",
+        default="",
+        help="steps not to run, comma-separated: notify, clock, interference (its "
+        "three steps), interference-rate, interference-paper",
+    )
     p.add_argument("--no-report", action="store_true", help="measure only; `hetprobe report DIR` writes it later")
     p.add_argument("--timeout", type=float, help="seconds each probe may run before it is stopped")
-    p.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto",
-                   help="a progress bar (terminal) or plain lines (batch logs); auto picks by stderr")
+    p.add_argument(
+        "--progress",
+        choices=["auto", "bar", "lines"],
+        default="auto",
+        help="a progress bar (terminal) or plain lines (batch logs); auto picks by stderr",
+    )
     for probe in ("notify", "clock", "interference"):
-        p.add_argument(f"--{probe}-args", type=shlex.split, default=[], metavar="'OPTIONS'",
-                       help=f"extra options for `hetprobe {probe}`, quoted")
+        p.add_argument(
+            f"--{probe}-args",
+            type=shlex.split,
+            default=[],
+            metavar="'OPTIONS'",
+            help=f"extra options for `hetprobe {probe}`, quoted",
+        )
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="hetprobe characterize", description=(
-        "Characterise this node: topology, CPU<->GPU notification costs, the clock relation, and how GPU "
-        "traffic of every kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) "
-        "slows MPI_Send on two ranks, with the paper's layouts; writes a run directory with every "
-        "result (JSON Lines), a report (Markdown + PNG, and one self-contained HTML file) and prints a "
-        "summary. Runs on host threads where there is no GPU, and says so. Exit code 0: every probe finished; "
-        "1: a probe failed or stopped (the report is still written, its section says why); 2: bad input "
-        "(nothing written); 130: interrupted (finished records kept; `hetprobe report DIR` writes the report)."))
+    p = argparse.ArgumentParser(
+        prog="hetprobe characterize",
+        description=(
+            "Characterise this node: topology, CPU<->GPU notification costs, the clock relation, and how GPU "
+            "traffic of every kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) "
+            "slows MPI_Send on two ranks, with the paper's layouts; writes a run directory with every "
+            "result (JSON Lines), a report (Markdown + PNG, and one self-contained HTML file) and prints a "
+            "summary. Runs on host threads where there is no GPU, and says so. Exit code 0: every probe finished; "
+            "1: a probe failed or stopped (the report is still written, its section says why); 2: bad input "
+            "(nothing written); 130: interrupted (finished records kept; `hetprobe report DIR` writes the report)."
+        ),
+    )
     add_arguments(p)
     a = p.parse_args(argv)
     directory = Path(a.directory) if a.directory else default_directory()
@@ -294,27 +426,45 @@ def main(argv: list[str]) -> int:
         skip = a.skip.split(",") if a.skip else []
         if not all(skip):
             raise UsageError(f"--skip {a.skip!r}: an empty item in the list (steps are comma-separated)")
-        run = characterize(directory, device=a.device, quick=a.quick, sizes=a.sizes, reps=a.reps,
-                           launcher=a.launcher, hosts=a.hosts, skip=skip,
-                           report=not a.no_report, timeout_s=a.timeout,
-                           progress={"auto": None, "bar": True, "lines": False}[a.progress],
-                           notify_args=a.notify_args, clock_args=a.clock_args,
-                           interference_args=a.interference_args)
+        run = characterize(
+            directory,
+            device=a.device,
+            quick=a.quick,
+            sizes=a.sizes,
+            reps=a.reps,
+            launcher=a.launcher,
+            hosts=a.hosts,
+            skip=skip,
+            report=not a.no_report,
+            timeout_s=a.timeout,
+            progress={"auto": None, "bar": True, "lines": False}[a.progress],
+            notify_args=a.notify_args,
+            clock_args=a.clock_args,
+            interference_args=a.interference_args,
+        )
     except UsageError as e:
         print(f"hetprobe characterize: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\nhetprobe characterize: interrupted; every finished record is in {directory}"
-              " (characterize.json says which probes ran)", file=sys.stderr)
+        print(
+            f"\nhetprobe characterize: interrupted; every finished record is in {directory}"
+            " (characterize.json says which probes ran)",
+            file=sys.stderr,
+        )
         return 130
     summary = run.directory / "summary.txt"
     if summary.exists():
         sys.stdout.write(summary.read_text())
     print(f"run directory: {run.directory}  (measured in {run.wall_s:.0f} s, report in {run.report_s:.0f} s)")
     for step in run.failed():
-        print(f"FAILED: {step.probe} (exit code {step.exit_code}) after {step.records} record(s): {step.error}; "
-              f"see {run.directory / 'logs' / (step.probe + '.log')}")
+        print(
+            f"FAILED: {step.probe} (exit code {step.exit_code}) after {step.records} record(s): {step.error}; "
+            f"see {run.directory / 'logs' / (step.probe + '.log')}"
+        )
     if run.report_error:
-        print(f"hetprobe characterize: error: the report could not be written ({run.report_error}); the "
-              f"measurements are kept: `hetprobe report {run.directory}` writes it", file=sys.stderr)
+        print(
+            f"hetprobe characterize: error: the report could not be written ({run.report_error}); the "
+            f"measurements are kept: `hetprobe report {run.directory}` writes it",
+            file=sys.stderr,
+        )
     return 1 if run.failed() or run.report_error else 0

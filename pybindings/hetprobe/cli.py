@@ -28,11 +28,16 @@ def _report(argv: list[str]) -> int:
     (a step failed or stopped, a file could not be read: the report says which), 2 for bad input
     (not a run directory, nothing in it, not writable; then nothing is written)."""
     import argparse
+
     from .report import write_report
-    p = argparse.ArgumentParser(prog="hetprobe report", description="Write report.md, report.html, the plots "
-                                "and summary.txt of a run directory, complete or partial (hetprobe characterize "
-                                "writes them itself). Exit code 0: complete; 1: written, but the run is "
-                                "incomplete (the report says what is missing); 2: bad input, nothing written.")
+
+    p = argparse.ArgumentParser(
+        prog="hetprobe report",
+        description="Write report.md, report.html, the plots "
+        "and summary.txt of a run directory, complete or partial (hetprobe characterize "
+        "writes them itself). Exit code 0: complete; 1: written, but the run is "
+        "incomplete (the report says what is missing); 2: bad input, nothing written.",
+    )
     p.add_argument("directory")
     a = p.parse_args(argv)
     try:
@@ -55,13 +60,16 @@ def main(argv: list[str] | None = None) -> int:
     command = argv[0] if argv else ""
     if command == "characterize":
         from .characterize import main as characterize_main
+
         return characterize_main(argv[1:])
     if command == "report":
         return _report(argv[1:])
     if command == "merge":
         from .merge import main as merge_main
+
         return merge_main(argv[1:])
     from .probes import binary
+
     try:
         exe = binary()
     except UsageError as e:

@@ -51,29 +51,29 @@ class Results:
     _lines: list = field(default_factory=list)  # the raw line of each record (None: not from JSON Lines)
 
     @classmethod
-    def empty(cls) -> "Results":
+    def empty(cls) -> Results:
         """Results of no file (a run directory whose probes left nothing readable)."""
         headers, summary, samples = _frames_of(([], [], []))
         return cls(records=[], headers=headers, summary=summary, samples=samples, files=[], truncated=[])
 
-    def probe(self, name: str) -> "Results":
+    def probe(self, name: str) -> Results:
         """The same results restricted to one probe ("interference", "bandwidth", "notify", "clock", "micro")."""
         keep = [i for i, r in enumerate(self.records) if r.get("probe") == name]
         return self._subset(keep, self.headers["probe"] == name, list(self.files))
 
-    def only_files(self, *names: str) -> "Results":
+    def only_files(self, *names: str) -> Results:
         """The same results restricted to the records of files with one of these names (no folder)."""
         keep = [i for i, r in enumerate(self.records) if os.path.basename(r.get("_file", "")) in names]
         files = {self.records[i]["_file"] for i in keep}
         return self._subset(keep, self.headers["file"].isin(files), [f for f in self.files if f in files])
 
-    def without_files(self, *names: str) -> "Results":
+    def without_files(self, *names: str) -> Results:
         """The same results without the records of files with one of these names (no folder)."""
         keep = [i for i, r in enumerate(self.records) if os.path.basename(r.get("_file", "")) not in names]
         files = {self.records[i]["_file"] for i in keep} | {f for f in self.files if not f.endswith(".jsonl")}
         return self._subset(keep, self.headers["file"].isin(files), [f for f in self.files if f in files])
 
-    def _subset(self, keep: list, header_rows, files: list) -> "Results":
+    def _subset(self, keep: list, header_rows, files: list) -> Results:
         """Results of the records `keep` (indexes), the headers where `header_rows`, and `files`."""
         new_id = {old: new for new, old in enumerate(keep)}
 
@@ -81,11 +81,18 @@ class Results:
             df = df[df["record_id"].isin(new_id)].reset_index(drop=True)
             df["record_id"] = df["record_id"].map(new_id).astype(np.int64)
             return df
+
         return Results(
-            records=[self.records[i] for i in keep], headers=self.headers[header_rows].reset_index(drop=True),
-            summary=rows(self.summary), samples=rows(self.samples), files=files,
-            truncated=[f for f in self.truncated if f in files], topology=self.topology,
-            unreadable=list(self.unreadable), _lines=[self._lines[i] for i in keep] if self._lines else [])
+            records=[self.records[i] for i in keep],
+            headers=self.headers[header_rows].reset_index(drop=True),
+            summary=rows(self.summary),
+            samples=rows(self.samples),
+            files=files,
+            truncated=[f for f in self.truncated if f in files],
+            topology=self.topology,
+            unreadable=list(self.unreadable),
+            _lines=[self._lines[i] for i in keep] if self._lines else [],
+        )
 
     def load_gpus(self) -> pd.DataFrame:
         """One row per interference point, side and load GPU: where the GPU and its buffer are, how its
@@ -99,22 +106,62 @@ class Results:
             for side in ("sender", "receiver"):
                 for g, d in enumerate((r["load"].get(side) or {}).get("devices") or []):
                     shape = d.get("shape") or {}
-                    rows.append({
-                        "file": r["_file"], "segment": r["_segment"], "record_id": i, "size_bytes": r["size_bytes"],
-                        "layout": r["layout"], "access": r["access"], "load_kind": kind, "load_gpus": gpus,
-                        "load_rate": rate, "side": side, "gpu": g, "ordinal": d.get("ordinal"),
-                        "pci_bus_id": d.get("pci_bus_id"), "gpu_numa_nodes": d.get("gpu_numa_nodes"),
-                        "buffer_numa_nodes": d.get("buffer_numa_nodes"), "helper_cpus": d.get("helper_cpus"),
-                        "engine": shape.get("engine"), "workers": shape.get("workers"),
-                        "target_bytes": d.get("target_bytes"), "full_rate_gbs": d.get("full_rate_gbs"),
-                        "target_gbs": d.get("target_gbs"), "rate_over_point_gbs": d.get("rate_over_point_gbs"),
-                        "traffic_during_send_gbs": d.get("traffic_during_send_gbs"),
-                        "unresolved_samples": d.get("unresolved_samples"),
-                        "sync_precision_ns": (d.get("clock_sync") or {}).get("precision_ns")})
-        columns = ["file", "segment", "record_id", "size_bytes", "layout", "access", "load_kind", "load_gpus",
-                   "load_rate", "side", "gpu", "ordinal", "pci_bus_id", "gpu_numa_nodes", "buffer_numa_nodes",
-                   "helper_cpus", "engine", "workers", "target_bytes", "full_rate_gbs", "target_gbs",
-                   "rate_over_point_gbs", "traffic_during_send_gbs", "unresolved_samples", "sync_precision_ns"]
+                    rows.append(
+                        {
+                            "file": r["_file"],
+                            "segment": r["_segment"],
+                            "record_id": i,
+                            "size_bytes": r["size_bytes"],
+                            "layout": r["layout"],
+                            "access": r["access"],
+                            "load_kind": kind,
+                            "load_gpus": gpus,
+                            "load_rate": rate,
+                            "side": side,
+                            "gpu": g,
+                            "ordinal": d.get("ordinal"),
+                            "pci_bus_id": d.get("pci_bus_id"),
+                            "gpu_numa_nodes": d.get("gpu_numa_nodes"),
+                            "buffer_numa_nodes": d.get("buffer_numa_nodes"),
+                            "helper_cpus": d.get("helper_cpus"),
+                            "engine": shape.get("engine"),
+                            "workers": shape.get("workers"),
+                            "target_bytes": d.get("target_bytes"),
+                            "full_rate_gbs": d.get("full_rate_gbs"),
+                            "target_gbs": d.get("target_gbs"),
+                            "rate_over_point_gbs": d.get("rate_over_point_gbs"),
+                            "traffic_during_send_gbs": d.get("traffic_during_send_gbs"),
+                            "unresolved_samples": d.get("unresolved_samples"),
+                            "sync_precision_ns": (d.get("clock_sync") or {}).get("precision_ns"),
+                        }
+                    )
+        columns = [
+            "file",
+            "segment",
+            "record_id",
+            "size_bytes",
+            "layout",
+            "access",
+            "load_kind",
+            "load_gpus",
+            "load_rate",
+            "side",
+            "gpu",
+            "ordinal",
+            "pci_bus_id",
+            "gpu_numa_nodes",
+            "buffer_numa_nodes",
+            "helper_cpus",
+            "engine",
+            "workers",
+            "target_bytes",
+            "full_rate_gbs",
+            "target_gbs",
+            "rate_over_point_gbs",
+            "traffic_during_send_gbs",
+            "unresolved_samples",
+            "sync_precision_ns",
+        ]
         return pd.DataFrame(rows, columns=columns)
 
     def warnings(self) -> pd.DataFrame:
@@ -122,9 +169,18 @@ class Results:
         high load) and each record's own (its spread). Columns file, segment, record_id, probe,
         record ("header" for the conditions) and warning (a sentence naming the reading and its
         threshold). Empty for files from before warnings were recorded."""
-        rows = [{"file": r["_file"], "segment": r["_segment"], "record_id": i, "probe": r.get("probe"),
-                 "record": r.get("record"), "warning": w}
-                for i, r in enumerate(self.records) for w in (r.get("warnings") or [])]
+        rows = [
+            {
+                "file": r["_file"],
+                "segment": r["_segment"],
+                "record_id": i,
+                "probe": r.get("probe"),
+                "record": r.get("record"),
+                "warning": w,
+            }
+            for i, r in enumerate(self.records)
+            for w in (r.get("warnings") or [])
+        ]
         return pd.DataFrame(rows, columns=["file", "segment", "record_id", "probe", "record", "warning"])
 
     def clock_samples(self) -> pd.DataFrame:
@@ -144,14 +200,17 @@ class Results:
     def __repr__(self) -> str:
         probes = sorted(set(self.headers["probe"].dropna())) if len(self.headers) else []
         names = ", ".join(os.path.basename(f) for f in self.files[:4]) + (" ..." if len(self.files) > 4 else "")
-        return (f"<hetprobe.Results {len(self.files)} file(s) [{names}], probes {probes}, "
-                f"{len(self.headers)} segment(s), {len(self.records)} records, {len(self.summary)} summary rows, "
-                f"{len(self.samples)} samples{', truncated: ' + str(len(self.truncated)) if self.truncated else ''}>")
+        return (
+            f"<hetprobe.Results {len(self.files)} file(s) [{names}], probes {probes}, "
+            f"{len(self.headers)} segment(s), {len(self.records)} records, {len(self.summary)} summary rows, "
+            f"{len(self.samples)} samples{', truncated: ' + str(len(self.truncated)) if self.truncated else ''}>"
+        )
 
 
 def _parse(line: bytes):
     def reject(name):  # NaN/Infinity are never written, and the C++ reader refuses them
         raise ValueError(name)
+
     return json.loads(line, parse_constant=reject)
 
 
@@ -188,11 +247,19 @@ def _micro_records(path, doc) -> list[dict]:
     """A Google Benchmark JSON document as a header and one "benchmark" record per benchmark."""
     ctx = doc.get("context") or {}
     device = str(ctx.get("hetprobe_device") or "")
-    backend = device[device.rfind("(") + 1:-1] if device.endswith(")") else None
-    name = device[:device.rfind("(")].strip() if backend else (device or None)
-    header = {"record": "header", "probe": "micro", "host": ctx.get("host_name"), "backend": backend,
-              "device": {"name": name}, "start_time_utc": ctx.get("date"), "resumed": False,
-              "command_line": [ctx["executable"]] if ctx.get("executable") else None, "context": ctx}
+    backend = device[device.rfind("(") + 1 : -1] if device.endswith(")") else None
+    name = device[: device.rfind("(")].strip() if backend else (device or None)
+    header = {
+        "record": "header",
+        "probe": "micro",
+        "host": ctx.get("host_name"),
+        "backend": backend,
+        "device": {"name": name},
+        "start_time_utc": ctx.get("date"),
+        "resumed": False,
+        "command_line": [ctx["executable"]] if ctx.get("executable") else None,
+        "context": ctx,
+    }
     return [header] + [{"record": "benchmark", "probe": "micro", **b} for b in doc.get("benchmarks") or []]
 
 
@@ -300,13 +367,26 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
         if cut:
             truncated.append(name)
     if truncated:
-        warnings.warn("ignored an incomplete last line (killed run?) in: " + ", ".join(truncated),
-                      TruncatedResultsWarning, stacklevel=2)
+        warnings.warn(
+            "ignored an incomplete last line (killed run?) in: " + ", ".join(truncated),
+            TruncatedResultsWarning,
+            stacklevel=2,
+        )
     headers, summary, samples = _frames_of(frames)
-    topology = topology_file or next((r["topology"] for r in records
-                                      if r.get("record") == "header" and isinstance(r.get("topology"), dict)), None)
-    return Results(records=records, headers=headers, summary=summary, samples=samples, files=files,
-                   truncated=truncated, topology=topology, unreadable=unreadable, _lines=lines)
+    topology = topology_file or next(
+        (r["topology"] for r in records if r.get("record") == "header" and isinstance(r.get("topology"), dict)), None
+    )
+    return Results(
+        records=records,
+        headers=headers,
+        summary=summary,
+        samples=samples,
+        files=files,
+        truncated=truncated,
+        topology=topology,
+        unreadable=unreadable,
+        _lines=lines,
+    )
 
 
 def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, list]) -> None:
@@ -338,6 +418,8 @@ def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, lis
 
 def _frames_of(frames: tuple[list, list, list]):
     header_rows, summary_rows, chunks = frames
-    return (_frames.frame(_frames.HEADER_COLUMNS, header_rows),
-            _frames.frame(_frames.SUMMARY_COLUMNS, summary_rows),
-            _frames.sample_frame(chunks))
+    return (
+        _frames.frame(_frames.HEADER_COLUMNS, header_rows),
+        _frames.frame(_frames.SUMMARY_COLUMNS, summary_rows),
+        _frames.sample_frame(chunks),
+    )

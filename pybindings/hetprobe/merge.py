@@ -125,7 +125,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="hetprobe merge",
         description="Combine hetprobe results files (JSON Lines) and directories of them into one file. "
-                    "Every output is checked before anything is written; outputs appear whole or not at all.")
+        "Every output is checked before anything is written; outputs appear whole or not at all.",
+    )
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="results file or directory of *.jsonl")
     parser.add_argument("-o", "--out", required=True, help="merged JSON Lines file to write (a regular file)")
     parser.add_argument("--overwrite", action="store_true", help="replace OUT (and the CSV) if they exist")
@@ -143,6 +144,7 @@ def main(argv=None) -> int:
         print(f"hetprobe merge: error: {e.filename or ''}: {e.strerror or e}; nothing was written", file=sys.stderr)
         return 1
     n_segments, n_records, n_files = counts
-    print(f"merged {n_segments} segment(s), {n_records} record(s) from {n_files} file(s) into {args.out}",
-          file=sys.stderr)
+    print(
+        f"merged {n_segments} segment(s), {n_records} record(s) from {n_files} file(s) into {args.out}", file=sys.stderr
+    )
     return 0

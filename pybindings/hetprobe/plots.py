@@ -16,18 +16,46 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from ._plot_halo import halo_phases, halo_table, halo_times, halo_timeline
+from ._plot_halo import halo_phases, halo_table, halo_timeline, halo_times
 from ._plot_load import load_table, slowdown_vs_gpus, slowdown_vs_traffic, worst_slowdown
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
-from ._plotting import (ACCESS_ORDER, BAND_COLORS, LAYOUT_ORDER, US, finish, layout_color, log_if_wide,
-                        new_figure, ordered, run_title, single_run)
+from ._plotting import (
+    ACCESS_ORDER,
+    BAND_COLORS,
+    LAYOUT_ORDER,
+    US,
+    finish,
+    layout_color,
+    log_if_wide,
+    new_figure,
+    ordered,
+    run_title,
+    single_run,
+)
 from ._units import set_size_axis, size_label
 from .errors import UsageError
 
-__all__ = ["send_time", "ratio_to_ssb", "writer_timeline", "compare", "compare_table", "load_table",
-           "slowdown_vs_traffic", "slowdown_vs_gpus", "worst_slowdown", "notify_table",
-           "roundtrip_table", "mechanism_table", "roundtrip", "mechanisms", "clock", "halo_table", "halo_times",
-           "halo_timeline", "halo_phases"]
+__all__ = [
+    "send_time",
+    "ratio_to_ssb",
+    "writer_timeline",
+    "compare",
+    "compare_table",
+    "load_table",
+    "slowdown_vs_traffic",
+    "slowdown_vs_gpus",
+    "worst_slowdown",
+    "notify_table",
+    "roundtrip_table",
+    "mechanism_table",
+    "roundtrip",
+    "mechanisms",
+    "clock",
+    "halo_table",
+    "halo_times",
+    "halo_timeline",
+    "halo_phases",
+]
 
 _STATS = ("min", "p10", "median", "p90", "p99", "max", "mean")
 
@@ -43,16 +71,21 @@ def _points(results, send_mode=None, writer_side=None, load=None, gpus=None, rat
     if writer_side is not None:
         s = s[s["writer_side"] == writer_side]
     if len(s[["send_mode", "writer_side"]].drop_duplicates()) > 1:
-        raise UsageError("interference points with several send_mode/writer_side: pass send_mode= and "
-                         "writer_side=, or use plots.compare(a, b)")
+        raise UsageError(
+            "interference points with several send_mode/writer_side: pass send_mode= and "
+            "writer_side=, or use plots.compare(a, b)"
+        )
     loaded = s[s["load_kind"] != "none"]
     configs = loaded[["load_kind", "load_gpus", "load_rate"]].drop_duplicates()
     if len(configs) > 1 or load is not None or gpus is not None or rate is not None:
         kind = load or ("write" if (configs["load_kind"] == "write").any() else configs["load_kind"].iloc[0])
         pick = loaded[loaded["load_kind"] == kind]
         n = gpus if gpus is not None else (pick["load_gpus"].min() if len(pick) else 1)
-        r = rate if rate is not None else ("1" if (pick["load_rate"] == "1").any() else
-                                           (pick["load_rate"].iloc[0] if len(pick) else "1"))
+        r = (
+            rate
+            if rate is not None
+            else ("1" if (pick["load_rate"] == "1").any() else (pick["load_rate"].iloc[0] if len(pick) else "1"))
+        )
         keep = (s["load_kind"] == "none") | ((s["load_kind"] == kind) & (s["load_gpus"] == n) & (s["load_rate"] == r))
         s = s[keep]
     return single_run(s, ["size_bytes", "layout", "access"], "interference points")
@@ -71,8 +104,18 @@ def _access_panels(points, rows=1, height=4.2):
     return fig, axes, access
 
 
-def send_time(results, stat: str = "median", band=("p10", "p90"), send_mode=None, writer_side=None,
-              path=None, title=None, load=None, gpus=None, rate=None):
+def send_time(
+    results,
+    stat: str = "median",
+    band=("p10", "p90"),
+    send_mode=None,
+    writer_side=None,
+    path=None,
+    title=None,
+    load=None,
+    gpus=None,
+    rate=None,
+):
     """MPI_Send time (µs, log) against message size (log2), a line per layout with its band shaded.
 
     One panel per access mode (stream, stacked), sharing y: the paper's Figures 6-11. `stat` and
@@ -88,8 +131,14 @@ def send_time(results, stat: str = "median", band=("p10", "p90"), send_mode=None
             d = panel[panel["layout"] == layout].sort_values("size_bytes")
             ax.plot(d["size_bytes"], d[stat] * US, marker="o", ms=3, color=layout_color(layout), label=layout)
             if band is not None:
-                ax.fill_between(d["size_bytes"], d[band[0]] * US, d[band[1]] * US, color=BAND_COLORS.get(layout, "grey"),
-                                alpha=0.15, linewidth=0)
+                ax.fill_between(
+                    d["size_bytes"],
+                    d[band[0]] * US,
+                    d[band[1]] * US,
+                    color=BAND_COLORS.get(layout, "grey"),
+                    alpha=0.15,
+                    linewidth=0,
+                )
         ax.set_yscale("log")
         set_size_axis(ax, panel["size_bytes"].unique())
         ax.set_title(f"{acc} access")
@@ -138,19 +187,26 @@ def writer_timeline(results, size_bytes: int, layout: str, access: str, path=Non
         raise UsageError(f"no interference point {size_label(size_bytes)} {layout} {access}")
     rid = row["record_id"].iloc[0]
     sm = results.samples[results.samples["record_id"] == rid]
-    series = {m: sm.loc[sm["metric"] == m, "value"].to_numpy() * US
-              for m in ("send_time_ns", "writer_start_ns", "writer_ready_ns", "writer_end_ns")}
+    series = {
+        m: sm.loc[sm["metric"] == m, "value"].to_numpy() * US
+        for m in ("send_time_ns", "writer_start_ns", "writer_ready_ns", "writer_end_ns")
+    }
     if len(series["writer_start_ns"]) == 0:
-        raise UsageError(f"point {size_label(size_bytes)} {layout} {access} has no writer_timeline "
-                         "(older file, or no writer on the sender)")
-    send, start, ready, end = (series[k] for k in ("send_time_ns", "writer_start_ns", "writer_ready_ns",
-                                                    "writer_end_ns"))
+        raise UsageError(
+            f"point {size_label(size_bytes)} {layout} {access} has no writer_timeline "
+            "(older file, or no writer on the sender)"
+        )
+    send, start, ready, end = (
+        series[k] for k in ("send_time_ns", "writer_start_ns", "writer_ready_ns", "writer_end_ns")
+    )
     y = np.arange(len(send))
     fig, axes = new_figure(1, 1, width=8, height=max(3.0, 0.25 * len(y) + 1.5))
     ax = axes[0][0]
     color = layout_color(layout)
     ax.barh(y, end - ready, left=ready, height=0.7, color=color, alpha=0.8, label="writer: ready → end (post phase)")
-    ax.barh(y, ready - start, left=start, height=0.7, color=color, alpha=0.3, label="writer: start → ready (first write)")
+    ax.barh(
+        y, ready - start, left=start, height=0.7, color=color, alpha=0.3, label="writer: start → ready (first write)"
+    )
     ax.barh(y, send, left=0, height=0.35, color="black", label="MPI send")
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("time from the start of the timed send (µs)")
@@ -158,8 +214,9 @@ def writer_timeline(results, size_bytes: int, layout: str, access: str, path=Non
     ax.invert_yaxis()
     ax.legend(fontsize="small", loc="best")
     covered = int(np.sum((ready <= 0) & (end >= send)))
-    default = run_title(row, f"{size_label(size_bytes)} {layout} {access}: writer covered the send "
-                             f"in {covered} of {len(send)} samples")
+    default = run_title(
+        row, f"{size_label(size_bytes)} {layout} {access}: writer covered the send in {covered} of {len(send)} samples"
+    )
     return finish(fig, title or default, path)
 
 
@@ -198,8 +255,10 @@ def compare(a, b, labels=("A", "B"), path=None, title=None):
     handles += [Line2D([], [], color="grey", linestyle="-"), Line2D([], [], color="grey", linestyle="--")]
     axes[0][0].legend(handles, names + [labels[0], labels[1]], fontsize="small")
     ra, rb = pa.iloc[0], pb.iloc[0]
-    default = (f"{labels[0]}: {ra['host']}, {ra['device']} ({ra['backend']})  vs  "
-               f"{labels[1]}: {rb['host']}, {rb['device']} ({rb['backend']})")
+    default = (
+        f"{labels[0]}: {ra['host']}, {ra['device']} ({ra['backend']})  vs  "
+        f"{labels[1]}: {rb['host']}, {rb['device']} ({rb['backend']})"
+    )
     return finish(fig, title or default, path)
 
 

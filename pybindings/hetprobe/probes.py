@@ -19,12 +19,13 @@ import shutil
 import subprocess
 import tempfile
 import time
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from ._paths import check_output, file_kind
-from .errors import Interrupted, MPIError, ProbeTimeout, UsageError, Unsupported
+from .errors import Interrupted, MPIError, ProbeTimeout, Unsupported, UsageError
 from .load import Results, load
 
 # The environment before this process initialises MPI: an MPI singleton adds
@@ -42,8 +43,10 @@ def binary(name: str = "hetprobe") -> str:
     folder = Path(os.environ.get("HETPROBE_BIN_DIR") or Path(__file__).parent / "_bin")
     path = folder / name
     if not path.is_file() or not os.access(path, os.X_OK):
-        raise UsageError(f"{path} not found: install the package with `pip install .` from a hetprobe checkout, "
-                         "or point HETPROBE_BIN_DIR at a folder holding the hetprobe executables")
+        raise UsageError(
+            f"{path} not found: install the package with `pip install .` from a hetprobe checkout, "
+            "or point HETPROBE_BIN_DIR at a folder holding the hetprobe executables"
+        )
     return str(path)
 
 
@@ -64,7 +67,7 @@ def options_to_args(options: dict) -> list[str]:
     return args
 
 
-@lru_cache(maxsize=None)
+@cache
 def cli_options(probe: str) -> tuple[str, ...]:
     """The long options of ``hetprobe PROBE`` as Python keywords (``check_after`` for ``--check-after``),
     read from the CLI's own help (the in-process parser for notify and clock), so they never drift."""
@@ -85,9 +88,11 @@ def check_keywords(function, probe: str, options: dict) -> None:
         if key not in valid:
             close = difflib.get_close_matches(key, valid + own, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise TypeError(f"hetprobe.{function.__name__}() got an unexpected keyword argument '{key}'{hint}. "
-                            f"Valid keywords: {', '.join(own)}, and the options of `hetprobe {probe}`: "
-                            f"{', '.join(valid)}")
+            raise TypeError(
+                f"hetprobe.{function.__name__}() got an unexpected keyword argument '{key}'{hint}. "
+                f"Valid keywords: {', '.join(own)}, and the options of `hetprobe {probe}`: "
+                f"{', '.join(valid)}"
+            )
 
 
 def _core():
@@ -113,11 +118,13 @@ def _run_in_process(probe: str, options: dict, out, progress: RecordCallback | N
     argv = [probe] + options_to_args(options)
     path, temporary = _fresh_output(out, probe)
     with open(path, "a", encoding="utf-8") as f:
+
         def on_record(text: str) -> None:
             f.write(text + "\n")
             f.flush()
             if progress:
                 progress(json.loads(text))
+
         try:
             _core().run(argv, on_record)
         except KeyboardInterrupt as e:
@@ -170,7 +177,7 @@ def help(probe: str) -> str:  # noqa: A001 - mirrors `hetprobe PROBE --help`
     return done.stdout
 
 
-@lru_cache(maxsize=None)
+@cache
 def _is_open_mpi(mpirun: str) -> bool:
     try:
         return "Open MPI" in subprocess.run([mpirun, "--version"], capture_output=True, text=True).stdout
@@ -188,8 +195,9 @@ def launch_env() -> dict:
     return env
 
 
-def launch_command(ranks: int = 2, launcher: str | None = None, hosts: str | None = None,
-                   launcher_args: Iterable[str] = ()) -> list[str]:
+def launch_command(
+    ranks: int = 2, launcher: str | None = None, hosts: str | None = None, launcher_args: Iterable[str] = ()
+) -> list[str]:
     """The launcher prefix for `ranks` processes.
 
     ``launcher``: ``"mpirun"``, ``"srun"``, or a whole prefix such as ``"mpirun -np 2 --host a,b"``
@@ -217,8 +225,17 @@ def launch_command(ranks: int = 2, launcher: str | None = None, hosts: str | Non
     return cmd + list(launcher_args)
 
 
-def follow(cmd: list[str], path: Path, on_record: RecordCallback | None, *, env: dict, stdout, stderr,
-           timeout_s: float | None = None, poll_s: float = 0.2) -> int:
+def follow(
+    cmd: list[str],
+    path: Path,
+    on_record: RecordCallback | None,
+    *,
+    env: dict,
+    stdout,
+    stderr,
+    timeout_s: float | None = None,
+    poll_s: float = 0.2,
+) -> int:
     """Runs `cmd` and calls on_record with each complete line the run appends to `path` (JSON Lines are
     written record by record), until it exits. Returns its exit code; kills it after `timeout_s`."""
     offset = path.stat().st_size if path.exists() else 0
@@ -246,8 +263,9 @@ def follow(cmd: list[str], path: Path, on_record: RecordCallback | None, *, env:
             if timeout_s is not None and time.monotonic() - start > timeout_s:
                 proc.kill()
                 proc.wait()
-                raise ProbeTimeout(f"{shlex.join(cmd)} ran past {timeout_s} s and was stopped; "
-                                   f"its finished records are in {path}")
+                raise ProbeTimeout(
+                    f"{shlex.join(cmd)} ran past {timeout_s} s and was stopped; its finished records are in {path}"
+                )
             time.sleep(poll_s)
     except BaseException:
         if proc.poll() is None:
@@ -275,9 +293,17 @@ def raise_for_exit(what: str, code: int, stderr_text: str, path: Path) -> None:
     raise MPIError(message)
 
 
-def run_mpi(probe: str = "interference", ranks: int = 2, out=None, launcher: str | None = None,
-            hosts: str | None = None, launcher_args: Iterable[str] = (), progress: RecordCallback | None = None,
-            timeout_s: float | None = None, **options) -> Results:
+def run_mpi(
+    probe: str = "interference",
+    ranks: int = 2,
+    out=None,
+    launcher: str | None = None,
+    hosts: str | None = None,
+    launcher_args: Iterable[str] = (),
+    progress: RecordCallback | None = None,
+    timeout_s: float | None = None,
+    **options,
+) -> Results:
     """Runs an MPI probe (``interference`` by default) under mpirun or srun and returns its results.
 
     Keywords after the launch settings are the probe's CLI options (``hetprobe.help("interference")``),
@@ -293,8 +319,7 @@ def run_mpi(probe: str = "interference", ranks: int = 2, out=None, launcher: str
     cmd = launch_command(ranks, launcher, hosts, launcher_args) + [binary(), probe, "--out", str(path)]
     cmd += options_to_args(options)
     with tempfile.TemporaryFile() as err:
-        code = follow(cmd, path, progress, env=launch_env(), stdout=subprocess.DEVNULL, stderr=err,
-                      timeout_s=timeout_s)
+        code = follow(cmd, path, progress, env=launch_env(), stdout=subprocess.DEVNULL, stderr=err, timeout_s=timeout_s)
         err.seek(0)
         raise_for_exit(shlex.join(cmd), code, err.read().decode(errors="replace"), path)
     results = load(path)

@@ -20,10 +20,16 @@ def record_label(record: dict) -> str:
     kind = record.get("record")
     if kind == "point" and record.get("probe") == "interference":
         load = record.get("load_kind", "none")  # files from before the loads name none
-        load = "" if load == "none" else f" {load} x{record.get('load_gpus')}" + \
-            ("" if record.get("load_rate") == "1" else f" @{record.get('load_rate')}")
-        return (f"{size_label(record['size_bytes'])} {record['layout']} {record['access']}{load}: "
-                f"MPI_Send median {_us(record.get('send_time_ns'))}, {record.get('status')}")
+        load = (
+            ""
+            if load == "none"
+            else f" {load} x{record.get('load_gpus')}"
+            + ("" if record.get("load_rate") == "1" else f" @{record.get('load_rate')}")
+        )
+        return (
+            f"{size_label(record['size_bytes'])} {record['layout']} {record['access']}{load}: "
+            f"MPI_Send median {_us(record.get('send_time_ns'))}, {record.get('status')}"
+        )
     if kind == "host_memory":
         return f"host memory: STREAM triad {record.get('best_triad_gbs', float('nan')):.1f} GB/s"
     setup = record.get("setup") or {}
@@ -40,8 +46,10 @@ def record_label(record: dict) -> str:
     if kind == "clock_batch":
         return f"clock batch {record.get('batch')} ({record.get('role')}) at {record.get('at_s', 0):.1f} s"
     if kind == "clock_fit":
-        return f"clock fit: drift {record.get('drift_ppm', float('nan')):.2f} ppm, " \
-               f"precision {record.get('precision_ns', float('nan')):.0f} ns"
+        return (
+            f"clock fit: drift {record.get('drift_ppm', float('nan')):.2f} ppm, "
+            f"precision {record.get('precision_ns', float('nan')):.0f} ns"
+        )
     return str(kind)
 
 
@@ -71,7 +79,7 @@ class Progress:
         return f" (step {self.steps.index(step) + 1} of {len(self.steps)})" if step in self.steps else ""
 
     def eta(self, done: int, total: int | None) -> str:
-        """"ETA m:ss" of the current step, "ETA unknown" before its first record or without a total."""
+        """ "ETA m:ss" of the current step, "ETA unknown" before its first record or without a total."""
         if not total or done <= 0:
             return "ETA unknown"
         spent = self.clock() - self.step_started

@@ -33,6 +33,7 @@ OUTPUTS = ("report.md", "report.html", "summary.txt")
 @dataclass
 class Written:
     """What write_report wrote, and why the report is incomplete (empty when it is complete)."""
+
     report: Path
     problems: list = field(default_factory=list)
 
@@ -40,9 +41,20 @@ class Written:
 def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
     """The run's characterize.json (or `run` as it stands), and why it could not be read."""
     if run is not None:
-        return {"wall_s": run.wall_s, "steps": [{"probe": s.probe, "status": s.status, "exit_code": s.exit_code,
-                                                 "wall_s": s.wall_s, "records": s.records, "error": s.error}
-                                                for s in run.steps]}, None
+        return {
+            "wall_s": run.wall_s,
+            "steps": [
+                {
+                    "probe": s.probe,
+                    "status": s.status,
+                    "exit_code": s.exit_code,
+                    "wall_s": s.wall_s,
+                    "records": s.records,
+                    "error": s.error,
+                }
+                for s in run.steps
+            ],
+        }, None
     path = directory / "characterize.json"
     if not path.exists():
         return None, None
@@ -50,8 +62,11 @@ def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
         manifest = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         return None, f"characterize.json cannot be read ({e})"
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("steps", []), list) or \
-            not all(isinstance(s, dict) for s in manifest.get("steps", [])):
+    if (
+        not isinstance(manifest, dict)
+        or not isinstance(manifest.get("steps", []), list)
+        or not all(isinstance(s, dict) for s in manifest.get("steps", []))
+    ):
         return None, "characterize.json is not a characterize manifest"
     return manifest, None
 
@@ -62,20 +77,24 @@ def _step_errors(directory: Path, manifest: dict | None) -> dict[str, tuple[dict
     for step in (manifest or {}).get("steps", []):
         if step.get("status") != "ok":
             probe = str(step.get("probe"))
-            out[probe] = (step, step.get("error") or last_error(directory / "logs" / f"{probe}.log")
-                          or "its log names no error")
+            out[probe] = (
+                step,
+                step.get("error") or last_error(directory / "logs" / f"{probe}.log") or "its log names no error",
+            )
     return out
 
 
 def _problem(probe: str, step: dict, error: str) -> str:
-    return (f"{probe} {step.get('status')} (exit code {step.get('exit_code')}) after {step.get('records', 0)} "
-            f"record(s): {error.rstrip('.')}. Only its finished records are shown.")
+    return (
+        f"{probe} {step.get('status')} (exit code {step.get('exit_code')}) after {step.get('records', 0)} "
+        f"record(s): {error.rstrip('.')}. Only its finished records are shown."
+    )
 
 
 def _reason(path: str, why: str) -> str:
     """A load error without the file's path in front ("line 5: field 'x': ...")."""
     if why.startswith(path + ":"):
-        why = why[len(path) + 1:]
+        why = why[len(path) + 1 :]
         number, _, rest = why.partition(":")
         return f"line {number}:{rest}" if number.isdigit() else why.strip()
     return why
@@ -85,10 +104,12 @@ def _check_directory(directory: Path) -> None:
     """A run directory this process can write a report into (checked before anything is written)."""
     if file_kind(directory) != "a directory":
         raise UsageError(f"{directory} is not a run directory")
-    if not any(directory.glob("*.jsonl")) and not any((directory / n).exists()
-                                                       for n in ("topology.json", "characterize.json")):
-        raise UsageError(f"{directory} is not a run directory: it holds no results (*.jsonl), topology.json "
-                         "or characterize.json")
+    if not any(directory.glob("*.jsonl")) and not any(
+        (directory / n).exists() for n in ("topology.json", "characterize.json")
+    ):
+        raise UsageError(
+            f"{directory} is not a run directory: it holds no results (*.jsonl), topology.json or characterize.json"
+        )
     if not os.access(directory, os.W_OK | os.X_OK):
         raise UsageError(f"{directory} is not writable: the report is written into the run directory")
     for path in [directory / n for n in OUTPUTS] + sorted(directory.glob("*.png")):
@@ -114,8 +135,9 @@ def write_report(directory, run=None) -> Written:
     manifest, manifest_problem = _manifest(directory, run)
     errors = _step_errors(directory, manifest)
     failed = {probe: _problem(probe, step, error) for probe, (step, error) in errors.items()}
-    unreadable = {os.path.basename(f): f"{os.path.basename(f)} cannot be read: {_reason(f, why)}"
-                  for f, why in results.unreadable}
+    unreadable = {
+        os.path.basename(f): f"{os.path.basename(f)} cannot be read: {_reason(f, why)}" for f, why in results.unreadable
+    }
     for step in (manifest or {}).get("steps", []):
         name = f"{step.get('probe')}.jsonl"
         if step.get("records") and not (directory / name).exists():
@@ -123,16 +145,18 @@ def write_report(directory, run=None) -> Written:
     problems = list(failed.values()) + list(unreadable.values()) + ([manifest_problem] if manifest_problem else [])
     for name, why in unreadable.items():  # a step's file (notify.jsonl) is named in its section too
         if name.endswith(".jsonl"):
-            step = name[:-len(".jsonl")]
+            step = name[: -len(".jsonl")]
             failed[step] = f"{failed[step]} {why}" if step in failed else why
 
     device = header.get("device") or {}
     host = header.get("host") or (results.topology or {}).get("host") or directory.name
     doc = Document(f"hetprobe node report: {host}")
     if header:
-        doc.para(f"Device **{device.get('name')}** (backend `{header.get('backend')}`), host `{header.get('host')}`, "
-                 f"started {header.get('start_time_utc')}, hetprobe {header.get('hetprobe_version')} "
-                 f"({header.get('git_revision')}).")
+        doc.para(
+            f"Device **{device.get('name')}** (backend `{header.get('backend')}`), host `{header.get('host')}`, "
+            f"started {header.get('start_time_utc')}, hetprobe {header.get('hetprobe_version')} "
+            f"({header.get('git_revision')})."
+        )
     if problems:
         doc.warn("This run is incomplete; the sections below show what its finished records allow:")
         doc.bullets(problems)
@@ -140,8 +164,10 @@ def write_report(directory, run=None) -> Written:
     for warning, files in conditions.items():
         doc.warn(f"{MARK} Measurement conditions ({', '.join(files)}): {warning}")
     if header.get("backend") == "host":
-        doc.warn(f"This run used the host backend (device choice: {header.get('device_choice')}). CPU threads "
-                 "played the GPU, so these numbers describe this CPU and its memory, not a GPU.")
+        doc.warn(
+            f"This run used the host backend (device choice: {header.get('device_choice')}). CPU threads "
+            "played the GPU, so these numbers describe this CPU and its memory, not a GPU."
+        )
     lines = headline(doc, results)
     node_section(doc, results, header)
     ran = {family(s) for s in failed} | set(results.summary["probe"])
@@ -151,8 +177,9 @@ def write_report(directory, run=None) -> Written:
         notify_section(doc, results.probe("notify"), directory, [failed[s] for s in ("notify",) if s in failed])
     if "clock" in ran:
         clock_section(doc, results.probe("clock"), directory, [failed[s] for s in ("clock",) if s in failed])
-    _provenance(doc, results, manifest, {probe: error for probe, (_, error) in errors.items()},
-                list(unreadable.values()))
+    _provenance(
+        doc, results, manifest, {probe: error for probe, (_, error) in errors.items()}, list(unreadable.values())
+    )
     (directory / "report.md").write_text(doc.markdown())
     (directory / "report.html").write_text(doc.html(directory))
     (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, conditions)) + "\n")
@@ -161,8 +188,11 @@ def write_report(directory, run=None) -> Written:
 
 def _summary(directory: Path, header: dict, lines: list, problems: list, conditions: dict) -> list[str]:
     device = header.get("device") or {}
-    out = [f"{header.get('host')}: {device.get('name')} (backend {header.get('backend')})" if header
-           else f"{directory}: no probe left a results header"]
+    out = [
+        f"{header.get('host')}: {device.get('name')} (backend {header.get('backend')})"
+        if header
+        else f"{directory}: no probe left a results header"
+    ]
     if header.get("backend") == "host":
         out.append("  no GPU used: CPU threads played the GPU (see the report)")
     out += [f"  {line}" for line in lines]
@@ -178,9 +208,15 @@ def _provenance(doc: Document, results: Results, manifest: dict | None, errors: 
     for record in results.records:
         if record.get("record") != "header":
             continue
-        rows.append({"probe": record.get("probe"), "started (UTC)": record.get("start_time_utc"),
-                     "revision": record.get("git_revision"), "ranks": (record.get("mpi") or {}).get("ranks"),
-                     "command": " ".join(record.get("command_line") or [])})
+        rows.append(
+            {
+                "probe": record.get("probe"),
+                "started (UTC)": record.get("start_time_utc"),
+                "revision": record.get("git_revision"),
+                "ranks": (record.get("mpi") or {}).get("ranks"),
+                "command": " ".join(record.get("command_line") or []),
+            }
+        )
     if rows:
         doc.table(pd.DataFrame(rows))
     if manifest:
@@ -194,6 +230,8 @@ def _provenance(doc: Document, results: Results, manifest: dict | None, errors: 
     if unreadable:
         doc.para("Files left out of this report:")
         doc.bullets(unreadable)
-    doc.para("Every number above is computed from the records in this directory (JSON Lines, schema "
-             "`docs/results-schema.md`; formulas in `docs/metrics.md`). Load them with "
-             "`hetprobe.load(\"<this directory>\")`.")
+    doc.para(
+        "Every number above is computed from the records in this directory (JSON Lines, schema "
+        "`docs/results-schema.md`; formulas in `docs/metrics.md`). Load them with "
+        '`hetprobe.load("<this directory>")`.'
+    )

@@ -62,44 +62,78 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
     host_rt = rt[rt["direction"] == "cpu-gpu-cpu"].dropna(subset=["median"]) if len(rt) else rt
     if len(host_rt):
         best = host_rt.loc[host_rt["median"].idxmin()]
-        rows.append(("CPU→GPU→CPU flag round trip, fastest order",
-                     f"{us(best['median'])} (p10 {us(best['p10'])}, p90 {us(best['p90'])})",
-                     f"{best['cpu_order']}:{best['gpu_order']} flags, {int(best['n'])} exchanges, host clock",
-                     _warned(results, [best["record_id"]])))
+        rows.append(
+            (
+                "CPU→GPU→CPU flag round trip, fastest order",
+                f"{us(best['median'])} (p10 {us(best['p10'])}, p90 {us(best['p90'])})",
+                f"{best['cpu_order']}:{best['gpu_order']} flags, {int(best['n'])} exchanges, host clock",
+                _warned(results, [best["record_id"]]),
+            )
+        )
         paper = host_rt[(host_rt["cpu_order"] == PAPER_ORDER[0]) & (host_rt["gpu_order"] == PAPER_ORDER[1])]
         if len(paper):
             p = paper.iloc[0]
-            rows.append(("CPU→GPU→CPU flag round trip, paper's order", f"{us(p['median'])}",
-                         f"volatile:relaxed, {int(p['n'])} exchanges", _warned(results, [p["record_id"]])))
+            rows.append(
+                (
+                    "CPU→GPU→CPU flag round trip, paper's order",
+                    f"{us(p['median'])}",
+                    f"volatile:relaxed, {int(p['n'])} exchanges",
+                    _warned(results, [p["record_id"]]),
+                )
+            )
     over = pick_setup(_rows(results, "overhead", "ns_per_op"))
     if len(over):
-        paper = over[(over["cpu_order"] == PAPER_ORDER[0]) & (over["gpu_order"] == PAPER_ORDER[1])
-                     & (~over["contended"].astype(bool))]
+        paper = over[
+            (over["cpu_order"] == PAPER_ORDER[0])
+            & (over["gpu_order"] == PAPER_ORDER[1])
+            & (~over["contended"].astype(bool))
+        ]
         for side in ("cpu", "gpu"):
             one = paper[paper["side"] == side].dropna(subset=["median"])
             if len(one):
                 o = one.iloc[0]
-                rows.append((f"One flag read + write on the {side.upper()} (paper Table 1)",
-                             f"{o['median']:.4g} ns per pair",
-                             f"volatile:relaxed, {int(o['n'])} samples of {int(o['ops_per_sample'])} pairs",
-                             _warned(results, [o["record_id"]])))
+                rows.append(
+                    (
+                        f"One flag read + write on the {side.upper()} (paper Table 1)",
+                        f"{o['median']:.4g} ns per pair",
+                        f"volatile:relaxed, {int(o['n'])} samples of {int(o['ops_per_sample'])} pairs",
+                        _warned(results, [o["record_id"]]),
+                    )
+                )
     mech = _rows(results, "mechanism", "roundtrip_ns")
     if len(mech):
         sync = mech[mech["mechanism"] == "launch+device-sync"].dropna(subset=["median"])
         if len(sync):
             s = sync.iloc[0]
-            rows.append(("Kernel launch + device synchronise", us(s["median"]), f"empty kernel, {int(s['n'])} samples",
-                         _warned(results, [s["record_id"]])))
+            rows.append(
+                (
+                    "Kernel launch + device synchronise",
+                    us(s["median"]),
+                    f"empty kernel, {int(s['n'])} samples",
+                    _warned(results, [s["record_id"]]),
+                )
+            )
     fit = _rows(results, "clock_fit", "residual_ns")
     if len(fit):
         f = fit.iloc[0]
         noted = _warned(results, [f["record_id"]])
-        rows.append(("GPU clock drift against the host clock", f"{f['drift_ppm']:.3g} ppm",
-                     f"linear fit of {int(f['samples_used'])} ping-pongs over {f['span_s']:.3g} s", noted))
+        rows.append(
+            (
+                "GPU clock drift against the host clock",
+                f"{f['drift_ppm']:.3g} ppm",
+                f"linear fit of {int(f['samples_used'])} ping-pongs over {f['span_s']:.3g} s",
+                noted,
+            )
+        )
         check = "within" if bool(f["check_within_precision"]) else "outside"
-        rows.append(("Clock sync precision", f"{f['precision_ns']:.4g} ns",
-                     f"median half round trip; a later check was off by {f['check_error_ns']:.4g} ns, "
-                     f"{check} its precision", noted))
+        rows.append(
+            (
+                "Clock sync precision",
+                f"{f['precision_ns']:.4g} ns",
+                f"median half round trip; a later check was off by {f['check_error_ns']:.4g} ns, {check} its precision",
+                noted,
+            )
+        )
     rows += _interference_headline(results)
     table = pd.DataFrame(rows, columns=["quantity", "value", "how", "warnings"])
     return table if warnings else table.drop(columns="warnings")
@@ -148,41 +182,68 @@ def _interference_headline(results: Results) -> list[tuple[str, str, str, list[s
     if worst is not None:
         gpus = int(worst["load_gpus"])
         rate = "" if worst["load_rate"] == "1" else f" at rate {worst['load_rate']}"
-        rows.append(("Worst MPI_Send slowdown under GPU traffic",
-                     f"{ratio_text(worst['slowdown'])}× SSB: {worst['load_kind']} from {gpus} "
-                     f"GPU{'s' if gpus > 1 else ''}"
-                     f"{rate}, {worst['traffic_during_send_gbs']:.3g} GB/s during the send, "
-                     f"{size_label(int(worst['size_bytes']))}",
-                     f"{worst['layout']}, {worst['access']} access; medians of {int(worst['n'])} sends, each ÷ the "
-                     "SSB median at its size", _warned(where, [worst["record_id"]])))
+        rows.append(
+            (
+                "Worst MPI_Send slowdown under GPU traffic",
+                f"{ratio_text(worst['slowdown'])}× SSB: {worst['load_kind']} from {gpus} "
+                f"GPU{'s' if gpus > 1 else ''}"
+                f"{rate}, {worst['traffic_during_send_gbs']:.3g} GB/s during the send, "
+                f"{size_label(int(worst['size_bytes']))}",
+                f"{worst['layout']}, {worst['access']} access; medians of {int(worst['n'])} sends, each ÷ the "
+                "SSB median at its size",
+                _warned(where, [worst["record_id"]]),
+            )
+        )
     triad = _rows(results, "host_memory", "triad_gbs")
     if len(triad):
         t = triad.iloc[0]
         copy = _rows(results, "host_memory", "copy_gbs").iloc[0]
-        share = (f"; the worst point's GPU traffic is {100 * worst['traffic_during_send_gbs'] / t['max']:.0f}% "
-                 "of triad" if worst is not None else "")
-        rows.append(("Host memory bandwidth (STREAM, best of the runs)",
-                     f"triad {t['max']:.4g} GB/s, copy {copy['max']:.4g} GB/s", f"{t['label']}{share}",
-                     _warned(results, [t["record_id"]])))
+        share = (
+            f"; the worst point's GPU traffic is {100 * worst['traffic_during_send_gbs'] / t['max']:.0f}% of triad"
+            if worst is not None
+            else ""
+        )
+        rows.append(
+            (
+                "Host memory bandwidth (STREAM, best of the runs)",
+                f"triad {t['max']:.4g} GB/s, copy {copy['max']:.4g} GB/s",
+                f"{t['label']}{share}",
+                _warned(results, [t["record_id"]]),
+            )
+        )
     if "paper" in parts:
         paper = parts["paper"]
         send = _rows(paper, "point", "send_time_ns")
         others = send[send["layout"] != "SSB"].dropna(subset=["ratio_to_ssb_median"])
         if len(others):
             w = others.loc[others["ratio_to_ssb_median"].idxmax()]
-            rows.append(("Worst slowdown, the paper's writer (message-sized buffer)",
-                         f"{ratio_text(w['ratio_to_ssb_median'])}× SSB",
-                         f"{w['layout']}, {w['access']} access, {size_label(int(w['size_bytes']))}; medians of "
-                         f"{int(w['n'])} sends", _warned(paper, [w["record_id"]])))
+            rows.append(
+                (
+                    "Worst slowdown, the paper's writer (message-sized buffer)",
+                    f"{ratio_text(w['ratio_to_ssb_median'])}× SSB",
+                    f"{w['layout']}, {w['access']} access, {size_label(int(w['size_bytes']))}; medians of "
+                    f"{int(w['n'])} sends",
+                    _warned(paper, [w["record_id"]]),
+                )
+            )
             typical = others.groupby("layout")["ratio_to_ssb_median"].median()
-            rows.append(("Typical ratio to SSB, the paper's writer (median over sizes and access)",
-                         ", ".join(f"{k} {ratio_text(v)}" for k, v in typical.items()), "1 = no interference",
-                         condition_warnings(paper, others["record_id"])))
+            rows.append(
+                (
+                    "Typical ratio to SSB, the paper's writer (median over sizes and access)",
+                    ", ".join(f"{k} {ratio_text(v)}" for k, v in typical.items()),
+                    "1 = no interference",
+                    condition_warnings(paper, others["record_id"]),
+                )
+            )
     send = _rows(results, "point", "send_time_ns", probe="interference")
     if len(send):
         bad = send[send["status"] != "ok"]
-        rows.append(("Payload checks", "all intact" if bad.empty else f"{len(bad)} point(s) corrupted",
-                     f"{len(send)} points; a GPU storing into the send buffer (PSB) tears it by design and is "
-                     "not counted", []))
+        rows.append(
+            (
+                "Payload checks",
+                "all intact" if bad.empty else f"{len(bad)} point(s) corrupted",
+                f"{len(send)} points; a GPU storing into the send buffer (PSB) tears it by design and is not counted",
+                [],
+            )
+        )
     return rows
-

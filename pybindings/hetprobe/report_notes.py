@@ -123,6 +123,8 @@ def guarded(doc: Document, what: str, build) -> object:
     except UsageError as e:
         doc.para(f"*{what}: not available: {e}.*")
     except Exception as e:  # noqa: BLE001 - the main job must still leave its report
-        doc.warn(f"{what} could not be written from these records ({type(e).__name__}: {e}). "
-                 "The records are in the run directory; please report this.")
+        doc.warn(
+            f"{what} could not be written from these records ({type(e).__name__}: {e}). "
+            "The records are in the run directory; please report this."
+        )
     return None

@@ -98,12 +98,18 @@ class Document:
                 body.append(frame.to_html(index=False, escape=True, border=0))
             elif kind == "img":
                 data = base64.b64encode((Path(directory) / rest[0]).read_bytes()).decode()
-                body.append(f'<figure><img alt="{html.escape(rest[1])}" src="data:image/png;base64,{data}">'
-                            f"<figcaption>{html.escape(rest[1])}</figcaption></figure>")
-        style = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
-                 "table{border-collapse:collapse;margin:1em 0;font-size:90%}td,th{padding:3px 8px;"
-                 "border-bottom:1px solid #ddd;text-align:right}th{background:#f4f4f4}"
-                 ".warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.6em}"
-                 "img{max-width:100%}figcaption{font-style:italic;color:#555}pre{background:#f6f6f6;padding:.6em}")
-        return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
-                f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
+                body.append(
+                    f'<figure><img alt="{html.escape(rest[1])}" src="data:image/png;base64,{data}">'
+                    f"<figcaption>{html.escape(rest[1])}</figcaption></figure>"
+                )
+        style = (
+            "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+            "table{border-collapse:collapse;margin:1em 0;font-size:90%}td,th{padding:3px 8px;"
+            "border-bottom:1px solid #ddd;text-align:right}th{background:#f4f4f4}"
+            ".warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.6em}"
+            "img{max-width:100%}figcaption{font-style:italic;color:#555}pre{background:#f6f6f6;padding:.6em}"
+        )
+        return (
+            f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
+            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
+        )

@@ -38,10 +38,12 @@ def data() -> Path:
 @pytest.fixture
 def copy_data(tmp_path):
     """copy_data(name, new_name=None) -> the path of a copy of notebooks/data/<name> in tmp_path."""
+
     def copy(name: str, new_name: str | None = None) -> Path:
         target = tmp_path / (new_name or name)
         shutil.copyfile(DATA / name, target)
         return target
+
     return copy
 
 
@@ -60,7 +62,22 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 def host_run(tmp_path_factory):
     """(run directory, completed process) of `python -m hetprobe characterize --quick --device host`."""
     directory = tmp_path_factory.mktemp("characterize") / "run"
-    done = subprocess.run([sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host",
-                           "--progress", "lines", str(directory)], capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hetprobe",
+            "characterize",
+            "--quick",
+            "--device",
+            "host",
+            "--progress",
+            "lines",
+            str(directory),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return directory, done

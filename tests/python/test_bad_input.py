@@ -28,16 +28,23 @@ def _lines(edit) -> str:
 
 MALFORMED = {
     "missing_field.jsonl": (_lines(lambda r: r[1].pop("writer")), r":2: field 'writer': missing \(a bandwidth point"),
-    "wrong_type.jsonl": (_lines(lambda r: r[2].update(gbs="fast")),
-                         r":3: field 'gbs': expected an array, got string"),
-    "bad_sample.jsonl": (_lines(lambda r: r[3]["gbs"].__setitem__(1, None)),
-                         r":4: field 'gbs\[1\]': expected a number, got null"),
-    "bad_header.jsonl": (_lines(lambda r: r[0].update(device="H200")),
-                         r":1: field 'device': expected an object, got string \(a bandwidth header"),
-    "bad_warnings.jsonl": (_lines(lambda r: r[1].update(warnings="noisy")),
-                           r":2: field 'warnings': expected an array, got string"),
-    "not_json.jsonl": (BANDWIDTH.read_text().replace('"probe":"bandwidth","writer"', '"probe" "bandwidth"', 1),
-                       r":2: invalid JSON"),
+    "wrong_type.jsonl": (_lines(lambda r: r[2].update(gbs="fast")), r":3: field 'gbs': expected an array, got string"),
+    "bad_sample.jsonl": (
+        _lines(lambda r: r[3]["gbs"].__setitem__(1, None)),
+        r":4: field 'gbs\[1\]': expected a number, got null",
+    ),
+    "bad_header.jsonl": (
+        _lines(lambda r: r[0].update(device="H200")),
+        r":1: field 'device': expected an object, got string \(a bandwidth header",
+    ),
+    "bad_warnings.jsonl": (
+        _lines(lambda r: r[1].update(warnings="noisy")),
+        r":2: field 'warnings': expected an array, got string",
+    ),
+    "not_json.jsonl": (
+        BANDWIDTH.read_text().replace('"probe":"bandwidth","writer"', '"probe" "bandwidth"', 1),
+        r":2: invalid JSON",
+    ),
     "empty.jsonl": ("", r": holds no complete record"),
 }
 
@@ -46,10 +53,18 @@ MALFORMED = {
 def scene(tmp_path):
     """Paths of every kind a user might name: a valid input, an existing results file, a directory, a
     FIFO and a character device (a twin of /dev/null made here, where the test may make one)."""
-    s = {"in": tmp_path / "bandwidth.jsonl", "existing": tmp_path / "existing.jsonl", "dir": tmp_path / "dir",
-         "fifo": tmp_path / "fifo", "dev": tmp_path / "null", "new": tmp_path / "new.jsonl",
-         "csv": tmp_path / "new.csv", "missing": tmp_path / "missing" / "x.jsonl", "run": tmp_path / "run",
-         "full": tmp_path / "full"}
+    s = {
+        "in": tmp_path / "bandwidth.jsonl",
+        "existing": tmp_path / "existing.jsonl",
+        "dir": tmp_path / "dir",
+        "fifo": tmp_path / "fifo",
+        "dev": tmp_path / "null",
+        "new": tmp_path / "new.jsonl",
+        "csv": tmp_path / "new.csv",
+        "missing": tmp_path / "missing" / "x.jsonl",
+        "run": tmp_path / "run",
+        "full": tmp_path / "full",
+    }
     s["in"].write_bytes(BANDWIDTH.read_bytes())
     s["existing"].write_text("keep me\n")
     s["dir"].mkdir()
@@ -82,16 +97,27 @@ CASES = [
     ("merge -o in a missing folder", ["merge", "-o", "{missing}", "{in}"], r"the folder .*missing does not exist"),
     ("merge -o an existing file", ["merge", "-o", "{existing}", "{in}"], r"exists and is not empty; pass --overwrite"),
     ("merge -o one of the inputs", ["merge", "--overwrite", "-o", "{in}", "{in}"], r"is one of the inputs"),
-    ("merge --summary-csv a device", ["merge", "-o", "{new}", "--summary-csv", "{dev}", "{in}"],
-     r"--summary-csv .*null: is a character device"),
-    ("merge --summary-csv a directory", ["merge", "-o", "{new}", "--summary-csv", "{dir}", "{in}"],
-     r"--summary-csv .*dir: is a directory"),
-    ("merge --summary-csv in a missing folder", ["merge", "-o", "{new}", "--summary-csv", "{missing}", "{in}"],
-     r"--summary-csv .*the folder .*missing does not exist"),
-    ("merge --summary-csv onto -o", ["merge", "-o", "{new}", "--summary-csv", "{new}", "{in}"],
-     r"name the same file"),
-    ("merge --summary-csv onto an existing file", ["merge", "-o", "{new}", "--summary-csv", "{existing}", "{in}"],
-     r"--summary-csv .*exists and is not empty"),
+    (
+        "merge --summary-csv a device",
+        ["merge", "-o", "{new}", "--summary-csv", "{dev}", "{in}"],
+        r"--summary-csv .*null: is a character device",
+    ),
+    (
+        "merge --summary-csv a directory",
+        ["merge", "-o", "{new}", "--summary-csv", "{dir}", "{in}"],
+        r"--summary-csv .*dir: is a directory",
+    ),
+    (
+        "merge --summary-csv in a missing folder",
+        ["merge", "-o", "{new}", "--summary-csv", "{missing}", "{in}"],
+        r"--summary-csv .*the folder .*missing does not exist",
+    ),
+    ("merge --summary-csv onto -o", ["merge", "-o", "{new}", "--summary-csv", "{new}", "{in}"], r"name the same file"),
+    (
+        "merge --summary-csv onto an existing file",
+        ["merge", "-o", "{new}", "--summary-csv", "{existing}", "{in}"],
+        r"--summary-csv .*exists and is not empty",
+    ),
     ("merge a FIFO as input", ["merge", "-o", "{new}", "{fifo}"], r"fifo: is a FIFO, not a results file"),
     ("merge a missing input", ["merge", "-o", "{new}", "{missing}"], r"no such results file or directory"),
     ("merge without -o", ["merge", "{in}"], r"the following arguments are required: -o/--out"),
@@ -115,15 +141,20 @@ CASES = [
     ("characterize --skip with an empty item", ["characterize", "--skip", "notify,,clock", "{run}"], r"empty item"),
     ("characterize --device gpu0", ["characterize", "--device", "gpu0", "{run}"], r"--device gpu0: expected one of"),
     ("characterize --hosts with one host", ["characterize", "--hosts", "a", "{run}"], r"--hosts 'a': expected two"),
-    ("characterize --launcher missing", ["characterize", "--launcher", "no-such-launcher", "{run}"],
-     r"launcher 'no-such-launcher' not found"),
+    (
+        "characterize --launcher missing",
+        ["characterize", "--launcher", "no-such-launcher", "{run}"],
+        r"launcher 'no-such-launcher' not found",
+    ),
     ("characterize --progress fancy", ["characterize", "--progress", "fancy", "{run}"], r"--progress: invalid choice"),
     ("characterize into a file", ["characterize", "{existing}"], r"existing.jsonl is a regular file"),
     ("characterize into a device", ["characterize", "{dev}"], r"null is a character device"),
     ("characterize into a directory with files", ["characterize", "{full}"], r"is not empty"),
     ("characterize under a file", ["characterize", "{existing}/run"], r"not a writable directory"),
-] + [(f"merge malformed {name}", ["merge", "-o", "{new}", "{tmp}/" + name], re.escape(name) + message)
-     for name, (_, message) in MALFORMED.items()]
+] + [
+    (f"merge malformed {name}", ["merge", "-o", "{new}", "{tmp}/" + name], re.escape(name) + message)
+    for name, (_, message) in MALFORMED.items()
+]
 
 
 def run_main(argv) -> int:

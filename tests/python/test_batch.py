@@ -13,8 +13,21 @@ import hetprobe
 from hetprobe.probes import launch_env
 
 BATCH = Path(__file__).resolve().parents[2] / "bench" / "batch"
-SWEEP = ["--device", "host", "--sizes", "1KiB,4KiB", "--layouts", "SSB,PCB", "--access", "stream",
-         "--reps", "3", "--warmup", "1", "--quiet"]
+SWEEP = [
+    "--device",
+    "host",
+    "--sizes",
+    "1KiB,4KiB",
+    "--layouts",
+    "SSB,PCB",
+    "--access",
+    "stream",
+    "--reps",
+    "3",
+    "--warmup",
+    "1",
+    "--quiet",
+]
 
 
 def env_with(**extra):
@@ -53,8 +66,12 @@ def test_mpirun_pair_sweep_writes_one_file_per_pair_resumes_and_merges(tmp_path)
 def test_bad_host_file_is_a_usage_error(tmp_path):
     hosts = tmp_path / "hosts"
     hosts.write_text("only-one-host\n")
-    done = subprocess.run(["bash", str(BATCH / "sweep_pairs.sh"), str(hosts), str(tmp_path / "o")],
-                          capture_output=True, text=True, env=env_with())
+    done = subprocess.run(
+        ["bash", str(BATCH / "sweep_pairs.sh"), str(hosts), str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env=env_with(),
+    )
     assert done.returncode == 2 and "fewer than 2 hosts" in done.stderr
 
 
@@ -76,11 +93,17 @@ def fake_slurm(tmp_path):
 
 def test_slurm_pair_job_continues_a_requeued_run(tmp_path, fake_slurm):
     out = tmp_path / "sweep"
-    env = env_with(PATH=f"{fake_slurm}:{os.environ['PATH']}", SLURM_JOB_NODELIST="nodeA,nodeB",
-                   SLURM_JOB_ID="42", HETPROBE_OUTDIR=str(out), HETPROBE_BATCH_DIR=str(BATCH))
+    env = env_with(
+        PATH=f"{fake_slurm}:{os.environ['PATH']}",
+        SLURM_JOB_NODELIST="nodeA,nodeB",
+        SLURM_JOB_ID="42",
+        HETPROBE_OUTDIR=str(out),
+        HETPROBE_BATCH_DIR=str(BATCH),
+    )
     job = ["bash", str(BATCH / "sweep_pair.sbatch"), *SWEEP]
-    first = subprocess.run(job[:2] + [a if a != "1KiB,4KiB" else "1KiB" for a in SWEEP],
-                           capture_output=True, text=True, env=env)
+    first = subprocess.run(
+        job[:2] + [a if a != "1KiB,4KiB" else "1KiB" for a in SWEEP], capture_output=True, text=True, env=env
+    )
     assert first.returncode == 0, first.stderr
     pair = out / "interference-nodeA-nodeB.jsonl"
     assert len(points(pair)) == 2

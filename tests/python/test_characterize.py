@@ -16,13 +16,28 @@ import hetprobe
 def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     directory, done = host_run
     assert done.returncode == 0, done.stderr
-    for name in ("notify.jsonl", "clock.jsonl", "interference.jsonl", "interference-rate.jsonl",
-                 "interference-paper.jsonl", "topology.json", "topology.txt", "report.md", "report.html", "summary.txt",
-                 "characterize.json"):
+    for name in (
+        "notify.jsonl",
+        "clock.jsonl",
+        "interference.jsonl",
+        "interference-rate.jsonl",
+        "interference-paper.jsonl",
+        "topology.json",
+        "topology.txt",
+        "report.md",
+        "report.html",
+        "summary.txt",
+        "characterize.json",
+    ):
         assert (directory / name).stat().st_size > 0, name
     manifest = json.loads((directory / "characterize.json").read_text())
-    assert [s["probe"] for s in manifest["steps"]] == ["notify", "clock", "interference", "interference-rate",
-                                                      "interference-paper"]
+    assert [s["probe"] for s in manifest["steps"]] == [
+        "notify",
+        "clock",
+        "interference",
+        "interference-rate",
+        "interference-paper",
+    ]
     assert all(s["status"] == "ok" and s["wall_s"] > 0 for s in manifest["steps"])
     r = hetprobe.load(directory)
     assert set(r.summary["probe"]) == {"notify", "clock", "interference"}
@@ -44,8 +59,14 @@ def test_the_report_says_it_ran_on_cpu_threads_and_shows_the_plots(host_run):
     md = (directory / "report.md").read_text()
     assert "CPU threads played the GPU" in md
     # One host device: no GPU-count plot.
-    pngs = ("interference_traffic.png", "interference_send_time.png", "interference_ratio.png", "notify_roundtrip.png",
-            "notify_mechanisms.png", "clock.png")
+    pngs = (
+        "interference_traffic.png",
+        "interference_send_time.png",
+        "interference_ratio.png",
+        "notify_roundtrip.png",
+        "notify_mechanisms.png",
+        "clock.png",
+    )
     for png in pngs:
         assert f"]({png})" in md
         assert (directory / png).stat().st_size > 10_000, png
@@ -62,11 +83,18 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     # The headline names the worst slowdown's kind, GPU count, traffic and size.
     worst = next(line for line in done.stdout.splitlines() if "Worst MPI_Send slowdown under GPU traffic" in line)
     # The worst point may come from the rate run, which names its rate (report_headline.py).
-    assert re.search(r"× SSB: (write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate (0\.5))?, [0-9.]+ GB/s "
-                     r"during the send, (1|64) KiB(  ⚠ noisy: .+)?$", worst), worst
+    assert re.search(
+        r"× SSB: (write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate (0\.5))?, [0-9.]+ GB/s "
+        r"during the send, (1|64) KiB(  ⚠ noisy: .+)?$",
+        worst,
+    ), worst
     assert "Host memory bandwidth (STREAM" in done.stdout
-    count = {name: len([line for line in (directory / f"{name}.jsonl").read_text().splitlines()
-                        if '"record":"point"' in line]) for name in ("interference", "interference-paper")}
+    count = {
+        name: len(
+            [line for line in (directory / f"{name}.jsonl").read_text().splitlines() if '"record":"point"' in line]
+        )
+        for name in ("interference", "interference-paper")
+    }
     assert count["interference"] == 2 * (1 + 5)  # --quick: 1 and 64 KiB, SSB + every kind from 1 GPU (1 host device)
     assert count["interference-paper"] == 3 * 4 * 2  # 1KiB:1MiB:x16 is 1, 16 and 256 KiB
     records = count["interference"] + 1  # and the host memory record
@@ -82,6 +110,7 @@ def test_report_rewrites_the_same_report(host_run, tmp_path):
     import shutil
     import subprocess
     import sys
+
     directory, _ = host_run
     copy = tmp_path / "copy"
     shutil.copytree(directory, copy)
@@ -96,10 +125,26 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
     import subprocess
     import sys
     import time
+
     directory = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host",
-                             "--skip", "notify,clock,interference-rate", "--no-report", str(directory)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hetprobe",
+            "characterize",
+            "--quick",
+            "--device",
+            "host",
+            "--skip",
+            "notify,clock,interference-rate",
+            "--no-report",
+            str(directory),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     results = directory / "interference.jsonl"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
@@ -147,10 +192,26 @@ def failing_run(tmp_path_factory):
     fake.write_text(FAILING.format(python=sys.executable, real=hetprobe.binary()))
     fake.chmod(0o755)
     directory = tmp_path_factory.mktemp("failing") / "run"
-    done = subprocess.run([sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host",
-                           "--progress", "lines", "--skip", "interference-rate,interference-paper", str(directory)],
-                          env=dict(os.environ, HETPROBE_BIN_DIR=str(bin_dir)), capture_output=True, text=True,
-                          timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hetprobe",
+            "characterize",
+            "--quick",
+            "--device",
+            "host",
+            "--progress",
+            "lines",
+            "--skip",
+            "interference-rate,interference-paper",
+            str(directory),
+        ],
+        env=dict(os.environ, HETPROBE_BIN_DIR=str(bin_dir)),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     return directory, done
 
 
@@ -159,8 +220,9 @@ def test_a_failing_probe_keeps_its_records_and_the_run_exits_1(failing_run):
     assert done.returncode == 1, done.stderr
     steps = {s["probe"]: s for s in json.loads((directory / "characterize.json").read_text())["steps"]}
     assert steps["notify"]["status"] == "failed" and steps["notify"]["records"] == 4
-    assert steps["notify"]["error"] == ("hetprobe notify: timeout error: the device's echo did not happen "
-                                        "within 30.000000 s")
+    assert steps["notify"]["error"] == (
+        "hetprobe notify: timeout error: the device's echo did not happen within 30.000000 s"
+    )
     assert steps["clock"]["status"] == "failed" and steps["clock"]["exit_code"] == -9
     assert steps["clock"]["records"] == 2 and steps["clock"]["error"] == "killed by signal SIGKILL"
     assert steps["interference"]["status"] == "ok"
@@ -171,19 +233,20 @@ def test_a_failing_probe_keeps_its_records_and_the_run_exits_1(failing_run):
 def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(failing_run):
     directory, done = failing_run
     md = (directory / "report.md").read_text()
-    notify = md[md.index("## Notifications between CPU and GPU"):md.index("## GPU clock")]
-    assert ("notify failed (exit code 1) after 4 record(s): hetprobe notify: timeout error: the device's echo "
-            "did not happen within 30.000000 s. Only its finished records are shown.") in notify
+    notify = md[md.index("## Notifications between CPU and GPU") : md.index("## GPU clock")]
+    assert (
+        "notify failed (exit code 1) after 4 record(s): hetprobe notify: timeout error: the device's echo "
+        "did not happen within 30.000000 s. Only its finished records are shown."
+    ) in notify
     assert "| volatile:relaxed |" in notify  # Table 1 from the 4 finished overhead records
     assert "*Flag round trips: not available: no notify roundtrip records in these results.*" in notify
-    clock = md[md.index("## GPU clock"):md.index("## How this was measured")]
+    clock = md[md.index("## GPU clock") : md.index("## How this was measured")]
     assert "clock failed (exit code -9) after 2 record(s): killed by signal SIGKILL" in clock
     assert "No clock fit" in clock
-    loads = md[md.index("## Interference"):md.index("## Notifications")]
+    loads = md[md.index("## Interference") : md.index("## Notifications")]
     assert "| write | 1 |" in loads and "](interference_traffic.png)" in loads and "not available" not in loads
     assert "One flag read + write on the CPU (paper Table 1)" in done.stdout  # the headline that has records
     assert "Worst MPI_Send slowdown under GPU traffic" in done.stdout
     assert "INCOMPLETE: notify failed" in done.stdout and "flag round trip" not in done.stdout
-    again = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(directory)], capture_output=True,
-                           text=True)
+    again = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(directory)], capture_output=True, text=True)
     assert again.returncode == 1 and (directory / "report.md").read_text() == md

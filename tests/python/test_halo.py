@@ -4,9 +4,9 @@ and on a fresh host-backend run through mpirun."""
 import json
 
 import pytest
+from conftest import DATA
 
 import hetprobe
-from conftest import DATA
 
 
 def rank0_halo(path):
@@ -23,9 +23,14 @@ def test_the_table_matches_the_records():
         assert row["median_us"] == pytest.approx(rec["iteration_ns"]["median"] / 1e3)
         assert row["payload"] == "intact"
         # the thesis's comparison: the fastest baseline of the same layout, send mode and threads
-        base = min(b["iteration_ns"]["median"] for b in records
-                   if b["variant"] == "baseline" and b["layout"] == rec["layout"] and b["send"] == rec["send"]
-                   and b["threads_per_block"] == rec["threads_per_block"])
+        base = min(
+            b["iteration_ns"]["median"]
+            for b in records
+            if b["variant"] == "baseline"
+            and b["layout"] == rec["layout"]
+            and b["send"] == rec["send"]
+            and b["threads_per_block"] == rec["threads_per_block"]
+        )
         assert row["speedup_vs_baseline"] == pytest.approx(base / rec["iteration_ns"]["median"])
     assert (table["model_lower_bound_us"] < table["median_us"]).all()  # a lower bound
 
@@ -38,13 +43,17 @@ def test_halo_samples_are_every_iteration():
 
 def test_plots_of_the_committed_run(tmp_path):
     r = hetprobe.load(DATA / "h200x2-halo.jsonl")
-    fig = hetprobe.plots.halo_times(r, path=tmp_path / "times.png",
-                                    setups=["baseline isend waitall pinned 128t", "notify-stream isend channel pinned 128t"])
+    fig = hetprobe.plots.halo_times(
+        r,
+        path=tmp_path / "times.png",
+        setups=["baseline isend waitall pinned 128t", "notify-stream isend channel pinned 128t"],
+    )
     assert len(fig.axes) == 1 and (tmp_path / "times.png").stat().st_size > 10_000
     assert len(fig.axes[0].patches) == 2 * 3  # two setups x three cubes
     rec = next(x for x in rank0_halo(DATA / "h200x2-halo.jsonl") if x["cube"] == 800)
-    fig = hetprobe.plots.halo_timeline(r, rec["layout"], "notify-stream isend channel pinned 128t",
-                                       path=tmp_path / "timeline.png")
+    fig = hetprobe.plots.halo_timeline(
+        r, rec["layout"], "notify-stream isend channel pinned 128t", path=tmp_path / "timeline.png"
+    )
     assert len(fig.axes[0].get_yticklabels()) == 52  # 26 sends + 26 receives
     with pytest.raises(hetprobe.UsageError):
         hetprobe.plots.halo_timeline(r, rec["layout"], "no-such-variant")
@@ -68,8 +77,17 @@ def test_phases_are_the_median_iterations_critical_path():
 
 
 def test_a_fresh_host_run_through_mpirun(tmp_path):
-    r = hetprobe.run_mpi("halo", out=tmp_path / "halo.jsonl", device="host", cube=40, iterations=3, warmup=1,
-                         signal="channel,queue", staging="memcpy", quiet=True)
+    r = hetprobe.run_mpi(
+        "halo",
+        out=tmp_path / "halo.jsonl",
+        device="host",
+        cube=40,
+        iterations=3,
+        warmup=1,
+        signal="channel,queue",
+        staging="memcpy",
+        quiet=True,
+    )
     table = hetprobe.plots.halo_table(r)
     assert sorted(set(table["variant"])) == ["baseline", "notify-stacked", "notify-stream"]
     assert len(table) == 5  # baseline (waitall) + two notify variants x two signals

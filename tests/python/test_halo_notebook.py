@@ -5,10 +5,8 @@ halo data, and shows what it claims to: the checks compare its output with the r
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from conftest import DATA, jsonl_records
-from test_notebooks import assert_clean, cell, html, images, shows_number, text
-from test_notebooks import run as run_notebook
+from test_notebooks import assert_clean, cell, html, images, run as run_notebook, shows_number, text
 
 import hetprobe
 
@@ -27,9 +25,16 @@ def halo_records(path, rank=None) -> list[dict]:
 
 def headline_setups(path) -> list[dict]:
     """Rank 0's records of the paper's configuration: isend, pinned, baseline waitall, notify channel."""
-    return [r for r in halo_records(path, rank=0) if r["send"] == "isend" and r["staging"] == "pinned"
-            and ((r["variant"] == "baseline" and r["receive_wait"] == "waitall")
-                 or (r["variant"] != "baseline" and r["signal"] == "channel"))]
+    return [
+        r
+        for r in halo_records(path, rank=0)
+        if r["send"] == "isend"
+        and r["staging"] == "pinned"
+        and (
+            (r["variant"] == "baseline" and r["receive_wait"] == "waitall")
+            or (r["variant"] != "baseline" and r["signal"] == "channel")
+        )
+    ]
 
 
 def check_headline(nb, path):
@@ -42,13 +47,15 @@ def check_headline(nb, path):
         row = table[(table["layout"] == rec["layout"]) & (table["setup"] == rec["setup"])].iloc[0]
         assert f"cube {rec['cube']}, {rec['threads_per_block']} threads per block:" in shown
         assert f"{rec['variant']} {row['median_us']:.1f} µs ({row['speedup_vs_baseline']:.3f}×)" in shown, rec["setup"]
-        assert shows_number(shown_table, row["speedup_vs_baseline"], 3) and shows_number(shown_table, row["median_us"], 1)
+        assert shows_number(shown_table, row["speedup_vs_baseline"], 3) and shows_number(
+            shown_table, row["median_us"], 1
+        )
     # The fastest of each (cube, threads) line, from the records alone.
     for cube in {r["cube"] for r in picked}:
         for threads in {r["threads_per_block"] for r in picked}:
             group = [r for r in picked if r["cube"] == cube and r["threads_per_block"] == threads]
             fastest = min(group, key=lambda r: r["iteration_ns"]["median"])["variant"]
-            line = next(l for l in shown.splitlines() if l.startswith(f"- cube {cube}, {threads} threads per block:"))
+            line = next(s for s in shown.splitlines() if s.startswith(f"- cube {cube}, {threads} threads per block:"))
             assert line.endswith(f"Fastest: **{fastest}**."), line
     assert images(nb, "headline") == 1
 
@@ -57,10 +64,13 @@ def check_payload(nb, path):
     records = halo_records(path)
     intact = [r for r in records if r["payload"]["check"] == "intact" and r["status"] == "ok"]
     payload = text(nb, "payload")
-    assert (f"All {len(records)} halo records have payload `intact` and status `ok`" in payload) == (len(intact) == len(records))
+    assert (f"All {len(records)} halo records have payload `intact` and status `ok`" in payload) == (
+        len(intact) == len(records)
+    )
 
 
 # --- the committed run on two H200s ------------------------------------------------------------
+
 
 def test_committed_data():
     executed = run()
@@ -71,7 +81,9 @@ def test_committed_data():
     header = jsonl_records(COMMITTED)[0]
     setup = text(nb, "setup")
     assert header["device"]["name"] in setup and header["git_revision"] in setup and "Host backend" not in setup
-    assert f"{header['mpi']['ranks']} ranks" in setup and f"{header['config']['iterations']} iterations per setup" in setup
+    assert (
+        f"{header['mpi']['ranks']} ranks" in setup and f"{header['config']['iterations']} iterations per setup" in setup
+    )
 
     check_headline(nb, COMMITTED)
     assert {r["cube"] for r in headline_setups(COMMITTED)} == {200, 400, 800}
@@ -92,7 +104,7 @@ def test_committed_data():
     it = base["timeline"]["iterations"][0]
     faces = [i for i, m in enumerate(base["unpack"]) if m["bytes"] == max(m["bytes"] for m in base["unpack"])]
     face_unpack = np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in faces]) / 1e3
-    assert f"**cube 800, 128 threads**: baseline last face at" in text(nb, "phases")
+    assert "**cube 800, 128 threads**: baseline last face at" in text(nb, "phases")
     assert f"one face unpacked in {face_unpack:.1f} µs" in text(nb, "phases")
 
     assert images(nb, "timeline") == 3
@@ -109,6 +121,7 @@ def test_committed_data():
 
 
 # --- a fresh host-backend run, named by HETPROBE_NOTEBOOK_HALO ---------------------------------
+
 
 def test_host_run_named_by_halo_variable(tmp_path):
     path = tmp_path / "halo.jsonl"
@@ -127,6 +140,7 @@ def test_host_run_named_by_halo_variable(tmp_path):
 
 
 # --- a run directory without halo data --------------------------------------------------------
+
 
 def test_run_directory_without_halo_data(tmp_path):
     assert not (tmp_path / "halo.jsonl").exists()

@@ -17,8 +17,14 @@ from hetprobe.load import TruncatedResultsWarning, load
 JSONL = sorted(p.name for p in DATA.glob("*.jsonl"))
 
 # (record type, summary metric that every such record has exactly once)
-ONE_ROW_PER_RECORD = {"point": None, "overhead": "ns_per_op", "roundtrip": "roundtrip_ns",
-                      "mechanism": "roundtrip_ns", "clock_batch": "half_interval_ns", "clock_fit": "residual_ns"}
+ONE_ROW_PER_RECORD = {
+    "point": None,
+    "overhead": "ns_per_op",
+    "roundtrip": "roundtrip_ns",
+    "mechanism": "roundtrip_ns",
+    "clock_batch": "half_interval_ns",
+    "clock_fit": "residual_ns",
+}
 
 
 def _raw_sample_count(rec: dict) -> int:
@@ -27,8 +33,11 @@ def _raw_sample_count(rec: dict) -> int:
         n = len(rec["send_time_ns"]["samples"])
         timeline = rec.get("writer_timeline")
         sender = (rec.get("writer") or {}).get("sender")
-        return n + (3 * len(timeline["start_ns"]) if timeline else 0) + \
-            (len(sender["passes_during_send"]) if sender else 0)
+        return (
+            n
+            + (3 * len(timeline["start_ns"]) if timeline else 0)
+            + (len(sender["passes_during_send"]) if sender else 0)
+        )
     if rec["record"] == "point":
         return len(rec["gbs"])
     if rec["record"] in ("overhead", "roundtrip", "mechanism"):
@@ -115,8 +124,10 @@ def _check_medians_from_samples(r, kinds, metric_of):
 def test_notify_medians_from_raw_samples_match_the_records():
     r = load(DATA / "h200-notify.jsonl")
     checked = _check_medians_from_samples(
-        r, {"overhead", "roundtrip", "mechanism"},
-        lambda rec: "ns_per_op" if rec["record"] == "overhead" else "roundtrip_ns")
+        r,
+        {"overhead", "roundtrip", "mechanism"},
+        lambda rec: "ns_per_op" if rec["record"] == "overhead" else "roundtrip_ns",
+    )
     assert checked == 24 + 12 + 12
     # the raw round-trip samples are full round trips: half of their median is the stored half
     for rid, rec in _records_with_samples(r, {"roundtrip"}):
@@ -254,25 +265,69 @@ def test_missing_paths_are_usage_errors(tmp_path):
 
 
 def test_unknown_records_are_kept_but_not_in_frames(tmp_path, notify_header):
-    path = write_jsonl(tmp_path / "x.jsonl", [notify_header, {"record": "mystery", "probe": "notify", "x": 1},
-                                              {"record": "point", "probe": "future-probe"}])
+    path = write_jsonl(
+        tmp_path / "x.jsonl",
+        [notify_header, {"record": "mystery", "probe": "notify", "x": 1}, {"record": "point", "probe": "future-probe"}],
+    )
     r = load(path)
     assert [x["record"] for x in r.records] == ["header", "mystery", "point"]
     assert r.records[1]["_file"] == str(path) and r.records[1]["_segment"] == 0
     assert len(r.summary) == 0 and len(r.samples) == 0
-    assert list(r.summary.columns)[:9] == ["file", "segment", "probe", "record", "host", "backend", "device",
-                                           "rank", "record_id"]
+    assert list(r.summary.columns)[:9] == [
+        "file",
+        "segment",
+        "probe",
+        "record",
+        "host",
+        "backend",
+        "device",
+        "rank",
+        "record_id",
+    ]
 
 
 def test_skipped_mechanism_and_unresolved_overhead(tmp_path, notify_header):
-    skipped = {"record": "mechanism", "probe": "notify", "mechanism": "launch+device-sync", "go": "g", "done": "d",
-               "setup": {"host_memory": "default"}, "status": "skipped", "skipped_reason": "no launches", "rank": 0}
-    unresolved = {"record": "overhead", "probe": "notify", "side": "gpu", "contended": False, "ops_per_sample": 1000,
-                  "setup": {"cpu_order": "fence", "gpu_order": "fence", "placement": "pinned", "spacing": "line",
-                            "spacing_bytes": 128, "host_memory": "default"},
-                  "ns_per_op": {"n": 3, "min": None, "p10": None, "median": None, "p90": None, "p99": None,
-                                "max": None, "mean": None, "stddev": None, "resolution_ns": 0.032, "unresolved": True},
-                  "samples": {"unit": "device_ticks", "ns_per_tick": 1.0, "values": [0, 32, 0]}, "rank": 1}
+    skipped = {
+        "record": "mechanism",
+        "probe": "notify",
+        "mechanism": "launch+device-sync",
+        "go": "g",
+        "done": "d",
+        "setup": {"host_memory": "default"},
+        "status": "skipped",
+        "skipped_reason": "no launches",
+        "rank": 0,
+    }
+    unresolved = {
+        "record": "overhead",
+        "probe": "notify",
+        "side": "gpu",
+        "contended": False,
+        "ops_per_sample": 1000,
+        "setup": {
+            "cpu_order": "fence",
+            "gpu_order": "fence",
+            "placement": "pinned",
+            "spacing": "line",
+            "spacing_bytes": 128,
+            "host_memory": "default",
+        },
+        "ns_per_op": {
+            "n": 3,
+            "min": None,
+            "p10": None,
+            "median": None,
+            "p90": None,
+            "p99": None,
+            "max": None,
+            "mean": None,
+            "stddev": None,
+            "resolution_ns": 0.032,
+            "unresolved": True,
+        },
+        "samples": {"unit": "device_ticks", "ns_per_tick": 1.0, "values": [0, 32, 0]},
+        "rank": 1,
+    }
     r = load(write_jsonl(tmp_path / "n.jsonl", [notify_header, skipped, unresolved]))
     mech = r.summary[r.summary["record"] == "mechanism"]
     assert len(mech) == 1 and mech["status"].iloc[0] == "skipped" and mech["median"].isna().all()
@@ -346,14 +401,20 @@ def test_warnings_of_the_run_and_of_each_record(tmp_path):
     assert old.summary["warnings"].isna().all() and old.warnings().empty
 
 
-@pytest.mark.parametrize("edit, where", [
-    (lambda r: r[1].pop("ops_per_sample"), r"n\.jsonl:2: field 'ops_per_sample': missing \(a notify overhead record\)"),
-    (lambda r: r[1]["setup"].update(cpu_order=7), None),  # setup keys are copied as they are
-    (lambda r: r[1].update(contended="no"), r":2: field 'contended': expected a boolean, got string"),
-    (lambda r: r[1]["ns_per_op"].update(median="fast"), r":2: field 'ns_per_op.median': expected a number"),
-    (lambda r: r[1]["samples"].update(values={}), r":2: field 'samples.values': expected an array, got object"),
-    (lambda r: r[0].update(ranks={}), r":1: field 'ranks': expected an array, got object \(a notify header"),
-])
+@pytest.mark.parametrize(
+    "edit, where",
+    [
+        (
+            lambda r: r[1].pop("ops_per_sample"),
+            r"n\.jsonl:2: field 'ops_per_sample': missing \(a notify overhead record\)",
+        ),
+        (lambda r: r[1]["setup"].update(cpu_order=7), None),  # setup keys are copied as they are
+        (lambda r: r[1].update(contended="no"), r":2: field 'contended': expected a boolean, got string"),
+        (lambda r: r[1]["ns_per_op"].update(median="fast"), r":2: field 'ns_per_op.median': expected a number"),
+        (lambda r: r[1]["samples"].update(values={}), r":2: field 'samples.values': expected an array, got object"),
+        (lambda r: r[0].update(ranks={}), r":1: field 'ranks': expected an array, got object \(a notify header"),
+    ],
+)
 def test_a_malformed_record_names_its_file_line_and_field(tmp_path, notify_header, edit, where):
     records = [notify_header] + [r for r in jsonl_records(DATA / "h200-notify.jsonl")[1:3]]
     edit(records)
@@ -375,8 +436,9 @@ def test_errors_skip_leaves_unreadable_files_out_and_names_them(tmp_path, copy_d
     assert [f.rsplit("/", 1)[-1] for f in r.files] == ["h200-bandwidth.jsonl"]
     assert set(r.headers["probe"]) == {"bandwidth"} and len(r.summary) == 3 and r.headers["segment"].tolist() == [0]
     why = dict((f.rsplit("/", 1)[-1], text) for f, text in r.unreadable)
-    assert why["clock.jsonl"].endswith(":4: field 'batch': expected an integer, got string "
-                                       "(a clock clock_batch record)")
+    assert why["clock.jsonl"].endswith(
+        ":4: field 'batch': expected an integer, got string (a clock clock_batch record)"
+    )
     assert "holds no complete record" in why["empty.jsonl"]
     with pytest.raises(ResultsFileError, match="clock.jsonl:4"):
         load(tmp_path)

@@ -73,11 +73,17 @@ def test_load_table_and_worst_slowdown_match_the_records(matrix):
         assert row["1 KiB µs"] == pytest.approx(p["send_time_ns"]["median"] / 1e3)
         assert row["1 KiB ×SSB"] == pytest.approx(p["send_time_ns"]["median"] / ssb[(1024, p["access"])])
         assert row["1 KiB GB/s"] == pytest.approx(p["load"]["traffic_during_send_gbs"])
-    worst = max((p for p in points if p["load_kind"] != "none"),
-                key=lambda p: p["send_time_ns"]["median"] / ssb[(p["size_bytes"], p["access"])])
+    worst = max(
+        (p for p in points if p["load_kind"] != "none"),
+        key=lambda p: p["send_time_ns"]["median"] / ssb[(p["size_bytes"], p["access"])],
+    )
     w = plots.worst_slowdown(matrix)
-    assert (w["size_bytes"], w["load_kind"], w["load_gpus"], w["load_rate"]) == \
-        (worst["size_bytes"], worst["load_kind"], worst["load_gpus"], worst["load_rate"])
+    assert (w["size_bytes"], w["load_kind"], w["load_gpus"], w["load_rate"]) == (
+        worst["size_bytes"],
+        worst["load_kind"],
+        worst["load_gpus"],
+        worst["load_rate"],
+    )
 
 
 def test_load_plots(matrix, tmp_path):
@@ -97,8 +103,10 @@ def test_files_from_before_the_loads_read_as_the_papers_writer():
     old = hetprobe.load(DATA / "h200-interference-sweep.jsonl")
     s = old.summary[old.summary["metric"] == "send_time_ns"]
     assert set(zip(s["layout"] == "SSB", s["load_kind"], s["load_gpus"])) == {(True, "none", 0), (False, "write", 1)}
-    assert (s.loc[s["layout"] != "SSB", "traffic_during_send_gbs"] == s.loc[s["layout"] != "SSB",
-                                                                             "bandwidth_during_send_gbs"]).all()
+    assert (
+        s.loc[s["layout"] != "SSB", "traffic_during_send_gbs"]
+        == s.loc[s["layout"] != "SSB", "bandwidth_during_send_gbs"]
+    ).all()
     assert old.load_gpus().empty
 
 
@@ -112,5 +120,7 @@ def test_a_characterize_run_splits_into_its_parts():
     assert "interference-paper.jsonl" in names and "interference.jsonl" not in names and "notify.jsonl" in names
     assert plots.send_time(paper) is not None  # one run of the paper's points: no ambiguity
     table = hetprobe.headline_table(run).set_index("quantity")
-    assert table.loc["Worst MPI_Send slowdown under GPU traffic", "value"].split("×")[0] == \
-        f"{plots.worst_slowdown(parts['loads'])['slowdown']:.3g}"
+    assert (
+        table.loc["Worst MPI_Send slowdown under GPU traffic", "value"].split("×")[0]
+        == f"{plots.worst_slowdown(parts['loads'])['slowdown']:.3g}"
+    )

@@ -37,7 +37,9 @@ def run(name: str, **variables) -> dict:
         # The kernel imports the same hetprobe as these tests (the source tree, or the installed one).
         package_dir = str(Path(hetprobe.__file__).resolve().parents[1])
         if package_dir == str(REPO / "pybindings"):
-            env["PYTHONPATH"] = os.pathsep.join([package_dir] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+            env["PYTHONPATH"] = os.pathsep.join(
+                [package_dir] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+            )
         start = time.monotonic()
         nb = execute(REPO / "notebooks" / f"{name}.ipynb", env=env, timeout=SECONDS)
         _cache[key] = {"nb": nb, "seconds": time.monotonic() - start}
@@ -73,7 +75,7 @@ def html(nb, tag: str) -> list[str]:
 def shows_number(shown: str, value: float, decimals: int) -> bool:
     """Whether `shown` holds `value` rounded to `decimals` places (within rounding, not as a substring)."""
     numbers = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", shown.replace(",", ""))]
-    return any(abs(n - value) <= 0.51 * 10 ** -decimals for n in numbers)
+    return any(abs(n - value) <= 0.51 * 10**-decimals for n in numbers)
 
 
 def row_labels(table_html: str) -> set[str]:
@@ -86,7 +88,9 @@ def header(path, probe: str | None = None) -> dict:
 
 def points(path) -> list[dict]:
     path = Path(path)
-    return [dict(r, file=path.name) for r in jsonl_records(path) if r["record"] == "point" and r["probe"] == "interference"]
+    return [
+        dict(r, file=path.name) for r in jsonl_records(path) if r["record"] == "point" and r["probe"] == "interference"
+    ]
 
 
 def assert_clean(executed):
@@ -99,6 +103,7 @@ def assert_clean(executed):
 
 
 # --- checks shared by the two data selections -------------------------------------------------
+
 
 def check_interference(nb, sweep: Path, timeline: Path):
     cfg = header(sweep, "interference")["config"]
@@ -173,8 +178,11 @@ def check_node_report(nb, interference: Path, topology: dict, host_backend: bool
         assert rank["placement"]["cpuset"] in ranks and rank["placement"]["bind"] in ranks
     assert images(nb, "notify") == 2 and images(nb, "clock") == 1
     directory = interference.parent
-    loads = [p for p in points(directory / "interference.jsonl") if p.get("load_kind", "none") != "none"] \
-        if (directory / "interference-paper.jsonl").exists() else []
+    loads = (
+        [p for p in points(directory / "interference.jsonl") if p.get("load_kind", "none") != "none"]
+        if (directory / "interference-paper.jsonl").exists()
+        else []
+    )
     gpus = max((p["load_gpus"] for p in loads), default=0)
     assert images(nb, "interference") == 2 + (1 + (gpus > 1) if loads else 0)
 
@@ -195,6 +203,7 @@ def check_compare(nb, a: list[Path], b: list[Path], host_b: bool):
 
 # --- (a) the committed data (the notebooks' defaults) -----------------------------------------
 
+
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_committed_data(name):
     executed = run(name)
@@ -209,15 +218,24 @@ def test_committed_data(name):
     elif name == "node_report":
         run_dir = DATA / "h200x2-characterize"
         if run_dir.is_dir():
-            interference, topology = run_dir / "interference-paper.jsonl", json.loads((run_dir / "topology.json").read_text())
+            interference, topology = (
+                run_dir / "interference-paper.jsonl",
+                json.loads((run_dir / "topology.json").read_text()),
+            )
         else:  # the single-probe H200 files the notebook falls back to
-            interference, topology = DATA / "h200-interference-placed.jsonl", json.loads((DATA / "h200-topo.json").read_text())
+            interference, topology = (
+                DATA / "h200-interference-placed.jsonl",
+                json.loads((DATA / "h200-topo.json").read_text()),
+            )
         check_node_report(nb, interference, topology, host_backend=False)
     else:
-        check_compare(nb, [DATA / "h200-interference-sweep.jsonl"], [DATA / "h200-interference-placed.jsonl"], host_b=False)
+        check_compare(
+            nb, [DATA / "h200-interference-sweep.jsonl"], [DATA / "h200-interference-placed.jsonl"], host_b=False
+        )
 
 
 # --- (b) a fresh host-backend run -------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_host_run(name, host_run):

@@ -45,8 +45,14 @@ def _tick_texts(ax):
 
 
 def test_size_labels():
-    assert [size_label(s) for s in (512, 1024, 1536, 65536, 67108864, 2**30)] == \
-        ["512 B", "1 KiB", "1.5 KiB", "64 KiB", "64 MiB", "1 GiB"]
+    assert [size_label(s) for s in (512, 1024, 1536, 65536, 67108864, 2**30)] == [
+        "512 B",
+        "1 KiB",
+        "1.5 KiB",
+        "64 KiB",
+        "64 MiB",
+        "1 GiB",
+    ]
 
 
 def test_send_time(sweep, tmp_path):
@@ -82,8 +88,10 @@ def test_ratio_to_ssb(sweep, tmp_path):
     assert list(one.get_ydata()) == [1.0, 1.0]
     psb = [ln for ln in fig.axes[0].lines if ln.get_label() == "PSB"][0]
     s = sweep.summary.query("metric == 'send_time_ns' and access == 'stream'")
-    expected = (s[s["layout"] == "PSB"].set_index("size_bytes")["median"]
-                / s[s["layout"] == "SSB"].set_index("size_bytes")["median"]).sort_index()
+    expected = (
+        s[s["layout"] == "PSB"].set_index("size_bytes")["median"]
+        / s[s["layout"] == "SSB"].set_index("size_bytes")["median"]
+    ).sort_index()
     np.testing.assert_allclose(psb.get_ydata(), expected.to_numpy())
 
 
@@ -101,8 +109,14 @@ def test_writer_timeline(timeline, sweep, tmp_path):
 def test_notify_table_is_table_1(notify):
     t = plots.notify_table(notify)
     assert list(t.columns) == ["cpu", "cpu, gpu polling", "gpu", "gpu, cpu polling"]
-    assert list(t.index) == ["volatile:relaxed", "volatile:volatile", "relaxed:relaxed", "acqrel:acqrel",
-                             "fence:fence", "volatile:fence"]
+    assert list(t.index) == [
+        "volatile:relaxed",
+        "volatile:volatile",
+        "relaxed:relaxed",
+        "acqrel:acqrel",
+        "fence:fence",
+        "volatile:fence",
+    ]
     first = notify.records[1]  # cpu, uncontended, volatile:relaxed: raw float, not rounded
     assert t.loc["volatile:relaxed", "cpu"] == first["ns_per_op"]["median"]
     assert t.loc["fence:fence", "gpu, cpu polling"] == pytest.approx(1751.55, abs=0.01)
@@ -190,9 +204,17 @@ def test_mechanisms_plot_with_skipped(notify, tmp_path, notify_header):
     assert ax.get_xscale() == "log" and len(ax.patches) == 12
     ok = dict(notify.records[37])  # first mechanism record (pinned-flag-volatile)
     assert ok["record"] == "mechanism"
-    skipped = {"record": "mechanism", "probe": "notify", "mechanism": "launch+device-sync", "go": "g",
-               "done": "d", "setup": {"host_memory": "default"}, "status": "skipped",
-               "skipped_reason": "no kernel launches on the host backend", "rank": 0}
+    skipped = {
+        "record": "mechanism",
+        "probe": "notify",
+        "mechanism": "launch+device-sync",
+        "go": "g",
+        "done": "d",
+        "setup": {"host_memory": "default"},
+        "status": "skipped",
+        "skipped_reason": "no kernel launches on the host backend",
+        "rank": 0,
+    }
     path = write_jsonl(tmp_path / "n.jsonl", [notify_header, {k: v for k, v in ok.items() if k[0] != "_"}, skipped])
     fig = plots.mechanisms(load(path), path=tmp_path / "mech2.png")
     ax = fig.axes[0]

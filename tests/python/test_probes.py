@@ -15,8 +15,16 @@ QUICK_CLOCK = dict(device="host", span=0.5, check_after=0.2, samples=20, batches
 
 
 def test_options_become_cli_arguments():
-    args = options_to_args({"orders": ["volatile", "fence"], "exchanges": 100, "quiet": True, "resume": False,
-                            "gpu": None, "check_after": 0.5})
+    args = options_to_args(
+        {
+            "orders": ["volatile", "fence"],
+            "exchanges": 100,
+            "quiet": True,
+            "resume": False,
+            "gpu": None,
+            "check_after": 0.5,
+        }
+    )
     assert args == ["--orders", "volatile,fence", "--exchanges", "100", "--quiet", "--check-after", "0.5"]
 
 
@@ -66,22 +74,28 @@ def test_an_explicit_binding_is_given_back_after_an_in_process_run():
     assert os.sched_getaffinity(0) == before
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(orders="bogus"), "bogus"),
-    (dict(exchanges=0), "--exchanges"),
-    (dict(bind="9999"), "9999"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(orders="bogus"), "bogus"),
+        (dict(exchanges=0), "--exchanges"),
+        (dict(bind="9999"), "9999"),
+    ],
+)
 def test_bad_options_raise_usage_error(options, message):
     with pytest.raises(hetprobe.UsageError, match=message):
         hetprobe.notify(device="host", parts="roundtrip", **options)
 
 
-@pytest.mark.parametrize("call, keyword, close", [
-    (lambda **kw: hetprobe.notify(device="host", **kw), "ordrs", "orders"),
-    (lambda **kw: hetprobe.clock(device="host", **kw), "spam", "span"),
-    (lambda **kw: hetprobe.run_mpi("interference", device="host", **kw), "size", "sizes"),
-    (lambda **kw: hetprobe.run_mpi("halo", **kw), "no_such_option", None),
-])
+@pytest.mark.parametrize(
+    "call, keyword, close",
+    [
+        (lambda **kw: hetprobe.notify(device="host", **kw), "ordrs", "orders"),
+        (lambda **kw: hetprobe.clock(device="host", **kw), "spam", "span"),
+        (lambda **kw: hetprobe.run_mpi("interference", device="host", **kw), "size", "sizes"),
+        (lambda **kw: hetprobe.run_mpi("halo", **kw), "no_such_option", None),
+    ],
+)
 def test_a_misspelled_keyword_is_a_type_error_naming_the_valid_ones(call, keyword, close, tmp_path):
     with pytest.raises(TypeError, match=f"unexpected keyword argument '{keyword}'") as caught:
         call(**{keyword: 1}, out=tmp_path / "x.jsonl")
@@ -94,6 +108,7 @@ def test_a_misspelled_keyword_is_a_type_error_naming_the_valid_ones(call, keywor
 
 def test_the_keywords_are_the_cli_options():
     from hetprobe.probes import cli_options
+
     assert {"orders", "overhead_samples", "mechanism_samples", "timeout", "quiet"} <= set(cli_options("notify"))
     assert {"span", "check_after", "batches"} <= set(cli_options("clock"))
     assert {"sizes", "load_rate", "no_host_stream", "resume"} <= set(cli_options("interference"))
@@ -129,8 +144,18 @@ def test_interference_runs_under_mpirun_with_the_cli_options(tmp_path):
     # After an in-process run this process is an MPI singleton; the child mpirun must not notice.
     hetprobe.clock(**QUICK_CLOCK)
     seen = []
-    r = hetprobe.run_mpi("interference", out=tmp_path / "i.jsonl", progress=seen.append, device="host",
-                         sizes="1KiB,4KiB", layouts="SSB,PCB", access="stream", reps=3, warmup=1, quiet=True)
+    r = hetprobe.run_mpi(
+        "interference",
+        out=tmp_path / "i.jsonl",
+        progress=seen.append,
+        device="host",
+        sizes="1KiB,4KiB",
+        layouts="SSB,PCB",
+        access="stream",
+        reps=3,
+        warmup=1,
+        quiet=True,
+    )
     points = r.summary[(r.summary["record"] == "point") & (r.summary["metric"] == "send_time_ns")]
     assert len(points) == 4 and set(points["layout"]) == {"SSB", "PCB"}
     assert (points["status"] == "ok").all() and (points["n"] == 3).all()

@@ -5,8 +5,15 @@ import io
 
 from hetprobe.progress import Progress, clock_text, record_label
 
-POINT = {"record": "point", "probe": "interference", "size_bytes": 4096, "layout": "PCB", "access": "stacked",
-         "send_time_ns": {"median": 2500.0}, "status": "ok"}
+POINT = {
+    "record": "point",
+    "probe": "interference",
+    "size_bytes": 4096,
+    "layout": "PCB",
+    "access": "stacked",
+    "send_time_ns": {"median": 2500.0},
+    "status": "ok",
+}
 
 
 class FakeClock:
@@ -65,6 +72,8 @@ def test_an_estimate_the_run_outgrows_and_long_times():
 
 
 def test_labels_of_notify_and_clock_records():
-    assert record_label({"record": "mechanism", "mechanism": "launch+device-sync", "status": "skipped"}) == \
-        "mechanism launch+device-sync: skipped"
+    assert (
+        record_label({"record": "mechanism", "mechanism": "launch+device-sync", "status": "skipped"})
+        == "mechanism launch+device-sync: skipped"
+    )
     assert "drift 1.50 ppm" in record_label({"record": "clock_fit", "drift_ppm": 1.5, "precision_ns": 800.0})

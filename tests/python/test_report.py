@@ -16,10 +16,13 @@ from hetprobe.report import write_report
 
 RUN = DATA / "h200x2-characterize"
 # As bench/core/noise.cpp words them.
-NOISY = ("5 runnable threads on the 2 CPUs of this run (3 besides its 2 rank(s); threshold: one per CPU): other "
-         "work shares these CPUs, so latencies include scheduler delays")
-SPREAD = ("roundtrip_ns p90 is 12.3x the median (threshold 2x, and 5 us above it): scheduler noise dominates these "
-          "samples")
+NOISY = (
+    "5 runnable threads on the 2 CPUs of this run (3 besides its 2 rank(s); threshold: one per CPU): other "
+    "work shares these CPUs, so latencies include scheduler delays"
+)
+SPREAD = (
+    "roundtrip_ns p90 is 12.3x the median (threshold 2x, and 5 us above it): scheduler noise dominates these samples"
+)
 
 
 def copy_run(tmp_path, *names):
@@ -27,8 +30,11 @@ def copy_run(tmp_path, *names):
     target = tmp_path / "run"
     target.mkdir()
     for path in RUN.iterdir():
-        if path.suffix in (".jsonl", ".json", ".txt") and path.name not in ("summary.txt",) and \
-                (not names or path.name in names):
+        if (
+            path.suffix in (".jsonl", ".json", ".txt")
+            and path.name not in ("summary.txt",)
+            and (not names or path.name in names)
+        ):
             shutil.copyfile(path, target / path.name)
     shutil.copytree(RUN / "logs", target / "logs")
     return target
@@ -61,18 +67,25 @@ def test_a_partial_run_gets_its_report_saying_what_is_missing(tmp_path, capsys):
     (directory / "logs" / "notify.log").write_text(
         "hetprobe notify: timeout error: the device's echo did not happen within 30.000000 s\n"
         "--------------------------------------------------------------------------\n"
-        "mpirun detected that one or more processes exited with non-zero status\n")
+        "mpirun detected that one or more processes exited with non-zero status\n"
+    )
     code, out, err = report(directory, capsys)
     assert code == 1, err  # written, but the run is incomplete
     md = (directory / "report.md").read_text()
     assert "This run is incomplete" in md
-    assert ("notify failed (exit code 1) after 0 record(s): hetprobe notify: timeout error: the device's echo did "
-            "not happen within 30.000000 s") in md
+    assert (
+        "notify failed (exit code 1) after 0 record(s): hetprobe notify: timeout error: the device's echo did "
+        "not happen within 30.000000 s"
+    ) in md
     assert "clock.jsonl is missing (characterize.json says its step wrote 8 record(s))" in md
     assert "interference.jsonl cannot be read: holds no complete record" in md
     # Every section is there; the ones without records say so; the complete ones are complete.
-    for title in ("## Notifications between CPU and GPU", "## GPU clock on the CPU timeline",
-                  "## Interference: GPU traffic during MPI_Send", "## The paper's layouts"):
+    for title in (
+        "## Notifications between CPU and GPU",
+        "## GPU clock on the CPU timeline",
+        "## Interference: GPU traffic during MPI_Send",
+        "## The paper's layouts",
+    ):
         assert title in md
     assert md.count("No finished records of this probe: nothing to show.") == 2  # notify and clock
     assert "![Median MPI_Send time divided by the SSB median" in md  # the paper's sweep is whole
@@ -103,8 +116,9 @@ def test_a_malformed_file_is_left_out_and_named(tmp_path):
     del records[2]["device_end"]
     write_jsonl(directory / "clock.jsonl", records)
     written = write_report(directory)
-    assert written.problems == ["clock.jsonl cannot be read: line 3: field 'device_end.values': missing "
-                                "(a clock clock_batch record)"]
+    assert written.problems == [
+        "clock.jsonl cannot be read: line 3: field 'device_end.values': missing (a clock clock_batch record)"
+    ]
     assert "clock.jsonl cannot be read: line 3" in (directory / "report.md").read_text()
 
 
@@ -115,11 +129,16 @@ def noisy(tmp_path_factory):
     directory = tmp_path_factory.mktemp("noisy")
     for name in ("notify.jsonl", "interference-paper.jsonl"):
         records = jsonl_records(RUN / name)
-        records[0].update(conditions={"cpus": 2, "runnable_threads": 5, "load_average": [3.1, 2.0, 1.0]},
-                          warnings=[NOISY] if name == "notify.jsonl" else [])
+        records[0].update(
+            conditions={"cpus": 2, "runnable_threads": 5, "load_average": [3.1, 2.0, 1.0]},
+            warnings=[NOISY] if name == "notify.jsonl" else [],
+        )
         for r in records[1:]:
-            fence = (r.get("record") == "roundtrip" and r["setup"]["cpu_order"] == "fence"
-                     and r["direction"] == "cpu-gpu-cpu")
+            fence = (
+                r.get("record") == "roundtrip"
+                and r["setup"]["cpu_order"] == "fence"
+                and r["direction"] == "cpu-gpu-cpu"
+            )
             r["warnings"] = [SPREAD] if fence or (r.get("layout") == "PSB" and r["size_bytes"] == 4 << 20) else []
         write_jsonl(directory / name, records)
     write_report(directory)
@@ -130,9 +149,9 @@ def test_conditions_open_the_report_and_the_affected_section(noisy):
     md = (noisy / "report.md").read_text()
     assert f"⚠ Measurement conditions (notify.jsonl): {NOISY}" in md
     assert md.index("Measurement conditions") < md.index("## Headline numbers")
-    notify = md[md.index("## Notifications between CPU and GPU"):]
+    notify = md[md.index("## Notifications between CPU and GPU") :]
     assert f"The conditions of the notify run make its numbers doubtful: {NOISY}" in notify
-    paper = md[md.index("## The paper's layouts"):md.index("## Notifications")]
+    paper = md[md.index("## The paper's layouts") : md.index("## Notifications")]
     assert "conditions of the" not in paper  # that run's header has no warnings
 
 
@@ -164,9 +183,11 @@ def test_summary_puts_the_warning_beside_the_headline_numbers(noisy):
 
 def test_report_refuses_what_is_not_a_run_directory(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
-    for bad, message in ((tmp_path / "file", "is not a run directory"),
-                         (tmp_path / "missing", "is not a run directory"),
-                         (tmp_path, "holds no results")):
+    for bad, message in (
+        (tmp_path / "file", "is not a run directory"),
+        (tmp_path / "missing", "is not a run directory"),
+        (tmp_path, "holds no results"),
+    ):
         code, _, err = report(bad, capsys)
         assert code == 2 and message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing written
