@@ -138,8 +138,7 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "topology", [](const std::string& file) { return cli::topology_report(file).dump(); },
       py::arg("topology_file") = "", "`hetprobe topo --json` as JSON text (this machine, or a saved hwloc XML file)");
-  m.def(
-      "devices", [] { return cli::devices_report().dump(); }, "`hetprobe devices --json` as JSON text");
+  m.def("devices", [] { return cli::devices_report().dump(); }, "`hetprobe devices --json` as JSON text");
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();
   m.attr("in_process_probes") = std::vector<std::string>{"notify", "clock"};

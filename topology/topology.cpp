@@ -141,7 +141,8 @@ std::unique_ptr<Topology::Impl> init_topology() {
 
 Topology Topology::discover() {
   auto impl = init_topology();
-  if (hwloc_topology_load(impl->topo) != 0) throw Error(ErrorKind::check, "hwloc could not read this machine's topology");
+  if (hwloc_topology_load(impl->topo) != 0)
+    throw Error(ErrorKind::check, "hwloc could not read this machine's topology");
   return Topology(std::move(impl), "this machine (hwloc " + std::string(HWLOC_VERSION) + ")", true);
 }
 
@@ -165,12 +166,13 @@ NodeTopology Topology::describe() const {
     hwloc_obj_t o = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
     n.numa.push_back({static_cast<int>(o->os_index), o->attr->numanode.local_memory, list_of(o->cpuset)});
   }
-  const std::pair<hwloc_obj_type_t, const char*> caches[] = {
-      {HWLOC_OBJ_L1CACHE, "L1d"}, {HWLOC_OBJ_L1ICACHE, "L1i"}, {HWLOC_OBJ_L2CACHE, "L2"}, {HWLOC_OBJ_L3CACHE, "L3"}};
+  const std::pair<hwloc_obj_type_t, const char*> caches[] = {{HWLOC_OBJ_L1CACHE, "L1d"},
+                                                             {HWLOC_OBJ_L1ICACHE, "L1i"},
+                                                             {HWLOC_OBJ_L2CACHE, "L2"},
+                                                             {HWLOC_OBJ_L3CACHE, "L3"}};
   for (auto [type, name] : caches) {
     const int count = hwloc_get_nbobjs_by_type(t, type);
-    if (count > 0)
-      n.caches.push_back({name, hwloc_get_obj_by_type(t, type, 0)->attr->cache.size, count});
+    if (count > 0) n.caches.push_back({name, hwloc_get_obj_by_type(t, type, 0)->attr->cache.size, count});
   }
   for (hwloc_obj_t pci = nullptr; (pci = hwloc_get_next_pcidev(t, pci)) != nullptr;) {
     const char* kind = kind_of(pci);
@@ -318,14 +320,22 @@ MemorySettings read_memory_settings() {
 nlohmann::ordered_json NodeTopology::to_json() const {
   using J = nlohmann::ordered_json;
   J numa_list = J::array(), cache_list = J::array();
-  for (const NumaNode& x : numa) numa_list.push_back({{"os_index", x.os_index}, {"memory_bytes", x.memory_bytes}, {"cpuset", x.cpuset}});
-  for (const CacheLevel& c : caches) cache_list.push_back({{"name", c.name}, {"size_bytes", c.size_bytes}, {"count", c.count}});
+  for (const NumaNode& x : numa)
+    numa_list.push_back({{"os_index", x.os_index}, {"memory_bytes", x.memory_bytes}, {"cpuset", x.cpuset}});
+  for (const CacheLevel& c : caches)
+    cache_list.push_back({{"name", c.name}, {"size_bytes", c.size_bytes}, {"count", c.count}});
   auto pci_list = [](const std::vector<PciDevice>& v) {
     J out = J::array();
     for (const PciDevice& d : v)
-      out.push_back({{"pci_bus_id", d.address.str()}, {"vendor_id", d.vendor_id}, {"device_id", d.device_id},
-                     {"class_id", d.class_id}, {"vendor", d.vendor}, {"model", d.model}, {"os_devices", d.os_devices},
-                     {"numa_nodes", d.numa_nodes}, {"cpuset", d.cpuset},
+      out.push_back({{"pci_bus_id", d.address.str()},
+                     {"vendor_id", d.vendor_id},
+                     {"device_id", d.device_id},
+                     {"class_id", d.class_id},
+                     {"vendor", d.vendor},
+                     {"model", d.model},
+                     {"os_devices", d.os_devices},
+                     {"numa_nodes", d.numa_nodes},
+                     {"cpuset", d.cpuset},
                      {"link_gbps", d.link_gbps > 0 ? J(d.link_gbps) : J(nullptr)}});
     return out;
   };
@@ -338,12 +348,13 @@ nlohmann::ordered_json NodeTopology::to_json() const {
            {"caches", cache_list},
            {"gpus", pci_list(gpus)},
            {"nics", pci_list(nics)},
-           {"memory", {{"page_size_bytes", memory.page_size_bytes},
-                       {"transparent_hugepages", memory.transparent_hugepages},
-                       {"hugepages_2m", memory.hugepages_2m},
-                       {"hugepages_1g", memory.hugepages_1g},
-                       {"iommu_devices", memory.iommu_devices},
-                       {"iommu_cmdline", memory.iommu_cmdline}}}};
+           {"memory",
+            {{"page_size_bytes", memory.page_size_bytes},
+             {"transparent_hugepages", memory.transparent_hugepages},
+             {"hugepages_2m", memory.hugepages_2m},
+             {"hugepages_1g", memory.hugepages_1g},
+             {"iommu_devices", memory.iommu_devices},
+             {"iommu_cmdline", memory.iommu_cmdline}}}};
 }
 
 std::string NodeTopology::tree() const {
@@ -379,9 +390,10 @@ std::string NodeTopology::tree() const {
     return out.str();
   }
   out << "  memory: page " << size_text(static_cast<std::uint64_t>(memory.page_size_bytes)) << ", THP "
-      << (memory.transparent_hugepages.empty() ? "?" : memory.transparent_hugepages) << ", hugepages 2 MiB: "
-      << memory.hugepages_2m << ", 1 GiB: " << memory.hugepages_1g << "\n  IOMMU: "
-      << (memory.iommu_devices.empty() ? std::string("none in /sys/class/iommu") : std::to_string(memory.iommu_devices.size()) + " unit(s)")
+      << (memory.transparent_hugepages.empty() ? "?" : memory.transparent_hugepages)
+      << ", hugepages 2 MiB: " << memory.hugepages_2m << ", 1 GiB: " << memory.hugepages_1g << "\n  IOMMU: "
+      << (memory.iommu_devices.empty() ? std::string("none in /sys/class/iommu")
+                                       : std::to_string(memory.iommu_devices.size()) + " unit(s)")
       << (memory.iommu_cmdline.empty() ? "" : ", kernel: " + memory.iommu_cmdline) << "\n";
   return out.str();
 }

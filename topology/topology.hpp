@@ -26,11 +26,11 @@ struct PciDevice {
   std::string kind;  // "gpu" (display or 3D controller) or "nic" (network or InfiniBand controller)
   PciAddress address;
   unsigned vendor_id = 0, device_id = 0, class_id = 0;
-  std::string vendor, model;             // names where hwloc has them
-  std::vector<std::string> os_devices;   // e.g. "cuda0", "mlx5_0", "ib0"
-  std::vector<int> numa_nodes;           // nearest NUMA nodes (OS indexes)
-  std::string cpuset;                    // CPUs nearest it, e.g. "16-31,48-63"
-  double link_gbps = 0;                  // hwloc's PCI link speed, GB/s; 0 when unknown
+  std::string vendor, model;            // names where hwloc has them
+  std::vector<std::string> os_devices;  // e.g. "cuda0", "mlx5_0", "ib0"
+  std::vector<int> numa_nodes;          // nearest NUMA nodes (OS indexes)
+  std::string cpuset;                   // CPUs nearest it, e.g. "16-31,48-63"
+  double link_gbps = 0;                 // hwloc's PCI link speed, GB/s; 0 when unknown
 };
 
 struct NumaNode {
@@ -42,7 +42,7 @@ struct NumaNode {
 struct CacheLevel {
   std::string name;  // "L1d", "L1i", "L2", "L3"
   std::uint64_t size_bytes = 0;
-  int count = 0;     // how many of them on the node
+  int count = 0;  // how many of them on the node
 };
 
 // Memory settings outside hwloc, read from /sys and /proc ("" when unreadable).

@@ -13,17 +13,17 @@
 #include <thread>
 
 #include "bench/cli/command.hpp"
-#include "probes/device/device.hpp"
+#include "bench/cli/option_checks.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
-#include "probes/load/load_engine.hpp"
-#include "bench/load/load_options.hpp"
 #include "bench/core/noise.hpp"
+#include "bench/core/progress.hpp"
 #include "bench/core/run_header.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/core/stats.hpp"
-#include "bench/cli/option_checks.hpp"
-#include "bench/core/progress.hpp"
+#include "bench/load/load_options.hpp"
+#include "probes/device/device.hpp"
+#include "probes/load/load_engine.hpp"
 
 namespace hetprobe::cli {
 
@@ -69,8 +69,8 @@ double writer_gbs(Device& d, Access access, const PinnedBuffer& buf, std::uint64
 }
 
 // GB/s of a load at full rate over `duration_s`, from its stamps (ready to end).
-double load_gbs(LoadEngine& e, LoadKind kind, Access access, const PinnedBuffer& buf,
-                std::uint64_t bytes, double duration_s, std::uint64_t epoch) {
+double load_gbs(LoadEngine& e, LoadKind kind, Access access, const PinnedBuffer& buf, std::uint64_t bytes,
+                double duration_s, std::uint64_t epoch) {
   LoadTask t;
   t.kind = kind;
   t.access = access;
@@ -95,19 +95,25 @@ Json row_record(const Row& r, const std::vector<Row>& rows, std::uint64_t bytes)
   double plain = 0;
   for (const Row& p : rows)
     if (!r.reference.empty() && p.name == r.reference) plain = summarize(p.gbs).median;
-  return Json{{"record", "point"}, {"probe", "bandwidth"}, {"writer", r.name}, {"kind", r.kind},
-              {"bytes", bytes}, {"gbs", r.gbs}, {"median_gbs", s.median},
+  return Json{{"record", "point"},
+              {"probe", "bandwidth"},
+              {"writer", r.name},
+              {"kind", r.kind},
+              {"bytes", bytes},
+              {"gbs", r.gbs},
+              {"median_gbs", s.median},
               {"reference", r.reference.empty() ? Json(nullptr) : Json(r.reference)},
-              {"ratio_to_plain_median", plain > 0 ? Json(s.median / plain)
-                                                  : r.reference.empty() && r.kind != "poll" ? Json(1.0)
-                                                                                            : Json(nullptr)},
+              {"ratio_to_plain_median", plain > 0                                 ? Json(s.median / plain)
+                                        : r.reference.empty() && r.kind != "poll" ? Json(1.0)
+                                                                                  : Json(nullptr)},
               {"warnings", rate_spread_warnings(s, "gbs")}};
 }
 
 void print_table(const Device& device, std::uint64_t bytes, int reps, const std::vector<Row>& rows) {
-  std::printf("# hetprobe bandwidth: %s (%s), %s pinned host buffer, %d samples each; GB/s = 10^9 B/s; poll: 8 B per "
-              "thread-poll\n", device.info().name.c_str(), device.info().backend.c_str(), format_size(bytes).c_str(),
-              reps);
+  std::printf(
+      "# hetprobe bandwidth: %s (%s), %s pinned host buffer, %d samples each; GB/s = 10^9 B/s; poll: 8 B per "
+      "thread-poll\n",
+      device.info().name.c_str(), device.info().backend.c_str(), format_size(bytes).c_str(), reps);
   std::printf("%-24s %10s %10s %10s %10s\n", "traffic", "median", "min", "max", "vs_plain");
   for (const Row& r : rows) {
     const Summary s = summarize(r.gbs);
@@ -179,11 +185,11 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   for (LoadKind k : kinds)
     for (Access a : {Access::stream, Access::stacked}) {
       if (!load_uses_threads(k) && a == Access::stacked) continue;  // the copy engine has no access mode
-      const std::string reference = k == LoadKind::write ? "plain one-pass kernel"
-                                    : k == LoadKind::poll ? "" : std::string("plain ") + to_string(k);
+      const std::string reference = k == LoadKind::write  ? "plain one-pass kernel"
+                                    : k == LoadKind::poll ? ""
+                                                          : std::string("plain ") + to_string(k);
       measure_row(std::string("load ") + to_string(k) + (load_uses_threads(k) ? std::string(" ") + to_string(a) : ""),
-                  to_string(k), reference,
-                  [&] { return load_gbs(*engine, k, a, buf, bytes, o.duration_s, ++epoch); });
+                  to_string(k), reference, [&] { return load_gbs(*engine, k, a, buf, bytes, o.duration_s, ++epoch); });
     }
   engine.reset();
   print_table(*device, bytes, o.reps, rows);
@@ -194,16 +200,20 @@ int run(const Options& o, const std::vector<std::string>& argv) {
 
 CommandFn add_bandwidth_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand("bandwidth",
+  CLI::App* c = app.add_subcommand(
+      "bandwidth",
       "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
       "async copy each way) against the paper's persistent writer and the interference loads at full rate "
       "(single process)");
   c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
   add_reps_option(c, o->reps, "Samples of each");
   c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
-      ->check(number_in(0, kMaxSampleSeconds, true, " s"))->capture_default_str();
-  c->add_option("--load", o->load, "Load kinds to measure at full rate: all, or a list of write, read, poll, "
-                "copy-d2h, copy-h2d")->capture_default_str();
+      ->check(number_in(0, kMaxSampleSeconds, true, " s"))
+      ->capture_default_str();
+  c->add_option("--load", o->load,
+                "Load kinds to measure at full rate: all, or a list of write, read, poll, "
+                "copy-d2h, copy-h2d")
+      ->capture_default_str();
   add_device_option(c, o->device);
   add_gpu_option(c, o->gpu);
   add_out_option(c, o->out, "Also write JSON Lines records here");

@@ -13,10 +13,11 @@ bool first_launched_rank() {
 }
 
 void add_bind_option(CLI::App* command, std::string& bind) {
-  command->add_option("--bind", bind,
-                      "Bind each rank's CPUs and memory: near-gpu (the NUMA node(s) nearest its GPU), far-gpu (the "
-                      "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
-                      "results header")
+  command
+      ->add_option("--bind", bind,
+                   "Bind each rank's CPUs and memory: near-gpu (the NUMA node(s) nearest its GPU), far-gpu (the "
+                   "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
+                   "results header")
       ->capture_default_str();
 }
 
@@ -56,8 +57,12 @@ void add_warmup_option(CLI::App* command, int& warmup, const std::string& help) 
 }
 
 void add_timeout_option(CLI::App* command, double& timeout_s) {
-  command->add_option("--timeout", timeout_s, "Seconds any wait (host or device) may take before the run stops "
-                      "with an error")->check(seconds_up_to_a_day())->capture_default_str();
+  command
+      ->add_option("--timeout", timeout_s,
+                   "Seconds any wait (host or device) may take before the run stops "
+                   "with an error")
+      ->check(seconds_up_to_a_day())
+      ->capture_default_str();
 }
 
 }  // namespace hetprobe::cli

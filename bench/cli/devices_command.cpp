@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "bench/cli/command.hpp"
-#include "probes/device/device.hpp"
 #include "bench/core/results.hpp"
+#include "probes/device/device.hpp"
 
 namespace hetprobe::cli {
 
@@ -20,9 +20,13 @@ Json describe(const BackendEntry& b) {
     const auto d = b.open(i);
     const DeviceInfo& info = d->info();
     const WriterShape stream = d->writer_shape(Access::stream), stacked = d->writer_shape(Access::stacked);
-    list.push_back({{"ordinal", i}, {"name", info.name}, {"pci_bus_id", info.pci_bus_id},
-                    {"driver_version", info.driver_version}, {"runtime_version", info.runtime_version},
-                    {"multiprocessors", info.multiprocessors}, {"max_threads_per_block", info.max_threads_per_block},
+    list.push_back({{"ordinal", i},
+                    {"name", info.name},
+                    {"pci_bus_id", info.pci_bus_id},
+                    {"driver_version", info.driver_version},
+                    {"runtime_version", info.runtime_version},
+                    {"multiprocessors", info.multiprocessors},
+                    {"max_threads_per_block", info.max_threads_per_block},
                     {"timer_hz_measured", info.timer_hz},
                     {"stream_shape", {stream.blocks, stream.threads_per_block}},
                     {"stacked_shape", {stacked.blocks, stacked.threads_per_block}}});
@@ -43,7 +47,8 @@ Json devices_report() {
 
 CommandFn add_devices_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
-  CLI::App* c = app.add_subcommand("devices", "List the backends built in, their devices, and what --device auto picks");
+  CLI::App* c = app.add_subcommand("devices",
+                                   "List the backends built in, their devices, and what --device auto picks");
   c->add_flag("--json", *json, "Print JSON instead of text");
   return [json](const std::vector<std::string>&) {
     const Json report = devices_report();
@@ -55,13 +60,13 @@ CommandFn add_devices_command(CLI::App& app) {
       std::printf("%-5s %d device(s)%s\n", b["backend"].get<std::string>().c_str(), b["devices"].get<int>(),
                   b["why_none"].is_string() ? (": " + b["why_none"].get<std::string>()).c_str() : "");
       for (const Json& d : b["list"])
-        std::printf("  [%d] %s %s, %d multiprocessors, %d threads/block max, timer %.6g Hz, "
-                    "writer shapes: stream %dx%d, stacked %dx%d\n",
-                    d["ordinal"].get<int>(), d["name"].get<std::string>().c_str(),
-                    d["pci_bus_id"].get<std::string>().c_str(), d["multiprocessors"].get<int>(),
-                    d["max_threads_per_block"].get<int>(), d["timer_hz_measured"].get<double>(),
-                    d["stream_shape"][0].get<int>(), d["stream_shape"][1].get<int>(),
-                    d["stacked_shape"][0].get<int>(), d["stacked_shape"][1].get<int>());
+        std::printf(
+            "  [%d] %s %s, %d multiprocessors, %d threads/block max, timer %.6g Hz, "
+            "writer shapes: stream %dx%d, stacked %dx%d\n",
+            d["ordinal"].get<int>(), d["name"].get<std::string>().c_str(), d["pci_bus_id"].get<std::string>().c_str(),
+            d["multiprocessors"].get<int>(), d["max_threads_per_block"].get<int>(),
+            d["timer_hz_measured"].get<double>(), d["stream_shape"][0].get<int>(), d["stream_shape"][1].get<int>(),
+            d["stacked_shape"][0].get<int>(), d["stacked_shape"][1].get<int>());
     }
     std::printf("--device auto -> %s (%s)\n", report["auto"].get<std::string>().c_str(),
                 report["auto_reason"].get<std::string>().c_str());

@@ -11,23 +11,22 @@
 int main(int argc, char** argv) {
   using namespace hetprobe;
   CLI::App app{"hetprobe " + hetprobe_version() + " (" + hetprobe_git_revision() +
-               "): CPU/GPU interference and notification probes for HPC nodes.\n"
-               "Each subcommand is one probe; `hetprobe SUBCOMMAND --help` explains its options.",
+                   "): CPU/GPU interference and notification probes for HPC nodes.\n"
+                   "Each subcommand is one probe; `hetprobe SUBCOMMAND --help` explains its options.",
                "hetprobe"};  // the name help shows, not argv[0] (the Python command runs us from inside its package)
   app.set_version_flag("--version", "hetprobe " + hetprobe_version() + " " + hetprobe_git_revision());
   app.require_subcommand(1);
   bool debug = false;
   app.add_flag("--debug", debug, "Error messages also name the source line that raised them (or HETPROBE_DEBUG=1)");
   app.fallthrough();  // --debug after the subcommand too; set before the subcommands, which inherit it
-  const std::map<std::string, cli::CommandFn> commands = {
-      {"interference", cli::add_interference_command(app)},
-      {"notify", cli::add_notify_command(app)},
-      {"clock", cli::add_clock_command(app)},
-      {"topo", cli::add_topo_command(app)},
-      {"halo", cli::add_halo_command(app)},
-      {"devices", cli::add_devices_command(app)},
-      {"bandwidth", cli::add_bandwidth_command(app)},
-      {"show", cli::add_show_command(app)}};
+  const std::map<std::string, cli::CommandFn> commands = {{"interference", cli::add_interference_command(app)},
+                                                          {"notify", cli::add_notify_command(app)},
+                                                          {"clock", cli::add_clock_command(app)},
+                                                          {"topo", cli::add_topo_command(app)},
+                                                          {"halo", cli::add_halo_command(app)},
+                                                          {"devices", cli::add_devices_command(app)},
+                                                          {"bandwidth", cli::add_bandwidth_command(app)},
+                                                          {"show", cli::add_show_command(app)}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

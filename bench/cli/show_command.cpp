@@ -58,7 +58,7 @@ std::optional<Report> report_of(const fs::path& path, const std::string& table, 
 }
 
 bool is_directory(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -81,7 +81,8 @@ int run(const Options& o) {
     if (auto report = report_of(f, o.table, in_directory); report && (o.table.empty() || !report->tables.empty()))
       reports.emplace_back(headings ? f.string() : "", std::move(*report));
   if (!o.table.empty() && reports.empty())
-    throw usage_error("--table " + o.table + ": no such table in these files (tables: interference, overhead, "
+    throw usage_error("--table " + o.table +
+                      ": no such table in these files (tables: interference, overhead, "
                       "roundtrip, mechanisms, clock_batches, clock_fit, halo, bandwidth)");
   print_reports(stdout, format, reports);
   return 0;
@@ -91,14 +92,17 @@ int run(const Options& o) {
 
 CommandFn add_show_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand("show", "Print the tables of results files (JSON Lines) of interference, notify, "
-                                           "clock, halo or bandwidth, or of every results file in a run directory "
-                                           "(hetprobe characterize's)");
+  CLI::App* c = app.add_subcommand("show",
+                                   "Print the tables of results files (JSON Lines) of interference, notify, "
+                                   "clock, halo or bandwidth, or of every results file in a run directory "
+                                   "(hetprobe characterize's)");
   c->add_option("path", o->paths, "Results files, or directories of them")->required();
-  c->add_option("--format", o->format, "table (for reading), csv (RFC 4180, a header row per table), json (one "
+  c->add_option("--format", o->format,
+                "table (for reading), csv (RFC 4180, a header row per table), json (one "
                 "document: tables by name, or files by name when several), markdown (GitHub pipe tables)")
       ->capture_default_str();
-  c->add_option("--table", o->table, "Only this table: interference, overhead, roundtrip, mechanisms, clock_batches, "
+  c->add_option("--table", o->table,
+                "Only this table: interference, overhead, roundtrip, mechanisms, clock_batches, "
                 "clock_fit, halo, bandwidth (one CSV document when only one file has it)");
   return [o](const std::vector<std::string>&) { return run(*o); };
 }

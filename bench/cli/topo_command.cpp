@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "bench/cli/command.hpp"
-#include "probes/device/device.hpp"
 #include "bench/core/errors.hpp"
+#include "probes/device/device.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe::cli {
@@ -32,8 +32,11 @@ nlohmann::ordered_json runtime_devices(const NodeTopology& node) {
       const PciDevice* match = nullptr;
       for (const PciDevice& g : node.gpus)
         if (address && g.address == *address) match = &g;
-      out.push_back({{"backend", b.name}, {"ordinal", i}, {"pci_bus_id", address ? address->str() : b.pci_bus_id(i)},
-                     {"numa_nodes", match ? nlohmann::ordered_json(match->numa_nodes) : nlohmann::ordered_json(nullptr)},
+      out.push_back({{"backend", b.name},
+                     {"ordinal", i},
+                     {"pci_bus_id", address ? address->str() : b.pci_bus_id(i)},
+                     {"numa_nodes",
+                      match ? nlohmann::ordered_json(match->numa_nodes) : nlohmann::ordered_json(nullptr)},
                      {"cpuset", match ? nlohmann::ordered_json(match->cpuset) : nlohmann::ordered_json(nullptr)}});
     }
   }
@@ -81,11 +84,13 @@ Json topology_report(const std::string& topology_file) {
 
 CommandFn add_topo_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand("topo",
+  CLI::App* c = app.add_subcommand(
+      "topo",
       "Describe the node with hwloc: packages, NUMA nodes and memory, caches, GPUs and NICs with the CPUs and NUMA "
       "nodes nearest them, hugepages and IOMMU, and which GPU runtime index is which PCI device");
   c->add_flag("--json", o->json, "Print JSON instead of the tree");
-  c->add_option("--topology-file", o->topology_file, "Read a saved hwloc XML topology (lstopo --of xml) instead of "
+  c->add_option("--topology-file", o->topology_file,
+                "Read a saved hwloc XML topology (lstopo --of xml) instead of "
                 "this machine");
   return [o](const std::vector<std::string>&) { return run(*o); };
 }

@@ -4,12 +4,12 @@
 #include <memory>
 
 #include "bench/cli/command.hpp"
-#include "bench/clock/clock_sync.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/clock/clock_table.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "probes/device/device_names.hpp"
+#include "bench/clock/clock_sync.hpp"
+#include "bench/clock/clock_table.hpp"
+#include "bench/core/errors.hpp"
 #include "bench/core/probe_session.hpp"
+#include "probes/device/device_names.hpp"
 
 namespace hetprobe::cli {
 
@@ -33,9 +33,9 @@ ClockSyncConfig build_config(const Options& o) {
   c.order = parse_enum("--order", o.order, kMemoryOrderNames);
   const long long samples = static_cast<long long>(c.samples_per_batch) * (c.batches + 1);
   if (samples > kMaxSamples)
-    throw usage_error("--samples " + std::to_string(c.samples_per_batch) + " x (--batches " + std::to_string(c.batches) +
-                      " + the check batch) is " + std::to_string(samples) + " samples; at most " +
-                      std::to_string(kMaxSamples) + " in all");
+    throw usage_error("--samples " + std::to_string(c.samples_per_batch) + " x (--batches " +
+                      std::to_string(c.batches) + " + the check batch) is " + std::to_string(samples) +
+                      " samples; at most " + std::to_string(kMaxSamples) + " in all");
   return c;
 }
 
@@ -43,19 +43,25 @@ ClockSyncConfig build_config(const Options& o) {
 
 CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand("clock",
+  CLI::App* c = app.add_subcommand(
+      "clock",
       "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of a "
       "linear fit over a span, checked against a later independent sync (single process; one device per MPI rank)");
   c->add_option("--samples", o->config.samples_per_batch, "Ping-pong samples per batch")
-      ->check(count_from(2))->capture_default_str();
+      ->check(count_from(2))
+      ->capture_default_str();
   c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
-      ->check(integer_in(2, kMaxBatches))->capture_default_str();
+      ->check(integer_in(2, kMaxBatches))
+      ->capture_default_str();
   c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")
-      ->check(seconds_up_to_a_day())->capture_default_str();
+      ->check(seconds_up_to_a_day())
+      ->capture_default_str();
   c->add_option("--check-after", o->config.check_after_s, "Seconds after the last fitted batch to take the check batch")
-      ->check(number_in(0, kMaxSeconds, false, " s"))->capture_default_str();
+      ->check(number_in(0, kMaxSeconds, false, " s"))
+      ->capture_default_str();
   c->add_option("--keep", o->config.keep_fraction, "Fraction of samples fitted: those with the shortest round trips")
-      ->check(number_in(0, 1, true))->capture_default_str();
+      ->check(number_in(0, 1, true))
+      ->capture_default_str();
   c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
       ->capture_default_str();
   add_timeout_option(c, o->config.timeout_s);

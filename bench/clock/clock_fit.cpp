@@ -64,9 +64,7 @@ double ClockMapping::midpoint_host_ns(const ClockSample& s) const {
   return host_ref_ns + ns_per_tick * midpoint_ticks(s, device_ref);
 }
 
-double ClockMapping::offset_ns() const {
-  return host_ref_ns - ns_per_tick * static_cast<double>(device_ref);
-}
+double ClockMapping::offset_ns() const { return host_ref_ns - ns_per_tick * static_cast<double>(device_ref); }
 
 double ClockMapping::drift_ppm(double nominal_ns_per_tick) const {
   return (ns_per_tick / nominal_ns_per_tick - 1) * 1e6;
@@ -87,8 +85,7 @@ ClockFit fit_clock(const std::vector<ClockSample>& samples, double keep_fraction
   }
   // Written so that NaN fails too.
   if (!(keep_fraction > 0 && keep_fraction <= 1)) {
-    throw Error(ErrorKind::check, "clock fit keep_fraction " + std::to_string(keep_fraction) +
-                                      " outside (0, 1]");
+    throw Error(ErrorKind::check, "clock fit keep_fraction " + std::to_string(keep_fraction) + " outside (0, 1]");
   }
   check_samples(samples);
 

@@ -39,10 +39,10 @@ struct ClockFit {
   std::size_t samples_total = 0;
   std::size_t samples_used = 0;
   std::uint64_t interval_cutoff_ticks = 0;  // samples with a longer interval were dropped
-  double precision_ns = 0;       // median half-interval of the used samples, ns (interval * ns_per_tick / 2)
-  double best_precision_ns = 0;  // smallest half-interval among used samples, ns
-  double span_ns = 0;            // host_ns span (max - min) of the used samples
-  std::vector<bool> used;        // per input sample, in input order
+  double precision_ns = 0;                  // median half-interval of the used samples, ns (interval * ns_per_tick / 2)
+  double best_precision_ns = 0;             // smallest half-interval among used samples, ns
+  double span_ns = 0;                       // host_ns span (max - min) of the used samples
+  std::vector<bool> used;                   // per input sample, in input order
   // Per input sample: host_ns - mapping.midpoint_host_ns(sample) (all samples, used or not).
   std::vector<double> residuals_ns;
   double residual_rms_ns = 0;      // over used samples

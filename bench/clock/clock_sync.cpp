@@ -6,18 +6,22 @@
 #include <cstring>
 
 #include "bench/core/errors.hpp"
-#include "probes/signal/host_signal_ops.hpp"
-#include "probes/device/host_spin.hpp"
 #include "bench/core/interrupt.hpp"
 #include "bench/core/noise.hpp"
 #include "bench/core/stats.hpp"
+#include "probes/device/host_spin.hpp"
+#include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe {
 
 Json ClockSyncConfig::to_json() const {
-  return Json{{"samples_per_batch", samples_per_batch}, {"batches", batches},     {"span_s", span_s},
-              {"check_after_s", check_after_s},         {"keep_fraction", keep_fraction},
-              {"order", to_string(order)},              {"timeout_s", timeout_s}};
+  return Json{{"samples_per_batch", samples_per_batch},
+              {"batches", batches},
+              {"span_s", span_s},
+              {"check_after_s", check_after_s},
+              {"keep_fraction", keep_fraction},
+              {"order", to_string(order)},
+              {"timeout_s", timeout_s}};
 }
 
 double reference_ns_per_tick(const DeviceInfo& info, bool& nominal) {
@@ -35,12 +39,10 @@ std::vector<ClockSample> host_side(const HostClock& clock, unsigned long long* g
   for (int i = 0; i < n; ++i) {
     ClockSample& s = out[static_cast<std::size_t>(i)];
     store_flag<O>(h, go, first + static_cast<std::uint64_t>(i));
-    spin_host([&] { return (s.device_start = load_flag<O>(h, slot)) != 0; }, timeout,
-              "the device's first stamp");
+    spin_host([&] { return (s.device_start = load_flag<O>(h, slot)) != 0; }, timeout, "the device's first stamp");
     store_flag<O>(h, slot, 0);
     const std::uint64_t t = clock.now();  // after the reset, as the thesis has it
-    spin_host([&] { return (s.device_end = load_flag<O>(h, slot)) != 0; }, timeout,
-              "the device's second stamp");
+    spin_host([&] { return (s.device_end = load_flag<O>(h, slot)) != 0; }, timeout, "the device's second stamp");
     store_flag<O>(h, slot, 0);
     s.host_ns = clock.to_ns(t);
   }
@@ -54,7 +56,8 @@ std::vector<ClockSample> keep_shortest(std::vector<ClockSample> batch, double fr
   std::stable_sort(batch.begin(), batch.end(),
                    [](const ClockSample& a, const ClockSample& b) { return a.interval_ticks() < b.interval_ticks(); });
   batch.resize(keep_count(batch.size(), fraction));
-  std::sort(batch.begin(), batch.end(), [](const ClockSample& a, const ClockSample& b) { return a.host_ns < b.host_ns; });
+  std::sort(batch.begin(), batch.end(),
+            [](const ClockSample& a, const ClockSample& b) { return a.host_ns < b.host_ns; });
   return batch;
 }
 
@@ -90,8 +93,8 @@ void sleep_until_or_interrupted(std::chrono::steady_clock::time_point t0, double
 
 }  // namespace
 
-std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order,
-                                    double timeout_s, const PinnedBuffer* given) {
+std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order, double timeout_s,
+                                    const PinnedBuffer* given) {
   PinnedBuffer own;
   if (given == nullptr) own = device.alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 2 * 128);
   const PinnedBuffer& flags = given ? *given : own;
@@ -153,9 +156,10 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
             {"host_clock", clock.source()},
             {"device_timer_tick_ns", device.info().timer_tick_ns},
             {"device_timer_hz_at_open", device.info().timer_hz},
-            {"mapping", {{"device_ref_ticks", fit.mapping.device_ref},
-                         {"host_ref_ns", fit.mapping.host_ref_ns},
-                         {"ns_per_tick", fit.mapping.ns_per_tick}}},
+            {"mapping",
+             {{"device_ref_ticks", fit.mapping.device_ref},
+              {"host_ref_ns", fit.mapping.host_ref_ns},
+              {"ns_per_tick", fit.mapping.ns_per_tick}}},
             {"offset_ns", fit.mapping.offset_ns()},
             {"drift_ppm", fit.mapping.drift_ppm(reference)},
             {"drift_reference", nominal ? "nominal rate" : "rate measured at open"},
@@ -169,15 +173,16 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
             {"residual_ns", summary_json(used_residuals)},
             {"residual_rms_ns", fit.residual_rms_ns},
             {"residual_max_abs_ns", fit.residual_max_abs_ns},
-            {"check", {{"after_last_fit_batch_s", cfg.check_after_s},
-                       {"predicted_host_ns", p.predicted_host_ns},
-                       {"measured_host_ns", p.measured_host_ns},
-                       {"error_ns", p.error_ns},
-                       {"precision_ns", p.precision_ns},
-                       {"within_precision", p.within_precision}}},
-            {"warnings", clock_fit_warnings(fit.precision_ns, fit.residual_rms_ns, fit.span_ns,
-                                            fit.mapping.drift_ppm(reference), p.within_precision, p.error_ns,
-                                            p.precision_ns)}});
+            {"check",
+             {{"after_last_fit_batch_s", cfg.check_after_s},
+              {"predicted_host_ns", p.predicted_host_ns},
+              {"measured_host_ns", p.measured_host_ns},
+              {"error_ns", p.error_ns},
+              {"precision_ns", p.precision_ns},
+              {"within_precision", p.within_precision}}},
+            {"warnings",
+             clock_fit_warnings(fit.precision_ns, fit.residual_rms_ns, fit.span_ns, fit.mapping.drift_ppm(reference),
+                                p.within_precision, p.error_ns, p.precision_ns)}});
 }
 
 }  // namespace hetprobe

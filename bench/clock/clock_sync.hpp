@@ -7,18 +7,18 @@
 #include <vector>
 
 #include "bench/clock/clock_fit.hpp"
+#include "bench/core/results.hpp"
+#include "bench/notify/notify.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
-#include "bench/notify/notify.hpp"
-#include "bench/core/results.hpp"
 
 namespace hetprobe {
 
 struct ClockSyncConfig {
   int samples_per_batch = 200;
-  int batches = 6;           // fitted batches, evenly spread over span_s
-  double span_s = 10;        // from the first fitted batch to the last
-  double check_after_s = 5;  // the independent check batch, this long after the last fitted one
+  int batches = 6;             // fitted batches, evenly spread over span_s
+  double span_s = 10;          // from the first fitted batch to the last
+  double check_after_s = 5;    // the independent check batch, this long after the last fitted one
   double keep_fraction = 0.5;  // of each batch, the samples with the shortest round trips are fitted
   // Flag accesses on both sides. fence (volatile loads, store + system fence)
   // has the shortest flag round trip; on H200s its sync precision was 0.78-0.85
@@ -33,8 +33,8 @@ struct ClockSyncConfig {
 // the device posts its timer; the host resets the flag, then reads its clock;
 // the device sees the reset and posts its timer again (0 is "empty").
 // `flags`: two flag lines of the device's pinned memory to use (allocated here when null).
-std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order,
-                                    double timeout_s, const PinnedBuffer* flags = nullptr);
+std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order, double timeout_s,
+                                    const PinnedBuffer* flags = nullptr);
 
 // Runs the batches, the fit and the check; `sink` gets one clock_batch record
 // per batch as it is taken, then the clock_fit record.

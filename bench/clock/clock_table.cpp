@@ -14,7 +14,8 @@ namespace {
 using Align = Column::Align;
 
 Table clock_batch_table(const ResultsFile& file) {
-  Table t{"clock_batches", {"Ping-pong batches: half the round trip bounds where the device timer read lies on the host clock"},
+  Table t{"clock_batches",
+          {"Ping-pong batches: half the round trip bounds where the device timer read lies on the host clock"},
           {{"rank", 4, Align::left},
            {"batch", 5},
            {"role", 6, Align::left},
@@ -39,13 +40,29 @@ Table clock_fit_table(const ResultsFile& file) {
   Table t{"clock_fit",
           {"Clock fit over the samples with the shortest round trips: host_ns = host_ref_ns + ns_per_tick * "
            "(ticks - device_ref_ticks); check: a batch after the fit, check_error_ns = measured - predicted host time"},
-          {}, {}, {}, true};
-  const std::pair<const char*, int> fields[] = {
-      {"rank", -1}, {"span_s", 2}, {"samples_used", -1}, {"samples_total", -1}, {"mapping.host_ref_ns", 3},
-      {"mapping.ns_per_tick", 9}, {"mapping.device_ref_ticks", -1}, {"drift_ppm", 3}, {"drift_reference", -1},
-      {"reference_ns_per_tick", 6}, {"offset_ns", 1}, {"precision_ns", 1}, {"best_precision_ns", 1},
-      {"residual_rms_ns", 1}, {"residual_max_abs_ns", 1}, {"check.after_last_fit_batch_s", 1},
-      {"check.error_ns", 1}, {"check.precision_ns", 1}, {"check.within_precision", -1}};
+          {},
+          {},
+          {},
+          true};
+  const std::pair<const char*, int> fields[] = {{"rank", -1},
+                                                {"span_s", 2},
+                                                {"samples_used", -1},
+                                                {"samples_total", -1},
+                                                {"mapping.host_ref_ns", 3},
+                                                {"mapping.ns_per_tick", 9},
+                                                {"mapping.device_ref_ticks", -1},
+                                                {"drift_ppm", 3},
+                                                {"drift_reference", -1},
+                                                {"reference_ns_per_tick", 6},
+                                                {"offset_ns", 1},
+                                                {"precision_ns", 1},
+                                                {"best_precision_ns", 1},
+                                                {"residual_rms_ns", 1},
+                                                {"residual_max_abs_ns", 1},
+                                                {"check.after_last_fit_batch_s", 1},
+                                                {"check.error_ns", 1},
+                                                {"check.precision_ns", 1},
+                                                {"check.within_precision", -1}};
   for (const auto& [name, decimals] : fields) {
     std::string column = name;
     for (char& ch : column) ch = ch == '.' ? '_' : ch;

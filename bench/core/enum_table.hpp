@@ -19,9 +19,9 @@ namespace hetprobe {
 
 // Which values a user may name, and which "all" stands for.
 enum class EnumUse {
-  listed,    // parsed, and part of "all"
+  listed,      // parsed, and part of "all"
   named_only,  // parsed when named, never part of "all" (--load none: no load)
-  internal,  // printed only: never parsed (a value the tool chooses itself)
+  internal,    // printed only: never parsed (a value the tool chooses itself)
 };
 
 template <class E>

@@ -26,8 +26,7 @@ const char* to_string(ErrorKind kind) { return kErrorKindNames.name(kind); }
 Error::Error(ErrorKind kind, const std::string& message, std::source_location where)
     : std::runtime_error(message),
       kind_(kind),
-      where_(std::filesystem::path(where.file_name()).filename().string() + ":" +
-             std::to_string(where.line())) {}
+      where_(std::filesystem::path(where.file_name()).filename().string() + ":" + std::to_string(where.line())) {}
 
 std::string user_message(const Error& e) {
   const char* debug = std::getenv("HETPROBE_DEBUG");

@@ -6,10 +6,10 @@
 #include <string>
 #include <thread>
 
-#include "probes/device/device.hpp"
 #include "bench/core/errors.hpp"
-#include "probes/load/load_engine.hpp"
 #include "bench/core/stop_request.hpp"
+#include "probes/device/device.hpp"
+#include "probes/load/load_engine.hpp"
 
 namespace hetprobe {
 

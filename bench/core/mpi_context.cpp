@@ -53,8 +53,7 @@ std::vector<std::string> gather_strings(const MpiContext& mpi, const std::string
     total += lens[i];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  mpi_check(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
-                        root, mpi.comm),
+  mpi_check(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, root, mpi.comm),
             "MPI_Gatherv");
   std::vector<std::string> out;
   for (std::size_t i = 0; i < lens.size(); ++i)

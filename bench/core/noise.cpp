@@ -138,7 +138,8 @@ Json conditions_json(const NodeReadings& r) {
   c["load_average"] = r.load_average ? Json(*r.load_average) : Json(nullptr);
   if (r.load_average && r.online_cpus > 0 && (*r.load_average)[0] > r.online_cpus)
     warnings.push_back("1-minute load average " + num((*r.load_average)[0]) + " is above the node's " +
-                       counted(r.online_cpus, "online CPU") + " (threshold: one per CPU): the node was busy, so "
+                       counted(r.online_cpus, "online CPU") +
+                       " (threshold: one per CPU): the node was busy, so "
                        "timings may include scheduler delays");
   return Json{{"conditions", c}, {"warnings", warnings}};
 }

@@ -8,27 +8,27 @@
 #include <memory>
 #include <string>
 
-#include "probes/device/device.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
+#include "probes/device/device.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe {
 
 struct PlacementOptions {
   std::string backend = "auto";
-  int gpu = -1;                    // -1: node-local rank modulo the node's devices
-  std::string bind = "near-gpu";   // near-gpu, far-gpu, none, or a cpu list like 0-7,16
+  int gpu = -1;                   // -1: node-local rank modulo the node's devices
+  std::string bind = "near-gpu";  // near-gpu, far-gpu, none, or a cpu list like 0-7,16
 };
 
 struct RankPlacement {
   int local_rank = 0, local_size = 1;
   std::unique_ptr<Device> device;
-  std::string device_choice;       // why this backend and device
-  std::string bind;                // the policy asked for
-  std::string launcher_cpuset;     // the binding the process started with (mpirun's, srun's)
-  std::string requested_cpuset;    // what was bound; "" when not bound
-  std::string note;                // why not bound, when not
+  std::string device_choice;     // why this backend and device
+  std::string bind;              // the policy asked for
+  std::string launcher_cpuset;   // the binding the process started with (mpirun's, srun's)
+  std::string requested_cpuset;  // what was bound; "" when not bound
+  std::string note;              // why not bound, when not
 };
 
 // Collective over mpi.comm. Opens the rank's device and binds the process.

@@ -9,14 +9,14 @@
 #include <memory>
 #include <optional>
 
+#include "bench/cli/option_checks.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
 #include "bench/core/mpi_context.hpp"
-#include "bench/core/record_label.hpp"
 #include "bench/core/placement.hpp"
-#include "bench/core/run_header.hpp"
-#include "bench/cli/option_checks.hpp"
 #include "bench/core/progress.hpp"
+#include "bench/core/record_label.hpp"
+#include "bench/core/run_header.hpp"
 
 namespace hetprobe::cli {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "probes/device/device.hpp"
-#include "probes/device/host_clock.hpp"
+#include "bench/cli/command.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
-#include "bench/cli/command.hpp"
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
 
 namespace hetprobe::cli {
 

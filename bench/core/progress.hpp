@@ -30,8 +30,8 @@ class Progress {
     ++done_;
     ++measured_;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-    std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + label +
-                       "  elapsed " + clock_text(elapsed);
+    std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + label + "  elapsed " +
+                       clock_text(elapsed);
     if (done_ < total_)
       line += "  ETA " + clock_text(elapsed / static_cast<double>(measured_) * static_cast<double>(total_ - done_));
     return line;

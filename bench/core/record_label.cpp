@@ -33,8 +33,8 @@ std::string record_label(const Json& record) {
   if (kind == "clock_batch") {
     char at[32];
     std::snprintf(at, sizeof at, "%.2f", field_or<double>(r, "at_s", 0.0));
-    return "clock batch " + std::to_string(field_or<int>(r, "batch", 0)) + " (" + field_or<std::string>(r, "role", "?") +
-           ") at " + at + " s";
+    return "clock batch " + std::to_string(field_or<int>(r, "batch", 0)) + " (" +
+           field_or<std::string>(r, "role", "?") + ") at " + at + " s";
   }
   if (kind == "clock_fit") return "clock fit";
   if (kind == "halo")

@@ -52,7 +52,7 @@ const char* kind_of(mode_t mode) {
 // keeps a FIFO from blocking the open, and fstat confirms what was opened.
 // Failing to open it is the user's bad path, so usage.
 int open_regular(const std::filesystem::path& path, int flags) {
-  struct stat st {};
+  struct stat st{};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) refuse_not_regular(path, st.st_mode);
   const int fd = ::open(path.c_str(), flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
   if (fd < 0) throw usage_error(describe(path, "cannot open results file", errno));
@@ -89,9 +89,7 @@ std::string read_all(const std::filesystem::path& path) {
   return read_fd(closer.fd, path, false);
 }
 
-bool is_blank(std::string_view line) {
-  return line.find_first_not_of(" \t\r") == std::string_view::npos;
-}
+bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
 
 struct Line {
   std::string_view text;  // without the '\n'
@@ -105,10 +103,8 @@ std::vector<Line> split_lines(std::string_view data) {
   std::vector<Line> lines;
   for (std::size_t start = 0; start < data.size(); start = lines.back().end) {
     const std::size_t nl = data.find('\n', start);
-    if (nl == std::string_view::npos)
-      lines.push_back({data.substr(start), data.size(), false});
-    else
-      lines.push_back({data.substr(start, nl - start), nl + 1, true});
+    if (nl == std::string_view::npos) lines.push_back({data.substr(start), data.size(), false});
+    else lines.push_back({data.substr(start, nl - start), nl + 1, true});
   }
   return lines;
 }
@@ -144,7 +140,7 @@ ResultsWriter::~ResultsWriter() {
 }
 
 std::uint64_t ResultsWriter::size() const {
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd_, &st) != 0) throw Error(ErrorKind::io, describe(path_, "cannot stat results file", errno));
   return static_cast<std::uint64_t>(st.st_size);
 }
@@ -153,8 +149,7 @@ std::uint64_t ResultsWriter::size() const {
 // write(2) for the whole line keeps it whole against a kill between records;
 // the retry loop only runs after a short write (disk full, signal).
 void ResultsWriter::write(const Json& record) {
-  if (!record.is_object())
-    throw Error(ErrorKind::io, "results record for " + path_.string() + " is not a JSON object");
+  if (!record.is_object()) throw Error(ErrorKind::io, "results record for " + path_.string() + " is not a JSON object");
   std::string line;
   try {
     line = record.dump() + '\n';
@@ -217,9 +212,7 @@ void drop_truncated_tail(const std::filesystem::path& path, const ResultsFile& f
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size < file.valid_bytes) ec = std::make_error_code(std::errc::invalid_argument);
   if (!ec) std::filesystem::resize_file(path, file.valid_bytes, ec);
-  if (ec)
-    throw Error(ErrorKind::io,
-                "cannot drop truncated tail of " + path.string() + ": " + ec.message());
+  if (ec) throw Error(ErrorKind::io, "cannot drop truncated tail of " + path.string() + ": " + ec.message());
 }
 
 std::string ResultsFile::place(std::size_t i) const {
@@ -260,7 +253,8 @@ namespace {
 void check_existing(const std::string& probe, const std::filesystem::path& path, Resume resume) {
   const std::string held = header_probe(path), name = path.string();
   if (held.empty())
-    throw usage_error("--out " + name + " is not a hetprobe results file (its first line is not a complete results "
+    throw usage_error("--out " + name +
+                      " is not a hetprobe results file (its first line is not a complete results "
                       "header): choose another --out");
   if (held != probe)
     throw usage_error("--out " + name + " holds " + held + " results, not " + probe + " results: choose another --out");
@@ -272,11 +266,11 @@ void check_existing(const std::string& probe, const std::filesystem::path& path,
 }  // namespace
 
 bool check_results_target(const std::string& probe, const std::filesystem::path& path, Resume resume) {
-  struct stat st {};
+  struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) throw usage_error(describe(path, "--out: cannot open results file", errno));
     const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
-    struct stat d {};
+    struct stat d{};
     if (::stat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode))
       throw usage_error("--out " + path.string() + ": cannot open results file: directory " + dir.string() +
                         " does not exist (create it first)");
@@ -315,7 +309,8 @@ Json summary_json(std::span<const double> values) {
 }
 
 Json raw_ticks_json(const std::string& unit, double ns_per_tick, std::span<const std::uint64_t> ticks) {
-  return Json{{"unit", unit}, {"ns_per_tick", ns_per_tick},
+  return Json{{"unit", unit},
+              {"ns_per_tick", ns_per_tick},
               {"values", std::vector<std::uint64_t>(ticks.begin(), ticks.end())}};
 }
 

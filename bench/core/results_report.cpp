@@ -13,7 +13,8 @@ Report results_report(const ResultsFile& file) {
     throw usage_error(name + " holds no results" + (file.truncated_tail ? " (only an incomplete line)" : ""));
   const std::string probe = file.probe();
   if (probe.empty())
-    throw usage_error(file.place(0) + ": not a hetprobe results header (a results file starts with a record "
+    throw usage_error(file.place(0) +
+                      ": not a hetprobe results header (a results file starts with a record "
                       "whose \"record\" is \"header\" and whose \"probe\" names the probe)");
   // A record of another probe means two runs appended to one file: its tables would mix them.
   for (std::size_t i = 1; i < file.records.size(); ++i)

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <ctime>
 
-#include "topology/node_info.hpp"
 #include "bench/core/noise.hpp"
 #include "bench/core/version.hpp"
+#include "topology/node_info.hpp"
 
 namespace hetprobe {
 
@@ -37,11 +37,12 @@ Json rank_json(const MpiContext& mpi, const Device& device, const Json& placemen
               {"cpu_affinity", cpu_affinity_list()},
               {"placement", placement},
               {"device", device_json(device.info())},
-              {"node", {{"cpu_model", node.cpu_model},
-                        {"online_cpus", node.online_cpus},
-                        {"page_size_bytes", node.page_size_bytes},
-                        {"transparent_hugepages", node.transparent_hugepages},
-                        {"kernel_release", node.kernel_release}}}};
+              {"node",
+               {{"cpu_model", node.cpu_model},
+                {"online_cpus", node.online_cpus},
+                {"page_size_bytes", node.page_size_bytes},
+                {"transparent_hugepages", node.transparent_hugepages},
+                {"kernel_release", node.kernel_release}}}};
 }
 
 // CPUs the ranks on `host` may use: the union of their affinities.
@@ -71,8 +72,7 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
-                const HostClock& clock) {
+Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi, const HostClock& clock) {
   const double overhead = clock.empty_region_ns();
   const std::string mine = rank_json(mpi, device, run.placement).dump();
   // Read while the other ranks head for the gather below: they count as
@@ -101,14 +101,16 @@ Json run_header(const RunContext& run, const Device& device, const MpiContext& m
               {"backend", device.info().backend},
               {"device_choice", run.device_choice},
               {"device", device_json(device.info())},
-              {"mpi", {{"library_version", mpi_library_version()},
-                       {"standard", std::to_string(version) + "." + std::to_string(subversion)},
-                       {"ranks", mpi.size}}},
+              {"mpi",
+               {{"library_version", mpi_library_version()},
+                {"standard", std::to_string(version) + "." + std::to_string(subversion)},
+                {"ranks", mpi.size}}},
               {"ranks", rank_list},
               {"topology", run.topology},
-              {"host_clock", {{"source", clock.source()},
-                              {"ticks_per_ns", clock.ticks_per_ns()},
-                              {"empty_region_median_ns", overhead}}},
+              {"host_clock",
+               {{"source", clock.source()},
+                {"ticks_per_ns", clock.ticks_per_ns()},
+                {"empty_region_median_ns", overhead}}},
               {"config", run.config},
               {"conditions", noise.at("conditions")},
               {"warnings", noise.at("warnings")}};

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "probes/device/device.hpp"
-#include "probes/device/host_clock.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
 
 namespace hetprobe {
 
@@ -27,8 +27,7 @@ struct RunContext {
 
 // Collective over mpi.comm; the full record is returned on rank 0 only.
 // Rank 0 reads the node's conditions first (about 100 ms).
-Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi,
-                const HostClock& clock);
+Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi, const HostClock& clock);
 
 std::string hetprobe_version();
 std::string hetprobe_git_revision();

@@ -22,12 +22,22 @@ __extension__ typedef unsigned __int128 u128;  // exact products of two 64-bit v
 
 constexpr std::uint64_t kKi = std::uint64_t{1} << 10;
 constexpr std::array<std::pair<std::string_view, std::uint64_t>, 15> kUnits{{
-    {"", 1}, {"B", 1},
-    {"KB", 1'000}, {"kB", 1'000}, {"MB", 1'000'000}, {"GB", 1'000'000'000},
+    {"", 1},
+    {"B", 1},
+    {"KB", 1'000},
+    {"kB", 1'000},
+    {"MB", 1'000'000},
+    {"GB", 1'000'000'000},
     {"TB", 1'000'000'000'000},
-    {"KiB", kKi}, {"MiB", kKi << 10}, {"GiB", kKi << 20}, {"TiB", kKi << 30},
+    {"KiB", kKi},
+    {"MiB", kKi << 10},
+    {"GiB", kKi << 20},
+    {"TiB", kKi << 30},
     // Bare letters are binary, as in nccl-tests and OSU ("-e 128M").
-    {"K", kKi}, {"M", kKi << 10}, {"G", kKi << 20}, {"T", kKi << 30},
+    {"K", kKi},
+    {"M", kKi << 10},
+    {"G", kKi << 20},
+    {"T", kKi << 30},
 }};
 
 // `context` is the enclosing list item, so a bad MIN, MAX or step in a range
@@ -45,8 +55,7 @@ std::size_t count_digits(std::string_view s, std::size_t from) {
   return i - from;
 }
 
-std::uint64_t unit_bytes(std::string_view text, std::string_view suffix,
-                         std::string_view context) {
+std::uint64_t unit_bytes(std::string_view text, std::string_view suffix, std::string_view context) {
   for (const auto& [name, bytes] : kUnits) {
     if (name == suffix) return bytes;
   }
@@ -54,8 +63,7 @@ std::uint64_t unit_bytes(std::string_view text, std::string_view suffix,
 }
 
 // Bytes in 0.<fraction> units, which must be whole: "5" of KiB is 512.
-u128 fraction_bytes(std::string_view fraction, std::uint64_t unit, std::string_view text,
-                    std::string_view context) {
+u128 fraction_bytes(std::string_view fraction, std::uint64_t unit, std::string_view text, std::string_view context) {
   while (!fraction.empty() && fraction.back() == '0') fraction.remove_suffix(1);
   if (fraction.empty()) return 0;
   if (fraction.size() > kMaxFractionDigits) {
@@ -114,16 +122,15 @@ std::uint64_t parse_factor(std::string_view range, std::string_view text) {
   return factor;
 }
 
-void append_geometric(std::uint64_t min, std::uint64_t max, std::uint64_t factor,
-                      std::vector<std::uint64_t>& out) {
+void append_geometric(std::uint64_t min, std::uint64_t max, std::uint64_t factor, std::vector<std::uint64_t>& out) {
   for (std::uint64_t size = min;; size *= factor) {
     out.push_back(size);
     if (size > max / factor) break;  // the next one would pass max (or wrap)
   }
 }
 
-void append_arithmetic(std::string_view range, std::uint64_t min, std::uint64_t max,
-                       std::uint64_t step, std::vector<std::uint64_t>& out) {
+void append_arithmetic(std::string_view range, std::uint64_t min, std::uint64_t max, std::uint64_t step,
+                       std::vector<std::uint64_t>& out) {
   if ((max - min) / step >= kMaxListLength) fail("range", range, "too many sizes");
   for (std::uint64_t size = min;; size += step) {
     out.push_back(size);
@@ -141,8 +148,7 @@ void append_range(std::string_view range, std::vector<std::uint64_t>& out) {
   const std::uint64_t min = parse_positive(range.substr(0, first), range);
   const std::uint64_t max = parse_positive(range.substr(first + 1, second - first - 1), range);
   if (min > max) fail("range", range, "MIN is larger than MAX");
-  const std::string_view step =
-      second == std::string_view::npos ? std::string_view("x2") : range.substr(second + 1);
+  const std::string_view step = second == std::string_view::npos ? std::string_view("x2") : range.substr(second + 1);
   if (!step.empty() && step.front() == 'x') {
     append_geometric(min, max, parse_factor(range, step), out);
   } else if (!step.empty() && step.front() == '+') {

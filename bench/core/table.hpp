@@ -28,9 +28,9 @@ struct Column {
   std::string name;  // with its unit: "median_us", "size_bytes"; counts and ratios need none ("n", "vs_SSB")
   int width = 0;     // text: at least this many characters (the name's length at least)
   Align align = Align::right;
-  int decimals = -1; // text and Markdown: digits after the point; -1: as the number is
+  int decimals = -1;  // text and Markdown: digits after the point; -1: as the number is
   Shown shown = Shown::everywhere;
-  int gap = 1;       // text: spaces before it
+  int gap = 1;  // text: spaces before it
 };
 
 struct Table {
@@ -39,7 +39,7 @@ struct Table {
   std::vector<Column> columns = {};
   std::vector<std::vector<Json>> rows = {};  // one cell per column: a number, a string, or null ("-")
   std::vector<std::string> notes = {};       // lines below it (text: "# ...")
-  bool vertical = false;                // text: each row as "name value" lines (a record with many fields)
+  bool vertical = false;                     // text: each row as "name value" lines (a record with many fields)
 };
 
 // What one results file shows: lines about the run, then its tables.

@@ -9,9 +9,9 @@
 
 #include "bench/clock/clock_sync.hpp"
 #include "bench/core/errors.hpp"
-#include "probes/signal/host_signal_ops.hpp"
 #include "bench/core/interrupt.hpp"
 #include "bench/core/stats.hpp"
+#include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe {
 
@@ -46,9 +46,17 @@ Json HaloConfig::to_json() const {
   for (bool t : testanys) wait.push_back(t ? "testany" : "waitall");
   for (auto x : signals) sig.push_back(to_string(x));
   for (auto x : stagings) stage.push_back(to_string(x));
-  return {{"variants", v}, {"send", send}, {"receive_wait", wait}, {"signal", sig}, {"staging", stage},
-          {"threads_per_block", threads_per_block}, {"poll_pause_ns", poll_pause_ns}, {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
-          {"iterations", iterations}, {"warmup", warmup}, {"timeout_s", timeout_s},
+  return {{"variants", v},
+          {"send", send},
+          {"receive_wait", wait},
+          {"signal", sig},
+          {"staging", stage},
+          {"threads_per_block", threads_per_block},
+          {"poll_pause_ns", poll_pause_ns},
+          {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
+          {"iterations", iterations},
+          {"warmup", warmup},
+          {"timeout_s", timeout_s},
           {"timeline", timeline}};
 }
 
@@ -62,21 +70,25 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 // Every buffer, flag and stamp of one rank's exchange, allocated once.
 struct HaloMemory {
   PinnedBuffer send, recv, halo, control, staging, tail;  // staging (device): memcpy only; tail (device): queue
-  std::vector<std::size_t> send_at, recv_at;  // offsets into send (and staging) / recv
+  std::vector<std::size_t> send_at, recv_at;              // offsets into send (and staging) / recv
   HaloMessageArgs *pack_args = nullptr, *unpack_args = nullptr;
   FlagLine *send_ready = nullptr, *unpack_ready = nullptr;
   unsigned long long* queue = nullptr;  // one entry per send
   HaloStamp *pack_stamps = nullptr, *unpack_stamps = nullptr;
 
   template <class T>
-  T* dev(T* host_ptr) const { return reinterpret_cast<T*>(control.device_at(reinterpret_cast<std::byte*>(host_ptr))); }
+  T* dev(T* host_ptr) const {
+    return reinterpret_cast<T*>(control.device_at(reinterpret_cast<std::byte*>(host_ptr)));
+  }
 };
 
 HaloMemory allocate(Device& device, const HaloLayout& layout, bool staging, bool queue) {
   HaloMemory m;
   std::size_t send_total = 0, recv_total = 0;
-  for (const auto& s : layout.sends) m.send_at.push_back(std::exchange(send_total, send_total + round_up(s.bytes, kPage)));
-  for (const auto& r : layout.recvs) m.recv_at.push_back(std::exchange(recv_total, recv_total + round_up(r.bytes, kPage)));
+  for (const auto& s : layout.sends)
+    m.send_at.push_back(std::exchange(send_total, send_total + round_up(s.bytes, kPage)));
+  for (const auto& r : layout.recvs)
+    m.recv_at.push_back(std::exchange(recv_total, recv_total + round_up(r.bytes, kPage)));
   m.send = device.alloc_pinned(std::max<std::size_t>(send_total, kPage));
   m.recv = device.alloc_pinned(std::max<std::size_t>(recv_total, kPage));
   m.halo = device.alloc_device(std::max<std::size_t>(recv_total, kPage));
@@ -96,13 +108,19 @@ HaloMemory allocate(Device& device, const HaloLayout& layout, bool staging, bool
   m.pack_stamps = reinterpret_cast<HaloStamp*>(m.unpack_ready + nr);
   m.unpack_stamps = m.pack_stamps + ns;
   for (std::size_t i = 0; i < ns; ++i)
-    m.pack_args[i] = {reinterpret_cast<unsigned char*>(m.send.device() + m.send_at[i]), nullptr, layout.sends[i].bytes,
-                      static_cast<std::uint64_t>(layout.rank), static_cast<std::uint64_t>(layout.sends[i].index), 0};
+    m.pack_args[i] = {reinterpret_cast<unsigned char*>(m.send.device() + m.send_at[i]),
+                      nullptr,
+                      layout.sends[i].bytes,
+                      static_cast<std::uint64_t>(layout.rank),
+                      static_cast<std::uint64_t>(layout.sends[i].index),
+                      0};
   for (std::size_t i = 0; i < nr; ++i)
     m.unpack_args[i] = {reinterpret_cast<unsigned char*>(m.recv.device() + m.recv_at[i]),
-                        reinterpret_cast<unsigned char*>(m.halo.device() + m.recv_at[i]), layout.recvs[i].bytes,
+                        reinterpret_cast<unsigned char*>(m.halo.device() + m.recv_at[i]),
+                        layout.recvs[i].bytes,
                         static_cast<std::uint64_t>(layout.recvs[i].recv_from),
-                        static_cast<std::uint64_t>(layout.recvs[i].index), 0};
+                        static_cast<std::uint64_t>(layout.recvs[i].index),
+                        0};
   return m;
 }
 
@@ -145,7 +163,8 @@ class Exchange {
       m_.pack_args[i].buffer = reinterpret_cast<unsigned char*>(base + m_.send_at[i]);
       m_.pack_args[i].whole_grid = stacked && l_.sends[i].bytes >= long_bytes_;
     }
-    for (std::size_t i = 0; i < l_.recvs.size(); ++i) m_.unpack_args[i].whole_grid = stacked && l_.recvs[i].bytes >= long_bytes_;
+    for (std::size_t i = 0; i < l_.recvs.size(); ++i)
+      m_.unpack_args[i].whole_grid = stacked && l_.recvs[i].bytes >= long_bytes_;
   }
 
   // One iteration; returns its raw times and the shape of the pack (or stacked) launch.
@@ -160,7 +179,8 @@ class Exchange {
     raw.t0 = clock_.now();
     for (std::size_t i = 0; i < nr; ++i)
       mpi_check(MPI_Irecv(m_.recv.host() + m_.recv_at[i], static_cast<int>(l_.recvs[i].bytes), MPI_BYTE,
-                          l_.recvs[i].recv_from, l_.recvs[i].index, mpi_.comm, &recvs[i]), "MPI_Irecv");
+                          l_.recvs[i].recv_from, l_.recvs[i].index, mpi_.comm, &recvs[i]),
+                "MPI_Irecv");
     auto send = [&](std::size_t i) {
       void* buf = m_.send.host() + m_.send_at[i];
       const auto& msg = l_.sends[i];
@@ -195,7 +215,8 @@ class Exchange {
         d_.join_halo(HaloStage::stacked);
         break;
     }
-    if (!s.blocking_send) mpi_check(MPI_Waitall(static_cast<int>(ns), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (!s.blocking_send)
+      mpi_check(MPI_Waitall(static_cast<int>(ns), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     raw.t1 = clock_.now();
     raw.pack.assign(m_.pack_stamps, m_.pack_stamps + ns);
     raw.unpack.assign(m_.unpack_stamps, m_.unpack_stamps + nr);
@@ -206,11 +227,15 @@ class Exchange {
   HaloArgs args(const HaloSetup& s, bool pack, std::uint64_t iteration) const {
     const bool notify = s.variant != HaloVariant::baseline;
     const bool queue = notify && pack && s.signal == HaloSignal::queue;
-    HaloArgs a{m_.dev(pack ? m_.pack_args : m_.unpack_args), pack ? l_.sends.size() : l_.recvs.size(),
+    HaloArgs a{m_.dev(pack ? m_.pack_args : m_.unpack_args),
+               pack ? l_.sends.size() : l_.recvs.size(),
                notify && !queue ? m_.dev(pack ? m_.send_ready : m_.unpack_ready) : nullptr,
                queue ? m_.dev(m_.queue) : nullptr,
                queue ? reinterpret_cast<unsigned long long*>(m_.tail.device()) : nullptr,
-               m_.dev(pack ? m_.pack_stamps : m_.unpack_stamps), iteration, 0, 0};
+               m_.dev(pack ? m_.pack_stamps : m_.unpack_stamps),
+               iteration,
+               0,
+               0};
     return a;
   }
 
@@ -260,11 +285,13 @@ class Exchange {
         for (std::size_t i = 0; i < ns; ++i) packed(i);
         all_packed = false;
       } else if (queue) {
-        for (unsigned long long e; head < ns && halo_queue_entry_of(e = host.load_acquire(&m_.queue[head]), iteration); ++head) {
+        for (unsigned long long e; head < ns && halo_queue_entry_of(e = host.load_acquire(&m_.queue[head]), iteration);
+             ++head) {
           const std::uint64_t i = e & 0xFFFFFFull;
           if (i >= ns || state[i] != packing)
             throw Error(ErrorKind::check, "halo task queue entry " + std::to_string(head) + " names message " +
-                                              std::to_string(i) + " (of " + std::to_string(ns) + ") again or out of range");
+                                              std::to_string(i) + " (of " + std::to_string(ns) +
+                                              ") again or out of range");
           packed(i);
         }
       } else {
@@ -283,13 +310,15 @@ class Exchange {
       throw_if_interrupted();
       if (clock_.now() > give_up)
         throw Error(ErrorKind::timeout, std::to_string(left) + " halo message(s) were never packed" +
-                                            (memcpy ? " and copied" : "") + " within " + std::to_string(c_.timeout_s) + " s");
+                                            (memcpy ? " and copied" : "") + " within " + std::to_string(c_.timeout_s) +
+                                            " s");
     }
   }
 
   // Waitall (baseline) or a Testany loop; with the notify variants, each
   // completed receive raises its unpack-ready flag at once (phase B).
-  void complete_receives(const HaloSetup& s, std::vector<MPI_Request>& recvs, RawIteration& raw, std::uint64_t iteration) {
+  void complete_receives(const HaloSetup& s, std::vector<MPI_Request>& recvs, RawIteration& raw,
+                         std::uint64_t iteration) {
     const bool notify = s.variant != HaloVariant::baseline;
     if (!notify && !s.testany) {
       mpi_check(MPI_Waitall(static_cast<int>(recvs.size()), recvs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -399,7 +428,8 @@ std::vector<double> mpi_one_way_ns(const MpiContext& mpi, const HostClock& clock
       const std::uint64_t t0 = clock.now();
       if (leader) {
         mpi_check(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm), "MPI_Send");
-        mpi_check(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        mpi_check(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 99, mpi.comm, MPI_STATUS_IGNORE),
+                  "MPI_Recv");
       } else {
         mpi_check(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
         mpi_check(MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 99, mpi.comm), "MPI_Send");

@@ -29,11 +29,11 @@
 
 #include "bench/clock/clock_fit.hpp"
 #include "bench/core/enum_table.hpp"
-#include "probes/device/device.hpp"
-#include "bench/halo/halo_layout.hpp"
-#include "probes/device/host_clock.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
+#include "bench/halo/halo_layout.hpp"
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
 
 namespace hetprobe {
 
@@ -44,10 +44,12 @@ inline constexpr EnumTable<HaloVariant, 3> kHaloVariantNames{"halo variant",
                                                              {{{HaloVariant::baseline, "baseline"},
                                                                {HaloVariant::notify_stream, "notify-stream"},
                                                                {HaloVariant::notify_stacked, "notify-stacked"}}}};
-inline constexpr EnumTable<HaloSignal, 2> kHaloSignalNames{
-    "halo signal", {{{HaloSignal::channel, "channel"}, {HaloSignal::queue, "queue"}}}};
-inline constexpr EnumTable<HaloStaging, 2> kHaloStagingNames{
-    "halo staging", {{{HaloStaging::pinned, "pinned"}, {HaloStaging::memcpy, "memcpy"}}}};
+inline constexpr EnumTable<HaloSignal, 2> kHaloSignalNames{"halo signal",
+                                                           {{{HaloSignal::channel, "channel"},
+                                                             {HaloSignal::queue, "queue"}}}};
+inline constexpr EnumTable<HaloStaging, 2> kHaloStagingNames{"halo staging",
+                                                             {{{HaloStaging::pinned, "pinned"},
+                                                               {HaloStaging::memcpy, "memcpy"}}}};
 inline const char* to_string(HaloVariant v) { return kHaloVariantNames.name(v); }
 inline const char* to_string(HaloSignal s) { return kHaloSignalNames.name(s); }
 inline const char* to_string(HaloStaging s) { return kHaloStagingNames.name(s); }
@@ -55,8 +57,8 @@ inline const char* to_string(HaloStaging s) { return kHaloStagingNames.name(s); 
 // One measured combination.
 struct HaloSetup {
   HaloVariant variant = HaloVariant::baseline;
-  bool blocking_send = false;  // MPI_Send instead of MPI_Isend (+ MPI_Waitall at the end)
-  bool testany = false;        // baseline: receives completed with an MPI_Testany loop (notify: always)
+  bool blocking_send = false;               // MPI_Send instead of MPI_Isend (+ MPI_Waitall at the end)
+  bool testany = false;                     // baseline: receives completed with an MPI_Testany loop (notify: always)
   HaloSignal signal = HaloSignal::channel;  // notify variants only
   HaloStaging staging = HaloStaging::pinned;
   int threads_per_block = 128;
@@ -74,8 +76,8 @@ struct HaloConfig {
   std::vector<int> threads_per_block{128};
   std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
   std::vector<std::uint64_t> poll_pause_ns{0};  // GPU unpack: pause between reads of its flag (notify variants)
-  int iterations = 20;           // timed
-  int warmup = 3;                // untimed, first (the first sends pay MPI's handshakes)
+  int iterations = 20;                          // timed
+  int warmup = 3;                               // untimed, first (the first sends pay MPI's handshakes)
   double timeout_s = 30;
   // Which iterations' timelines the records keep: all, median (the median
   // iteration's alone: sweeps of many setups stay small), or none.
@@ -90,24 +92,24 @@ struct HaloConfig {
 // the iteration's start (after its barrier); device stamps mapped with `clock`.
 struct HaloIteration {
   double total_ns = 0;
-  std::vector<double> pack_start_ns, pack_end_ns, send_ns;        // per send (index order)
-  std::vector<double> copy_end_ns;                                // per send, memcpy staging only
-  std::vector<double> recv_ns, unpack_start_ns, unpack_end_ns;    // per receive (layout order)
+  std::vector<double> pack_start_ns, pack_end_ns, send_ns;      // per send (index order)
+  std::vector<double> copy_end_ns;                              // per send, memcpy staging only
+  std::vector<double> recv_ns, unpack_start_ns, unpack_end_ns;  // per receive (layout order)
 };
 struct HaloRun {
   HaloSetup setup;
-  WriterShape launch;              // blocks x threads of the pack (or stacked) launch
-  std::uint64_t long_bytes = 0;    // notify-stacked: the whole grid's messages are at least this big
+  WriterShape launch;                     // blocks x threads of the pack (or stacked) launch
+  std::uint64_t long_bytes = 0;           // notify-stacked: the whole grid's messages are at least this big
   std::vector<HaloIteration> iterations;  // the timed ones
   std::vector<double> pack_device_ns, unpack_device_ns;  // per message: median device duration
   unsigned long long mismatched_words = 0;
-  int timeouts = 0;                       // unpacks whose flag never came
-  ClockFit clock;                         // device -> host, from syncs before and after
+  int timeouts = 0;  // unpacks whose flag never came
+  ClockFit clock;    // device -> host, from syncs before and after
 };
 
 // Runs every setup of `config` on this rank (collective over mpi.comm).
-std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, Device& device,
-                              const MpiContext& mpi, const HostClock& clock);
+std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, Device& device, const MpiContext& mpi,
+                              const HostClock& clock);
 
 // One-way MPI time (RTT/2, median of `reps`) between this rank and `peer` for
 // each size; collective: ranks other than the two wait in a barrier.

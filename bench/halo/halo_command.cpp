@@ -7,13 +7,13 @@
 #include <memory>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/option_checks.hpp"
 #include "bench/core/errors.hpp"
-#include "bench/halo/halo.hpp"
-#include "bench/halo/halo_record.hpp"
+#include "bench/core/probe_session.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/core/text_list.hpp"
-#include "bench/cli/option_checks.hpp"
-#include "bench/core/probe_session.hpp"
+#include "bench/halo/halo.hpp"
+#include "bench/halo/halo_record.hpp"
 
 namespace hetprobe::cli {
 
@@ -41,7 +41,7 @@ constexpr int kMaxCube = 1 << 20;
 constexpr int kMaxGridSide = 1 << 10;
 constexpr int kMaxCellBytes = 1 << 20;
 constexpr long long kMaxPollPauseNs = 1'000'000'000;  // a second between two flag reads
-constexpr double kMaxBytesPerSecond = 1e15;            // 1 PB/s
+constexpr double kMaxBytesPerSecond = 1e15;           // 1 PB/s
 
 std::array<int, 3> parse_grid(const std::string& text) {
   const std::string expected = "--grid " + text + ": expected three counts in [1, " + std::to_string(kMaxGridSide) +
@@ -112,11 +112,13 @@ HaloConfig build_config(const Options& o) {
   c.signals = parse_enum_list("--signal", o.signal, kHaloSignalNames);
   c.stagings = parse_enum_list("--staging", o.staging, kHaloStagingNames);
   c.threads_per_block.clear();
-  for (std::uint64_t t : parse_option("--threads", o.threads, [](const std::string& t) { return parse_size_list(t); })) {
+  for (std::uint64_t t :
+       parse_option("--threads", o.threads, [](const std::string& t) { return parse_size_list(t); })) {
     if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
     c.threads_per_block.push_back(static_cast<int>(t));
   }
-  if (o.long_bytes != "auto") c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
+  if (o.long_bytes != "auto")
+    c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
   if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
     throw usage_error("--timeline " + c.timeline + ": expected all, median or none");
   if ((o.alpha_s < 0) != (o.beta_s_per_byte < 0)) throw usage_error("--model-alpha and --model-beta go together");
@@ -165,7 +167,8 @@ void measure(const Options& o, const HaloConfig& c, Device& device, const HostCl
       std::vector<double> totals, slowest(run.iterations.size(), 0);
       for (const auto& it : run.iterations) totals.push_back(it.total_ns);
       mpi_check(MPI_Reduce(totals.data(), slowest.data(), static_cast<int>(totals.size()), MPI_DOUBLE, MPI_MAX, 0,
-                           mpi.comm), "MPI_Reduce");
+                           mpi.comm),
+                "MPI_Reduce");
       sink(halo_record(run, mine[k], c, mpi.rank == 0 ? slowest : std::vector<double>{}));
     }
     HaloModelSetup setup;
@@ -174,7 +177,8 @@ void measure(const Options& o, const HaloConfig& c, Device& device, const HostCl
       setup.given = true;
     } else {
       for (const auto& s : rank0[k].sends)
-        if (std::find(setup.sizes.begin(), setup.sizes.end(), s.bytes) == setup.sizes.end()) setup.sizes.push_back(s.bytes);
+        if (std::find(setup.sizes.begin(), setup.sizes.end(), s.bytes) == setup.sizes.end())
+          setup.sizes.push_back(s.bytes);
       std::sort(setup.sizes.begin(), setup.sizes.end());
       const int peer = rank0[k].sends.empty() ? 0 : rank0[k].sends.front().send_to;
       setup.one_way_ns = mpi_one_way_ns(mpi, clock, peer, setup.sizes, o.mpi_reps);
@@ -196,7 +200,8 @@ void measure(const Options& o, const HaloConfig& c, Device& device, const HostCl
 
 CommandFn add_halo_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand("halo",
+  CLI::App* c = app.add_subcommand(
+      "halo",
       "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (paper Table 2 sizes from a cube), packed, "
       "exchanged with MPI and unpacked each iteration; baseline (fused kernels, device synchronise) against "
       "notify-stream (persistent pack and unpack kernels, pinned-memory flags) and notify-stacked (one cooperative "
@@ -206,40 +211,60 @@ CommandFn add_halo_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--grid", o->grid, "Sub-cubes per axis the message sizes come from (the paper's 64 ranks: 4x4x4)")
       ->capture_default_str();
-  c->add_option("--cell-bytes", o->cell_bytes, "Bytes per cell")->check(integer_in(1, kMaxCellBytes))
+  c->add_option("--cell-bytes", o->cell_bytes, "Bytes per cell")
+      ->check(integer_in(1, kMaxCellBytes))
       ->capture_default_str();
   c->add_option("--halo-width", o->halo_width, "Halo thickness, cells (less than a sub-cube's side)")
-      ->check(integer_in(1, kMaxCube))->capture_default_str();
-  c->add_option("--peers", o->peers, "Who exchanges with whom: grid (periodic 3D process grid), pair (rank r with "
-                "r^1: the paper's 2-GPU run), auto (pair on 2 ranks, else grid)")->capture_default_str();
-  c->add_option("--layout-file", o->layout_file, "Message sizes and peers from a file, one 'SENDER RECEIVER BYTES' "
+      ->check(integer_in(1, kMaxCube))
+      ->capture_default_str();
+  c->add_option("--peers", o->peers,
+                "Who exchanges with whom: grid (periodic 3D process grid), pair (rank r with "
+                "r^1: the paper's 2-GPU run), auto (pair on 2 ranks, else grid)")
+      ->capture_default_str();
+  c->add_option("--layout-file", o->layout_file,
+                "Message sizes and peers from a file, one 'SENDER RECEIVER BYTES' "
                 "per line (replaces --cube)");
   c->add_option("--variants", o->variants, "baseline, notify-stream, notify-stacked (a list), or all")
       ->capture_default_str();
-  c->add_option("--send", o->send, "isend (MPI_Isend, waited at the end), send (blocking MPI_Send), or both: isend,send")
+  c->add_option("--send", o->send,
+                "isend (MPI_Isend, waited at the end), send (blocking MPI_Send), or both: isend,send")
       ->capture_default_str();
-  c->add_option("--recv-wait", o->recv_wait, "baseline's receives: waitall (MPI_Waitall), testany (MPI_Testany "
-                "loop), or both")->capture_default_str();
-  c->add_option("--signal", o->signal, "notify variants, how the device says a message is packed: channel (a flag "
+  c->add_option("--recv-wait", o->recv_wait,
+                "baseline's receives: waitall (MPI_Waitall), testany (MPI_Testany "
+                "loop), or both")
+      ->capture_default_str();
+  c->add_option("--signal", o->signal,
+                "notify variants, how the device says a message is packed: channel (a flag "
                 "per message; the thesis's per-block channel), queue (one task queue appended with atomics), or both")
       ->capture_default_str();
-  c->add_option("--staging", o->staging, "where pack writes: pinned (host memory MPI sends from), memcpy (device "
-                "memory, then one device-to-host copy per message on its own stream), or both")->capture_default_str();
-  c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")->check(count_from(1))
+  c->add_option("--staging", o->staging,
+                "where pack writes: pinned (host memory MPI sends from), memcpy (device "
+                "memory, then one device-to-host copy per message on its own stream), or both")
+      ->capture_default_str();
+  c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")
+      ->check(count_from(1))
       ->capture_default_str();
   add_warmup_option(c, o->config.warmup, "Untimed iterations before them");
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
-  c->add_option("--poll-pause", o->config.poll_pause_ns, "notify variants: ns the GPU pauses between two reads of an "
+  c->add_option("--poll-pause", o->config.poll_pause_ns,
+                "notify variants: ns the GPU pauses between two reads of an "
                 "unpack-ready flag (fewer reads of host memory while MPI copies), a list; 0: none")
-      ->delimiter(',')->check(integer_in(0, kMaxPollPauseNs))->capture_default_str();
-  c->add_option("--timeline", o->config.timeline, "Per-iteration timelines kept in the records: all, median (the "
-                "median iteration's alone), or none")->capture_default_str();
-  c->add_option("--long-bytes", o->long_bytes, "notify-stacked: messages at least this big are packed and unpacked "
-                "by the whole grid; auto: half the largest message")->capture_default_str();
+      ->delimiter(',')
+      ->check(integer_in(0, kMaxPollPauseNs))
+      ->capture_default_str();
+  c->add_option("--timeline", o->config.timeline,
+                "Per-iteration timelines kept in the records: all, median (the "
+                "median iteration's alone), or none")
+      ->capture_default_str();
+  c->add_option("--long-bytes", o->long_bytes,
+                "notify-stacked: messages at least this big are packed and unpacked "
+                "by the whole grid; auto: half the largest message")
+      ->capture_default_str();
   add_timeout_option(c, o->config.timeout_s);
   c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
-      ->check(count_from(1))->capture_default_str();
+      ->check(count_from(1))
+      ->capture_default_str();
   c->add_option("--model-alpha", o->alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)")
       ->check(number_in(0, 1, false, " s"));
   c->add_option("--model-beta", o->beta_s_per_byte, "Model inverse bandwidth beta, s/B")

@@ -37,8 +37,7 @@ std::vector<std::array<int, 3>> directions() {
 std::array<int, 3> coords_of(int rank, const std::array<int, 3>& g) {
   return {rank / (g[1] * g[2]), rank / g[2] % g[1], rank % g[2]};
 }
-int rank_at(const std::array<int, 3>& c, const std::array<int, 3>& d, int sign,
-            const std::array<int, 3>& g) {
+int rank_at(const std::array<int, 3>& c, const std::array<int, 3>& d, int sign, const std::array<int, 3>& g) {
   std::array<int, 3> p{};
   for (int a = 0; a < 3; ++a) p[a] = ((c[a] + sign * d[a]) % g[a] + g[a]) % g[a];
   return (p[0] * g[1] + p[1]) * g[2] + p[2];
@@ -47,8 +46,7 @@ int rank_at(const std::array<int, 3>& c, const std::array<int, 3>& d, int sign,
 void check_rank(int rank, int ranks) {
   if (ranks < 1) throw usage_error("halo layout: " + std::to_string(ranks) + " ranks (need >= 1)");
   if (rank < 0 || rank >= ranks) {
-    throw usage_error("halo layout: rank " + std::to_string(rank) + " outside [0, " +
-                      std::to_string(ranks) + ")");
+    throw usage_error("halo layout: rank " + std::to_string(rank) + " outside [0, " + std::to_string(ranks) + ")");
   }
 }
 
@@ -63,8 +61,8 @@ void check_cube(const HaloCube& c) {
                         std::to_string(s));
     }
     if (c.halo_width < 1 || c.halo_width >= c.cube / s) {
-      throw usage_error(what + "halo width " + std::to_string(c.halo_width) +
-                        " must be >= 1 and < the sub-cube side " + std::to_string(c.cube / s));
+      throw usage_error(what + "halo width " + std::to_string(c.halo_width) + " must be >= 1 and < the sub-cube side " +
+                        std::to_string(c.cube / s));
     }
   }
 }
@@ -85,8 +83,7 @@ int parse_rank(const std::string& field, int ranks, const std::string& where) {
   int value = -1;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
   if (ec != std::errc() || end != field.data() + field.size() || value < 0 || value >= ranks) {
-    throw usage_error(where + "rank \"" + field + "\" is not an integer in [0, " + std::to_string(ranks) +
-                      ")");
+    throw usage_error(where + "rank \"" + field + "\" is not an integer in [0, " + std::to_string(ranks) + ")");
   }
   return value;
 }
@@ -110,8 +107,7 @@ std::vector<HaloMessage> read_layout_file(const std::string& path, int ranks) {
     for (std::string word; fields >> word;) f.push_back(word);
     if (f.empty()) continue;
     if (f.size() != 3) {
-      throw usage_error(where + "expected SENDER RECEIVER BYTES, got " + std::to_string(f.size()) +
-                        " fields");
+      throw usage_error(where + "expected SENDER RECEIVER BYTES, got " + std::to_string(f.size()) + " fields");
     }
     HaloMessage m;
     m.kind = "message";
@@ -157,13 +153,19 @@ Json HaloLayout::to_json() const {
   Json s = Json::array(), r = Json::array();
   for (const HaloMessage& m : sends) s.push_back(m.to_json());
   for (const HaloMessage& m : recvs) r.push_back(m.to_json());
-  return Json{{"source", source},         {"cube", cube},
-              {"size_grid", size_grid},   {"rank_grid", rank_grid},
+  return Json{{"source", source},
+              {"cube", cube},
+              {"size_grid", size_grid},
+              {"rank_grid", rank_grid},
               {"peers", cube == 0 ? Json(nullptr) : Json(to_string(peers))},
-              {"cell_bytes", cell_bytes}, {"halo_width", halo_width},
-              {"rank", rank},             {"ranks", ranks},
-              {"send_bytes", send_bytes()}, {"recv_bytes", recv_bytes()},
-              {"sends", std::move(s)},    {"recvs", std::move(r)}};
+              {"cell_bytes", cell_bytes},
+              {"halo_width", halo_width},
+              {"rank", rank},
+              {"ranks", ranks},
+              {"send_bytes", send_bytes()},
+              {"recv_bytes", recv_bytes()},
+              {"sends", std::move(s)},
+              {"recvs", std::move(r)}};
 }
 
 HaloLayout cube_layout(const HaloCube& c, int rank, int ranks) {
@@ -183,8 +185,7 @@ HaloLayout cube_layout(const HaloCube& c, int rank, int ranks) {
   out.rank = rank;
   out.ranks = ranks;
   if (c.peers == HaloPeers::grid) out.rank_grid = balanced_grid(ranks);
-  const std::array<int, 3> here =
-      c.peers == HaloPeers::grid ? coords_of(rank, out.rank_grid) : std::array<int, 3>{};
+  const std::array<int, 3> here = c.peers == HaloPeers::grid ? coords_of(rank, out.rank_grid) : std::array<int, 3>{};
   int index = 0;
   for (const std::array<int, 3>& d : directions()) {
     HaloMessage m;
@@ -235,15 +236,14 @@ std::string layout_file_text(const std::vector<HaloLayout>& every_rank) {
       "# hetprobe halo layout: one message per line, SENDER RECEIVER BYTES.\n"
       "# A message's MPI tag is its position among its sender's lines; '#' starts a comment.\n";
   if (!every_rank.empty()) {
-    text += "# from " + every_rank.front().source + ", " + std::to_string(every_rank.size()) +
-            " ranks\n";
+    text += "# from " + every_rank.front().source + ", " + std::to_string(every_rank.size()) + " ranks\n";
   }
   for (const HaloLayout& l : every_rank) {
     text += "# rank " + std::to_string(l.rank) + ": " + std::to_string(l.sends.size()) + " messages, " +
             std::to_string(l.send_bytes()) + " bytes\n";
     for (const HaloMessage& m : l.sends) {
-      text += std::to_string(l.rank) + " " + std::to_string(m.send_to) + " " + std::to_string(m.bytes) +
-              "  # tag " + std::to_string(m.index);
+      text += std::to_string(l.rank) + " " + std::to_string(m.send_to) + " " + std::to_string(m.bytes) + "  # tag " +
+              std::to_string(m.index);
       if (m.kind != "message") text += " " + m.kind + " " + join(m.direction, ",");
       text += "\n";
     }

@@ -53,11 +53,11 @@ struct HaloMessage {
 };
 
 struct HaloLayout {
-  std::string source;              // "cube 200 (4x4x4 sub-cubes, 24 B cells, halo 1)", "file x.txt"
-  int cube = 0;                    // cells per side of the global cube; 0 for files
-  std::array<int, 3> size_grid{};  // sub-cube decomposition the sizes come from; {0,0,0} for files
-  std::array<int, 3> rank_grid{};  // process grid the peers come from (grid peers); else {0,0,0}
-  HaloPeers peers = HaloPeers::grid;  // meaningless for files (written as null in JSON)
+  std::string source;                   // "cube 200 (4x4x4 sub-cubes, 24 B cells, halo 1)", "file x.txt"
+  int cube = 0;                         // cells per side of the global cube; 0 for files
+  std::array<int, 3> size_grid{};       // sub-cube decomposition the sizes come from; {0,0,0} for files
+  std::array<int, 3> rank_grid{};       // process grid the peers come from (grid peers); else {0,0,0}
+  HaloPeers peers = HaloPeers::grid;    // meaningless for files (written as null in JSON)
   int cell_bytes = 24, halo_width = 1;  // 0 for files
   int rank = 0, ranks = 1;
   std::vector<HaloMessage> sends;  // what this rank sends, in index order
@@ -72,10 +72,10 @@ struct HaloLayout {
 };
 
 struct HaloCube {
-  int cube = 200;                        // cells per side
+  int cube = 200;                         // cells per side
   std::array<int, 3> size_grid{4, 4, 4};  // sub-cubes per axis (64 ranks in the paper)
-  int cell_bytes = 24;                   // bytes per cell
-  int halo_width = 1;                    // halo thickness, cells
+  int cell_bytes = 24;                    // bytes per cell
+  int halo_width = 1;                     // halo thickness, cells
   HaloPeers peers = HaloPeers::grid;
 };
 

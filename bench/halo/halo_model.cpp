@@ -81,8 +81,8 @@ LowerBound lower_bound(double pack_smallest_s, double comm_s, double unpack_larg
 
 PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<double>& seconds) {
   if (bytes.size() != seconds.size()) {
-    throw usage_error("postal fit: " + std::to_string(bytes.size()) + " sizes but " +
-                      std::to_string(seconds.size()) + " times");
+    throw usage_error("postal fit: " + std::to_string(bytes.size()) + " sizes but " + std::to_string(seconds.size()) +
+                      " times");
   }
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     check_non_negative(bytes[i], "postal fit: message bytes");
@@ -106,9 +106,7 @@ PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<doubl
   return {mean_t - beta * mean_b, beta};
 }
 
-Json to_json(const PostalModel& m) {
-  return Json{{"alpha_s", m.alpha_s}, {"beta_s_per_byte", m.beta_s_per_byte}};
-}
+Json to_json(const PostalModel& m) { return Json{{"alpha_s", m.alpha_s}, {"beta_s_per_byte", m.beta_s_per_byte}}; }
 
 Json to_json(const KModel& m) {
   return Json{{"alpha_s", m.alpha_s},

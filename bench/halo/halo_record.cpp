@@ -17,9 +17,12 @@ namespace {
 Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>& device_ns, bool sends) {
   Json out = Json::array();
   for (std::size_t i = 0; i < msgs.size(); ++i)
-    out.push_back({{"tag", msgs[i].index}, {"kind", msgs[i].kind}, {"bytes", msgs[i].bytes},
+    out.push_back({{"tag", msgs[i].index},
+                   {"kind", msgs[i].kind},
+                   {"bytes", msgs[i].bytes},
                    {"peer", sends ? msgs[i].send_to : msgs[i].recv_from},
-                   {sends ? "pack_ns_median" : "unpack_ns_median", i < device_ns.size() ? Json(device_ns[i]) : Json(nullptr)}});
+                   {sends ? "pack_ns_median" : "unpack_ns_median",
+                    i < device_ns.size() ? Json(device_ns[i]) : Json(nullptr)}});
   return out;
 }
 
@@ -57,9 +60,14 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
   Json timeline = Json::array();
   for (std::size_t i : kept) {
     const HaloIteration& it = run.iterations[i];
-    timeline.push_back({{"total_ns", it.total_ns}, {"pack_start_ns", it.pack_start_ns}, {"pack_end_ns", it.pack_end_ns},
-                        {"copy_end_ns", it.copy_end_ns}, {"send_ns", it.send_ns}, {"recv_ns", it.recv_ns},
-                        {"unpack_start_ns", it.unpack_start_ns}, {"unpack_end_ns", it.unpack_end_ns}});
+    timeline.push_back({{"total_ns", it.total_ns},
+                        {"pack_start_ns", it.pack_start_ns},
+                        {"pack_end_ns", it.pack_end_ns},
+                        {"copy_end_ns", it.copy_end_ns},
+                        {"send_ns", it.send_ns},
+                        {"recv_ns", it.recv_ns},
+                        {"unpack_start_ns", it.unpack_start_ns},
+                        {"unpack_end_ns", it.unpack_end_ns}});
   }
   Json iteration = summary_json(totals);
   if (!iteration.is_null()) iteration["samples"] = totals;
@@ -97,13 +105,20 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"unpack_largest_ns", in.unpack_largest_ns},
           {"pack", per_message(layout.sends, run.pack_device_ns, true)},
           {"unpack", per_message(layout.recvs, run.unpack_device_ns, false)},
-          {"payload", {{"check", intact ? "intact" : "mismatch"}, {"mismatched_words", run.mismatched_words},
-                       {"unpack_timeouts", run.timeouts}}},
-          {"timeline", {{"relative_to", "iteration start (after its barrier)"}, {"kept", config.timeline},
-                        {"iteration_index", kept}, {"iterations", timeline},
-                        {"clock_sync", {{"samples", run.clock.samples_total}, {"used", run.clock.samples_used},
-                                        {"ns_per_tick", run.clock.mapping.ns_per_tick},
-                                        {"precision_ns", run.clock.precision_ns}}}}},
+          {"payload",
+           {{"check", intact ? "intact" : "mismatch"},
+            {"mismatched_words", run.mismatched_words},
+            {"unpack_timeouts", run.timeouts}}},
+          {"timeline",
+           {{"relative_to", "iteration start (after its barrier)"},
+            {"kept", config.timeline},
+            {"iteration_index", kept},
+            {"iterations", timeline},
+            {"clock_sync",
+             {{"samples", run.clock.samples_total},
+              {"used", run.clock.samples_used},
+              {"ns_per_tick", run.clock.mapping.ns_per_tick},
+              {"precision_ns", run.clock.precision_ns}}}}},
           {"status", intact ? "ok" : (run.timeouts ? "timeout" : "payload_mismatch")}};
 }
 

@@ -25,11 +25,11 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
 // The MPI parameters (measured one-way times and their postal fit, or given)
 // and Eq. 1's lower bound per variant, in ns, beside the measured medians.
 struct HaloModelSetup {
-  std::vector<std::uint64_t> sizes;     // measured one-way sizes (empty when given)
+  std::vector<std::uint64_t> sizes;  // measured one-way sizes (empty when given)
   std::vector<double> one_way_ns;
-  PostalModel postal;                   // fitted or given
+  PostalModel postal;  // fitted or given
   bool given = false;
-  std::optional<KModel> kmodel;         // when set, T_comm is Eq. 3 (alpha from postal)
+  std::optional<KModel> kmodel;  // when set, T_comm is Eq. 3 (alpha from postal)
 };
 Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, const std::vector<HaloRun>& runs);
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <map>
 
-#include "bench/halo/halo_record.hpp"
 #include "bench/core/results_report.hpp"
+#include "bench/halo/halo_record.hpp"
 
 namespace hetprobe {
 
@@ -55,8 +55,9 @@ Table halo_table() {
                {"payload", 0, Align::left, -1, Shown::everywhere, 2},
                {"n", 0, Align::right, -1, Shown::data},
                {"status", 0, Align::left, -1, Shown::data}};
-  t.notes.push_back("vs_base: the fastest baseline's median (same layout, send mode and threads) / this median (> 1: "
-                    "faster); pause_ns: ns between a GPU unpack's flag reads; model_lb_us: paper Eq. 1 lower bound");
+  t.notes.push_back(
+      "vs_base: the fastest baseline's median (same layout, send mode and threads) / this median (> 1: "
+      "faster); pause_ns: ns between a GPU unpack's flag reads; model_lb_us: paper Eq. 1 lower bound");
   return t;
 }
 
@@ -94,18 +95,30 @@ Report halo_report(const ResultsFile& file) {
     const double median = field<double>(r, "iteration_ns.median");
     const auto b = best_baseline.find(peer_key(r));
     const auto lb = bound.find(layout + "|" + field_or<std::string>(r, "setup", variant));
-    const std::string wait = field_or<std::string>(r, "receive_wait", ""), signal = field_or<std::string>(r, "signal", "");
+    const std::string wait = field_or<std::string>(r, "receive_wait", ""),
+                      signal = field_or<std::string>(r, "signal", "");
     const Json slowest = number_or_null(r, "slowest_rank_iteration_ns.median");
-    t.rows.push_back({layout.substr(0, 12), field<std::string>(r, "layout"), field_or<int>(r, "cube", 0), variant,
-                      field_or<std::string>(r, "setup", variant), field<std::string>(r, "send"),
-                      variant == "baseline" ? wait : signal, wait, signal.empty() ? Json() : Json(signal),
-                      field_or<std::string>(r, "staging", ""), field_or<int>(r, "threads_per_block", 0),
-                      number_or_null(r, "poll_pause_ns"), median / 1e3, field<double>(r, "iteration_ns.p10") / 1e3,
+    t.rows.push_back({layout.substr(0, 12),
+                      field<std::string>(r, "layout"),
+                      field_or<int>(r, "cube", 0),
+                      variant,
+                      field_or<std::string>(r, "setup", variant),
+                      field<std::string>(r, "send"),
+                      variant == "baseline" ? wait : signal,
+                      wait,
+                      signal.empty() ? Json() : Json(signal),
+                      field_or<std::string>(r, "staging", ""),
+                      field_or<int>(r, "threads_per_block", 0),
+                      number_or_null(r, "poll_pause_ns"),
+                      median / 1e3,
+                      field<double>(r, "iteration_ns.p10") / 1e3,
                       field<double>(r, "iteration_ns.p90") / 1e3,
                       slowest.is_number() ? Json(slowest.get<double>() / 1e3) : Json(),
                       b == best_baseline.end() ? Json() : Json(b->second / median),
-                      lb == bound.end() ? Json() : Json(lb->second / 1e3), field<std::string>(r, "payload.check"),
-                      field_or<std::int64_t>(r, "n", 0), field_or<std::string>(r, "status", "ok")});
+                      lb == bound.end() ? Json() : Json(lb->second / 1e3),
+                      field<std::string>(r, "payload.check"),
+                      field_or<std::int64_t>(r, "n", 0),
+                      field_or<std::string>(r, "status", "ok")});
     add_record_warnings(r, layout + " " + field_or<std::string>(r, "setup", variant), t.notes);
   }
   report.tables.push_back(std::move(t));

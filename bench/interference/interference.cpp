@@ -26,8 +26,8 @@
 #include "bench/clock/clock_sync.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
-#include "bench/interference/payload.hpp"
 #include "bench/core/sizes.hpp"
+#include "bench/interference/payload.hpp"
 
 namespace hetprobe {
 
@@ -60,8 +60,8 @@ void wait_copy(Device& dev, double timeout_s) {
 
 class PointRunner {
  public:
-  PointRunner(const InterferenceConfig& cfg, Device& dev, LoadSet* loads, const MpiContext& mpi,
-              const HostClock& clock, PinnedBuffer& mem)
+  PointRunner(const InterferenceConfig& cfg, Device& dev, LoadSet* loads, const MpiContext& mpi, const HostClock& clock,
+              PinnedBuffer& mem)
       : cfg_(cfg), dev_(dev), loads_(loads), mpi_(mpi), clock_(clock), mem_(mem) {}
 
   bool writer_here() const { return gpu_on_rank(cfg_.writer, mpi_.rank); }
@@ -140,8 +140,11 @@ class PointRunner {
       const LoadShape s = g.engine->shape(t.kind, t.access, t.target_bytes);
       Json d = g.placement;
       d["target_bytes"] = t.target_bytes;
-      d["shape"] = {{"engine", s.engine}, {"blocks", s.blocks}, {"threads_per_block", s.threads_per_block},
-                    {"workers", s.workers}, {"chunk_bytes", s.chunk_bytes}};
+      d["shape"] = {{"engine", s.engine},
+                    {"blocks", s.blocks},
+                    {"threads_per_block", s.threads_per_block},
+                    {"workers", s.workers},
+                    {"chunk_bytes", s.chunk_bytes}};
       d["full_rate_gbs"] = std::isnan(full) ? Json(nullptr) : Json(full);
       d["target_gbs"] = t.rate_gbs > 0 ? Json(t.rate_gbs) : Json(nullptr);
       p.info.push_back(d);
@@ -157,10 +160,10 @@ class PointRunner {
     const long long n = static_cast<long long>(cfg_.warmup) + cfg_.reps;
     if (cfg_.warmup < 0 || cfg_.reps < 1 || n > kMaxSamplesPerPoint)
       throw usage_error("--reps " + std::to_string(cfg_.reps) + " and --warmup " + std::to_string(cfg_.warmup) +
-                        ": reps at least 1, warm-up at least 0, together at most " + std::to_string(kMaxSamplesPerPoint));
+                        ": reps at least 1, warm-up at least 0, together at most " +
+                        std::to_string(kMaxSamplesPerPoint));
     return static_cast<int>(n);
   }
-
 
   // The point's two payloads, written by the GPU into device memory.
   void write_payloads(std::uint64_t bytes, const std::array<std::uint64_t, 2>& epochs) {
@@ -295,8 +298,10 @@ class PointRunner {
       d["workers_started"] = o.workers_started;
       d["seconds"] = seconds;
       d["rate_over_point_gbs"] = seconds > 0 ? Json(gpu.engine->rate_gbs(o)) : Json(nullptr);
-      d["clock_sync"] = {{"samples", fit.samples_total}, {"used", fit.samples_used},
-                         {"precision_ns", fit.precision_ns}, {"residual_rms_ns", fit.residual_rms_ns}};
+      d["clock_sync"] = {{"samples", fit.samples_total},
+                         {"used", fit.samples_used},
+                         {"precision_ns", fit.precision_ns},
+                         {"residual_rms_ns", fit.residual_rms_ns}};
     }
   }
 
@@ -330,7 +335,7 @@ class PointRunner {
   const MpiContext& mpi_;
   const HostClock& clock_;
   PinnedBuffer& mem_;
-  PinnedBuffer payload_[2];       // the point's two payloads, in device memory
+  PinnedBuffer payload_[2];        // the point's two payloads, in device memory
   SideSample last_payload_write_;  // the GPU's write of the last payload
 };
 
@@ -338,11 +343,8 @@ class PointRunner {
 std::vector<SideSample> collect_receiver(const MpiContext& mpi, const std::vector<SideSample>& mine) {
   std::vector<SideSample> out(mine.size());
   const int bytes = static_cast<int>(mine.size() * sizeof(SideSample));
-  if (mpi.rank == 1)
-    mpi_check(MPI_Send(mine.data(), bytes, MPI_BYTE, 0, kTag + 1, mpi.comm), "MPI_Send");
-  else
-    mpi_check(MPI_Recv(out.data(), bytes, MPI_BYTE, 1, kTag + 1, mpi.comm, MPI_STATUS_IGNORE),
-              "MPI_Recv");
+  if (mpi.rank == 1) mpi_check(MPI_Send(mine.data(), bytes, MPI_BYTE, 0, kTag + 1, mpi.comm), "MPI_Send");
+  else mpi_check(MPI_Recv(out.data(), bytes, MPI_BYTE, 1, kTag + 1, mpi.comm, MPI_STATUS_IGNORE), "MPI_Recv");
   return out;
 }
 
@@ -423,7 +425,8 @@ void run_interference(const InterferenceConfig& cfg, Device& device, PinnedBuffe
   std::uint64_t epoch = 0;
   for (const PointKey& key : sweep_points(cfg)) {
     if (done.count(key)) continue;
-    PointData point{key, plan_layout(key.layout, key.size, cfg.load_bytes_for(key.size), base), {}, {}, {}, nullptr, nullptr};
+    PointData point{key,    plan_layout(key.layout, key.size, cfg.load_bytes_for(key.size), base), {}, {}, {}, nullptr,
+                    nullptr};
     PointLoads point_loads = runner.plan_loads(key, point.plan);
     // The paper writer's stamps go on the host timeline through a clock fit
     // from syncs on either side of the point (thesis 003 Sec. 4.3.2).

@@ -27,22 +27,24 @@
 
 #include "bench/clock/clock_fit.hpp"
 #include "bench/core/enum_table.hpp"
-#include "probes/device/device.hpp"
-#include "probes/device/host_clock.hpp"
+#include "bench/core/mpi_context.hpp"
+#include "bench/core/results.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/load/load_options.hpp"
 #include "bench/load/load_set.hpp"
-#include "bench/core/mpi_context.hpp"
-#include "bench/core/results.hpp"
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
 
 namespace hetprobe {
 
 enum class SendMode { send, isend };  // MPI_Send | MPI_Isend + MPI_Wait
 enum class WriterSide { sender, receiver, both };
-inline constexpr EnumTable<SendMode, 2> kSendModeNames{
-    "send mode", {{{SendMode::send, "send"}, {SendMode::isend, "isend"}}}};
-inline constexpr EnumTable<WriterSide, 3> kWriterSideNames{
-    "writer side", {{{WriterSide::sender, "sender"}, {WriterSide::receiver, "receiver"}, {WriterSide::both, "both"}}}};
+inline constexpr EnumTable<SendMode, 2> kSendModeNames{"send mode",
+                                                       {{{SendMode::send, "send"}, {SendMode::isend, "isend"}}}};
+inline constexpr EnumTable<WriterSide, 3> kWriterSideNames{"writer side",
+                                                           {{{WriterSide::sender, "sender"},
+                                                             {WriterSide::receiver, "receiver"},
+                                                             {WriterSide::both, "both"}}}};
 inline const char* to_string(SendMode mode) { return kSendModeNames.name(mode); }
 inline const char* to_string(WriterSide side) { return kWriterSideNames.name(side); }
 
@@ -54,15 +56,15 @@ struct InterferenceConfig {
   WriterSide writer = WriterSide::sender;  // the side(s) whose GPU writes the payload and loads
   bool paper = false;                      // the paper's writer instead of the loads
   std::vector<LoadKind> loads = {LoadKind::write};
-  LoadBytes load_bytes;                    // the PCB/P2AB buffer and the other GPUs' buffers
+  LoadBytes load_bytes;  // the PCB/P2AB buffer and the other GPUs' buffers
   std::vector<LoadRate> rates;
   std::vector<int> gpu_counts = {1};
-  std::vector<int> load_devices;           // the order GPUs join a load (the sender's first)
-  int reps = 50;                           // timed samples per point
-  int warmup = 5;                          // untimed full samples per point, first
-  double timeout_s = 30;                   // bound of every wait, host and device
+  std::vector<int> load_devices;  // the order GPUs join a load (the sender's first)
+  int reps = 50;                  // timed samples per point
+  int warmup = 5;                 // untimed full samples per point, first
+  double timeout_s = 30;          // bound of every wait, host and device
   bool check_payload = true;
-  bool host_stream = true;                 // measure the host's memory bandwidth first (rank 0)
+  bool host_stream = true;  // measure the host's memory bandwidth first (rank 0)
 
   // Bytes of the load's own buffer for a message size (PCB/P2AB, other GPUs).
   std::uint64_t load_bytes_for(std::uint64_t message_bytes) const;
@@ -87,9 +89,10 @@ std::vector<PointKey> sweep_points(const InterferenceConfig& config);
 // writer; SSB and the copy loads), the copy engine (from two payloads the GPU
 // wrote before its kernel loads took every SM), or the CPU (no GPU on the sender).
 enum class PayloadWriter { kernel, copy_engine, cpu };
-inline constexpr EnumTable<PayloadWriter, 3> kPayloadWriterNames{
-    "payload writer",
-    {{{PayloadWriter::kernel, "kernel"}, {PayloadWriter::copy_engine, "copy engine"}, {PayloadWriter::cpu, "cpu"}}}};
+inline constexpr EnumTable<PayloadWriter, 3> kPayloadWriterNames{"payload writer",
+                                                                 {{{PayloadWriter::kernel, "kernel"},
+                                                                   {PayloadWriter::copy_engine, "copy engine"},
+                                                                   {PayloadWriter::cpu, "cpu"}}}};
 inline const char* to_string(PayloadWriter writer) { return kPayloadWriterNames.name(writer); }
 PayloadWriter payload_writer(const InterferenceConfig& config, const PointKey& key);
 // Whether rank `rank` (0 sends, 1 receives) has the GPU that writes and loads.
@@ -100,16 +103,16 @@ std::string describe(const PointKey& key);
 
 // What one rank saw in one sample.
 struct SideSample {
-  double send_ns = 0;                  // sender: the timed send
-  double wait_ns = 0;                  // receiver: its timed MPI_Wait
-  double empty_region_ns = 0;          // sender: an empty timed region just before it
-  std::uint64_t passes_during_send = 0;  // paper's writer on the sender: passes completed while timing
-  std::uint64_t writer_passes = 0;     // paper's writer: post-ready passes in all
-  double writer_post_s = 0;            // device-timed: ready flag to writer exit
-  double writer_pre_s = 0;             // device-timed: start to ready flag (the payload)
-  std::uint64_t mismatched_bytes = 0;  // receiver: payload bytes not as sent
-  double send_start_host_ns = 0;       // the host clock when the timed call began
-  double send_end_host_ns = 0;         // ... and when it returned
+  double send_ns = 0;                         // sender: the timed send
+  double wait_ns = 0;                         // receiver: its timed MPI_Wait
+  double empty_region_ns = 0;                 // sender: an empty timed region just before it
+  std::uint64_t passes_during_send = 0;       // paper's writer on the sender: passes completed while timing
+  std::uint64_t writer_passes = 0;            // paper's writer: post-ready passes in all
+  double writer_post_s = 0;                   // device-timed: ready flag to writer exit
+  double writer_pre_s = 0;                    // device-timed: start to ready flag (the payload)
+  std::uint64_t mismatched_bytes = 0;         // receiver: payload bytes not as sent
+  double send_start_host_ns = 0;              // the host clock when the timed call began
+  double send_end_host_ns = 0;                // ... and when it returned
   std::uint64_t writer_ticks[3] = {0, 0, 0};  // the paper writer's start, ready flag and end, device timer
   // Bytes each load GPU of this rank moved inside the timed call; NaN when unknown.
   double load_bytes[kMaxLoadGpus] = {};

@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "bench/core/errors.hpp"
-#include "bench/interference/interference.hpp"
 #include "bench/core/noise.hpp"
-#include "bench/interference/interference_resume.hpp"
 #include "bench/core/stats.hpp"
+#include "bench/interference/interference.hpp"
+#include "bench/interference/interference_resume.hpp"
 
 namespace hetprobe {
 
@@ -91,13 +91,16 @@ Json load_side_json(const std::vector<SideSample>& samples, const Json& info, bo
     devices.push_back(d);
   }
   Json per_sample = Json::array();
-  for (std::size_t i = 0; i < samples.size(); ++i) per_sample.push_back(total_known[i] ? Json(total_bytes[i]) : Json(nullptr));
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    per_sample.push_back(total_known[i] ? Json(total_bytes[i]) : Json(nullptr));
   return Json{{"traffic_during_send_gbs", traffic}, {"bytes_during_send", per_sample}, {"devices", devices}};
 }
 
 Json load_json(const InterferenceConfig& cfg, const PointData& p, const Json& writer) {
   const PointKey& k = p.key;
-  Json j{{"kind", to_string(k.load)}, {"gpus", k.gpus}, {"rate", k.rate.empty() ? Json(nullptr) : Json(k.rate)},
+  Json j{{"kind", to_string(k.load)},
+         {"gpus", k.gpus},
+         {"rate", k.rate.empty() ? Json(nullptr) : Json(k.rate)},
          {"paper", cfg.paper && k.load != LoadKind::none}};
   if (const LoadRate* r = cfg.rate(k.rate); r != nullptr && !cfg.paper) {
     j["rate_fraction"] = r->fraction > 0 ? Json(r->fraction) : Json(nullptr);
@@ -130,11 +133,12 @@ Json writer_timeline_json(const PointData& p) {
   if (!p.sender_clock) return nullptr;
   const ClockFit& fit = *p.sender_clock;
   Json j{{"relative_to", "send start"},
-         {"clock_sync", {{"samples", fit.samples_total},
-                         {"used", fit.samples_used},
-                         {"ns_per_tick", fit.mapping.ns_per_tick},
-                         {"precision_ns", fit.precision_ns},
-                         {"residual_rms_ns", fit.residual_rms_ns}}}};
+         {"clock_sync",
+          {{"samples", fit.samples_total},
+           {"used", fit.samples_used},
+           {"ns_per_tick", fit.mapping.ns_per_tick},
+           {"precision_ns", fit.precision_ns},
+           {"residual_rms_ns", fit.residual_rms_ns}}}};
   const char* names[3] = {"start_ns", "ready_ns", "end_ns"};
   for (int k = 0; k < 3; ++k) {
     std::vector<double> v;
@@ -150,7 +154,8 @@ Json payload_json(const InterferenceConfig& cfg, const PointData& p, std::string
     j["check"] = "skipped";
     return j;
   }
-  std::vector<double> bad = each(p.receiver, [](const SideSample& s) { return static_cast<double>(s.mismatched_bytes); });
+  std::vector<double> bad = each(p.receiver,
+                                 [](const SideSample& s) { return static_cast<double>(s.mismatched_bytes); });
   std::size_t samples_bad = 0;
   for (double b : bad) samples_bad += b > 0;
   j["mismatched_bytes"] = bad;

@@ -43,8 +43,12 @@ PointKey point_key(const RecordRef& r) {
   // one GPU at full rate, except on SSB.
   const bool has_kind = find_field(r, "load_kind") != nullptr;
   const bool old_load = !has_kind && layout != Layout::SSB;
-  PointKey k{field<std::uint64_t>(r, "size_bytes"), layout, access == "stream" ? Access::stream : Access::stacked,
-             old_load ? LoadKind::write : LoadKind::none, old_load ? 1 : 0, old_load ? "1" : ""};
+  PointKey k{field<std::uint64_t>(r, "size_bytes"),
+             layout,
+             access == "stream" ? Access::stream : Access::stacked,
+             old_load ? LoadKind::write : LoadKind::none,
+             old_load ? 1 : 0,
+             old_load ? "1" : ""};
   if (!has_kind) return k;
   const std::string kind = field<std::string>(r, "load_kind");
   try {
@@ -78,7 +82,8 @@ ResumedPoints resumed_points(const ResultsFile& file, const Json& config, const 
       out.done.insert(k);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::usage) throw;
-      throw usage_error(std::string("--resume: ") + e.what() + ". This point record is damaged: delete its line to "
+      throw usage_error(std::string("--resume: ") + e.what() +
+                        ". This point record is damaged: delete its line to "
                         "measure the point again, or choose another --out");
     }
   }

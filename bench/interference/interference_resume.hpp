@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "bench/interference/interference.hpp"
 #include "bench/core/record_field.hpp"
+#include "bench/interference/interference.hpp"
 
 namespace hetprobe {
 

@@ -75,10 +75,11 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                   ", GPU on the " + field<std::string>(h, "config.writer_side") + ", " +
                   std::to_string(field<int>(h, "config.reps")) + " samples/point after " +
                   std::to_string(field<int>(h, "config.warmup")) + " warm-up" + (paper ? "; the paper's writer" : ""));
-  about.push_back("MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; load = kind x GPUs "
-                  "@ rate (of full, or GB/s per GPU) into " +
-                  (bytes->is_string() ? bytes->get<std::string>() : bytes->dump()) +
-                  " B; traffic_gbs = GB/s the load moved during the send");
+  about.push_back(
+      "MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; load = kind x GPUs "
+      "@ rate (of full, or GB/s per GPU) into " +
+      (bytes->is_string() ? bytes->get<std::string>() : bytes->dump()) +
+      " B; traffic_gbs = GB/s the load moved during the send");
   Table t{"interference", {}, {}};
   t.columns = {{"size", 10, Align::right, -1, Shown::text},
                {"size_bytes", 0, Align::right, -1, Shown::data},
@@ -142,7 +143,8 @@ std::string harness_note(const RecordRef& h, const Table& table) {
   const double harness_ns = harness.is_number() ? harness.get<double>() : std::nan("");
   const double median_ns = (*smallest)[kMedianUs].get<double>() * 1e3;
   char line[512];
-  std::snprintf(line, sizeof line, "harness (%s clock): an empty timed region before each send costs %.1f ns median "
+  std::snprintf(line, sizeof line,
+                "harness (%s clock): an empty timed region before each send costs %.1f ns median "
                 "at the point with the smallest median send time (%.1f ns): %.2f%% of it; %.1f ns at start-up",
                 field<std::string>(h, "host_clock.source").c_str(), harness_ns, median_ns,
                 100.0 * harness_ns / median_ns, field<double>(h, "host_clock.empty_region_median_ns"));

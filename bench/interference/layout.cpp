@@ -10,9 +10,7 @@ std::vector<Layout> parse_layout_list(std::string_view text) {
   return out;
 }
 
-std::uint64_t LayoutPlan::post_offset() const {
-  return layout == Layout::PSB ? mpi_offset : secondary_offset;
-}
+std::uint64_t LayoutPlan::post_offset() const { return layout == Layout::PSB ? mpi_offset : secondary_offset; }
 
 std::uint64_t LayoutPlan::post_bytes() const {
   if (layout == Layout::PSB) return message_bytes;

@@ -26,10 +26,10 @@ inline constexpr std::uint64_t kBufferAlignment = 2 * kMiB;  // MPI buffer addre
 inline constexpr std::uint64_t kP2abGap = 2 * kMiB;          // "2MB padding", read as 2 MiB
 
 // Names are upper case; parsed in any case ("psb").
-inline constexpr EnumTable<Layout, 4> kLayoutNames{
-    "layout",
-    {{{Layout::SSB, "SSB"}, {Layout::PSB, "PSB"}, {Layout::PCB, "PCB"}, {Layout::P2AB, "P2AB"}}},
-    EnumCase::ignored};
+inline constexpr EnumTable<Layout, 4>
+    kLayoutNames{"layout",
+                 {{{Layout::SSB, "SSB"}, {Layout::PSB, "PSB"}, {Layout::PCB, "PCB"}, {Layout::P2AB, "P2AB"}}},
+                 EnumCase::ignored};
 inline const char* to_string(Layout layout) { return kLayoutNames.name(layout); }
 // "SSB", "psb", ... (case-insensitive); throws a usage Error otherwise.
 inline Layout parse_layout(std::string_view text) { return kLayoutNames.parse(text); }
@@ -56,7 +56,7 @@ struct LayoutPlan {
 std::uint64_t allocation_bytes(std::uint64_t max_message, std::uint64_t max_secondary);
 
 // Plans `layout` inside an allocation that starts at `base_address`.
-LayoutPlan plan_layout(Layout layout, std::uint64_t message_bytes,
-                       std::uint64_t secondary_bytes, std::uintptr_t base_address);
+LayoutPlan plan_layout(Layout layout, std::uint64_t message_bytes, std::uint64_t secondary_bytes,
+                       std::uintptr_t base_address);
 
 }  // namespace hetprobe

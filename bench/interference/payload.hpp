@@ -11,7 +11,6 @@ namespace hetprobe {
 // send buffer). `buf` must be 8-byte aligned.
 void fill_payload(std::byte* buf, std::uint64_t bytes, std::uint64_t epoch);
 // Bytes of `buf` that differ from the payload of `epoch`. `buf` 8-byte aligned.
-std::uint64_t count_payload_mismatches(const std::byte* buf, std::uint64_t bytes,
-                                       std::uint64_t epoch);
+std::uint64_t count_payload_mismatches(const std::byte* buf, std::uint64_t bytes, std::uint64_t epoch);
 
 }  // namespace hetprobe

@@ -96,8 +96,9 @@ Json host_stream_record(const std::string& probe, const HostStreamResult& r) {
   triad["samples"] = r.triad_gbs;
   return Json{{"record", "host_memory"},
               {"probe", probe},
-              {"method", "STREAM copy (c = a, 16 B per element) and triad (a = b + q*c, 24 B per element), "
-                         "one thread per CPU, each on its own slice"},
+              {"method",
+               "STREAM copy (c = a, 16 B per element) and triad (a = b + q*c, 24 B per element), "
+               "one thread per CPU, each on its own slice"},
               {"numa_nodes", r.numa_nodes},
               {"cpus", r.cpus},
               {"threads", r.threads},

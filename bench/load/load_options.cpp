@@ -57,7 +57,8 @@ std::vector<LoadRate> parse_load_rates(const std::string& text) {
     } else {
       const bool percent = ends_with(item, "%");
       if (!parse_number(percent ? item.substr(0, item.size() - 1) : item, x))
-        throw usage_error("--load-rate '" + item + "': expected a fraction of the full rate (0.5, 50%) or a rate "
+        throw usage_error("--load-rate '" + item +
+                          "': expected a fraction of the full rate (0.5, 50%) or a rate "
                           "such as 12GB/s");
       if (percent) x /= 100;
       if (!(x > 0 && x <= 1))

@@ -60,8 +60,8 @@ LoadSet::LoadSet(Device& own, const std::vector<int>& order, int max_gpus, std::
                        {"pci_bus_id", pci ? Json(pci->str()) : Json(nullptr)},
                        {"gpu_numa_nodes", numa.empty() ? Json(nullptr) : Json(numa)},
                        {"buffer", i == 0 ? "the probe's allocation" : "its own"},
-                       {"buffer_numa_nodes", i == 0 ? Json(nullptr)
-                                                    : Json(topo.memory_location(g.buffer.host(), g.buffer.size()))},
+                       {"buffer_numa_nodes",
+                        i == 0 ? Json(nullptr) : Json(topo.memory_location(g.buffer.host(), g.buffer.size()))},
                        {"helper_cpus", helpers.empty() ? Json(nullptr) : Json(helpers)}};
     g.engine = g.device->make_load_engine();
     gpus_.push_back(std::move(g));

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "bench/clock/clock_fit.hpp"
+#include "bench/core/results.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/load/load_engine.hpp"
-#include "bench/core/results.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe {
@@ -25,11 +25,11 @@ inline constexpr int kMaxLoadGpus = 16;
 struct LoadGpu {
   int ordinal = 0;
   Device* device = nullptr;
-  std::unique_ptr<Device> owned;       // every GPU but the rank's own
+  std::unique_ptr<Device> owned;  // every GPU but the rank's own
   std::unique_ptr<LoadEngine> engine;
-  PinnedBuffer buffer;                 // the target of every GPU but the rank's own
-  std::vector<int> helper_cpus;        // where the engine's host threads run
-  Json placement;                      // read back: PCI address, NUMA nodes of the GPU and of its buffer, helper CPUs
+  PinnedBuffer buffer;           // the target of every GPU but the rank's own
+  std::vector<int> helper_cpus;  // where the engine's host threads run
+  Json placement;                // read back: PCI address, NUMA nodes of the GPU and of its buffer, helper CPUs
   std::map<std::pair<LoadKind, Access>, double> full_gbs;
 };
 
@@ -46,8 +46,7 @@ class LoadSet {
   std::byte* target(int i, std::byte* own_target) const;
 
   // GPU i's full rate of a kind, GB/s: measured once, 50 ms alone on `target`.
-  double full_rate_gbs(int i, LoadKind kind, Access access, std::byte* target, std::uint64_t bytes,
-                       double timeout_s);
+  double full_rate_gbs(int i, LoadKind kind, Access access, std::byte* target, std::uint64_t bytes, double timeout_s);
 
   // A burst of ping-pong clock samples from each of the first `n` GPUs, added
   // to `into[i]`: taken before and after the loads run (a running load leaves

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "probes/device/device.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/notify/notify.hpp"
+#include "probes/device/device.hpp"
 
 namespace hetprobe {
 namespace {
@@ -31,7 +31,8 @@ void BM_CpuFlagReadWrite(benchmark::State& state, MemoryOrder order) {
   for (auto _ : state)
     state.SetIterationTime(g_clock->to_ns(cpu_read_write_ticks(order, *g_clock, p, kOpsPerIteration)) * 1e-9);
   state.SetItemsProcessed(state.iterations() * kOpsPerIteration);
-  state.SetLabel(std::string(to_string(order)) + ", " + std::to_string(kOpsPerIteration) + " read+write pairs per iteration");
+  state.SetLabel(std::string(to_string(order)) + ", " + std::to_string(kOpsPerIteration) +
+                 " read+write pairs per iteration");
 }
 
 // The GPU side: one atomic read then one atomic write by one device thread, on the device timer.
@@ -43,14 +44,15 @@ void BM_GpuFlagReadWrite(benchmark::State& state, MemoryOrder order) {
     state.SetIterationTime(static_cast<double>(gpu_read_write_ticks(*g_device, order, p, kOpsPerIteration, 30)) /
                            g_device->info().timer_hz);
   state.SetItemsProcessed(state.iterations() * kOpsPerIteration);
-  state.SetLabel(std::string(to_string(order)) + ", " + std::to_string(kOpsPerIteration) + " pairs per iteration, device timer");
+  state.SetLabel(std::string(to_string(order)) + ", " + std::to_string(kOpsPerIteration) +
+                 " pairs per iteration, device timer");
 }
 
 // CPU->GPU->CPU through two pinned flags and a persistent device thread: the
 // exchanges are measured first, then handed to the benchmark one per iteration.
 void BM_RoundTrip(benchmark::State& state, MemoryOrder order) {
-  const std::vector<double> ns =
-      cpu_gpu_roundtrip_ns(*g_device, *g_clock, {order, order}, static_cast<int>(state.max_iterations), 100, 30);
+  const std::vector<double> ns = cpu_gpu_roundtrip_ns(*g_device, *g_clock, {order, order},
+                                                      static_cast<int>(state.max_iterations), 100, 30);
   std::size_t i = 0;
   for (auto _ : state) state.SetIterationTime(ns[i++] * 1e-9);
   state.SetLabel(std::string(to_string(order)) + " both sides, host clock");

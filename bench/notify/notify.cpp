@@ -17,11 +17,11 @@
 #include <thread>
 
 #include "bench/core/errors.hpp"
-#include "probes/signal/host_signal_ops.hpp"
-#include "probes/device/host_spin.hpp"
 #include "bench/core/noise.hpp"
 #include "bench/core/stats.hpp"
 #include "bench/core/text_list.hpp"
+#include "probes/device/host_spin.hpp"
+#include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe {
 
@@ -93,9 +93,9 @@ FlagPair alloc_flag_pair(Device& device, FlagPlacement placement, HostCoherence 
 
 // Where a flag record was measured: the parameters that decide its numbers.
 Json flag_setup(OrderPair o, FlagPlacement placement, FlagSpacing spacing, HostCoherence coherence) {
-  return Json{{"cpu_order", to_string(o.cpu)}, {"gpu_order", to_string(o.gpu)}, {"placement", to_string(placement)},
-              {"spacing", to_string(spacing)},  {"spacing_bytes", spacing_bytes(spacing)},
-              {"host_memory", to_string(coherence)}};
+  return Json{{"cpu_order", to_string(o.cpu)},           {"gpu_order", to_string(o.gpu)},
+              {"placement", to_string(placement)},       {"spacing", to_string(spacing)},
+              {"spacing_bytes", spacing_bytes(spacing)}, {"host_memory", to_string(coherence)}};
 }
 
 struct Setup {
@@ -167,7 +167,8 @@ void overhead_gpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
     poller = std::thread([&] {
       with_order(o.cpu, [&](auto order) {
         HostSignalOps h;
-        while (!stop.load(std::memory_order_relaxed)) polls += load_flag<decltype(order)::value>(h, f.counter()) != ~0ull;
+        while (!stop.load(std::memory_order_relaxed))
+          polls += load_flag<decltype(order)::value>(h, f.counter()) != ~0ull;
       });
     });
   std::vector<std::uint64_t> ticks;
@@ -254,9 +255,8 @@ std::vector<std::uint64_t> gpu_cpu_gpu(Setup& s, OrderPair o, const FlagPair& f,
   init.timeout_s = s.config.timeout_s;
   s.seq += count;
   s.device.start_signal(init);
-  with_order(o.cpu, [&](auto order) {
-    host_echo<decltype(order)::value>(f, init.first, n + warmup, s.config.timeout_s);
-  });
+  with_order(o.cpu,
+             [&](auto order) { host_echo<decltype(order)::value>(f, init.first, n + warmup, s.config.timeout_s); });
   if (s.device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device initiator timed out");
   const auto* v = reinterpret_cast<const std::uint64_t*>(out.host());
   return std::vector<std::uint64_t>(v + warmup, v + count);
@@ -398,7 +398,9 @@ void check_notify_config(const NotifyConfig& config, const DeviceInfo& device) {
 
 void run_notify(const NotifyConfig& config, Device& device, const HostClock& clock, const RecordSink& sink) {
   Setup s{device, clock, config, sink};
-  const auto has = [&](NotifyPart p) { return std::find(config.parts.begin(), config.parts.end(), p) != config.parts.end(); };
+  const auto has = [&](NotifyPart p) {
+    return std::find(config.parts.begin(), config.parts.end(), p) != config.parts.end();
+  };
   for (FlagPlacement placement : config.placements)
     for (FlagSpacing spacing : config.spacings) {
       const FlagPair f = alloc_flag_pair(device, placement, config.host_memory, spacing);
@@ -407,14 +409,19 @@ void run_notify(const NotifyConfig& config, Device& device, const HostClock& clo
         if (has(NotifyPart::overhead))
           for (const char* side : {"cpu", "gpu"})
             for (bool contended : {false, true}) {
-              Json base{{"record", "overhead"}, {"probe", "notify"}, {"side", side}, {"contended", contended},
-                        {"ops_per_sample", config.overhead_ops}, {"setup", setup}};
+              Json base{{"record", "overhead"},
+                        {"probe", "notify"},
+                        {"side", side},
+                        {"contended", contended},
+                        {"ops_per_sample", config.overhead_ops},
+                        {"setup", setup}};
               if (side[0] == 'c') overhead_cpu(s, o, f, contended, base);
               else overhead_gpu(s, o, f, contended, base);
             }
         if (has(NotifyPart::roundtrip))
-          roundtrips(s, o, f, Json{{"record", "roundtrip"}, {"probe", "notify"}, {"exchanges", config.exchanges},
-                                   {"setup", setup}});
+          roundtrips(
+              s, o, f,
+              Json{{"record", "roundtrip"}, {"probe", "notify"}, {"exchanges", config.exchanges}, {"setup", setup}});
       }
     }
   if (has(NotifyPart::mechanisms)) mechanisms(s);

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "bench/core/enum_table.hpp"
+#include "bench/core/results.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/device_names.hpp"
 #include "probes/device/host_clock.hpp"
-#include "bench/core/results.hpp"
 
 namespace hetprobe {
 
@@ -26,9 +26,10 @@ struct OrderPair {
 
 // Distance between the to-device and the to-host flag.
 enum class FlagSpacing { same_line, line, page };  // 8 B, 128 B, 4096 B apart
-inline constexpr EnumTable<FlagSpacing, 3> kFlagSpacingNames{
-    "flag spacing",
-    {{{FlagSpacing::same_line, "same-line"}, {FlagSpacing::line, "line"}, {FlagSpacing::page, "page"}}}};
+inline constexpr EnumTable<FlagSpacing, 3> kFlagSpacingNames{"flag spacing",
+                                                             {{{FlagSpacing::same_line, "same-line"},
+                                                               {FlagSpacing::line, "line"},
+                                                               {FlagSpacing::page, "page"}}}};
 inline const char* to_string(FlagSpacing spacing) { return kFlagSpacingNames.name(spacing); }
 std::size_t spacing_bytes(FlagSpacing spacing);
 
@@ -50,9 +51,9 @@ struct NotifyConfig {
   std::vector<FlagPlacement> placements{FlagPlacement::pinned};
   std::vector<FlagSpacing> spacings{FlagSpacing::line};
   HostCoherence host_memory = HostCoherence::default_kind;
-  int overhead_ops = 1000;       // read+write pairs per overhead sample
+  int overhead_ops = 1000;  // read+write pairs per overhead sample
   int overhead_samples = 100;
-  int exchanges = 10000;         // round trips per configuration
+  int exchanges = 10000;  // round trips per configuration
   int mechanism_samples = 2000;
   int warmup = 100;
   double timeout_s = 30;
@@ -75,7 +76,7 @@ std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned l
 
 // Measures a host-timed CPU->GPU->CPU round trip through pinned flags: `n`
 // samples in ns (after `warmup`). For hetprobe-micro and the tests.
-std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n,
-                                         int warmup, double timeout_s);
+std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n, int warmup,
+                                         double timeout_s);
 
 }  // namespace hetprobe

@@ -5,11 +5,11 @@
 #include <memory>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/option_checks.hpp"
 #include "bench/core/errors.hpp"
+#include "bench/core/probe_session.hpp"
 #include "bench/notify/notify.hpp"
 #include "bench/notify/notify_table.hpp"
-#include "bench/cli/option_checks.hpp"
-#include "bench/core/probe_session.hpp"
 
 namespace hetprobe::cli {
 
@@ -50,7 +50,8 @@ std::size_t expected_records(const NotifyConfig& c) {
 
 CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand("notify",
+  CLI::App* c = app.add_subcommand(
+      "notify",
       "CPU<->GPU notification costs: one flag read+write on each side (paper Table 1), the flag round trip both "
       "ways, and every signalling mechanism side by side (single process; one device per MPI rank)");
   c->add_option("--parts", o->parts, "What to measure: all, or a list of overhead, roundtrip, mechanisms")
@@ -62,18 +63,24 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
       ->capture_default_str();
   c->add_option("--placement", o->placements, "Flag memory for overhead and round trip: pinned, managed (a list)")
       ->capture_default_str();
-  c->add_option("--spacing", o->spacings, "Distance between the two flags: same-line (8 B), line (128 B), page "
-                "(4096 B) (a list)")->capture_default_str();
+  c->add_option("--spacing", o->spacings,
+                "Distance between the two flags: same-line (8 B), line (128 B), page "
+                "(4096 B) (a list)")
+      ->capture_default_str();
   c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
       ->capture_default_str();
   c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")
-      ->check(count_from(1))->capture_default_str();
+      ->check(count_from(1))
+      ->capture_default_str();
   c->add_option("--overhead-samples", o->numbers.overhead_samples, "Overhead samples per configuration")
-      ->check(count_from(1))->capture_default_str();
+      ->check(count_from(1))
+      ->capture_default_str();
   c->add_option("--exchanges", o->numbers.exchanges, "Round trips per configuration and direction")
-      ->check(count_from(1))->capture_default_str();
+      ->check(count_from(1))
+      ->capture_default_str();
   c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")
-      ->check(count_from(1))->capture_default_str();
+      ->check(count_from(1))
+      ->capture_default_str();
   add_warmup_option(c, o->numbers.warmup, "Untimed exchanges before each timed set");
   add_timeout_option(c, o->numbers.timeout_s);
   add_session_options(c, o->session, "notify");
@@ -91,8 +98,7 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
                         [](const Json& header, const std::vector<Json>& records) {
                           print_notify_tables(stdout, header, records);
                         },
-                        nullptr,
-                        [config] { return expected_records(*config); }},
+                        nullptr, [config] { return expected_records(*config); }},
                        o->session, argv, env);
   };
 }

@@ -16,7 +16,10 @@ using Shown = Column::Shown;
 
 // The flag setup's four columns, as every notify table starts (after rank).
 std::vector<Column> setup_columns() {
-  return {{"rank", 4, Align::left}, {"cpu", 8, Align::left}, {"gpu", 8, Align::left}, {"flags", 7, Align::left},
+  return {{"rank", 4, Align::left},
+          {"cpu", 8, Align::left},
+          {"gpu", 8, Align::left},
+          {"flags", 7, Align::left},
           {"spacing", 9, Align::left}};
 }
 
@@ -70,7 +73,8 @@ Table overhead_table(const ResultsFile& file) {
 }
 
 Table roundtrip_table(const ResultsFile& file) {
-  Table t{"roundtrip", {"Round trip through two flags (a persistent device thread; half = one notification)"},
+  Table t{"roundtrip",
+          {"Round trip through two flags (a persistent device thread; half = one notification)"},
           setup_columns()};
   t.columns.push_back({"direction", 12, Align::left});
   t.columns.push_back({"timer", 6, Align::left});
@@ -93,7 +97,8 @@ Table roundtrip_table(const ResultsFile& file) {
 }
 
 Table mechanism_table(const ResultsFile& file) {
-  Table t{"mechanisms", {"Mechanisms, side by side: host-timed round trip = CPU says go + GPU says done"},
+  Table t{"mechanisms",
+          {"Mechanisms, side by side: host-timed round trip = CPU says go + GPU says done"},
           {{"rank", 4, Align::left}, {"mechanism", 26, Align::left}}};
   add_spread(t.columns);
   t.columns.push_back({"go_call_ns", 10, Align::right, 1});
@@ -113,7 +118,8 @@ Table mechanism_table(const ResultsFile& file) {
     else row.insert(row.end(), 3, nullptr);
     row.push_back(ok ? number_or_null(r, "go_call_ns.median") : Json());
     row.push_back(ok ? sample_count(r, "roundtrip_ns") : Json(0));
-    row.push_back(ok ? go.get<std::string>() + " / " + done.get<std::string>() : "skipped: " + reason.get<std::string>());
+    row.push_back(ok ? go.get<std::string>() + " / " + done.get<std::string>()
+                     : "skipped: " + reason.get<std::string>());
     for (const Json& cell : {Json(status), go, done, reason}) row.push_back(cell);
     t.rows.push_back(std::move(row));
     add_record_warnings(r, record_label(r.json), t.notes);

@@ -47,8 +47,8 @@ PinnedBuffer::~PinnedBuffer() {
 
 void Device::start_writer(const WriterTask& task) {
   if (task.epoch <= active_epoch_)
-    throw Error(ErrorKind::check, "writer epochs must grow: got " + std::to_string(task.epoch) +
-                                      " after " + std::to_string(active_epoch_));
+    throw Error(ErrorKind::check, "writer epochs must grow: got " + std::to_string(task.epoch) + " after " +
+                                      std::to_string(active_epoch_));
   std::atomic_ref<unsigned long long>(control_->passes.value).store(0, std::memory_order_relaxed);
   active_epoch_ = task.epoch;
   active_timeout_s_ = task.timeout_s;
@@ -62,8 +62,7 @@ void Device::wait_ready(std::uint64_t epoch, double timeout_s) {
 }
 
 std::uint64_t Device::passes_completed() const {
-  return std::atomic_ref<const unsigned long long>(control_->passes.value)
-      .load(std::memory_order_relaxed);
+  return std::atomic_ref<const unsigned long long>(control_->passes.value).load(std::memory_order_relaxed);
 }
 
 void Device::request_stop(std::uint64_t epoch) {
@@ -74,8 +73,8 @@ WriterOutcome Device::join_writer() {
   wait_writer_exit();
   g_running_control.store(nullptr);
   if (load_acquire(control_->done) != active_epoch_)
-    throw Error(ErrorKind::device, "the " + info().backend + " writer of epoch " +
-                                       std::to_string(active_epoch_) + " ended without a result");
+    throw Error(ErrorKind::device, "the " + info().backend + " writer of epoch " + std::to_string(active_epoch_) +
+                                       " ended without a result");
   const auto& r = control_->result;
   WriterOutcome out;
   out.status = r.status == writer_status_timeout ? WriterStatus::timeout : WriterStatus::ok;
@@ -181,9 +180,7 @@ void check_memory_available(std::uint64_t bytes, const std::string& what) {
                     ", of " + gib(m.installed) + " installed): ask for less");
 }
 
-void check_pinnable(std::size_t bytes) {
-  check_memory_available(bytes, "pinning " + std::to_string(bytes) + " bytes");
-}
+void check_pinnable(std::size_t bytes) { check_memory_available(bytes, "pinning " + std::to_string(bytes) + " bytes"); }
 
 void stop_running_writer_from_signal() {
   if (WriterControl* c = g_running_control.load())

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/halo/halo_protocol.hpp"
 #include "probes/device/host_clock.hpp"
+#include "probes/halo/halo_protocol.hpp"
 #include "probes/load/load_protocol.hpp"
 #include "probes/signal/signal_protocol.hpp"
 #include "probes/writer/writer_protocol.hpp"
@@ -35,10 +35,10 @@ struct DeviceInfo {
   int multiprocessors = 0;      // SMs / CUs; hardware threads for host
   int max_threads_per_block = 0;
   int warp_size = 0;
-  double timer_hz = 0;          // rate of the device timer, measured at open
-  double timer_tick_ns = 0;     // smallest step the device timer makes, measured at open
+  double timer_hz = 0;              // rate of the device timer, measured at open
+  double timer_tick_ns = 0;         // smallest step the device timer makes, measured at open
   bool managed_concurrent = false;  // host may touch managed memory while a kernel runs
-  bool page_locked = true;      // false if the host backend could not mlock
+  bool page_locked = true;          // false if the host backend could not mlock
 };
 
 // Launch shape of the writer for one access mode.
@@ -53,8 +53,7 @@ struct WriterShape {
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  PinnedBuffer(std::byte* host, std::byte* device, std::size_t bytes,
-               std::function<void(std::byte*)> release);
+  PinnedBuffer(std::byte* host, std::byte* device, std::size_t bytes, std::function<void(std::byte*)> release);
   PinnedBuffer(PinnedBuffer&& other) noexcept;
   PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
   PinnedBuffer(const PinnedBuffer&) = delete;
@@ -65,9 +64,7 @@ class PinnedBuffer {
   std::byte* device() const { return device_; }  // the same memory, as the device sees it
   std::size_t size() const { return bytes_; }
   // Device address of a host address inside this buffer.
-  std::byte* device_at(const std::byte* host_address) const {
-    return device_ + (host_address - host_);
-  }
+  std::byte* device_at(const std::byte* host_address) const { return device_ + (host_address - host_); }
 
  private:
   std::byte* host_ = nullptr;
@@ -157,17 +154,17 @@ struct MechanismSamples {
 enum class HaloStage { pack, unpack, stacked };
 struct HaloLaunch {
   HaloStage stage = HaloStage::pack;
-  HaloArgs args{};             // pack or unpack (stacked: the pack); device addresses;
-                               // timeout_ticks is set by the Device from timeout_s
-  HaloArgs unpack{};           // stacked only: the unpack
-  double timeout_s = 30;       // an unpack gives up waiting for its flag after this
-  double poll_pause_ns = 0;    // GPU: pause between two reads of an unpack-ready flag
-  int threads_per_block = 128; // GPU block size (clamped to the device's maximum)
+  HaloArgs args{};              // pack or unpack (stacked: the pack); device addresses;
+                                // timeout_ticks is set by the Device from timeout_s
+  HaloArgs unpack{};            // stacked only: the unpack
+  double timeout_s = 30;        // an unpack gives up waiting for its flag after this
+  double poll_pause_ns = 0;     // GPU: pause between two reads of an unpack-ready flag
+  int threads_per_block = 128;  // GPU block size (clamped to the device's maximum)
 };
 
 struct WriterOutcome {
   WriterStatus status = WriterStatus::ok;
-  std::uint64_t passes = 0;  // completed post-ready passes
+  std::uint64_t passes = 0;                                             // completed post-ready passes
   std::uint64_t t_start_ticks = 0, t_ready_ticks = 0, t_end_ticks = 0;  // device timer
 };
 
@@ -277,8 +274,7 @@ const std::vector<BackendEntry>& compiled_backends();
 // `backend` is auto|cuda|hip|host. auto takes the first GPU backend with a
 // device, else host; `chosen_because` says why. Throws a usage Error when the
 // named backend is not compiled in or has no device with this ordinal.
-std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
-                                    std::string* chosen_because = nullptr);
+std::unique_ptr<Device> open_device(const std::string& backend, int ordinal, std::string* chosen_because = nullptr);
 // Devices of a compiled-in backend on this node (0 when it has none or is not compiled in).
 int device_count(const std::string& backend);
 

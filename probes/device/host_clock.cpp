@@ -17,8 +17,7 @@ bool invariant_tsc() {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);)
     if (line.rfind("flags", 0) == 0)
-      return line.find(" constant_tsc") != std::string::npos &&
-             line.find(" nonstop_tsc") != std::string::npos;
+      return line.find(" constant_tsc") != std::string::npos && line.find(" nonstop_tsc") != std::string::npos;
 #endif
   return false;
 }

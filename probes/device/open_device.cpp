@@ -1,7 +1,7 @@
 #include <string>
 
-#include "probes/device/device.hpp"
 #include "bench/core/errors.hpp"
+#include "probes/device/device.hpp"
 
 namespace hetprobe {
 
@@ -25,8 +25,7 @@ int device_count(const std::string& backend) {
   return b ? b->count(why) : 0;
 }
 
-std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
-                                    std::string* chosen_because) {
+std::unique_ptr<Device> open_device(const std::string& backend, int ordinal, std::string* chosen_because) {
   if (backend == "auto") {
     std::string reasons;
     for (const auto& b : compiled_backends()) {
@@ -43,12 +42,11 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal,
     const int hosts = device_count("host");
     if (ordinal >= hosts)  // never silently another device than the one asked for
       throw usage_error("--gpu " + std::to_string(ordinal) + ": no backend has a device " + std::to_string(ordinal) +
-                        " (" + (reasons.empty() ? std::string("no GPU backend compiled in") : reasons) + "; host: " +
-                        std::to_string(hosts) + " device(s))");
+                        " (" + (reasons.empty() ? std::string("no GPU backend compiled in") : reasons) +
+                        "; host: " + std::to_string(hosts) + " device(s))");
     if (chosen_because)
       *chosen_because = "auto: no GPU backend usable (" +
-                        (reasons.empty() ? std::string("none compiled in") : reasons) +
-                        "), using host threads";
+                        (reasons.empty() ? std::string("none compiled in") : reasons) + "), using host threads";
     return find_backend("host")->open(ordinal);
   }
   const BackendEntry* b = find_backend(backend);

@@ -27,8 +27,7 @@ using Event = hipEvent_t;
 using FuncAttributes = hipFuncAttributes;
 // HIP_VERSION style: major * 10^7 + minor * 10^5 + patch.
 inline std::string format_version(int v) {
-  return std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100) + "." +
-         std::to_string(v % 100000);
+  return std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100) + "." + std::to_string(v % 100000);
 }
 inline constexpr unsigned kHostAllocMapped = hipHostMallocMapped | hipHostMallocPortable;
 inline Error host_alloc(void** p, size_t bytes) { return hipHostMalloc(p, bytes, kHostAllocMapped); }
@@ -89,11 +88,11 @@ __device__ inline unsigned long long load_fresh16_xor(const unsigned char* p) {
 
 #elif defined(__CUDACC__)
 #define HETPROBE_GPU_COMPILER 1
-#include <string>
 #include <cooperative_groups.h>
 #include <cuda.h>  // types of the driver's stream memory operations, found at run time
-#include <cuda/atomic>
 #include <cuda_runtime.h>
+#include <cuda/atomic>
+#include <string>
 #define HETPROBE_HD __host__ __device__
 #define HETPROBE_BACKEND_NAME "cuda"
 #define HETPROBE_BACKEND_NS cuda_backend
@@ -105,9 +104,7 @@ using Stream = cudaStream_t;
 using Event = cudaEvent_t;
 using FuncAttributes = cudaFuncAttributes;
 // CUDA style: major * 1000 + minor * 10.
-inline std::string format_version(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-}
+inline std::string format_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 inline Error host_alloc(void** p, size_t bytes) {
   return cudaHostAlloc(p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
 }
@@ -193,13 +190,12 @@ inline constexpr Error kSuccess = HP_RT(Success);
 
 // Checks a runtime call; throws a device Error naming the expression, the
 // vendor's error name and the caller's file and line.
-#define HP_CHECK(expr)                                                                  \
-  do {                                                                                  \
-    const ::hetprobe::gpu::Error hp_err_ = (expr);                                      \
-    if (hp_err_ != ::hetprobe::gpu::kSuccess)                                           \
-      throw ::hetprobe::Error(::hetprobe::ErrorKind::device,                            \
-                              std::string(#expr) + " failed: " +                        \
-                                  ::hetprobe::gpu::error_name(hp_err_) + " (" +         \
-                                  ::hetprobe::gpu::error_text(hp_err_) + ")");          \
+#define HP_CHECK(expr)                                                                                                \
+  do {                                                                                                                \
+    const ::hetprobe::gpu::Error hp_err_ = (expr);                                                                    \
+    if (hp_err_ != ::hetprobe::gpu::kSuccess)                                                                         \
+      throw ::hetprobe::Error(::hetprobe::ErrorKind::device, std::string(#expr) +                                     \
+                                                                 " failed: " + ::hetprobe::gpu::error_name(hp_err_) + \
+                                                                 " (" + ::hetprobe::gpu::error_text(hp_err_) + ")");  \
   } while (0)
 #endif

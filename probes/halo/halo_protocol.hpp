@@ -39,7 +39,7 @@ struct HaloMessageArgs {
   unsigned char* buffer;  // device address: what pack writes, or what unpack reads
   unsigned char* halo;    // unpack: where the data goes (device memory); pack: null
   std::uint64_t bytes;
-  std::uint64_t sender;   // the rank whose payload this is
+  std::uint64_t sender;  // the rank whose payload this is
   std::uint64_t tag;
   std::uint64_t whole_grid;  // notify-stacked: 1 = a long message, packed or unpacked by every block
 };
@@ -51,14 +51,14 @@ inline constexpr unsigned long long halo_status_timeout = 2;
 struct alignas(128) HaloStamp {
   unsigned long long start, end;  // device timer ticks: the work (unpack: after its flag came)
   unsigned long long mismatched_words;
-  unsigned long long status;      // halo_status_ok or halo_status_timeout
+  unsigned long long status;  // halo_status_ok or halo_status_timeout
 };
 
 struct HaloArgs {
   const HaloMessageArgs* messages;  // device addresses from here on
   std::uint64_t count;
-  FlagLine* flags;  // pack: send-ready (device -> host); unpack: unpack-ready (host -> device); null: none
-  unsigned long long* queue;       // pack: the task queue (pinned) instead of flags; null: none
+  FlagLine* flags;            // pack: send-ready (device -> host); unpack: unpack-ready (host -> device); null: none
+  unsigned long long* queue;  // pack: the task queue (pinned) instead of flags; null: none
   unsigned long long* queue_tail;  // its tail, in device memory: (iteration << 24) | entries
   HaloStamp* stamps;
   std::uint64_t iteration;  // > 0 and growing, so flags need no reset
@@ -122,7 +122,7 @@ HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m
 
 template <class Team>
 HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg,
-                                   unsigned long long* slot) {
+                                    unsigned long long* slot) {
   const bool leader = team.rank() == 0;
   if (leader) {
     unsigned long long status = halo_status_ok;

@@ -29,8 +29,7 @@ const char* to_string(LoadKind kind) { return kLoadKindNames.name(kind); }
 LoadKind parse_load_kind(const std::string& text) { return kLoadKindNames.parse(text); }
 
 LoadEngine::LoadEngine(const Device& device, PinnedBuffer memory) : device_(device), memory_(std::move(memory)) {
-  if (memory_.size() < control_and_ring_bytes())
-    throw Error(ErrorKind::check, "load engine memory too small");
+  if (memory_.size() < control_and_ring_bytes()) throw Error(ErrorKind::check, "load engine memory too small");
   control_ = new (memory_.host()) LoadControl{};
   ring_ = reinterpret_cast<LoadStamp*>(memory_.host() + sizeof(LoadControl));
   ring_mask_ = kRingStamps - 1;
@@ -50,8 +49,8 @@ LoadStamp* LoadEngine::ring_device() const {
 
 void LoadEngine::begin(const LoadTask& task) {
   if (task.epoch <= epoch_)
-    throw Error(ErrorKind::check, "load epochs must grow: got " + std::to_string(task.epoch) + " after " +
-                                      std::to_string(epoch_));
+    throw Error(ErrorKind::check,
+                "load epochs must grow: got " + std::to_string(task.epoch) + " after " + std::to_string(epoch_));
   if (task.kind == LoadKind::none) throw usage_error("a load of kind none has nothing to start");
   if (task.target == nullptr || task.target_bytes == 0) throw usage_error("a load needs a target region");
   if (!(task.rate_gbs >= 0)) throw usage_error("a load's rate must not be negative");
@@ -87,8 +86,8 @@ LoadArgs LoadEngine::protocol_args(const LoadTask& task, const LoadShape& shape,
   a.stamp_every_ticks = ticks(1e-6);
   a.ready_grace_ticks = ticks(0.05);  // a grid starts in microseconds; host threads on a busy machine, later
   a.timeout_ticks = ticks(task.timeout_s);
-  if (op == LoadOp::poll && reinterpret_cast<std::uintptr_t>(poll_flag(a)) + 8 >
-                                reinterpret_cast<std::uintptr_t>(a.target) + a.target_bytes)
+  if (op == LoadOp::poll &&
+      reinterpret_cast<std::uintptr_t>(poll_flag(a)) + 8 > reinterpret_cast<std::uintptr_t>(a.target) + a.target_bytes)
     throw usage_error("a poll load needs an 8-byte aligned word inside its " + std::to_string(a.target_bytes) +
                       "-byte target");
   return a;

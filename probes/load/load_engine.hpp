@@ -36,15 +36,15 @@ struct LoadTask {
 
 // How a kind runs on this engine.
 struct LoadShape {
-  std::string engine;          // "kernel", "copy engine" or "host threads"
+  std::string engine;  // "kernel", "copy engine" or "host threads"
   int blocks = 0, threads_per_block = 0;
-  long long workers = 0;       // units that move data (warps, threads, 1 copy stream)
+  long long workers = 0;          // units that move data (warps, threads, 1 copy stream)
   std::uint64_t chunk_bytes = 0;  // a worker's bytes between progress updates (copies: one copy)
 };
 
 struct LoadOutcome {
   bool timed_out = false;
-  std::uint64_t bytes = 0;  // moved in all (poll: 8 per thread-poll)
+  std::uint64_t bytes = 0;                                              // moved in all (poll: 8 per thread-poll)
   std::uint64_t t_start_ticks = 0, t_ready_ticks = 0, t_end_ticks = 0;  // device timer
   std::uint64_t workers_started = 0;
   std::uint64_t stamps = 0;  // progress stamps written

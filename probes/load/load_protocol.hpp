@@ -44,14 +44,14 @@ struct alignas(16) LoadStamp {
 
 // In pinned host memory, one per engine. Epochs only grow (compared with >=).
 struct LoadControl {
-  FlagLine ready;   // device -> host: every worker of this epoch runs (or the grace ran out)
-  FlagLine stop;    // host -> device: stop the load of every epoch <= this
-  FlagLine alive;   // host -> device: changes while the host is there; the load gives up timeout_ticks after it last did
+  FlagLine ready;  // device -> host: every worker of this epoch runs (or the grace ran out)
+  FlagLine stop;   // host -> device: stop the load of every epoch <= this
+  FlagLine alive;  // host -> device: changes while the host is there; the load gives up timeout_ticks after it last did
   FlagLine stamps;  // device -> host: stamps written in the running epoch
   FlagLine done;    // device -> host: the result below belongs to this epoch
   struct alignas(128) Result {
-    unsigned long long status;  // writer_status_ok or writer_status_timeout
-    unsigned long long bytes;   // moved in all
+    unsigned long long status;                   // writer_status_ok or writer_status_timeout
+    unsigned long long bytes;                    // moved in all
     unsigned long long t_start, t_ready, t_end;  // device timer
     unsigned long long workers_started;
   } result;
@@ -69,18 +69,18 @@ struct LoadShared {
 
 struct LoadArgs {
   LoadOp op;
-  unsigned char* target;        // the region in pinned host memory (poll: its first 8-aligned word)
+  unsigned char* target;  // the region in pinned host memory (poll: its first 8-aligned word)
   std::uint64_t target_bytes;
-  unsigned char* source;        // copy: the other end (device memory); the op copies source -> target
-  bool copy_to_source;          // copy: target -> source instead
-  LoadControl* control;         // device address
-  LoadStamp* ring;              // device address; ring_mask + 1 entries
+  unsigned char* source;  // copy: the other end (device memory); the op copies source -> target
+  bool copy_to_source;    // copy: target -> source instead
+  LoadControl* control;   // device address
+  LoadStamp* ring;        // device address; ring_mask + 1 entries
   std::uint64_t ring_mask;
   LoadShared* shared;
   std::uint64_t epoch;
-  std::uint64_t workers;        // how many run_load_worker() calls this task has
-  std::uint64_t chunk_bytes;    // per worker between progress updates (multiple of 16)
-  double bytes_per_tick;        // the whole load's target rate; 0: as fast as it can
+  std::uint64_t workers;      // how many run_load_worker() calls this task has
+  std::uint64_t chunk_bytes;  // per worker between progress updates (multiple of 16)
+  double bytes_per_tick;      // the whole load's target rate; 0: as fast as it can
   std::uint64_t stamp_every_ticks;
   std::uint64_t ready_grace_ticks;
   std::uint64_t timeout_ticks;  // from the last change of control->alive (or the start) to giving up
@@ -108,7 +108,8 @@ HETPROBE_HD inline const unsigned long long* poll_flag(const LoadArgs& a) {
 
 // One byte of a region's unaligned head or tail.
 template <class W>
-HETPROBE_HD inline void load_edge_byte(W& w, const LoadArgs& a, unsigned char* p, std::uint64_t word, std::uint64_t& acc) {
+HETPROBE_HD inline void load_edge_byte(W& w, const LoadArgs& a, unsigned char* p, std::uint64_t word,
+                                       std::uint64_t& acc) {
   unsigned char* far = a.source + (p - a.target);
   if (a.op == LoadOp::write) w.store_byte(p, static_cast<unsigned char>(word));
   else if (a.op == LoadOp::read) acc ^= w.load_byte(p);

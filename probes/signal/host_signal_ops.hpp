@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "probes/device/host_spin.hpp"
 #include "bench/core/stop_request.hpp"
+#include "probes/device/host_spin.hpp"
 
 namespace hetprobe {
 
@@ -26,9 +26,9 @@ struct HostSignalOps {
     return true;
   }
   std::uint64_t timer() const {
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now().time_since_epoch())
-                                          .count());
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
   }
   void fence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
   unsigned long long load_volatile(const unsigned long long* p) {

@@ -44,9 +44,9 @@ inline constexpr unsigned long long signal_status_timeout = 2;
 // Written by the device thread when it ends, read by the host after joining.
 struct alignas(128) SignalResult {
   unsigned long long status;
-  unsigned long long completed;  // exchanges / iterations done
+  unsigned long long completed;       // exchanges / iterations done
   unsigned long long t_start, t_end;  // device timer around the whole task
-  unsigned long long value;      // overhead: last flag value; poll: loads made; tick: smallest step
+  unsigned long long value;           // overhead: last flag value; poll: loads made; tick: smallest step
 };
 
 // Device addresses. Flags the host polls are in host-visible memory.
@@ -59,7 +59,7 @@ struct SignalArgs {
   unsigned long long* samples;    // initiate: `count` device-timed round trips, ticks
   SignalResult* result;
   std::uint64_t count;
-  std::uint64_t first;  // sequence number of the first exchange
+  std::uint64_t first;          // sequence number of the first exchange
   std::uint64_t timeout_ticks;  // per wait; poll: the contender's whole run
 };
 

@@ -77,8 +77,8 @@ struct PostValue {
 // k of the region gets value(k); only a region with an 8-aligned start gets
 // the exact byte pattern payload_byte() describes (the send buffer always does).
 template <class Value>
-HETPROBE_HD inline void write_region(unsigned char* base, std::uint64_t bytes, Value value,
-                                     std::uint64_t rank, std::uint64_t size) {
+HETPROBE_HD inline void write_region(unsigned char* base, std::uint64_t bytes, Value value, std::uint64_t rank,
+                                     std::uint64_t size) {
   const std::uint64_t misalign = reinterpret_cast<std::uintptr_t>(base) % 8;
   std::uint64_t head = misalign ? 8 - misalign : 0;
   if (head > bytes) head = bytes;
@@ -87,8 +87,7 @@ HETPROBE_HD inline void write_region(unsigned char* base, std::uint64_t bytes, V
   for (std::uint64_t k = rank; k < words; k += size) body[k] = value(k);
   if (rank == 0) {
     const std::uint64_t tail_start = head + words * 8;
-    for (std::uint64_t j = 0; j < head; ++j)
-      base[j] = static_cast<unsigned char>(value(0) >> (8 * j));
+    for (std::uint64_t j = 0; j < head; ++j) base[j] = static_cast<unsigned char>(value(0) >> (8 * j));
     for (std::uint64_t j = tail_start; j < bytes; ++j)
       base[j] = static_cast<unsigned char>(value((j - head) / 8) >> (8 * ((j - head) % 8)));
   }
@@ -99,10 +98,10 @@ struct WriterArgs {
   std::uint64_t pre_bytes;
   unsigned char* post;  // null: no post phase
   std::uint64_t post_bytes;
-  WriterControl* control;            // device address of the flag block
-  unsigned long long* broadcast;     // two slots, visible to the whole team
+  WriterControl* control;         // device address of the flag block
+  unsigned long long* broadcast;  // two slots, visible to the whole team
   std::uint64_t epoch;
-  std::uint64_t timeout_ticks;       // device timer ticks from start to giving up
+  std::uint64_t timeout_ticks;  // device timer ticks from start to giving up
 };
 
 // Team: rank(), size(), sync() (barrier with memory ordering among the team),
@@ -129,10 +128,8 @@ HETPROBE_HD inline void run_writer(Team& team, const WriterArgs& a) {
       // to meet at the next barrier.
       if (leader) {
         unsigned long long decision = 0;
-        if (team.load_acquire(&a.control->stop.value) >= a.epoch)
-          decision = writer_status_ok;
-        else if (team.timer() - t_start > a.timeout_ticks)
-          decision = writer_status_timeout;
+        if (team.load_acquire(&a.control->stop.value) >= a.epoch) decision = writer_status_ok;
+        else if (team.timer() - t_start > a.timeout_ticks) decision = writer_status_timeout;
         team.write_shared(&a.broadcast[passes & 1], decision);
       }
       team.sync();

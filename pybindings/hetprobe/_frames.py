@@ -26,11 +26,28 @@ SUMMARY_COLUMNS = COMMON + KEYS + ["metric", "unit"] + STATS + EXTRAS + ["warnin
 SAMPLE_COLUMNS = COMMON + KEYS + ["metric", "unit", "sample", "value"]
 HEADER_COLUMNS = ["file", "segment", *_schema.frame_columns("header")]
 
-_INT = {"segment", "rank", "record_id", "size_bytes", "bytes", "spacing_bytes", "ops_per_sample", "exchanges",
-        "batch", "n", "samples_used", "samples_total", "sample", "mpi_ranks", "cube", "load_gpus"}
+_INT = {
+    "segment",
+    "rank",
+    "record_id",
+    "size_bytes",
+    "bytes",
+    "spacing_bytes",
+    "ops_per_sample",
+    "exchanges",
+    "batch",
+    "n",
+    "samples_used",
+    "samples_total",
+    "sample",
+    "mpi_ranks",
+    "cube",
+    "load_gpus",
+}
 _BOOL = {"contended", "unresolved", "check_within_precision", "resumed"}
-_FLOAT = set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label",
-                                                                                  "payload_writer"})
+_FLOAT = (
+    set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label", "payload_writer"})
+)
 _SETUP = ["cpu_order", "gpu_order", "placement", "spacing", "spacing_bytes", "host_memory"]
 _NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -55,9 +72,17 @@ def compute_stats(values) -> dict:
     if x.size == 0:
         return stats_of(None)
     p10, p50, p90, p99 = np.percentile(x, [10, 50, 90, 99])
-    return {"n": int(x.size), "min": float(x.min()), "p10": float(p10), "median": float(p50),
-            "p90": float(p90), "p99": float(p99), "max": float(x.max()), "mean": float(x.mean()),
-            "stddev": float(x.std(ddof=1)) if x.size > 1 else 0.0}
+    return {
+        "n": int(x.size),
+        "min": float(x.min()),
+        "p10": float(p10),
+        "median": float(p50),
+        "p90": float(p90),
+        "p99": float(p99),
+        "max": float(x.max()),
+        "mean": float(x.mean()),
+        "stddev": float(x.std(ddof=1)) if x.size > 1 else 0.0,
+    }
 
 
 def ticks_ns(rec, path: str, divide: float = 1.0) -> np.ndarray:
@@ -73,6 +98,7 @@ def _setup(rec) -> dict:
 # Each converter returns (keys, rows, chunks): rows are (metric, unit, stats, extras) and chunks
 # are (metric, unit, values) of raw samples. Fields are read with _fields' checked access.
 
+
 def paper_config(config: dict) -> bool:
     """Whether an interference header's config ran the paper's writer (files from before the loads did)."""
     return bool(config.get("paper", "loads" not in config))
@@ -86,8 +112,16 @@ def load_key(rec) -> tuple[str, int, str | None]:
 
 
 def _interference(rec, header):
-    keys = {k: need(rec, k, t) for k, t in (("size_bytes", "integer"), ("layout", "string"), ("access", "string"),
-                                             ("send_mode", "string"), ("writer_side", "string"))}
+    keys = {
+        k: need(rec, k, t)
+        for k, t in (
+            ("size_bytes", "integer"),
+            ("layout", "string"),
+            ("access", "string"),
+            ("send_mode", "string"),
+            ("writer_side", "string"),
+        )
+    }
     keys["load_kind"], keys["load_gpus"], keys["load_rate"] = load_key(rec)
     keys["status"] = opt(rec, "status", "string")
     sender = opt(rec, "writer.sender", "object")
@@ -101,20 +135,29 @@ def _interference(rec, header):
         if not isinstance(device, dict):
             raise Malformed(f"{side_name}.devices[{i}]", f"expected an object, got {json_type(device)}")
     first = devices[0]
-    extras = {"ratio_to_ssb_median": number(rec, "ratio_to_ssb_median"),
-              "payload_check": opt(rec, "payload.check", "string"),
-              "torn_fraction_median": number(torn, "median") if torn else np.nan,
-              "bandwidth_during_send_gbs": old_traffic,
-              "traffic_during_send_gbs": number(load, "traffic_during_send_gbs") if "traffic_during_send_gbs" in load
-              else old_traffic,
-              "rate_fraction": number(load, "rate_fraction"),
-              "target_gbs": number(first, "target_gbs"),
-              "full_rate_gbs": number(first, "full_rate_gbs"),
-              "payload_writer": opt(rec, "payload_writer", "string")}
+    extras = {
+        "ratio_to_ssb_median": number(rec, "ratio_to_ssb_median"),
+        "payload_check": opt(rec, "payload.check", "string"),
+        "torn_fraction_median": number(torn, "median") if torn else np.nan,
+        "bandwidth_during_send_gbs": old_traffic,
+        "traffic_during_send_gbs": number(load, "traffic_during_send_gbs")
+        if "traffic_during_send_gbs" in load
+        else old_traffic,
+        "rate_fraction": number(load, "rate_fraction"),
+        "target_gbs": number(first, "target_gbs"),
+        "full_rate_gbs": number(first, "full_rate_gbs"),
+        "payload_writer": opt(rec, "payload_writer", "string"),
+    }
     rows = [("send_time_ns", "ns", stats_of(need(rec, "send_time_ns", "object"), "send_time_ns"), extras)]
     if isinstance(rec.get("harness_empty_region_ns"), dict):  # absent before revision b8686a9
-        rows.append(("harness_empty_region_ns", "ns", stats_of(rec["harness_empty_region_ns"],
-                                                                "harness_empty_region_ns"), extras))
+        rows.append(
+            (
+                "harness_empty_region_ns",
+                "ns",
+                stats_of(rec["harness_empty_region_ns"], "harness_empty_region_ns"),
+                extras,
+            )
+        )
     chunks = [("send_time_ns", "ns", numbers(rec, "send_time_ns.samples"))]
     if opt(rec, "writer_timeline", "object"):
         for name in ("start", "ready", "end"):
@@ -128,23 +171,33 @@ def _interference(rec, header):
 
 def _host_memory(rec, header):
     extras = {"label": f"{rec.get('threads')} threads, NUMA {rec.get('numa_nodes')}"}
-    return ({"bytes": opt(rec, "array_bytes", "integer")},
-            [(m, "GB/s", stats_of(rec.get(m), m), extras) for m in ("copy_gbs", "triad_gbs")],
-            [(m, "GB/s", numbers(rec, f"{m}.samples")) for m in ("copy_gbs", "triad_gbs")])
+    return (
+        {"bytes": opt(rec, "array_bytes", "integer")},
+        [(m, "GB/s", stats_of(rec.get(m), m), extras) for m in ("copy_gbs", "triad_gbs")],
+        [(m, "GB/s", numbers(rec, f"{m}.samples")) for m in ("copy_gbs", "triad_gbs")],
+    )
 
 
 def _bandwidth(rec, header):
     gbs = numbers(rec, "gbs", required=True)
     extras = {"ratio_to_plain_median": number(rec, "ratio_to_plain_median")}
-    return ({"writer": need(rec, "writer", "string"), "bytes": opt(rec, "bytes", "integer")},
-            [("gbs", "GB/s", compute_stats(gbs), extras)], [("gbs", "GB/s", gbs)])
+    return (
+        {"writer": need(rec, "writer", "string"), "bytes": opt(rec, "bytes", "integer")},
+        [("gbs", "GB/s", compute_stats(gbs), extras)],
+        [("gbs", "GB/s", gbs)],
+    )
 
 
 def _overhead(rec, header):
     summary = opt(rec, "ns_per_op", "object")
     ops = need(rec, "ops_per_sample", "integer")
-    keys = {"side": need(rec, "side", "string"), "contended": need(rec, "contended", "boolean"), **_setup(rec),
-            "ops_per_sample": ops, "unresolved": bool(opt(rec, "ns_per_op.unresolved", "boolean", False))}
+    keys = {
+        "side": need(rec, "side", "string"),
+        "contended": need(rec, "contended", "boolean"),
+        **_setup(rec),
+        "ops_per_sample": ops,
+        "unresolved": bool(opt(rec, "ns_per_op.unresolved", "boolean", False)),
+    }
     extras = {"resolution_ns": number(rec, "ns_per_op.resolution_ns")}
     # Each raw value is one sample's total over ops_per_sample read+write pairs.
     chunks = [("ns_per_op", "ns", ticks_ns(rec, "samples", ops))] if rec.get("samples") else []
@@ -152,11 +205,17 @@ def _overhead(rec, header):
 
 
 def _roundtrip(rec, header):
-    keys = {"direction": need(rec, "direction", "string"), "timed_by": opt(rec, "timed_by", "string"),
-            "exchanges": opt(rec, "exchanges", "integer"), **_setup(rec),
-            "unresolved": bool(opt(rec, "roundtrip_ns.unresolved", "boolean", False))}
-    rows = [(m, "ns", stats_of(rec.get(m), m), {"resolution_ns": number(rec, f"{m}.resolution_ns")})
-            for m in ("roundtrip_ns", "half_roundtrip_ns")]
+    keys = {
+        "direction": need(rec, "direction", "string"),
+        "timed_by": opt(rec, "timed_by", "string"),
+        "exchanges": opt(rec, "exchanges", "integer"),
+        **_setup(rec),
+        "unresolved": bool(opt(rec, "roundtrip_ns.unresolved", "boolean", False)),
+    }
+    rows = [
+        (m, "ns", stats_of(rec.get(m), m), {"resolution_ns": number(rec, f"{m}.resolution_ns")})
+        for m in ("roundtrip_ns", "half_roundtrip_ns")
+    ]
     # bench/notify/notify.cpp stores one full round trip per exchange; the half is derived from it.
     chunks = [("roundtrip_ns", "ns", ticks_ns(rec, "samples"))] if rec.get("samples") else []
     return keys, rows, chunks
@@ -188,21 +247,32 @@ def _clock_batch(rec, header):
     need(rec, "host_stamp.ns_per_tick", "number")
     if len(host) != len(half):
         raise Malformed("host_stamp.values", f"{len(host)} values for {len(half)} ping-pongs")
-    keys = {"batch": need(rec, "batch", "integer"), "role": need(rec, "role", "string"),
-            "at_s": need(rec, "at_s", "number")}
-    return keys, [("half_interval_ns", "ns", stats_of(rec.get("half_interval_ns"), "half_interval_ns"), {})], \
-        [("half_interval_ns", "ns", half)]
+    keys = {
+        "batch": need(rec, "batch", "integer"),
+        "role": need(rec, "role", "string"),
+        "at_s": need(rec, "at_s", "number"),
+    }
+    return (
+        keys,
+        [("half_interval_ns", "ns", stats_of(rec.get("half_interval_ns"), "half_interval_ns"), {})],
+        [("half_interval_ns", "ns", half)],
+    )
 
 
 def _clock_fit(rec, header):
-    extras = {k: number(rec, k) for k in ("drift_ppm", "precision_ns", "best_precision_ns", "offset_ns",
-                                         "span_s", "residual_rms_ns")}
+    extras = {
+        k: number(rec, k)
+        for k in ("drift_ppm", "precision_ns", "best_precision_ns", "offset_ns", "span_s", "residual_rms_ns")
+    }
     for k in ("device_ref_ticks", "host_ref_ns"):  # Results.clock_samples maps the batches with them
         need(rec, f"mapping.{k}", "number")
-    extras.update(ns_per_tick=float(need(rec, "mapping.ns_per_tick", "number")),
-                  samples_used=opt(rec, "samples_used", "integer"),
-                  samples_total=opt(rec, "samples_total", "integer"), check_error_ns=number(rec, "check.error_ns"),
-                  check_within_precision=opt(rec, "check.within_precision", "boolean"))
+    extras.update(
+        ns_per_tick=float(need(rec, "mapping.ns_per_tick", "number")),
+        samples_used=opt(rec, "samples_used", "integer"),
+        samples_total=opt(rec, "samples_total", "integer"),
+        check_error_ns=number(rec, "check.error_ns"),
+        check_within_precision=opt(rec, "check.within_precision", "boolean"),
+    )
     return {}, [("residual_ns", "ns", stats_of(rec.get("residual_ns"), "residual_ns"), extras)], []
 
 
@@ -217,12 +287,19 @@ def _benchmark(rec, header):
 
 def _halo(rec, header):
     variant = need(rec, "variant", "string")
-    keys = {"variant": variant, "setup": opt(rec, "setup", "string", variant), "cube": opt(rec, "cube", "integer"),
-            "layout": opt(rec, "layout", "string"), "send": opt(rec, "send", "string"),
-            "receive_wait": opt(rec, "receive_wait", "string"), "signal": opt(rec, "signal", "string"),
-            "staging": opt(rec, "staging", "string", "pinned"),
-            "threads_per_block": opt(rec, "threads_per_block", "integer"), "bytes": opt(rec, "bytes_sent", "integer"),
-            "status": opt(rec, "status", "string")}
+    keys = {
+        "variant": variant,
+        "setup": opt(rec, "setup", "string", variant),
+        "cube": opt(rec, "cube", "integer"),
+        "layout": opt(rec, "layout", "string"),
+        "send": opt(rec, "send", "string"),
+        "receive_wait": opt(rec, "receive_wait", "string"),
+        "signal": opt(rec, "signal", "string"),
+        "staging": opt(rec, "staging", "string", "pinned"),
+        "threads_per_block": opt(rec, "threads_per_block", "integer"),
+        "bytes": opt(rec, "bytes_sent", "integer"),
+        "status": opt(rec, "status", "string"),
+    }
     extras = {"payload_check": opt(rec, "payload.check", "string")}
     rows, chunks = [], []
     for metric in ("iteration_ns", "slowest_rank_iteration_ns"):
@@ -239,9 +316,20 @@ def _halo_model(rec, header):
     comm = number(rec, "comm_ns")
     # keyed by setup label ("notify-stream isend channel pinned 128t"); older files by variant name
     bounds = opt(rec, "lower_bound_ns", "object", {})
-    rows = [("lower_bound_ns", "ns", stats_of(None), {"setup": v, "variant": v.split()[0] if v.split() else v,
-                                                      "lower_bound_ns": number(bounds, v), "comm_ns": comm})
-            for v in bounds]
+    rows = [
+        (
+            "lower_bound_ns",
+            "ns",
+            stats_of(None),
+            {
+                "setup": v,
+                "variant": v.split()[0] if v.split() else v,
+                "lower_bound_ns": number(bounds, v),
+                "comm_ns": comm,
+            },
+        )
+        for v in bounds
+    ]
     return keys, rows, []
 
 
@@ -273,14 +361,21 @@ def header_row(rec) -> dict:
         opt(rec, path, "object")
     opt(rec, "ranks", "array")
     command = strings(rec, "command_line")
-    return {"file": rec["_file"], "segment": rec["_segment"], "probe": opt(rec, "probe", "string"),
-            "host": opt(rec, "host", "string"), "backend": opt(rec, "backend", "string"),
-            "device": opt(rec, "device.name", "string"), "git_revision": opt(rec, "git_revision", "string"),
-            "hetprobe_version": opt(rec, "hetprobe_version", "string"),
-            "start_time_utc": opt(rec, "start_time_utc", "string"), "resumed": opt(rec, "resumed", "boolean"),
-            "mpi_ranks": opt(rec, "mpi.ranks", "integer"),
-            "command_line": " ".join(command) if command is not None else None,
-            "warnings": warnings_text(rec)}
+    return {
+        "file": rec["_file"],
+        "segment": rec["_segment"],
+        "probe": opt(rec, "probe", "string"),
+        "host": opt(rec, "host", "string"),
+        "backend": opt(rec, "backend", "string"),
+        "device": opt(rec, "device.name", "string"),
+        "git_revision": opt(rec, "git_revision", "string"),
+        "hetprobe_version": opt(rec, "hetprobe_version", "string"),
+        "start_time_utc": opt(rec, "start_time_utc", "string"),
+        "resumed": opt(rec, "resumed", "boolean"),
+        "mpi_ranks": opt(rec, "mpi.ranks", "integer"),
+        "command_line": " ".join(command) if command is not None else None,
+        "warnings": warnings_text(rec),
+    }
 
 
 def convert(rec, header, record_id: int):
@@ -290,9 +385,18 @@ def convert(rec, header, record_id: int):
         return None
     keys, rows, chunks = fn(rec, header)
     device = header.get("device") or {}
-    common = {"file": rec["_file"], "segment": rec["_segment"], "probe": rec["probe"], "record": rec["record"],
-              "host": header.get("host"), "backend": header.get("backend"), "device": device.get("name"),
-              "rank": opt(rec, "rank", "integer", 0), "record_id": record_id, "warnings": warnings_text(rec)}
+    common = {
+        "file": rec["_file"],
+        "segment": rec["_segment"],
+        "probe": rec["probe"],
+        "record": rec["record"],
+        "host": header.get("host"),
+        "backend": header.get("backend"),
+        "device": device.get("name"),
+        "rank": opt(rec, "rank", "integer", 0),
+        "record_id": record_id,
+        "warnings": warnings_text(rec),
+    }
     return {**common, **keys}, rows, chunks
 
 

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <thread>
 
-#include "tests/device/backend_under_test.hpp"
-#include "probes/device/device.hpp"
 #include "bench/core/errors.hpp"
-#include "probes/load/load_engine.hpp"
 #include "bench/interference/payload.hpp"
+#include "probes/device/device.hpp"
+#include "probes/load/load_engine.hpp"
+#include "tests/device/backend_under_test.hpp"
 
 namespace hetprobe {
 namespace {
@@ -168,7 +168,8 @@ TEST_P(DeviceTest, PlainReadAndCopiesLeaveTheBufferAndPollHasNoPlainPass) {
   std::memset(buf.host(), 0x5A, n);
   for (LoadKind k : {LoadKind::read, LoadKind::copy_h2d}) {
     EXPECT_GT(device_->time_plain(k, buf.device(), n), 0.0) << to_string(k);
-    for (std::uint64_t j = 0; j < n; ++j) ASSERT_EQ(buf.host()[j], std::byte{0x5A}) << to_string(k) << " changed byte " << j;
+    for (std::uint64_t j = 0; j < n; ++j)
+      ASSERT_EQ(buf.host()[j], std::byte{0x5A}) << to_string(k) << " changed byte " << j;
   }
   EXPECT_GT(device_->time_plain(LoadKind::copy_d2h, buf.device(), n), 0.0);
   EXPECT_THROW(device_->time_plain(LoadKind::poll, buf.device(), n), Error);

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "tests/device/backend_under_test.hpp"
-#include "probes/signal/host_signal_ops.hpp"
 #include "probes/device/host_spin.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "tests/device/backend_under_test.hpp"
 
 namespace hetprobe {
 namespace {
@@ -39,7 +39,11 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     std::size_t offset = 0;
     for (std::size_t m = 0; m < n; ++m) {
       messages_[m] = {reinterpret_cast<unsigned char*>(buffers_.device() + offset),
-                      reinterpret_cast<unsigned char*>(halo_.device() + offset), kBytes[m], 7, m, 0};
+                      reinterpret_cast<unsigned char*>(halo_.device() + offset),
+                      kBytes[m],
+                      7,
+                      m,
+                      0};
       offset += (kBytes[m] + 127) / 128 * 128;
     }
   }
@@ -51,10 +55,15 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
   // Unpack (and a stacked launch's unpack) uses the second half of the flags and stamps.
   HaloArgs args(bool unpack, std::uint64_t iteration, bool with_flags, bool with_queue = false) {
     const std::size_t half = unpack ? kBytes.size() : 0;
-    return {dev(messages_), kBytes.size(), with_flags ? dev(flags_ + half) : nullptr,
+    return {dev(messages_),
+            kBytes.size(),
+            with_flags ? dev(flags_ + half) : nullptr,
             with_queue ? dev(queue_) : nullptr,
-            with_queue ? reinterpret_cast<unsigned long long*>(tail_.device()) : nullptr, dev(stamps_ + half),
-            iteration, 0, 0};
+            with_queue ? reinterpret_cast<unsigned long long*>(tail_.device()) : nullptr,
+            dev(stamps_ + half),
+            iteration,
+            0,
+            0};
   }
   HaloLaunch launch(HaloStage stage, std::uint64_t iteration, bool with_flags, double timeout_s = 20) {
     HaloLaunch l;
@@ -117,7 +126,7 @@ TEST_P(HaloTest, UnpackCountsEveryWrongWord) {
   device_->join_halo(HaloStage::pack);
   host_buffer(2)[8 * 100] ^= 1;  // word 100 of the 60000 B message
   host_buffer(2)[8 * 7000 + 3] ^= 4;
-  host_buffer(3)[12] ^= 1;       // the 13 B message's tail byte
+  host_buffer(3)[12] ^= 1;  // the 13 B message's tail byte
   device_->start_halo(launch(HaloStage::unpack, 9, false));
   device_->join_halo(HaloStage::unpack);
   EXPECT_EQ(unpack_stamps()[0].mismatched_words, 0u);
@@ -198,7 +207,8 @@ TEST_P(HaloTest, StackedGivesUpWhenNoUnpackFlagComes) {
 TEST_P(HaloTest, PackIntoDeviceMemoryThenCopyEachMessageToPinnedMemory) {
   PinnedBuffer staging = device_->alloc_device(buffers_.size());
   for (std::size_t m = 0; m < kBytes.size(); ++m)
-    messages_[m].buffer = reinterpret_cast<unsigned char*>(staging.device()) + (host_buffer(m) - reinterpret_cast<unsigned char*>(buffers_.host()));
+    messages_[m].buffer = reinterpret_cast<unsigned char*>(staging.device()) +
+                          (host_buffer(m) - reinterpret_cast<unsigned char*>(buffers_.host()));
   device_->start_halo(launch(HaloStage::pack, 51, false));
   device_->join_halo(HaloStage::pack);
   std::memset(buffers_.host(), 0, buffers_.size());

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <thread>
 
-#include "tests/device/backend_under_test.hpp"
 #include "bench/core/errors.hpp"
 #include "probes/load/load_engine.hpp"
+#include "tests/device/backend_under_test.hpp"
 
 namespace hetprobe {
 namespace {
@@ -74,8 +74,8 @@ class LoadTest : public ::testing::TestWithParam<Param> {
   }
 
   double gbs(const LoadOutcome& o) const {
-    return static_cast<double>(o.bytes) / (static_cast<double>(o.t_end_ticks - o.t_ready_ticks) /
-                                           device_->info().timer_hz) * 1e-9;
+    return static_cast<double>(o.bytes) /
+           (static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / device_->info().timer_hz) * 1e-9;
   }
 
   std::unique_ptr<Device> device_;
@@ -166,7 +166,8 @@ TEST_P(LoadTest, GivesUpWithoutAStopAndStaysUsable) {
 
 std::string name_of(const ::testing::TestParamInfo<Param>& p) {
   std::string kind = to_string(std::get<1>(p.param));
-  for (char& c : kind) if (c == '-') c = '_';
+  for (char& c : kind)
+    if (c == '-') c = '_';
   return std::get<0>(p.param) + "_" + kind + "_" + to_string(std::get<2>(p.param));
 }
 

@@ -6,13 +6,13 @@
 #include <cstring>
 #include <thread>
 
-#include "tests/device/backend_under_test.hpp"
 #include "bench/clock/clock_sync.hpp"
 #include "bench/core/errors.hpp"
-#include "probes/signal/host_signal_ops.hpp"
-#include "probes/device/host_spin.hpp"
-#include "bench/notify/notify.hpp"
 #include "bench/core/stop_request.hpp"
+#include "bench/notify/notify.hpp"
+#include "probes/device/host_spin.hpp"
+#include "probes/signal/host_signal_ops.hpp"
+#include "tests/device/backend_under_test.hpp"
 
 namespace hetprobe {
 
@@ -148,7 +148,8 @@ TEST_P(SignalTest, ClosingTheDeviceEndsAWaitingTask) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // into the long part of the wait
   const auto t0 = std::chrono::steady_clock::now();
   device_.reset();
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60)) << "the close waited for the task's timeout";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60))
+      << "the close waited for the task's timeout";
 }
 
 TEST_P(SignalTest, OverheadDoesEveryReadAndWrite) {

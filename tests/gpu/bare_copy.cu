@@ -9,8 +9,8 @@
 int main() {
   constexpr size_t kBytes = 256ull << 20, kChunk = 8ull << 20;
   char *host = nullptr, *dev = nullptr;
-  if (cudaHostAlloc(reinterpret_cast<void**>(&host), kBytes, cudaHostAllocMapped) != cudaSuccess) return 1;
-  if (cudaMalloc(reinterpret_cast<void**>(&dev), kBytes) != cudaSuccess) return 1;
+  if (cudaHostAlloc(reinterpret_cast<void **>(&host), kBytes, cudaHostAllocMapped) != cudaSuccess) return 1;
+  if (cudaMalloc(reinterpret_cast<void **>(&dev), kBytes) != cudaSuccess) return 1;
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   cudaEvent_t a, b;
@@ -18,7 +18,8 @@ int main() {
   cudaEventCreate(&b);
   for (int to_host = 1; to_host >= 0; --to_host) {
     const int copies = 3000;  // about 0.5 s at 50 GB/s
-    cudaMemcpyAsync(to_host ? host : dev, to_host ? dev : host, kBytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, s);
+    cudaMemcpyAsync(to_host ? host : dev, to_host ? dev : host, kBytes,
+                    to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, s);
     cudaEventRecord(a, s);
     for (int i = 0; i < copies; ++i) {
       const size_t off = (i * kChunk) % kBytes;
@@ -30,7 +31,8 @@ int main() {
     float ms = 0;
     cudaEventElapsedTime(&ms, a, b);
     std::printf("bare copy loop, %s: %.2f GB/s (%d copies of 8 MiB, back to back on one stream)\n",
-                to_host ? "device-to-host" : "host-to-device", copies * static_cast<double>(kChunk) / (ms * 1e-3) * 1e-9, copies);
+                to_host ? "device-to-host" : "host-to-device",
+                copies * static_cast<double>(kChunk) / (ms * 1e-3) * 1e-9, copies);
   }
   return 0;
 }

@@ -80,8 +80,10 @@ int main(int argc, char** argv) {
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_writes, 1024, 0);
   if (rank == 0)
-    std::printf("# bare interference: %d x 1024 threads write 256 MiB pinned; size_bytes idle_us loaded_us ratio "
-                "writer_gbs (over its run)\n", sms * per_sm);
+    std::printf(
+        "# bare interference: %d x 1024 threads write 256 MiB pinned; size_bytes idle_us loaded_us ratio "
+        "writer_gbs (over its run)\n",
+        sms * per_sm);
   for (long n : sizes) {
     const double idle = median_send_us(rank, buf, message, static_cast<int>(n), peek);
     const auto launched = std::chrono::steady_clock::now();

@@ -24,7 +24,8 @@ using hetprobe::Json;
 static const char* check_load(const Json& r, std::size_t reps, double tolerance, bool ceiling, std::size_t& paced,
                               bool& moved) {
   const Json& load = r["load"];
-  if (!load.is_object() || load["kind"] != r["load_kind"] || load["gpus"] != r["load_gpus"]) return "load object disagrees with the key";
+  if (!load.is_object() || load["kind"] != r["load_kind"] || load["gpus"] != r["load_gpus"])
+    return "load object disagrees with the key";
   if (load["kind"] == "none") return load["traffic_during_send_gbs"] == 0.0 ? nullptr : "a baseline with traffic";
   if (load["paper"].get<bool>()) return nullptr;
   const Json& side = load["sender"].is_object() ? load["sender"] : load["receiver"];
@@ -34,7 +35,8 @@ static const char* check_load(const Json& r, std::size_t reps, double tolerance,
   std::set<int> ordinals;
   for (const Json& d : side["devices"]) {
     if (!ordinals.insert(d["ordinal"].get<int>()).second) return "one GPU loaded twice";
-    if (d["bytes_during_send"].size() != reps || !d["shape"].is_object()) return "a load GPU without its samples or shape";
+    if (d["bytes_during_send"].size() != reps || !d["shape"].is_object())
+      return "a load GPU without its samples or shape";
     if (d["workers_started"] != d["shape"]["workers"]) return "a load GPU did not start every worker";
     if (!(d["clock_sync"]["used"].get<int>() >= 2)) return "a load GPU without its clock fit";
     for (const Json& b : d["bytes_during_send"])
@@ -51,7 +53,8 @@ static const char* check_load(const Json& r, std::size_t reps, double tolerance,
       ++paced;
       const double target = d["target_gbs"], got = d["rate_over_point_gbs"];
       if (tolerance >= 0 && (ceiling ? got - target : std::abs(got - target)) > tolerance * target) {
-        std::fprintf(stderr, "check_interference: ordinal %d moved %.4f GB/s, target %.4f\n", d["ordinal"].get<int>(), got, target);
+        std::fprintf(stderr, "check_interference: ordinal %d moved %.4f GB/s, target %.4f\n", d["ordinal"].get<int>(),
+                     got, target);
         return "a paced load missed its target rate";
       }
     }
@@ -78,7 +81,8 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--allow-truncated") allow_truncated = true;
     if (std::string(argv[i]) == "--headers" && i + 1 < argc) headers_expected = std::stoul(argv[++i]);
     if (std::string(argv[i]) == "--rate-tolerance" && i + 1 < argc) rate_tolerance = std::stod(argv[++i]);
-    if (std::string(argv[i]) == "--rate-ceiling" && i + 1 < argc) rate_tolerance = std::stod(argv[++i]), rate_ceiling = true;
+    if (std::string(argv[i]) == "--rate-ceiling" && i + 1 < argc)
+      rate_tolerance = std::stod(argv[++i]), rate_ceiling = true;
   }
   std::size_t host_memory = 0, paced = 0;
   bool paper_run = false, moved = false, loaded = false;
@@ -89,7 +93,8 @@ int main(int argc, char** argv) {
   for (const Json& r : file.records) {
     if (r["record"] == "host_memory") {
       ++host_memory;
-      if (!(r["best_copy_gbs"].get<double>() > 0 && r["best_triad_gbs"].get<double>() > 0 && r["threads"].get<int>() > 0))
+      if (!(r["best_copy_gbs"].get<double>() > 0 && r["best_triad_gbs"].get<double>() > 0 &&
+            r["threads"].get<int>() > 0))
         return fail("host_memory record without a bandwidth");
       continue;
     }
@@ -115,11 +120,13 @@ int main(int argc, char** argv) {
     const std::string rate = r["load_rate"].is_null() ? "" : r["load_rate"].get<std::string>();
     const std::string where = layout + " " + std::to_string(r["size_bytes"].get<std::uint64_t>()) + " " +
                               r["access"].get<std::string>() + " " + kind + " x" + std::to_string(gpus) + " " + rate;
-    if (!keys.insert({r["size_bytes"], layout, r["access"], kind, gpus, rate}).second) return fail("duplicate point " + where);
+    if (!keys.insert({r["size_bytes"], layout, r["access"], kind, gpus, rate}).second)
+      return fail("duplicate point " + where);
     loaded = loaded || (kind != "none" && !paper_run);
     if ((layout == "SSB") != (kind == "none") || (kind == "none") != (gpus == 0))
       return fail(where + ": SSB and only SSB is the baseline without a load");
-    if (const char* why = check_load(r, reps, rate_tolerance, rate_ceiling, paced, moved)) return fail(where + ": " + why);
+    if (const char* why = check_load(r, reps, rate_tolerance, rate_ceiling, paced, moved))
+      return fail(where + ": " + why);
     const Json& t = r["send_time_ns"];
     if (t["samples"].size() != reps || r["n"] != reps) return fail(where + ": wrong sample count");
     if (!(t["min"] <= t["median"] && t["median"] <= t["max"] && t["min"].get<double>() > 0))
@@ -140,7 +147,8 @@ int main(int argc, char** argv) {
     if ((paper_run && !r["writer"]["sender"].is_null()) != !tl.is_null())
       return fail(where + ": a writer timeline iff the paper's writer ran on the sender");
     if (!tl.is_null()) {
-      if (tl["start_ns"].size() != reps || tl["end_ns"].size() != reps) return fail(where + ": writer timeline incomplete");
+      if (tl["start_ns"].size() != reps || tl["end_ns"].size() != reps)
+        return fail(where + ": writer timeline incomplete");
       for (std::size_t i = 0; i < reps; ++i) {
         const double start = tl["start_ns"][i], ready = tl["ready_ns"][i], end = tl["end_ns"][i];
         if (!(start <= ready && ready <= end)) return fail(where + ": writer timeline out of order");
@@ -161,8 +169,10 @@ int main(int argc, char** argv) {
   if (loaded && !moved) return fail("no load moved any data in any point");
   if (rate_tolerance >= 0 && paced == 0) return fail("a rate check was asked for, but no load had a target rate");
   if (host_memory > headers) return fail("more host_memory records than headers");
-  if (headers != headers_expected) return fail("expected " + std::to_string(headers_expected) + " header(s), found " + std::to_string(headers));
-  if (!any_points && keys.size() != points) return fail("expected " + std::to_string(points) + " points, found " + std::to_string(keys.size()));
+  if (headers != headers_expected)
+    return fail("expected " + std::to_string(headers_expected) + " header(s), found " + std::to_string(headers));
+  if (!any_points && keys.size() != points)
+    return fail("expected " + std::to_string(points) + " points, found " + std::to_string(keys.size()));
   std::printf("check_interference: %s: %zu points, %zu header(s), OK\n", argv[1], keys.size(), headers);
   return 0;
 }

@@ -17,8 +17,23 @@ from hetprobe.load import load, read_jsonl
 jsonschema = pytest.importorskip("jsonschema")
 
 COMMITTED = sorted(DATA.rglob("*.jsonl"))
-UNITS = {"ns", "s", "GB/s", "B/s", "bytes", "Hz", "ppm", "ticks", "ticks/ns", "s/byte", "count", "ratio", "index", "id",
-         "field"}
+UNITS = {
+    "ns",
+    "s",
+    "GB/s",
+    "B/s",
+    "bytes",
+    "Hz",
+    "ppm",
+    "ticks",
+    "ticks/ns",
+    "s/byte",
+    "count",
+    "ratio",
+    "index",
+    "id",
+    "field",
+}
 # Record types no committed file holds, and where they are made instead (tests/schema/probe_records.sh
 # writes every one on the host backend).
 ONLY_ELSEWHERE: dict[tuple[str, str], str] = {}
@@ -26,10 +41,14 @@ ONLY_ELSEWHERE: dict[tuple[str, str], str] = {}
 
 def _errors(record: dict) -> list[str]:
     """FIELD: MESSAGE of each way `record` fails the schema (a long message: its start and end)."""
+
     def short(text: str) -> str:
         return text if len(text) < 300 else f"{text[:150]} ... {text[-100:]}"
-    return [f"{'.'.join(map(str, e.absolute_path)) or '(record)'}: {short(e.message)}"
-            for e in _schema.validator().iter_errors(record)]
+
+    return [
+        f"{'.'.join(map(str, e.absolute_path)) or '(record)'}: {short(e.message)}"
+        for e in _schema.validator().iter_errors(record)
+    ]
 
 
 def _types(records) -> set[tuple[str, str]]:
@@ -55,7 +74,8 @@ def test_every_record_type_is_in_a_committed_file():
         seen |= _types(jsonl_records(path))
     defined = set(_schema.record_types())
     assert defined - seen == set(ONLY_ELSEWHERE), (
-        f"record types in no committed file: {sorted(defined - seen)}; name where each is produced in ONLY_ELSEWHERE")
+        f"record types in no committed file: {sorted(defined - seen)}; name where each is produced in ONLY_ELSEWHERE"
+    )
     assert seen <= defined, f"record types the schema lacks: {sorted(seen - defined)}"
 
 
@@ -73,31 +93,89 @@ def _first(name: str, probe: str, record: str) -> dict:
     return next(r for r in jsonl_records(DATA / name) if r["probe"] == probe and r["record"] == record)
 
 
-@pytest.mark.parametrize("name,probe,record,damage,expect", [
-    ("h200-interference-sweep.jsonl", "interference", "point", lambda r: r.pop("send_time_ns"),
-     r"'send_time_ns' is a required property"),
-    ("h200-interference-sweep.jsonl", "interference", "point", lambda r: r["send_time_ns"].pop("median"),
-     r"send_time_ns: 'median' is a required property"),
-    ("h200-interference-sweep.jsonl", "interference", "point", lambda r: r.update(size_bytes="1KiB"),
-     r"size_bytes: '1KiB' is not of type 'integer'"),
-    ("h200-notify.jsonl", "interference", "header", lambda r: r["host_clock"].pop("source"),
-     r"host_clock: 'source' is a required property"),
-    ("h200-notify.jsonl", "notify", "header", lambda r: r["config"].update(exchanges="many"),
-     r"config.exchanges: 'many' is not of type 'integer'"),
-    ("h200-notify.jsonl", "notify", "roundtrip", lambda r: r["samples"].update(unit="seconds"),
-     r"samples.unit: 'seconds' is not one of"),
-    ("h200-notify.jsonl", "notify", "roundtrip", lambda r: r["roundtrip_ns"].update(median="2.5 us"),
-     r"roundtrip_ns.median: '2.5 us' is not of type 'number', 'null'"),
-    ("h200-clock.jsonl", "clock", "clock_fit", lambda r: r.update(drift_ppm=None),
-     r"drift_ppm: None is not of type 'number'"),
-    ("h200-bandwidth.jsonl", "bandwidth", "point", lambda r: r.update(gbs=["fast"]),
-     r"gbs.0: 'fast' is not of type 'number'"),
-    ("h200-notify.jsonl", "notify", "roundtrip", lambda r: r.update(record="latency"),
-     r"^\(record\): .* is not valid under any of the given schemas"),  # a record type it lacks
-])
+@pytest.mark.parametrize(
+    "name,probe,record,damage,expect",
+    [
+        (
+            "h200-interference-sweep.jsonl",
+            "interference",
+            "point",
+            lambda r: r.pop("send_time_ns"),
+            r"'send_time_ns' is a required property",
+        ),
+        (
+            "h200-interference-sweep.jsonl",
+            "interference",
+            "point",
+            lambda r: r["send_time_ns"].pop("median"),
+            r"send_time_ns: 'median' is a required property",
+        ),
+        (
+            "h200-interference-sweep.jsonl",
+            "interference",
+            "point",
+            lambda r: r.update(size_bytes="1KiB"),
+            r"size_bytes: '1KiB' is not of type 'integer'",
+        ),
+        (
+            "h200-notify.jsonl",
+            "interference",
+            "header",
+            lambda r: r["host_clock"].pop("source"),
+            r"host_clock: 'source' is a required property",
+        ),
+        (
+            "h200-notify.jsonl",
+            "notify",
+            "header",
+            lambda r: r["config"].update(exchanges="many"),
+            r"config.exchanges: 'many' is not of type 'integer'",
+        ),
+        (
+            "h200-notify.jsonl",
+            "notify",
+            "roundtrip",
+            lambda r: r["samples"].update(unit="seconds"),
+            r"samples.unit: 'seconds' is not one of",
+        ),
+        (
+            "h200-notify.jsonl",
+            "notify",
+            "roundtrip",
+            lambda r: r["roundtrip_ns"].update(median="2.5 us"),
+            r"roundtrip_ns.median: '2.5 us' is not of type 'number', 'null'",
+        ),
+        (
+            "h200-clock.jsonl",
+            "clock",
+            "clock_fit",
+            lambda r: r.update(drift_ppm=None),
+            r"drift_ppm: None is not of type 'number'",
+        ),
+        (
+            "h200-bandwidth.jsonl",
+            "bandwidth",
+            "point",
+            lambda r: r.update(gbs=["fast"]),
+            r"gbs.0: 'fast' is not of type 'number'",
+        ),
+        (
+            "h200-notify.jsonl",
+            "notify",
+            "roundtrip",
+            lambda r: r.update(record="latency"),
+            r"^\(record\): .* is not valid under any of the given schemas",
+        ),  # a record type it lacks
+    ],
+)
 def test_damaged_record_fails(name, probe, record, damage, expect):
-    rec = copy.deepcopy(next(r for r in jsonl_records(DATA / name) if r["record"] == record
-                             and (record == "header" or r["probe"] == probe)))
+    rec = copy.deepcopy(
+        next(
+            r
+            for r in jsonl_records(DATA / name)
+            if r["record"] == record and (record == "header" or r["probe"] == probe)
+        )
+    )
     assert _errors(rec) == []
     damage(rec)
     errors = _errors(rec)
@@ -167,9 +245,10 @@ def test_frames_take_their_columns_from_the_schema():
         if out is not None:
             base, rows, _ = out
             filled.update(base)
-            for metric, unit, stats, extras in rows:
+            for _metric, _unit, stats, extras in rows:
                 filled.update(stats, extras)
         return out
+
     _frames.convert = spy
     try:
         results = load(DATA, recursive=True)

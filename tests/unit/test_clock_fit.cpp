@@ -28,8 +28,8 @@ ClockSample make_sample(double host_ns, std::uint64_t start, std::uint64_t inter
 }
 
 // A sample whose host stamp lies exactly on the line at the device midpoint, plus `displace_ns`.
-ClockSample on_line(double h0, std::uint64_t d0, double ns_per_tick, std::uint64_t start,
-                    std::uint64_t interval, double displace_ns = 0) {
+ClockSample on_line(double h0, std::uint64_t d0, double ns_per_tick, std::uint64_t start, std::uint64_t interval,
+                    double displace_ns = 0) {
   const double mid = static_cast<double>(start - d0) + 0.5 * static_cast<double>(interval);
   return make_sample(h0 + ns_per_tick * mid + displace_ns, start, interval);
 }
@@ -288,16 +288,14 @@ TEST(FitClock, Errors) {
   expect_check_error([&] { fit_clock({make_sample(0, 100, 0), make_sample(1, 100, 1)}, 1.0); });
   EXPECT_NO_THROW(fit_clock({make_sample(0, 100, 0), make_sample(1, 100, 2)}, 1.0));
   // Only the kept samples count: the one sample that would spread the midpoints is dropped.
-  const std::vector<ClockSample> kept_same{make_sample(5, 100, 10), make_sample(6, 100, 10),
-                                           make_sample(900, 0, 1000)};
+  const std::vector<ClockSample> kept_same{make_sample(5, 100, 10), make_sample(6, 100, 10), make_sample(900, 0, 1000)};
   EXPECT_NO_THROW(fit_clock(kept_same, 1.0));
   expect_check_error([&] { fit_clock(kept_same, 0.5); });
 }
 
 TEST(BestSample, ShortestIntervalFirstOnTies) {
   const std::vector<ClockSample> samples{make_sample(1, kHugeTick, 90), make_sample(2, kHugeTick + 1000, 40),
-                                         make_sample(3, kHugeTick + 2000, 70),
-                                         make_sample(4, kHugeTick + 3000, 40)};
+                                         make_sample(3, kHugeTick + 2000, 70), make_sample(4, kHugeTick + 3000, 40)};
   const ClockSample best = best_sample(samples);
   EXPECT_EQ(best.host_ns, 2.0);
   EXPECT_EQ(best.device_start, kHugeTick + 1000);

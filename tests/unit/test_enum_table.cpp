@@ -14,9 +14,9 @@
 #include "bench/interference/interference.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/notify/notify.hpp"
+#include "expect_usage_error.hpp"
 #include "probes/device/device_names.hpp"
 #include "probes/load/load_names.hpp"
-#include "expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {

@@ -36,9 +36,12 @@ const HaloMessage& by_direction(const HaloLayout& l, const Dir& d) {
 }
 
 TEST(HaloCube, Table2SizesAndTotals) {
-  struct Row { int cube; std::uint64_t face, edge, vertex, total; };
-  for (const Row& row : {Row{200, 60000, 1200, 24, 374592}, Row{400, 240000, 2400, 24, 1468992},
-                         Row{800, 960000, 4800, 24, 5817792}}) {
+  struct Row {
+    int cube;
+    std::uint64_t face, edge, vertex, total;
+  };
+  for (const Row& row :
+       {Row{200, 60000, 1200, 24, 374592}, Row{400, 240000, 2400, 24, 1468992}, Row{800, 960000, 4800, 24, 5817792}}) {
     SCOPED_TRACE(row.cube);
     const HaloLayout l = cube_layout(cube_of(row.cube), 0, 64);
     ASSERT_EQ(l.sends.size(), 26u);
@@ -89,7 +92,7 @@ TEST(HaloCube, UnevenSubCubesWidthAndCells) {
   c.cell_bytes = 8;
   c.halo_width = 2;
   const HaloLayout l = cube_layout(c, 0, 1);
-  EXPECT_EQ(by_direction(l, {1, 0, 0}).bytes, 2u * 8 * 6 * 8);   // x face: halo x side_y x side_z
+  EXPECT_EQ(by_direction(l, {1, 0, 0}).bytes, 2u * 8 * 6 * 8);  // x face: halo x side_y x side_z
   EXPECT_EQ(by_direction(l, {0, -1, 0}).bytes, 12u * 2 * 6 * 8);
   EXPECT_EQ(by_direction(l, {0, 0, 1}).bytes, 12u * 8 * 2 * 8);
   EXPECT_EQ(by_direction(l, {1, 0, -1}).bytes, 2u * 8 * 2 * 8);  // edge along y
@@ -129,10 +132,10 @@ TEST(HaloPeers, Parse) {
 }
 
 TEST(HaloGrid, BalancedLikeDimsCreate) {
-  const std::vector<std::pair<int, Dir>> cases{
-      {1, {1, 1, 1}},  {2, {2, 1, 1}},  {3, {3, 1, 1}},  {4, {2, 2, 1}},   {6, {3, 2, 1}},
-      {7, {7, 1, 1}},  {8, {2, 2, 2}},  {12, {3, 2, 2}}, {16, {4, 2, 2}},  {24, {4, 3, 2}},
-      {27, {3, 3, 3}}, {32, {4, 4, 2}}, {64, {4, 4, 4}}, {100, {5, 5, 4}}, {1024, {16, 8, 8}}};
+  const std::vector<std::pair<int, Dir>> cases{{1, {1, 1, 1}},  {2, {2, 1, 1}},   {3, {3, 1, 1}},    {4, {2, 2, 1}},
+                                               {6, {3, 2, 1}},  {7, {7, 1, 1}},   {8, {2, 2, 2}},    {12, {3, 2, 2}},
+                                               {16, {4, 2, 2}}, {24, {4, 3, 2}},  {27, {3, 3, 3}},   {32, {4, 4, 2}},
+                                               {64, {4, 4, 4}}, {100, {5, 5, 4}}, {1024, {16, 8, 8}}};
   for (const auto& [ranks, grid] : cases) EXPECT_EQ(balanced_grid(ranks), grid) << ranks;
   expect_usage_error([] { balanced_grid(0); }, "0 ranks");
 }
@@ -217,8 +220,7 @@ class HaloFile : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device rd;
-    dir_ = fs::temp_directory_path() /
-           ("hetprobe_halo_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
+    dir_ = fs::temp_directory_path() / ("hetprobe_halo_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
     ASSERT_TRUE(fs::create_directory(dir_));
   }
   void TearDown() override {
@@ -255,7 +257,7 @@ TEST_F(HaloFile, SendsRecvsAndTags) {
   EXPECT_EQ(l0.sends[1].bytes, 4000u);
   EXPECT_EQ(l0.sends[1].recv_from, 2);   // 2's tag 1 is the one incoming tag 1, also 4000 B
   EXPECT_EQ(l0.sends[0].recv_from, -1);  // tag 0 arrives from 1 with 1536 B, not 60000 B
-  ASSERT_EQ(l0.recvs.size(), 2u);  // 1's tag 0 and 2's tag 1, by tag
+  ASSERT_EQ(l0.recvs.size(), 2u);        // 1's tag 0 and 2's tag 1, by tag
   EXPECT_EQ(l0.recvs[0].recv_from, 1);
   EXPECT_EQ(l0.recvs[0].index, 0);
   EXPECT_EQ(l0.recvs[0].bytes, 1536u);
@@ -267,7 +269,7 @@ TEST_F(HaloFile, SendsRecvsAndTags) {
   ASSERT_EQ(l1.recvs.size(), 2u);  // tag 0 from both 0 and 2: ordered by sender
   EXPECT_EQ(l1.recvs[0].recv_from, 0);
   EXPECT_EQ(l1.recvs[1].recv_from, 2);
-  EXPECT_EQ(l1.sends[0].recv_from, -1);  // neither incoming tag 0 has its 1536 B
+  EXPECT_EQ(l1.sends[0].recv_from, -1);           // neither incoming tag 0 has its 1536 B
   const HaloLayout l3 = file_layout(path, 3, 4);  // a rank the file does not mention
   EXPECT_TRUE(l3.sends.empty() && l3.recvs.empty());
   EXPECT_TRUE(l3.to_json()["peers"].is_null());

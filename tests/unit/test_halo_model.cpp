@@ -30,7 +30,9 @@ TEST(HaloModel, KModelBetaEq4) {
 
 TEST(HaloModel, SingleMessageTable) {
   // Digest R6: alpha + 3.6923 * n * beta (postal alpha + beta * n intra-socket), us to 0.01.
-  struct Row { double bytes, intra, inter_socket, eager, rendezvous; };
+  struct Row {
+    double bytes, intra, inter_socket, eager, rendezvous;
+  };
   const std::vector<Row> table{{24, 2.92, 3.41, 2.37, 10.60},
                                {4800, 3.09, 4.05, 3.95, 10.83},
                                {60000, 5.01, 11.47, 22.25, 13.45},

@@ -21,8 +21,8 @@ TEST(HostDevices, TheHostBackendPresentsAsManyDevicesAsAsked) {
 }
 
 TEST(LoadKinds, NamesRoundTripAndUnknownOnesAreUsageErrors) {
-  for (LoadKind k : {LoadKind::none, LoadKind::write, LoadKind::read, LoadKind::poll, LoadKind::copy_d2h,
-                     LoadKind::copy_h2d})
+  for (LoadKind k :
+       {LoadKind::none, LoadKind::write, LoadKind::read, LoadKind::poll, LoadKind::copy_d2h, LoadKind::copy_h2d})
     EXPECT_EQ(parse_load_kind(to_string(k)), k);
   try {
     parse_load_kind("scribble");

@@ -43,8 +43,7 @@ TEST(RecordField, WrongTypeSaysWhatWasExpectedAndWhatCame) {
   expect_usage_error([] { field<int>(at_line_3(), "ratio"); }, "expected a whole number");
   expect_usage_error([] { field<int>(at_line_3(), "big"); }, "expected a whole number in [-2147483648, 2147483647]");
   expect_usage_error([] { field<std::uint64_t>(at_line_3(), "neg"); }, "expected a whole number at least 0");
-  expect_usage_error([] { field<double>(at_line_3(), "name.median"); },
-                     "field 'name': expected an object, got string");
+  expect_usage_error([] { field<double>(at_line_3(), "name.median"); }, "field 'name': expected an object, got string");
 }
 
 TEST(RecordField, FallbacksOnlyForAbsentOrNull) {

@@ -25,8 +25,7 @@ class ResultsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device rd;
-    dir_ = fs::temp_directory_path() /
-           ("hetprobe_results_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
+    dir_ = fs::temp_directory_path() / ("hetprobe_results_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
     ASSERT_TRUE(fs::create_directory(dir_));
   }
   void TearDown() override {
@@ -102,7 +101,9 @@ TEST_F(ResultsTest, RoundTripKeepsOrderKeysAndExactNumbers) {
 }
 
 TEST_F(ResultsTest, OpeningCreatesEmptyFileThatReadsEmpty) {
-  { ResultsWriter writer(file()); }
+  {
+    ResultsWriter writer(file());
+  }
   ASSERT_TRUE(fs::exists(file()));
   EXPECT_EQ(fs::file_size(file()), 0u);
   const ResultsFile got = read_results(file());
@@ -112,7 +113,9 @@ TEST_F(ResultsTest, OpeningCreatesEmptyFileThatReadsEmpty) {
 }
 
 TEST_F(ResultsTest, AppendsToExistingFile) {
-  { ResultsWriter(file()).write(record(0)); }
+  {
+    ResultsWriter(file()).write(record(0));
+  }
   const auto size_after_first = fs::file_size(file());
   {
     ResultsWriter writer(file());  // must not truncate
@@ -155,7 +158,9 @@ TEST_F(ResultsTest, TruncatedTailIsReportedDroppedAndAppendingResumes) {
 
   drop_truncated_tail(file(), got);
   EXPECT_EQ(fs::file_size(file()), good_size);
-  { ResultsWriter(file()).write(record(2)); }
+  {
+    ResultsWriter(file()).write(record(2));
+  }
 
   const ResultsFile again = read_results(file());
   EXPECT_FALSE(again.truncated_tail);
@@ -165,7 +170,9 @@ TEST_F(ResultsTest, TruncatedTailIsReportedDroppedAndAppendingResumes) {
 }
 
 TEST_F(ResultsTest, UnterminatedTailIsNotARecordEvenIfItParses) {
-  { ResultsWriter(file()).write(record(0)); }
+  {
+    ResultsWriter(file()).write(record(0));
+  }
   const auto good_size = fs::file_size(file());
   // A complete-looking object without its '\n': a writer may have been cut
   // after "12" of "123}"; the reader cannot tell, so it must not trust it.
@@ -177,7 +184,9 @@ TEST_F(ResultsTest, UnterminatedTailIsNotARecordEvenIfItParses) {
 }
 
 TEST_F(ResultsTest, UnparsableTerminatedLastLineIsTruncatedTail) {
-  { ResultsWriter(file()).write(record(0)); }
+  {
+    ResultsWriter(file()).write(record(0));
+  }
   const auto good_size = fs::file_size(file());
   append_raw(file(), "{\"i\": 1, \"x\n\n");  // trailing blank line does not make it "middle"
   const ResultsFile got = read_results(file());
@@ -244,7 +253,9 @@ TEST_F(ResultsTest, MissingFileOnReadThrowsUsage) {
 }
 
 TEST_F(ResultsTest, DropTruncatedTailIsNoOpWhenClean) {
-  { ResultsWriter(file()).write(record(0)); }
+  {
+    ResultsWriter(file()).write(record(0));
+  }
   const auto size = fs::file_size(file());
   ResultsFile clean = read_results(file());
   clean.valid_bytes = 0;  // must be ignored because truncated_tail is false

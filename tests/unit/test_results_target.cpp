@@ -11,8 +11,8 @@
 #include <random>
 #include <string>
 
-#include "tests/unit/expect_usage_error.hpp"
 #include "bench/core/results.hpp"
+#include "tests/unit/expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {
@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 class ResultsTargetTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("hetprobe_target_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(std::random_device{}()));
+    dir_ = fs::temp_directory_path() /
+           ("hetprobe_target_" + std::to_string(::getpid()) + "_" + std::to_string(std::random_device{}()));
     ASSERT_TRUE(fs::create_directory(dir_));
   }
   void TearDown() override {
@@ -44,7 +44,7 @@ class ResultsTargetTest : public ::testing::Test {
 };
 
 bool is_char_device(const char* path) {
-  struct stat st {};
+  struct stat st{};
   return ::stat(path, &st) == 0 && S_ISCHR(st.st_mode);
 }
 
@@ -92,8 +92,8 @@ TEST_F(ResultsTargetTest, AnotherProbesFileIsRefusedNamingWhatItHolds) {
 }
 
 TEST_F(ResultsTargetTest, AFileThatIsNotResultsIsRefusedUnchanged) {
-  for (const std::string bytes : {"# notes\nmore notes\n", "{\"record\":\"point\"}\n", "{\"record\":\"header\"",
-                                  "no newline at all"}) {
+  for (const std::string bytes :
+       {"# notes\nmore notes\n", "{\"record\":\"point\"}\n", "{\"record\":\"header\"", "no newline at all"}) {
     const fs::path f = file("notes.txt");
     put(f, bytes);
     // Even with --resume: an incomplete first line is never dropped (it may not be a killed run's).

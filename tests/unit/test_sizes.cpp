@@ -86,19 +86,18 @@ TEST(ParseSize, FractionsThatAreWholeBytes) {
   EXPECT_EQ(parse_size("0.001KB"), 1u);
   EXPECT_EQ(parse_size("1.000001MB"), 1'000'001u);
   EXPECT_EQ(parse_size("0.0009765625KiB"), 1u);  // 2^-10 exactly
-  EXPECT_EQ(parse_size("1.50KiB"), 1536u);        // trailing zeros are harmless
+  EXPECT_EQ(parse_size("1.50KiB"), 1536u);       // trailing zeros are harmless
   EXPECT_EQ(parse_size("3.0B"), 3u);
   EXPECT_EQ(parse_size("1.5TiB"), kTiB + kTiB / 2);
 }
 
 TEST(ParseSize, LargestSizes) {
   EXPECT_EQ(parse_size("9223372036854775807"), 9223372036854775807u);  // 2^63 - 1
-  EXPECT_EQ(parse_size("8388607TiB"), 8388607 * kTiB);                // 2^63 - 2^40
+  EXPECT_EQ(parse_size("8388607TiB"), 8388607 * kTiB);                 // 2^63 - 2^40
 }
 
 TEST(ParseSize, RejectsMalformed) {
-  for (const char* text : {"", "KiB", "B", ".5KiB", "1.KiB", "1.5.5K", "+1", " 1", "1 ",
-                           "1e3", "0x10", "abc"}) {
+  for (const char* text : {"", "KiB", "B", ".5KiB", "1.KiB", "1.5.5K", "+1", " 1", "1 ", "1e3", "0x10", "abc"}) {
     expect_bad_size(text);
   }
   expect_usage_error([] { parse_size("1,5"); }, "1,5");  // a list is not a size
@@ -112,22 +111,21 @@ TEST(ParseSize, RejectsNegativeAndZero) {
 
 TEST(ParseSize, RejectsUnknownUnits) {
   // Units are case-sensitive and take no space.
-  for (const char* text : {"1 KiB", "1kib", "1KIB", "1k", "1b", "1mb", "1Kb", "1KiB ", "1PiB",
-                           "1PB", "1XB", "1Ki", "1iB", "1BB"}) {
+  for (const char* text :
+       {"1 KiB", "1kib", "1KIB", "1k", "1b", "1mb", "1Kb", "1KiB ", "1PiB", "1PB", "1XB", "1Ki", "1iB", "1BB"}) {
     expect_bad_size(text);
   }
 }
 
 TEST(ParseSize, RejectsNonWholeBytes) {
-  for (const char* text : {"1.5B", "1.5", "0.3KiB", "0.0001KB", "1.0000000001GB",
-                           "0.00000000000000000001TB"}) {
+  for (const char* text : {"1.5B", "1.5", "0.3KiB", "0.0001KB", "1.0000000001GB", "0.00000000000000000001TB"}) {
     expect_bad_size(text);
   }
 }
 
 TEST(ParseSize, RejectsOverflow) {
-  for (const char* text : {"9223372036854775808", "8388608TiB", "18446744073709551616",
-                           "99999999999999999999999", "20000000000TB", "9223372036854775.808KB"}) {
+  for (const char* text : {"9223372036854775808", "8388608TiB", "18446744073709551616", "99999999999999999999999",
+                           "20000000000TB", "9223372036854775.808KB"}) {
     expect_bad_size(text);
   }
 }
@@ -201,8 +199,7 @@ TEST(ParseSizeList, RejectsBadItems) {
 }
 
 TEST(ParseSizeList, RejectsBadRangeBounds) {
-  for (const char* range :
-       {"1KiB:", ":1KiB", "0:8", "-1:8", "1.5B:8", "1:8XB", "1:9223372036854775808"}) {
+  for (const char* range : {"1KiB:", ":1KiB", "0:8", "-1:8", "1.5B:8", "1:8XB", "1:9223372036854775808"}) {
     expect_bad_list(range, range);
   }
 }
@@ -213,22 +210,20 @@ TEST(ParseSizeList, RejectsMinAboveMax) {
 }
 
 TEST(ParseSizeList, RejectsBadFactors) {
-  for (const char* range : {"1:8:x1", "1:8:x0", "1:8:x1.5", "1:8:x", "1:8:x-2", "1:8:x+2",
-                           "1:8:x2K", "1:8:x99999999999999999999"}) {
+  for (const char* range :
+       {"1:8:x1", "1:8:x0", "1:8:x1.5", "1:8:x", "1:8:x-2", "1:8:x+2", "1:8:x2K", "1:8:x99999999999999999999"}) {
     expect_bad_list(range, range);
   }
 }
 
 TEST(ParseSizeList, RejectsBadSteps) {
-  for (const char* range : {"1:8:+0", "1:8:+0KiB", "1:8:+", "1:8:+-1", "1:8:+1.5", "1:8:2",
-                           "1:8:", "1:8:-1", "1:2:3:4"}) {
+  for (const char* range :
+       {"1:8:+0", "1:8:+0KiB", "1:8:+", "1:8:+-1", "1:8:+1.5", "1:8:2", "1:8:", "1:8:-1", "1:2:3:4"}) {
     expect_bad_list(range, range);
   }
 }
 
-TEST(ParseSizeList, RejectsHugeLists) {
-  expect_bad_list("1:1TiB:+1", "1:1TiB:+1");
-}
+TEST(ParseSizeList, RejectsHugeLists) { expect_bad_list("1:1TiB:+1", "1:1TiB:+1"); }
 
 TEST(FormatSize, LargestExactBinaryUnit) {
   EXPECT_EQ(format_size(0), "0 B");
@@ -265,8 +260,7 @@ TEST(SplitList, EmptyItemsAreUsageErrorsNamingTheOption) {
 }
 
 TEST(FormatSize, RoundTripsThroughParse) {
-  for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1000}, 3 * kKiB, 5 * kMiB,
-                              7 * kGiB, 9 * kTiB}) {
+  for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1000}, 3 * kKiB, 5 * kMiB, 7 * kGiB, 9 * kTiB}) {
     std::string text = format_size(bytes);
     text.erase(text.find(' '), 1);  // the parser takes no space before the unit
     EXPECT_EQ(parse_size(text), bytes) << text;

@@ -62,10 +62,8 @@ TEST(PercentileSorted, Throws) {
   EXPECT_THROW(percentile_sorted(std::vector<double>{}, 50), std::invalid_argument);
   EXPECT_THROW(percentile_sorted(a, -0.001), std::invalid_argument);
   EXPECT_THROW(percentile_sorted(a, 100.001), std::invalid_argument);
-  EXPECT_THROW(percentile_sorted(a, -std::numeric_limits<double>::infinity()),
-               std::invalid_argument);
-  EXPECT_THROW(percentile_sorted(a, std::numeric_limits<double>::quiet_NaN()),
-               std::invalid_argument);
+  EXPECT_THROW(percentile_sorted(a, -std::numeric_limits<double>::infinity()), std::invalid_argument);
+  EXPECT_THROW(percentile_sorted(a, std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
 }
 
 TEST(Summarize, UnsortedSamples) {
@@ -118,8 +116,7 @@ TEST(Summarize, LargeCloseValuesKeepTheirSpread) {
 
 TEST(Summarize, Throws) {
   EXPECT_THROW(summarize(std::vector<double>{}), std::invalid_argument);
-  EXPECT_THROW(summarize(std::vector<double>{1, std::numeric_limits<double>::quiet_NaN()}),
-               std::invalid_argument);
+  EXPECT_THROW(summarize(std::vector<double>{1, std::numeric_limits<double>::quiet_NaN()}), std::invalid_argument);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "tests/unit/expect_usage_error.hpp"
 #include "bench/core/results_report.hpp"
+#include "tests/unit/expect_usage_error.hpp"
 
 namespace hetprobe {
 namespace {
@@ -85,7 +85,8 @@ TEST(TablePrinters, AVerticalTableListsEachRowsFields) {
   Table t{"fit", {}, {{"rank", 0}, {"drift_ppm", 0, Align::right, 3}}, {{0, -5.7784}}, {}, true};
   const Report r{{}, {t}};
   EXPECT_EQ(printed(TableFormat::table, r), "rank      0\ndrift_ppm -5.778\n");
-  EXPECT_EQ(printed(TableFormat::markdown, r), "\n| field | value |\n| --- | ---: |\n| rank | 0 |\n| drift_ppm | -5.778 |\n");
+  EXPECT_EQ(printed(TableFormat::markdown, r),
+            "\n| field | value |\n| --- | ---: |\n| rank | 0 |\n| drift_ppm | -5.778 |\n");
   EXPECT_EQ(printed(TableFormat::csv, r), "rank,drift_ppm\r\n0,-5.7784\r\n");  // machine formats: a row as ever
 }
 
@@ -159,10 +160,13 @@ TEST(ResultsReport, NotifyTableHasUnitsAndValues) {
 const std::string kData = HETPROBE_TEST_DATA_DIR "/../../notebooks/data/";
 
 TEST(ResultsReport, CommittedFilesOfEveryProbeShow) {
-  const std::pair<const char*, std::size_t> files[] = {
-      {"h200-interference-sweep.jsonl", 72}, {"h200x2-load/matrix.jsonl", 279}, {"h200-clock.jsonl", 7},
-      {"h200x2-halo.jsonl", 144},           {"h200x2-load/bandwidth.jsonl", 14}, {"h200-bandwidth.jsonl", 3},
-      {"h200-notify.jsonl", 24}};
+  const std::pair<const char*, std::size_t> files[] = {{"h200-interference-sweep.jsonl", 72},
+                                                       {"h200x2-load/matrix.jsonl", 279},
+                                                       {"h200-clock.jsonl", 7},
+                                                       {"h200x2-halo.jsonl", 144},
+                                                       {"h200x2-load/bandwidth.jsonl", 14},
+                                                       {"h200-bandwidth.jsonl", 3},
+                                                       {"h200-notify.jsonl", 24}};
   for (const auto& [name, first_table_rows] : files) {
     const Report r = results_report(read_results(kData + name));
     ASSERT_FALSE(r.tables.empty()) << name;

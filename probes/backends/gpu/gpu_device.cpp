@@ -12,20 +12,19 @@
 #include <thread>
 #include <vector>
 
+#include "bench/core/errors.hpp"
+#include "bench/core/stop_request.hpp"
 #include "probes/backends/gpu/gpu_kernels.hpp"
 #include "probes/backends/gpu/gpu_load_engine.hpp"
 #include "probes/backends/gpu/gpu_mechanisms.hpp"
 #include "probes/device/device.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/stop_request.hpp"
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
 
 namespace {
 
 double host_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Dynamic shared memory a kernel may use without opting in: notify-stacked's
@@ -85,8 +84,9 @@ class GpuDevice final : public Device {
     stream_shape_ = {1, max_threads(reinterpret_cast<const void*>(writer_stream_kernel))};
     const int threads = max_threads(reinterpret_cast<const void*>(writer_stacked_kernel));
     int per_sm = 0;
-    HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(
-        &per_sm, reinterpret_cast<const void*>(writer_stacked_kernel), threads, 0));
+    HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&per_sm,
+                                                              reinterpret_cast<const void*>(writer_stacked_kernel),
+                                                              threads, 0));
     stacked_shape_ = {per_sm * prop.multiProcessorCount, threads};
     info_.timer_hz = measure_timer_hz();
 
@@ -140,8 +140,8 @@ class GpuDevice final : public Device {
     const gpu::Error e = gpu::host_alloc(&host, bytes);
     if (e != gpu::kSuccess) {
       (void)HP_RT(GetLastError)();
-      throw usage_error("cannot pin " + std::to_string(bytes) + " bytes of host memory for " +
-                        info_.name + ": " + gpu::error_name(e));
+      throw usage_error("cannot pin " + std::to_string(bytes) + " bytes of host memory for " + info_.name + ": " +
+                        gpu::error_name(e));
     }
     void* dev = nullptr;
     HP_CHECK(HP_RT(HostGetDevicePointer)(&dev, host, 0));
@@ -168,7 +168,8 @@ class GpuDevice final : public Device {
     void* p = nullptr;
     if (placement == FlagPlacement::managed) {
       if (!info_.managed_concurrent)
-        throw unsupported(info_.name + " reports concurrentManagedAccess = 0: the host may not touch managed "
+        throw unsupported(info_.name +
+                          " reports concurrentManagedAccess = 0: the host may not touch managed "
                           "memory while a kernel runs");
       HP_CHECK(HP_RT(MallocManaged)(&p, bytes, HP_RT(MemAttachGlobal)));
       std::memset(p, 0, bytes);
@@ -182,10 +183,16 @@ class GpuDevice final : public Device {
 
   MechanismSamples time_launch_mechanism(LaunchMechanism m, const MechanismRun& run) override {
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
-    MechanismContext c{*this, signal_stream_, copy_stream_,
-                       &mechanism_flags_[0].value, &mechanism_flags_dev_[0].value,
-                       &mechanism_flags_[1].value, &mechanism_flags_dev_[1].value,
-                       &mechanism_flags_[2].value, device_flag_, mechanism_seq_};
+    MechanismContext c{*this,
+                       signal_stream_,
+                       copy_stream_,
+                       &mechanism_flags_[0].value,
+                       &mechanism_flags_dev_[0].value,
+                       &mechanism_flags_[1].value,
+                       &mechanism_flags_dev_[1].value,
+                       &mechanism_flags_[2].value,
+                       device_flag_,
+                       mechanism_seq_};
     MechanismSamples out = time_gpu_mechanism(m, run, c);
     mechanism_seq_ = c.seq;
     return out;
@@ -196,7 +203,8 @@ class GpuDevice final : public Device {
     keep_waits();
     HaloArgs args = launch.args, unpack = launch.unpack;
     args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
-    args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz * 1e-9);
+    args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz *
+                                                                                 1e-9);
     const int threads = std::clamp(launch.threads_per_block, 1, info_.max_threads_per_block);
     gpu::Stream s = halo_streams_[launch.stage == HaloStage::unpack ? 1 : 0];
     if (launch.stage == HaloStage::stacked) {
@@ -209,15 +217,13 @@ class GpuDevice final : public Device {
                           std::to_string(kStackedTablesMax));
       const WriterShape shape{stacked_blocks_per_sm(threads, tables) * info_.multiprocessors, threads};
       void* params[] = {&args, &unpack, &halo_grid_slot_};
-      HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel),
-                                              dim3(shape.blocks), dim3(threads), params, tables, s));
+      HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel), dim3(shape.blocks),
+                                              dim3(threads), params, tables, s));
       return shape;
     }
     const auto blocks = static_cast<unsigned>(std::max<std::uint64_t>(1, args.count));
-    if (launch.stage == HaloStage::pack)
-      halo_pack_kernel<<<blocks, threads, 0, s>>>(args);
-    else
-      halo_unpack_kernel<<<blocks, threads, 0, s>>>(args);
+    if (launch.stage == HaloStage::pack) halo_pack_kernel<<<blocks, threads, 0, s>>>(args);
+    else halo_unpack_kernel<<<blocks, threads, 0, s>>>(args);
     HP_CHECK(HP_RT(GetLastError)());
     return {static_cast<int>(blocks), threads};
   }
@@ -258,14 +264,13 @@ class GpuDevice final : public Device {
     HP_CHECK(HP_RT(EventCreate)(&stop));
     HP_CHECK(HP_RT(EventRecord)(start, stream_));
     auto* t = reinterpret_cast<unsigned char*>(target);
-    if (kind == LoadKind::write)
-      plain_write_kernel<<<blocks((bytes + 7) / 8), kThreads, 0, stream_>>>(t, bytes);
+    if (kind == LoadKind::write) plain_write_kernel<<<blocks((bytes + 7) / 8), kThreads, 0, stream_>>>(t, bytes);
     else if (kind == LoadKind::read)
-      plain_read_kernel<<<blocks(bytes / 16), kThreads, 0, stream_>>>(t, bytes, static_cast<unsigned long long*>(scratch));
+      plain_read_kernel<<<blocks(bytes / 16), kThreads, 0, stream_>>>(t, bytes,
+                                                                      static_cast<unsigned long long*>(scratch));
     else if (kind == LoadKind::copy_d2h)
       HP_CHECK(HP_RT(MemcpyAsync)(t, scratch, bytes, HP_RT(MemcpyDeviceToHost), stream_));
-    else
-      HP_CHECK(HP_RT(MemcpyAsync)(scratch, t, bytes, HP_RT(MemcpyHostToDevice), stream_));
+    else HP_CHECK(HP_RT(MemcpyAsync)(scratch, t, bytes, HP_RT(MemcpyHostToDevice), stream_));
     HP_CHECK(HP_RT(GetLastError)());
     HP_CHECK(HP_RT(EventRecord)(stop, stream_));
     HP_CHECK(HP_RT(EventSynchronize)(stop));
@@ -298,17 +303,15 @@ class GpuDevice final : public Device {
                     static_cast<std::uint64_t>(task.timeout_s * info_.timer_hz)};
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
     if (task.access == Access::stream) {
-      writer_stream_kernel<<<stream_shape_.blocks, stream_shape_.threads_per_block, 0, stream_>>>(
-          args);
+      writer_stream_kernel<<<stream_shape_.blocks, stream_shape_.threads_per_block, 0, stream_>>>(args);
       HP_CHECK(HP_RT(GetLastError)());
     } else {
       if (!cooperative_)
-        throw usage_error("stacked access needs cooperative launch, which " + info_.name +
-                          " does not support");
+        throw usage_error("stacked access needs cooperative launch, which " + info_.name + " does not support");
       void* params[] = {&args};
-      HP_CHECK(HP_RT(LaunchCooperativeKernel)(
-          reinterpret_cast<const void*>(writer_stacked_kernel), dim3(stacked_shape_.blocks),
-          dim3(stacked_shape_.threads_per_block), params, 0, stream_));
+      HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(writer_stacked_kernel),
+                                              dim3(stacked_shape_.blocks), dim3(stacked_shape_.threads_per_block),
+                                              params, 0, stream_));
     }
     writer_running_ = true;
   }
@@ -350,8 +353,9 @@ class GpuDevice final : public Device {
   int stacked_blocks_per_sm(int threads, std::size_t shared_bytes) {
     int& per_sm = stacked_blocks_per_sm_[{threads, shared_bytes}];
     if (per_sm == 0)
-      HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(
-          &per_sm, reinterpret_cast<const void*>(halo_stacked_kernel), threads, shared_bytes));
+      HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&per_sm,
+                                                                reinterpret_cast<const void*>(halo_stacked_kernel),
+                                                                threads, shared_bytes));
     return per_sm;
   }
 
@@ -448,9 +452,7 @@ BackendEntry entry() {
             }
             return n;
           },
-          [](int ordinal) -> std::unique_ptr<Device> {
-            return std::make_unique<GpuDevice>(ordinal);
-          },
+          [](int ordinal) -> std::unique_ptr<Device> { return std::make_unique<GpuDevice>(ordinal); },
           [](int ordinal) {
             char bus[64] = {};
             HP_CHECK(HP_RT(DeviceGetPCIBusId)(bus, sizeof bus, ordinal));

@@ -3,8 +3,8 @@
 // that map it onto a block or a cooperative grid, and the launch wrappers.
 #pragma once
 
-#include "probes/halo/halo_protocol.hpp"
 #include "probes/device/portability.hpp"
+#include "probes/halo/halo_protocol.hpp"
 #include "probes/signal/signal_protocol.hpp"
 #include "probes/writer/writer_protocol.hpp"
 

@@ -14,9 +14,9 @@
 #include <exception>
 #include <thread>
 
-#include "probes/load/load_engine.hpp"
-#include "probes/device/portability.hpp"
 #include "bench/core/thread_affinity.hpp"
+#include "probes/device/portability.hpp"
+#include "probes/load/load_engine.hpp"
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
 
@@ -25,7 +25,9 @@ constexpr std::uint64_t kKernelChunkBytes = kWarp * 16 * 8;  // 8 units per lane
 
 struct GpuReporterOps : GpuSignalOps {
   __device__ void relax() {}
-  __device__ unsigned long long load_shared(unsigned long long* p) { return *static_cast<volatile unsigned long long*>(p); }
+  __device__ unsigned long long load_shared(unsigned long long* p) {
+    return *static_cast<volatile unsigned long long*>(p);
+  }
   __device__ void store_shared(unsigned long long* p, unsigned long long v) {
     *static_cast<volatile unsigned long long*>(p) = v;
   }
@@ -42,7 +44,9 @@ struct GpuLoadWorker : GpuReporterOps {
   __device__ void pause(std::uint64_t ticks) { gpu::pause(ticks); }
   __device__ void add(unsigned long long* p, unsigned long long x) { atomicAdd(p, x); }
   __device__ void store16(unsigned char* p, std::uint64_t lo, std::uint64_t hi) {
-    struct alignas(16) Pair { unsigned long long lo, hi; };
+    struct alignas(16) Pair {
+      unsigned long long lo, hi;
+    };
     *reinterpret_cast<Pair*>(p) = Pair{lo, hi};
   }
   __device__ std::uint64_t load16(const unsigned char* p) { return gpu::load_fresh16_xor(p); }
@@ -79,8 +83,8 @@ __global__ void load_stamp_kernel(LoadControl* c, LoadStamp* ring, std::uint64_t
 
 class GpuLoadEngine final : public LoadEngine {
  public:
-  GpuLoadEngine(Device& device, int ordinal) : LoadEngine(device, device.alloc_pinned(control_and_ring_bytes())),
-                                               ordinal_(ordinal) {
+  GpuLoadEngine(Device& device, int ordinal)
+      : LoadEngine(device, device.alloc_pinned(control_and_ring_bytes())), ordinal_(ordinal) {
     HP_CHECK(HP_RT(SetDevice)(ordinal_));
     HP_CHECK(HP_RT(StreamCreateWithFlags)(&stream_, HP_RT(StreamNonBlocking)));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&shared_), sizeof(LoadShared)));
@@ -170,7 +174,8 @@ class GpuLoadEngine final : public LoadEngine {
   // 256 KiB; never more than the target.
   static std::uint64_t copy_chunk(double rate_gbs, std::uint64_t target_bytes) {
     std::uint64_t chunk = 8ull << 20;
-    if (rate_gbs > 0) chunk = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(rate_gbs * 160e3), 256ull << 10, chunk);
+    if (rate_gbs > 0)
+      chunk = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(rate_gbs * 160e3), 256ull << 10, chunk);
     return std::max<std::uint64_t>(1, std::min(chunk, target_bytes));
   }
 
@@ -262,9 +267,11 @@ class GpuLoadEngine final : public LoadEngine {
     HP_CHECK(HP_RT(StreamSynchronize)(stream_));
     const std::uint64_t stamps = std::atomic_ref<unsigned long long>(c->stamps.value).load(std::memory_order_acquire);
     if (timed_out)
-      std::fprintf(stderr, "hetprobe: the %s load on device %d gave up: no sign from the host for %.1f s (%llu copies "
-                           "queued, %llu done)\n", to_string(task.kind), ordinal_, task.timeout_s,
-                   static_cast<unsigned long long>(enqueued), static_cast<unsigned long long>(completed));
+      std::fprintf(stderr,
+                   "hetprobe: the %s load on device %d gave up: no sign from the host for %.1f s (%llu copies "
+                   "queued, %llu done)\n",
+                   to_string(task.kind), ordinal_, task.timeout_s, static_cast<unsigned long long>(enqueued),
+                   static_cast<unsigned long long>(completed));
     c->result.status = timed_out ? writer_status_timeout : writer_status_ok;
     c->result.bytes = bytes;
     c->result.t_start = c->result.t_ready = ring[0].ticks;

@@ -10,8 +10,8 @@
 
 #include "probes/backends/gpu/gpu_kernels.hpp"
 #include "probes/device/device.hpp"
-#include "probes/signal/host_signal_ops.hpp"
 #include "probes/device/host_spin.hpp"
+#include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
 
@@ -38,8 +38,8 @@ inline void callback_set_seq(void* seq) {
 // Runs warm-up then timed samples: prepare(seq) untimed, then t0, go(seq)
 // (the launch call's own time noted), done(seq), t1, then settle() untimed.
 template <class Prepare, class Go, class Done, class Settle>
-MechanismSamples sample_mechanism(MechanismContext& c, const MechanismRun& run, Prepare prepare, Go go,
-                                  Done done, Settle settle) {
+MechanismSamples sample_mechanism(MechanismContext& c, const MechanismRun& run, Prepare prepare, Go go, Done done,
+                                  Settle settle) {
   MechanismSamples out;
   const HostClock& clock = *run.clock;
   for (int i = 0; i < run.warmup + run.samples; ++i) {
@@ -71,30 +71,37 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
   };
   switch (m) {
     case LaunchMechanism::launch_flag:
-      return sample_mechanism(c, run, nothing, [&](unsigned long long seq) {
-        ack_kernel<<<1, 1, 0, c.stream>>>(c.ack_dev, seq);
-        HP_CHECK(HP_RT(GetLastError)());
-      }, wait_ack, sync_stream);
+      return sample_mechanism(
+          c, run, nothing,
+          [&](unsigned long long seq) {
+            ack_kernel<<<1, 1, 0, c.stream>>>(c.ack_dev, seq);
+            HP_CHECK(HP_RT(GetLastError)());
+          },
+          wait_ack, sync_stream);
     case LaunchMechanism::launch_device_sync:
-      return sample_mechanism(c, run, nothing, launch_empty,
-                              [&](unsigned long long) { HP_CHECK(HP_RT(DeviceSynchronize)()); }, [] {});
+      return sample_mechanism(
+          c, run, nothing, launch_empty, [&](unsigned long long) { HP_CHECK(HP_RT(DeviceSynchronize)()); }, [] {});
     case LaunchMechanism::launch_event_query:
     case LaunchMechanism::launch_event_sync: {
       gpu::Event ev{};
       HP_CHECK(HP_RT(EventCreateWithFlags)(&ev, HP_RT(EventDisableTiming)));
       const bool query = m == LaunchMechanism::launch_event_query;
-      MechanismSamples out = sample_mechanism(c, run, nothing, [&](unsigned long long seq) {
-        launch_empty(seq);
-        HP_CHECK(HP_RT(EventRecord)(ev, c.stream));
-      }, [&](unsigned long long) {
-        if (!query) {
-          HP_CHECK(HP_RT(EventSynchronize)(ev));
-          return;
-        }
-        gpu::Error e{};
-        spin_host([&] { return (e = HP_RT(EventQuery)(ev)) != HP_RT(ErrorNotReady); }, timeout, "the event");
-        HP_CHECK(e);
-      }, [] {});
+      MechanismSamples out = sample_mechanism(
+          c, run, nothing,
+          [&](unsigned long long seq) {
+            launch_empty(seq);
+            HP_CHECK(HP_RT(EventRecord)(ev, c.stream));
+          },
+          [&](unsigned long long) {
+            if (!query) {
+              HP_CHECK(HP_RT(EventSynchronize)(ev));
+              return;
+            }
+            gpu::Error e{};
+            spin_host([&] { return (e = HP_RT(EventQuery)(ev)) != HP_RT(ErrorNotReady); }, timeout, "the event");
+            HP_CHECK(e);
+          },
+          [] {});
       (void)HP_RT(EventDestroy)(ev);
       return out;
     }
@@ -104,37 +111,48 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
           !probe.skipped.empty())
         return probe;
       sync_stream();
-      return sample_mechanism(c, run, nothing, [&](unsigned long long seq) {
-        launch_empty(seq);
-        if (const std::string why = gpu::launch_host_func(c.stream, callback_set_seq, reinterpret_cast<void*>(seq));
-            !why.empty())
-          throw Error(ErrorKind::device, why);
-      }, [&](unsigned long long seq) {
-        spin_host([&] { return g_callback_seq.load(std::memory_order_acquire) >= seq; }, timeout, "the host callback");
-      }, sync_stream);
+      return sample_mechanism(
+          c, run, nothing,
+          [&](unsigned long long seq) {
+            launch_empty(seq);
+            if (const std::string why = gpu::launch_host_func(c.stream, callback_set_seq, reinterpret_cast<void*>(seq));
+                !why.empty())
+              throw Error(ErrorKind::device, why);
+          },
+          [&](unsigned long long seq) {
+            spin_host([&] { return g_callback_seq.load(std::memory_order_acquire) >= seq; }, timeout,
+                      "the host callback");
+          },
+          sync_stream);
     }
     case LaunchMechanism::launch_stream_write_value: {
       MechanismSamples probe;
       if (probe.skipped = gpu::stream_write_value64(c.stream, c.ack_dev, c.seq); !probe.skipped.empty()) return probe;
       sync_stream();
-      return sample_mechanism(c, run, nothing, [&](unsigned long long seq) {
-        launch_empty(seq);
-        if (const std::string why = gpu::stream_write_value64(c.stream, c.ack_dev, seq); !why.empty())
-          throw Error(ErrorKind::device, why);
-      }, wait_ack, sync_stream);
+      return sample_mechanism(
+          c, run, nothing,
+          [&](unsigned long long seq) {
+            launch_empty(seq);
+            if (const std::string why = gpu::stream_write_value64(c.stream, c.ack_dev, seq); !why.empty())
+              throw Error(ErrorKind::device, why);
+          },
+          wait_ack, sync_stream);
     }
     case LaunchMechanism::stream_wait_value: {
       MechanismSamples probe;
       if (probe.skipped = gpu::stream_wait_value64_geq(c.stream, c.go_dev, 0); !probe.skipped.empty()) return probe;
       sync_stream();
-      return sample_mechanism(c, run, [&](unsigned long long seq) {
-        if (const std::string why = gpu::stream_wait_value64_geq(c.stream, c.go_dev, seq); !why.empty())
-          throw Error(ErrorKind::device, why);
-        ack_kernel<<<1, 1, 0, c.stream>>>(c.ack_dev, seq);
-        HP_CHECK(HP_RT(GetLastError)());
-        // Let the front end reach the wait before the clock starts.
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }, [&](unsigned long long seq) { HostSignalOps{}.store_release(c.go, seq); }, wait_ack, sync_stream);
+      return sample_mechanism(
+          c, run,
+          [&](unsigned long long seq) {
+            if (const std::string why = gpu::stream_wait_value64_geq(c.stream, c.go_dev, seq); !why.empty())
+              throw Error(ErrorKind::device, why);
+            ack_kernel<<<1, 1, 0, c.stream>>>(c.ack_dev, seq);
+            HP_CHECK(HP_RT(GetLastError)());
+            // Let the front end reach the wait before the clock starts.
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+          },
+          [&](unsigned long long seq) { HostSignalOps{}.store_release(c.go, seq); }, wait_ack, sync_stream);
     }
     case LaunchMechanism::device_flag_memcpy: {
       // A persistent device thread echoes the device-memory flag to the pinned ack.
@@ -147,11 +165,13 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
       echo.count = static_cast<std::uint64_t>(run.warmup + run.samples);
       echo.timeout_s = timeout;
       c.device.start_signal(echo);
-      MechanismSamples out = sample_mechanism(c, run, [&](unsigned long long seq) { *c.copy_source = seq; },
+      MechanismSamples out = sample_mechanism(
+          c, run, [&](unsigned long long seq) { *c.copy_source = seq; },
           [&](unsigned long long) {
             HP_CHECK(HP_RT(MemcpyAsync)(c.device_flag, c.copy_source, sizeof(unsigned long long),
                                         HP_RT(MemcpyHostToDevice), c.copy_stream));
-          }, wait_ack, [&] { HP_CHECK(HP_RT(StreamSynchronize)(c.copy_stream)); });
+          },
+          wait_ack, [&] { HP_CHECK(HP_RT(StreamSynchronize)(c.copy_stream)); });
       if (c.device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device-flag echo timed out");
       return out;
     }

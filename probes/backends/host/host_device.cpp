@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "probes/device/device.hpp"
 #include "bench/core/errors.hpp"
-#include "probes/signal/host_signal_ops.hpp"
+#include "probes/device/device.hpp"
 #include "probes/load/load_engine.hpp"
+#include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe::host_backend {
 
@@ -29,9 +29,9 @@ std::unique_ptr<LoadEngine> make_load_engine(Device& device);  // host_load_engi
 namespace {
 
 std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 std::string cpu_model() {
@@ -163,8 +163,7 @@ class HostDevice final : public Device {
     check_pinnable(bytes);
     bool locked = false;
     std::byte* p = alloc_locked(bytes, locked);
-    if (p == nullptr)
-      throw usage_error("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
+    if (p == nullptr) throw usage_error("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
     if (!locked) info_.page_locked = false;
     const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
     return PinnedBuffer(p, p, bytes, [rounded, locked](std::byte* q) {
@@ -187,10 +186,12 @@ class HostDevice final : public Device {
     abandoned_.store(false, std::memory_order_release);
     HaloArgs args = launch.args, unpack = launch.unpack;
     args.timeout_ticks = unpack.timeout_ticks = static_cast<std::uint64_t>(launch.timeout_s * info_.timer_hz);
-    args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz * 1e-9);
+    args.poll_pause_ticks = unpack.poll_pause_ticks = static_cast<std::uint64_t>(launch.poll_pause_ns * info_.timer_hz *
+                                                                                 1e-9);
     const auto cores = static_cast<std::uint64_t>(info_.multiprocessors);
-    const std::uint64_t cap = stacked ? std::clamp<std::uint64_t>(cores, 2, 8)
-                                      : launch.stage == HaloStage::pack ? cores : 2;
+    const std::uint64_t cap = stacked                           ? std::clamp<std::uint64_t>(cores, 2, 8)
+                              : launch.stage == HaloStage::pack ? cores
+                                                                : 2;
     const std::uint64_t n = stacked ? cap : std::max<std::uint64_t>(1, std::min(args.count, cap));
     if (stacked) {
       halo_barrier_ = std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(n));

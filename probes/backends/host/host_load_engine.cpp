@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "bench/core/errors.hpp"
-#include "probes/signal/host_signal_ops.hpp"
-#include "probes/load/load_engine.hpp"
 #include "bench/core/thread_affinity.hpp"
+#include "probes/load/load_engine.hpp"
+#include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe::host_backend {
 
@@ -78,7 +78,8 @@ class HostLoadEngine final : public LoadEngine {
   LoadShape shape(LoadKind kind, Access access, std::uint64_t) const override {
     const int cores = device_.info().multiprocessors;
     const int n = kind == LoadKind::copy_d2h || kind == LoadKind::copy_h2d || access == Access::stream
-                      ? 1 : std::max(1, cores - 1);
+                      ? 1
+                      : std::max(1, cores - 1);
     return {"host threads", n, 1, n, kChunkBytes};
   }
 
