@@ -155,16 +155,35 @@ def default_directory() -> Path:
     return Path("hetprobe-results") / f"characterize-{platform.node()}-{stamp}"
 
 
+def _options(words: list[str]) -> list[list[str]]:
+    """["--a", "1", "--b", "--c", "x"] as [["--a", "1"], ["--b"], ["--c", "x"]]: each option with its values."""
+    groups: list[list[str]] = []
+    for word in words:
+        if word.startswith("--") or not groups:
+            groups.append([word])
+        else:
+            groups[-1].append(word)
+    return groups
+
+
+def _overridden(preset: list[str], given: list[str]) -> list[str]:
+    """The preset's options less those the user gives, then the user's: a probe takes each option once."""
+    named = {group[0].split("=")[0] for group in _options(given)}
+    kept = [group for group in _options(preset) if group[0].split("=")[0] not in named]
+    return [word for group in kept for word in group] + given
+
+
 def _probe_command(step: str, args, out: Path) -> list[str]:
     probe = family(step)
     base = [binary(), probe, "--out", str(out), "--quiet", "--device", args.device]
-    extra = list(PRESETS["quick" if args.quick else "default"][step]) + list(getattr(args, f"{probe}_args") or [])
+    given = list(getattr(args, f"{probe}_args") or [])
+    if probe == "interference" and args.sizes:
+        given += ["--sizes", args.sizes]
+    if probe == "interference" and args.reps:
+        given += ["--reps", str(args.reps)]
+    extra = _overridden(list(PRESETS["quick" if args.quick else "default"][step]), given)
     if probe != "interference":
         return base + extra
-    if args.sizes:
-        extra += ["--sizes", args.sizes]
-    if args.reps:
-        extra += ["--reps", str(args.reps)]
     try:
         return launch_command(2, args.launcher, args.hosts) + base + extra
     except UsageError as e:

@@ -139,6 +139,10 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
             "--skip",
             "notify,clock,interference-rate",
             "--no-report",
+            # Many points (15 sizes), so that SIGINT lands mid-run even when the spinning ranks starve
+            # this poller: --quick's 12 points take about a second on an idle 2-core machine.
+            "--interference-args",
+            "--sizes 1KiB:16MiB:x2",
             str(directory),
         ],
         stdout=subprocess.PIPE,
@@ -157,7 +161,8 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
     assert "interrupted" in err
     kept = hetprobe.load(results)
     finished = len(kept.summary[kept.summary["metric"] == "send_time_ns"])
-    assert 2 <= finished < 24 and not kept.truncated
+    planned = json.loads(results.read_text().splitlines()[0])["planned_records"]
+    assert 2 <= finished < planned - 1 and not kept.truncated  # planned: the points and the host-memory record
     manifest = json.loads((directory / "characterize.json").read_text())
     assert manifest["steps"][0]["status"] == "interrupted"
 
@@ -250,3 +255,20 @@ def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(fa
     assert "INCOMPLETE: notify failed" in done.stdout and "flag round trip" not in done.stdout
     again = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(directory)], capture_output=True, text=True)
     assert again.returncode == 1 and (directory / "report.md").read_text() == md
+
+
+def test_options_given_replace_the_presets_own():
+    """--sizes, --reps and --interference-args replace the preset's value: a probe takes each option once
+    (before, `characterize --sizes X` ran interference with two --sizes and it refused them)."""
+    from hetprobe.characterize import _overridden
+
+    preset = ["--sizes", "1KiB,64KiB", "--layouts", "SSB,P2AB", "--no-host-stream", "--reps", "5"]
+    assert _overridden(preset, ["--sizes", "4KiB", "--reps=9"]) == [
+        "--layouts",
+        "SSB,P2AB",
+        "--no-host-stream",
+        "--sizes",
+        "4KiB",
+        "--reps=9",
+    ]
+    assert _overridden(preset, []) == preset
