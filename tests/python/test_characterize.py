@@ -148,6 +148,8 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A suite started in the background (`cmd &` in a script) ignores SIGINT, and so would the child.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     results = directory / "interference.jsonl"
     deadline = time.monotonic() + 300
