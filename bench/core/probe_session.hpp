@@ -46,7 +46,8 @@ struct ProbeSession {
   std::function<void(const Json& header, const std::vector<Json>& records)> print;
   // Checks the config against the ranks (collective probes); throws a usage Error (optional).
   std::function<void(const MpiContext&)> check_ranks = nullptr;
-  // Records rank 0 will measure, for the progress lines' ETA (optional; after configure).
+  // Records rank 0 will measure, for the header's planned_records and the
+  // progress lines' ETA (optional; after configure, and take_done on --resume).
   std::function<std::size_t()> expected_records = nullptr;
   // Bytes of host memory this rank will allocate (optional; after check_ranks):
   // the ranks of a node together must fit what is available.
@@ -54,7 +55,7 @@ struct ProbeSession {
   // The config JSON once check has run, where check completes the config
   // from the device (optional; default: configure's).
   std::function<Json()> device_config = nullptr;
-  // What those bytes are for, in the message when they do not fit (optional;
+  // What host_bytes are for, in the message when they do not fit (optional;
   // default "this PROBE run (N rank(s) on this node)").
   std::function<std::string(const MpiContext&)> memory_what = nullptr;
   // Takes what the probe holds for the run once the node's memory is checked
