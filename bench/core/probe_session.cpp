@@ -189,7 +189,6 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   Progress progress(total, done);
   try {
     session.measure(*device, *p.clock, mpi, [&](const Json& record) {
-      throw_if_interrupted();
       Json r = record;
       if (session.rank_field) r["rank"] = mpi.rank;
       if (mpi.rank == 0) {
@@ -203,6 +202,7 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
         }
       }
       mine.push_back(std::move(r));
+      throw_if_interrupted();  // after the write: a record finished before Ctrl-C is kept
     });
     interruptible_barrier(mpi);  // a rank done first waits here, where Ctrl-C reaches it
   } catch (const Error& e) {
