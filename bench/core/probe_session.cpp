@@ -16,6 +16,7 @@
 #include "bench/core/placement.hpp"
 #include "bench/core/progress.hpp"
 #include "bench/core/record_label.hpp"
+#include "bench/core/results.hpp"
 #include "bench/core/run_header.hpp"
 
 namespace hetprobe::cli {
@@ -47,12 +48,15 @@ void prepare(Prepared& p, const ProbeSession& session, const SessionOptions& o, 
   p.placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *p.topo);
   if (session.check) session.check(*p.placement.device);
   if (session.check_ranks) session.check_ranks(mpi);
+  if (session.device_config) p.config = session.device_config();
 }
 
 Json session_header(const Prepared& p, const ProbeSession& session, const std::vector<std::string>& argv,
-                    const MpiContext& mpi) {
-  Json header = run_header({session.probe, argv, p.placement.device_choice, p.config, false,
-                            placement_json(p.placement, *p.topo), p.topo->describe().to_json()},
+                    const MpiContext& mpi, bool resumed, const PinnedBuffer* pinned) {
+  const Json placement = pinned != nullptr ? placement_json(p.placement, *p.topo, pinned->host(), pinned->size())
+                                           : placement_json(p.placement, *p.topo);
+  Json header = run_header({session.probe, argv, p.placement.device_choice, p.config, resumed, placement,
+                            p.topo->describe().to_json()},
                            *p.placement.device, mpi, *p.clock);
   if (session.expected_records) header["planned_records"] = session.expected_records();
   return header;
@@ -71,15 +75,47 @@ int run_captured(const ProbeSession& session, const SessionOptions& o, const std
     }
   } restore{p};
   prepare(p, session, o, mpi);
-  capture.header = session_header(p, session, argv, mpi);
+  struct Release {  // also when measuring throws
+    const ProbeSession& session;
+    ~Release() {
+      if (session.release) session.release();
+    }
+  } release{session};
+  const PinnedBuffer* pinned = session.allocate ? session.allocate(*p.placement.device, *p.topo, mpi) : nullptr;
+  capture.header = session_header(p, session, argv, mpi, false, pinned);
   capture.records.clear();
   session.measure(*p.placement.device, *p.clock, mpi, [&](const Json& record) {
     Json r = record;
-    r["rank"] = 0;
+    if (session.rank_field) r["rank"] = 0;
     capture.records.push_back(std::move(r));
     if (capture.on_record) capture.on_record(capture.records.back());
   });
   return 0;
+}
+
+// The memory every rank of this node will take, checked against what the node has.
+void check_node_memory(const ProbeSession& session, const Prepared& p, const MpiContext& mpi) {
+  const std::uint64_t bytes = session.host_bytes ? session.host_bytes(mpi, *p.topo) : 0;
+  const std::uint64_t on_node = node_sum(mpi, bytes);
+  if (on_node == 0) return;
+  check_memory_available(on_node, session.memory_what ? session.memory_what(mpi)
+                                                      : "this " + session.probe + " run (" +
+                                                            std::to_string(mpi.node_size) + " rank(s) on this node)");
+}
+
+// Rank 0: opens the results file; on --resume, the records already in it
+// (read_done's text) and a killed run's incomplete last line dropped.
+std::string open_output(const ProbeSession& session, const std::filesystem::path& path, Resume resume,
+                        const Device& device, std::optional<ResultsWriter>& writer) {
+  OpenedResults opened = open_results_for(session.probe, path, resume);
+  writer.emplace(std::move(opened.writer));
+  if (opened.existing.records.empty() || !session.read_done) return "";
+  std::string done = session.read_done(opened.existing, device);
+  if (opened.existing.truncated_tail) {
+    std::fprintf(stderr, "hetprobe: dropping an incomplete last line of %s (a killed run)\n", path.c_str());
+    drop_truncated_tail(path, opened.existing);
+  }
+  return done;
 }
 
 }  // namespace
@@ -108,55 +144,76 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   Prepared p;
   std::optional<ResultsWriter> writer;
   std::filesystem::path path = o.out.empty() ? "hetprobe-" + session.probe + "-" + utc_now_iso8601() + ".jsonl" : o.out;
+  const Resume resume = !session.read_done ? Resume::unavailable : o.resume ? Resume::on : Resume::off;
+  const PinnedBuffer* pinned = nullptr;
+  std::string done_text;  // rank 0: what a resumed file holds already
+  auto release = [&] {
+    if (session.release) session.release();
+  };
   // Every check on every rank first; the file is created only once all pass.
   const bool ok = agreed_steps(mpi, session.probe,
                                {[&] {
                                   prepare(p, session, o, mpi);
-                                  if (mpi.rank == 0) check_results_target(session.probe, path, Resume::unavailable);
+                                  if (mpi.rank == 0) check_results_target(session.probe, path, resume);
                                 },
                                 [&] {
-                                  const std::uint64_t bytes = session.host_bytes ? session.host_bytes(mpi) : 0;
-                                  const std::uint64_t on_node = node_sum(mpi, bytes);
-                                  if (on_node > 0)
-                                    check_memory_available(on_node, "this " + session.probe + " run (" +
-                                                                        std::to_string(mpi.node_size) +
-                                                                        " rank(s) on this node)");
+                                  check_node_memory(session, p, mpi);
+                                  if (session.allocate) pinned = session.allocate(*p.placement.device, *p.topo, mpi);
                                 },
                                 [&] {
                                   if (mpi.rank == 0)
-                                    writer.emplace(open_results_for(session.probe, path, Resume::unavailable).writer);
+                                    done_text = open_output(session, path, resume, *p.placement.device, writer);
                                 }});
   if (!ok) {
+    release();
     MPI_Finalize();
     return 2;
   }
+  const std::size_t done = session.take_done ? session.take_done(broadcast_string(mpi, done_text)) : 0;
   Device* device = p.placement.device.get();
   const std::string& why = p.placement.device_choice;
-  const Json header = session_header(p, session, argv, mpi);
+  const Json header = session_header(p, session, argv, mpi, done > 0, pinned);
   if (mpi.rank == 0) {
     writer->write(header);
-    if (!o.quiet)
+    if (session.begin) session.begin(header, path, done);
+    else if (!o.quiet)
       std::fprintf(stderr, "hetprobe %s: %s; device %s (%s), timer tick %.3g ns; %d rank(s); results in %s\n",
                    session.probe.c_str(), why.c_str(), device->info().name.c_str(), device->info().backend.c_str(),
                    device->info().timer_tick_ns, mpi.size, path.c_str());
   }
   install_interrupt_handlers();
   std::vector<Json> mine;
+  const std::size_t total = session.progress_total     ? session.progress_total()
+                            : session.expected_records ? session.expected_records()
+                                                       : 0;
+  Progress progress(total, done);
   try {
-    Progress progress(session.expected_records ? session.expected_records() : 0);
     session.measure(*device, *p.clock, mpi, [&](const Json& record) {
-      throw_if_interrupted();
       Json r = record;
-      r["rank"] = mpi.rank;
-      if (mpi.rank == 0) writer->write(r);
-      if (!o.quiet && mpi.rank == 0) progress.print(record_label(r));
+      if (session.rank_field) r["rank"] = mpi.rank;
+      if (mpi.rank == 0) {
+        writer->write(r);
+        if (session.on_record) session.on_record(r);
+        // Counted also under --quiet: an error says how far the run came.
+        const std::string label = session.progress_label ? session.progress_label(r) : record_label(r);
+        if (!label.empty()) {
+          const std::string line = progress.finished(label);
+          if (!o.quiet) std::fprintf(stderr, "%s\n", line.c_str());
+        }
+      }
       mine.push_back(std::move(r));
+      throw_if_interrupted();  // after the write: a record finished before Ctrl-C is kept
     });
     interruptible_barrier(mpi);  // a rank done first waits here, where Ctrl-C reaches it
   } catch (const Error& e) {
+    // Another rank may be waiting inside MPI: end the whole job, once.
     std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()),
                  user_message(e).c_str());
-    if (mpi.rank == 0)
+    release();  // stops any load still running
+    if (mpi.rank == 0 && session.read_done)
+      std::fprintf(stderr, "hetprobe %s: %zu of %zu points are in %s; --resume continues it\n", session.probe.c_str(),
+                   progress.done(), progress.total(), path.c_str());
+    else if (mpi.rank == 0)
       std::fprintf(stderr, "hetprobe %s: %zu finished record(s) are in %s\n", session.probe.c_str(), mine.size(),
                    path.c_str());
     std::fflush(nullptr);
@@ -164,7 +221,8 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   }
   // The other ranks' records, written by rank 0 after its own.
   std::string packed;
-  for (const Json& r : mine) packed += r.dump() + "\n";
+  if (mpi.rank != 0)
+    for (const Json& r : mine) packed += r.dump() + "\n";
   const auto all = gather_strings(mpi, packed);
   if (mpi.rank == 0) {
     std::vector<Json> records = mine;
@@ -178,6 +236,7 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
     session.print(header, records);
     if (!o.quiet) std::fprintf(stderr, "hetprobe %s: results in %s\n", session.probe.c_str(), path.c_str());
   }
+  release();
   MPI_Finalize();
   return 0;
 }

@@ -1,10 +1,13 @@
-// The frame of the single-process probes (notify, clock): options every one
-// of them has, MPI set-up (one device per rank), input checks agreed by all
-// ranks before anything is written, the results file with its header, and
-// every rank's records collected into it by rank 0.
+// The one frame every probe runs in: options every one of them has, MPI
+// set-up (one device per rank), input checks agreed by all ranks before
+// anything is written, the results file with its header (new or resumed),
+// Ctrl-C and errors, progress lines, and every rank's records collected into
+// it by rank 0.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "bench/core/results.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
+#include "topology/topology.hpp"
 
 namespace hetprobe::cli {
 
@@ -24,6 +28,7 @@ struct SessionOptions {
   std::string clock = "auto";
   std::string bind = "near-gpu";
   bool quiet = false;
+  bool resume = false;  // --resume, where the probe has it (ProbeSession::read_done)
 };
 
 void add_session_options(CLI::App* command, SessionOptions& options, const std::string& probe);
@@ -41,11 +46,46 @@ struct ProbeSession {
   std::function<void(const Json& header, const std::vector<Json>& records)> print;
   // Checks the config against the ranks (collective probes); throws a usage Error (optional).
   std::function<void(const MpiContext&)> check_ranks = nullptr;
-  // Records rank 0 will measure, for the progress lines' ETA (optional; after configure).
+  // Records rank 0 will measure, for the header's planned_records and the
+  // progress lines' ETA (optional; after configure, and take_done on --resume).
   std::function<std::size_t()> expected_records = nullptr;
   // Bytes of host memory this rank will allocate (optional; after check_ranks):
   // the ranks of a node together must fit what is available.
-  std::function<std::uint64_t(const MpiContext&)> host_bytes = nullptr;
+  std::function<std::uint64_t(const MpiContext&, const Topology&)> host_bytes = nullptr;
+  // The config JSON once check has run, where check completes the config
+  // from the device (optional; default: configure's).
+  std::function<Json()> device_config = nullptr;
+  // What host_bytes are for, in the message when they do not fit (optional;
+  // default "this PROBE run (N rank(s) on this node)").
+  std::function<std::string(const MpiContext&)> memory_what = nullptr;
+  // Takes what the probe holds for the run once the node's memory is checked
+  // (after binding: pages land on the bound NUMA node); returns the pinned
+  // buffer the header's placement describes, or null (optional).
+  std::function<const PinnedBuffer*(Device&, const Topology&, const MpiContext&)> allocate = nullptr;
+  // Gives back what allocate took (loads stopped), before MPI ends the run,
+  // normally or at an error (optional).
+  std::function<void()> release = nullptr;
+
+  // --resume (optional: without it the probe has none). Rank 0: what every
+  // rank must know of the records already in the file (text, broadcast).
+  std::function<std::string(const ResultsFile& existing, const Device&)> read_done = nullptr;
+  // Every rank: takes that text; returns how many items are already done.
+  std::function<std::size_t(const std::string& done)> take_done = nullptr;
+
+  // Rank 0, once the header is written: what the probe says before it
+  // measures, in place of the frame's device line (optional; `done`: items
+  // already in a resumed file).
+  std::function<void(const Json& header, const std::filesystem::path& path, std::size_t done)> begin = nullptr;
+  // Rank 0, for each record as it is written: a live table's row (optional).
+  std::function<void(const Json& record)> on_record = nullptr;
+  // A record's progress line, "" for a record that is no progress item
+  // (optional; default record_label). Items in all: progress_total, default
+  // expected_records.
+  std::function<std::string(const Json& record)> progress_label = nullptr;
+  std::function<std::size_t()> progress_total = nullptr;
+  // Records carry the rank that measured them; off where rank 0 makes every
+  // record (interference).
+  bool rank_field = true;
 };
 
 // Collective: runs the steps in order on every rank, agreeing after each one

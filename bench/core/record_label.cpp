@@ -40,6 +40,11 @@ std::string record_label(const Json& record) {
   if (kind == "halo")
     return "halo " + field_or<std::string>(r, "layout", "?") + " " + field_or<std::string>(r, "variant", "?") +
            ": median " + median("iteration_ns") + " ns per iteration, " + field_or<std::string>(r, "status", "?");
+  if (kind == "point" && field_or<std::string>(r, "probe", "") == "bandwidth") {
+    char median[64];
+    std::snprintf(median, sizeof median, ": median %.2f GB/s", field_or<double>(r, "median_gbs", 0.0));
+    return "bandwidth " + field_or<std::string>(r, "writer", "?") + median;
+  }
   return kind;
 }
 

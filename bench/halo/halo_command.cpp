@@ -13,6 +13,7 @@
 #include "bench/core/sizes.hpp"
 #include "bench/core/text_list.hpp"
 #include "bench/halo/halo.hpp"
+#include "bench/halo/halo_measure.hpp"
 #include "bench/halo/halo_record.hpp"
 
 namespace hetprobe::cli {
@@ -30,9 +31,7 @@ struct Options {
   std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned";
   std::string threads = "128", long_bytes = "auto";
   HaloConfig config;
-  int mpi_reps = 100;
-  double alpha_s = -1, beta_s_per_byte = -1;
-  KModel kmodel;
+  HaloModelOptions model;
 };
 
 // Cells per side of a cube, and sub-cubes per axis: far past any run, and
@@ -121,8 +120,9 @@ HaloConfig build_config(const Options& o) {
     c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
   if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
     throw usage_error("--timeline " + c.timeline + ": expected all, median or none");
-  if ((o.alpha_s < 0) != (o.beta_s_per_byte < 0)) throw usage_error("--model-alpha and --model-beta go together");
-  const KModel& k = o.kmodel;
+  if ((o.model.alpha_s < 0) != (o.model.beta_s_per_byte < 0))
+    throw usage_error("--model-alpha and --model-beta go together");
+  const KModel& k = o.model.kmodel;
   if (k.r_cb_bytes_per_s != 0 || k.r_ci_bytes_per_s != 0 || k.k_inter != 0 || k.k_total != 0 || k.k_prime != 1) {
     if (k.r_cb_bytes_per_s == 0) throw usage_error("the K-model options (--model-r-ci, --model-k-*) need --model-r-cb");
     KModel check = k;
@@ -155,45 +155,6 @@ std::uint64_t check_rank_layouts(const Options& o, const HaloConfig& c, const Mp
     largest_need = std::max(largest_need, (memcpy ? 2 : 1) * sends + 2 * recvs);
   }
   return largest_need;
-}
-
-void measure(const Options& o, const HaloConfig& c, Device& device, const HostClock& clock, const MpiContext& mpi,
-             const RecordSink& sink) {
-  const auto mine = layouts(o, mpi.rank, mpi.size);
-  const auto rank0 = layouts(o, 0, mpi.size);
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    const auto runs = run_halo(c, mine[k], device, mpi, clock);
-    for (const HaloRun& run : runs) {
-      std::vector<double> totals, slowest(run.iterations.size(), 0);
-      for (const auto& it : run.iterations) totals.push_back(it.total_ns);
-      mpi_check(MPI_Reduce(totals.data(), slowest.data(), static_cast<int>(totals.size()), MPI_DOUBLE, MPI_MAX, 0,
-                           mpi.comm),
-                "MPI_Reduce");
-      sink(halo_record(run, mine[k], c, mpi.rank == 0 ? slowest : std::vector<double>{}));
-    }
-    HaloModelSetup setup;
-    if (o.alpha_s >= 0) {
-      setup.postal = {o.alpha_s, o.beta_s_per_byte};
-      setup.given = true;
-    } else {
-      for (const auto& s : rank0[k].sends)
-        if (std::find(setup.sizes.begin(), setup.sizes.end(), s.bytes) == setup.sizes.end())
-          setup.sizes.push_back(s.bytes);
-      std::sort(setup.sizes.begin(), setup.sizes.end());
-      const int peer = rank0[k].sends.empty() ? 0 : rank0[k].sends.front().send_to;
-      setup.one_way_ns = mpi_one_way_ns(mpi, clock, peer, setup.sizes, o.mpi_reps);
-      if (mpi.rank == 0 && peer != 0 && setup.sizes.size() >= 2) {
-        std::vector<double> bytes(setup.sizes.begin(), setup.sizes.end()), secs;
-        for (double ns : setup.one_way_ns) secs.push_back(ns * 1e-9);
-        setup.postal = fit_postal(bytes, secs);
-      }
-    }
-    if (o.kmodel.r_cb_bytes_per_s > 0) {
-      setup.kmodel = o.kmodel;
-      setup.kmodel->alpha_s = setup.postal.alpha_s;
-    }
-    if (mpi.rank == 0) sink(halo_model_record(setup, mine[k], runs));
-  }
 }
 
 }  // namespace
@@ -262,51 +223,54 @@ CommandFn add_halo_command(CLI::App& app) {
                 "by the whole grid; auto: half the largest message")
       ->capture_default_str();
   add_timeout_option(c, o->config.timeout_s);
-  c->add_option("--mpi-reps", o->mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
+  c->add_option("--mpi-reps", o->model.mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
       ->check(count_from(1))
       ->capture_default_str();
-  c->add_option("--model-alpha", o->alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)")
+  c->add_option("--model-alpha", o->model.alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)")
       ->check(number_in(0, 1, false, " s"));
-  c->add_option("--model-beta", o->beta_s_per_byte, "Model inverse bandwidth beta, s/B")
+  c->add_option("--model-beta", o->model.beta_s_per_byte, "Model inverse bandwidth beta, s/B")
       ->check(number_in(0, 1, false, " s/B"));
-  c->add_option("--model-r-cb", o->kmodel.r_cb_bytes_per_s, "K-model R_Cb, B/s: use Eq. 3-4 (inter-node) for T_comm")
+  c->add_option("--model-r-cb", o->model.kmodel.r_cb_bytes_per_s,
+                "K-model R_Cb, B/s: use Eq. 3-4 (inter-node) for T_comm")
       ->check(number_in(0, kMaxBytesPerSecond, true, " B/s"));
-  c->add_option("--model-r-ci", o->kmodel.r_ci_bytes_per_s, "K-model R_Ci, B/s")
+  c->add_option("--model-r-ci", o->model.kmodel.r_ci_bytes_per_s, "K-model R_Ci, B/s")
       ->check(number_in(0, kMaxBytesPerSecond, true, " B/s"));
-  c->add_option("--model-k-inter", o->kmodel.k_inter, "K-model K_inter: messages per rank that leave the node")
+  c->add_option("--model-k-inter", o->model.kmodel.k_inter, "K-model K_inter: messages per rank that leave the node")
       ->check(count_from(0));
-  c->add_option("--model-k-total", o->kmodel.k_total, "K-model K_total: messages per rank")->check(count_from(1));
-  c->add_option("--model-k-prime", o->kmodel.k_prime, "K-model k': processes communicating per node")
+  c->add_option("--model-k-total", o->model.kmodel.k_total, "K-model K_total: messages per rank")->check(count_from(1));
+  c->add_option("--model-k-prime", o->model.kmodel.k_prime, "K-model k': processes communicating per node")
       ->check(count_from(1));
   add_session_options(c, o->session, "halo");
   return [o](const std::vector<std::string>& argv) {
     auto config = std::make_shared<HaloConfig>();
-    return run_session({"halo",
-                        [o, config] {
-                          *config = build_config(*o);
-                          validate_layouts(*o);
-                          Json j = config->to_json();
-                          j["cubes"] = o->layout_file.empty() ? Json(parse_cubes(o->cubes)) : Json(nullptr);
-                          j["grid"] = o->grid;
-                          j["cell_bytes"] = o->cell_bytes;
-                          j["halo_width"] = o->halo_width;
-                          j["peers"] = o->peers;
-                          j["layout_file"] = o->layout_file.empty() ? Json(nullptr) : Json(o->layout_file);
-                          return j;
-                        },
-                        nullptr,
-                        [o, config](Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) {
-                          measure(*o, *config, d, clock, mpi, sink);
-                        },
-                        [](const Json&, const std::vector<Json>& records) { print_halo_table(stdout, records); },
-                        [o, config](const MpiContext& mpi) { check_rank_layouts(*o, *config, mpi); },
-                        // Per cube: a record per setup, then the model's.
-                        [o, config] {
-                          const std::size_t cubes = o->layout_file.empty() ? parse_cubes(o->cubes).size() : 1;
-                          return cubes * (config->setups().size() + 1);
-                        },
-                        [o, config](const MpiContext& mpi) { return check_rank_layouts(*o, *config, mpi); }},
-                       o->session, argv, {});
+    return run_session(
+        {"halo",
+         [o, config] {
+           *config = build_config(*o);
+           validate_layouts(*o);
+           Json j = config->to_json();
+           j["cubes"] = o->layout_file.empty() ? Json(parse_cubes(o->cubes)) : Json(nullptr);
+           j["grid"] = o->grid;
+           j["cell_bytes"] = o->cell_bytes;
+           j["halo_width"] = o->halo_width;
+           j["peers"] = o->peers;
+           j["layout_file"] = o->layout_file.empty() ? Json(nullptr) : Json(o->layout_file);
+           return j;
+         },
+         nullptr,
+         [o, config](Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) {
+           measure_halo(*config, layouts(*o, mpi.rank, mpi.size), layouts(*o, 0, mpi.size), o->model, d, clock, mpi,
+                        sink);
+         },
+         [](const Json& header, const std::vector<Json>& records) { print_halo_table(stdout, header, records); },
+         [o, config](const MpiContext& mpi) { check_rank_layouts(*o, *config, mpi); },
+         // Per cube: a record per setup, then the model's.
+         [o, config] {
+           const std::size_t cubes = o->layout_file.empty() ? parse_cubes(o->cubes).size() : 1;
+           return cubes * (config->setups().size() + 1);
+         },
+         [o, config](const MpiContext& mpi, const Topology&) { return check_rank_layouts(*o, *config, mpi); }},
+        o->session, argv, {});
   };
 }
 

@@ -1,7 +1,6 @@
-// `hetprobe interference`: options, validation agreed by both ranks, the
-// results file (new or resumed), the table and progress.
-#include <mpi.h>
-
+// `hetprobe interference`: options -> config, and the run
+// (interference_run.hpp) wired into the common session frame
+// (probe_session.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -12,15 +11,12 @@
 #include "bench/cli/option_checks.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
-#include "bench/core/placement.hpp"
 #include "bench/core/probe_session.hpp"
-#include "bench/core/progress.hpp"
-#include "bench/core/run_header.hpp"
+#include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
-#include "bench/interference/interference_table.hpp"
-#include "bench/load/host_stream.hpp"
+#include "bench/interference/interference_run.hpp"
 #include "probes/device/device_names.hpp"
 
 namespace hetprobe::cli {
@@ -39,7 +35,7 @@ struct Options {
   bool paper = false, no_host_stream = false;
   int reps = 50, warmup = 5;
   double timeout_s = 30;
-  bool resume = false, no_check = false;
+  bool no_check = false;
 };
 
 InterferenceConfig build_config(const Options& o) {
@@ -92,184 +88,63 @@ void resolve_load_gpus(const Options& o, InterferenceConfig& c, const Device& de
         "--load none measures only SSB)");
 }
 
-// The largest load buffer any point uses.
-std::uint64_t max_load_bytes(const InterferenceConfig& c) {
-  std::uint64_t buffer = 0;
-  for (std::uint64_t n : c.sizes) buffer = std::max(buffer, c.load_bytes_for(n));
-  return buffer;
-}
-
-// Whether this rank runs loads (and so holds a LoadSet).
-bool loads_on_rank(const InterferenceConfig& c, int rank) {
-  const bool any_load = std::any_of(c.loads.begin(), c.loads.end(), [](LoadKind k) { return k != LoadKind::none; });
-  return gpu_on_rank(c.writer, rank) && !c.paper && any_load && c.max_gpus() > 0;
-}
-
-// Host memory this rank will take: the pinned buffer, the other load GPUs'
-// buffers, the two payloads (device memory; on the host backend host memory),
-// and rank 0's STREAM arrays.
-std::uint64_t rank_host_bytes(const InterferenceConfig& c, int rank, const Topology& topo) {
-  std::uint64_t bytes = interference_allocation_bytes(c) + 2 * c.sizes.back();  // sizes are sorted
-  if (loads_on_rank(c, rank)) bytes += static_cast<std::uint64_t>(c.max_gpus() - 1) * max_load_bytes(c);
-  if (rank == 0 && c.host_stream) bytes += 3 * auto_stream_array_bytes(topo.describe());
-  return bytes;
-}
-
-// Rank 0's view of the results file: where it goes and what is already done.
-struct Output {
-  std::filesystem::path path;
-  std::optional<ResultsWriter> writer;
-  std::set<PointKey> done;
-  std::map<std::pair<std::uint64_t, Access>, double> ssb_medians;
-};
-
-// Where the results go, checked without creating anything. Only on rank 0.
-void check_output(const Options& o, Output& out) {
-  out.path = o.session.out.empty() ? "hetprobe-interference-" + utc_now_iso8601() + ".jsonl" : o.session.out;
-  check_results_target("interference", out.path, o.resume ? Resume::on : Resume::off);
-}
-
-// Opens the results file, reading back a resumed one. Only on rank 0, after check_output.
-void open_output(const Options& o, const Json& config, const Device& device, Output& out) {
-  OpenedResults opened = open_results_for("interference", out.path, o.resume ? Resume::on : Resume::off);
-  out.writer.emplace(std::move(opened.writer));
-  if (opened.existing.records.empty()) return;
-  ResumedPoints resumed = resumed_points(opened.existing, config, device.info().backend);
-  out.done = std::move(resumed.done);
-  out.ssb_medians = std::move(resumed.ssb_medians);
-  if (opened.existing.truncated_tail) {
-    std::fprintf(stderr, "hetprobe: dropping an incomplete last line of %s (a killed run)\n", out.path.c_str());
-    drop_truncated_tail(out.path, opened.existing);
-  }
-}
-
-std::string done_to_string(const std::set<PointKey>& done) {
-  Json j = Json::array();
-  for (const auto& k : done)
-    j.push_back({k.size, static_cast<int>(k.layout), static_cast<int>(k.access), static_cast<int>(k.load), k.gpus,
-                 k.rate});
-  return j.dump();
-}
-
-std::set<PointKey> done_from_string(const std::string& s) {
-  std::set<PointKey> done;
-  for (const auto& k : Json::parse(s))
-    done.insert({k[0].get<std::uint64_t>(), static_cast<Layout>(k[1].get<int>()), static_cast<Access>(k[2].get<int>()),
-                 static_cast<LoadKind>(k[3].get<int>()), k[4].get<int>(), k[5].get<std::string>()});
-  return done;
-}
-
 int run(const Options& o, const std::vector<std::string>& argv) {
-  MPI_Init(nullptr, nullptr);
-  const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
-  // Everything that can be wrong with the input is found here, on every rank,
-  // before anything is written; the lowest failing rank says what.
-  InterferenceConfig cfg;
-  std::optional<Topology> topo;
-  RankPlacement placement;
-  Device* device = nullptr;
-  PinnedBuffer memory;
-  std::unique_ptr<LoadSet> loads;
-  Output out;
-  std::optional<HostClock> clock;
-  std::uint64_t bytes = 0;  // host memory this rank will take
-  const bool ok = agreed_steps(
-      mpi, "interference",
-      {[&] {
-         cfg = build_config(o);
-         clock = HostClock::create(o.session.clock);
-         topo.emplace(Topology::discover());
-         placement = place_rank(mpi, {o.session.device, o.session.gpu, o.session.bind}, *topo);
-         device = placement.device.get();
-         resolve_load_gpus(o, cfg, *device);
-         if (mpi.size != 2)
-           throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
-                             std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
-         if (mpi.rank == 0) check_output(o, out);
-         bytes = rank_host_bytes(cfg, mpi.rank, *topo);
-       },
-       [&] {
-         const std::uint64_t on_node = node_sum(mpi, bytes);
-         check_memory_available(on_node, "this run (--sizes up to " + format_size(cfg.sizes.back()) +
-                                             ", load buffers of " + format_size(max_load_bytes(cfg)) + ", " +
-                                             std::to_string(mpi.node_size) + " rank(s) on this node)");
-         // After binding, so the pages land on the bound NUMA node.
-         memory = device->alloc_pinned(interference_allocation_bytes(cfg));
-         if (loads_on_rank(cfg, mpi.rank))
-           loads = std::make_unique<LoadSet>(*device, cfg.load_devices, cfg.max_gpus(), max_load_bytes(cfg), *topo,
-                                             topo->bound_cpuset());
-       },
-       [&] {
-         if (mpi.rank == 0) open_output(o, cfg.to_json(), *device, out);
-       }});
-  if (!ok) {
-    MPI_Finalize();
-    return 2;
-  }
-  const std::set<PointKey> done = done_from_string(broadcast_string(mpi, done_to_string(out.done)));
-  const std::string& device_choice = placement.device_choice;
-  Json header = run_header({"interference", argv, device_choice, cfg.to_json(), !done.empty(),
-                            placement_json(placement, *topo, memory.host(), memory.size()), topo->describe().to_json()},
-                           *device, mpi, *clock);
-  InterferenceTable table(stdout);
-  const std::size_t total = sweep_points(cfg).size();
-  header["planned_records"] = total - done.size() + (cfg.host_stream ? 1 : 0);
-  Progress progress(total, done.size());
-  if (mpi.rank == 0) {
-    out.writer->write(header);
+  auto run = std::make_shared<InterferenceRun>();
+  ProbeSession session{"interference",
+                       [&o, run] {
+                         run->cfg = build_config(o);
+                         return run->cfg.to_json();
+                       },
+                       [&o, run](const Device& device) { resolve_load_gpus(o, run->cfg, device); },
+                       [&o, run](Device& device, const HostClock& clock, const MpiContext& mpi,
+                                 const RecordSink& sink) { measure(*run, o.session.quiet, device, clock, mpi, sink); },
+                       [run](const Json& header, const std::vector<Json>&) { run->table.print_footer(header); },
+                       [](const MpiContext& mpi) {
+                         if (mpi.size != 2)
+                           throw usage_error(
+                               "the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); "
+                               "got " +
+                               std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
+                       }};
+  // The header's planned records: the points still to measure and the host memory record.
+  session.expected_records = [run] {
+    return sweep_points(run->cfg).size() - run->done.size() + (run->cfg.host_stream ? 1 : 0);
+  };
+  session.device_config = [run] { return run->cfg.to_json(); };  // with the load GPUs
+  session.host_bytes = [run](const MpiContext& mpi, const Topology& topo) {
+    return rank_host_bytes(run->cfg, mpi.rank, topo);
+  };
+  session.memory_what = [run](const MpiContext& mpi) {
+    return "this run (--sizes up to " + format_size(run->cfg.sizes.back()) + ", load buffers of " +
+           format_size(max_load_bytes(run->cfg)) + ", " + std::to_string(mpi.node_size) + " rank(s) on this node)";
+  };
+  session.allocate = [run](Device& device, const Topology& topo, const MpiContext& mpi) {
+    return allocate(*run, device, topo, mpi);
+  };
+  session.release = [run] { run->loads.reset(); };  // stops any load still running
+  session.read_done = [run](const ResultsFile& existing, const Device& device) {
+    ResumedPoints resumed = resumed_points(existing, run->cfg.to_json(), device.info().backend);
+    run->ssb_medians = std::move(resumed.ssb_medians);
+    return done_to_string(resumed.done);
+  };
+  session.take_done = [run](const std::string& done) {
+    run->done = done_from_string(done);
+    return run->done.size();
+  };
+  session.begin = [run](const Json& header, const std::filesystem::path& path, std::size_t done) {
+    const Json& device = header["device"];
     std::fprintf(stderr, "hetprobe interference: %s; device %s (%s); %zu points (%zu already in %s)\n",
-                 device_choice.c_str(), device->info().name.c_str(), device->info().backend.c_str(), total, done.size(),
-                 out.path.c_str());
-    table.print_heading(header);
-  }
-  install_interrupt_handlers();
-  try {
-    if (cfg.host_stream) {
-      if (mpi.rank == 0) {
-        const std::string cpus = topo->bound_cpuset();
-        const std::vector<int> numa = cpus.empty() ? std::vector<int>{0} : topo->numa_nodes_of(cpus);
-        const HostStreamResult r = measure_host_stream(*topo, numa, auto_stream_array_bytes(topo->describe()), 5);
-        out.writer->write(host_stream_record("interference", r));
-        if (!o.session.quiet)
-          std::fprintf(stderr,
-                       "host memory (STREAM, %d threads on NUMA node(s) of the sender): copy %.1f GB/s, "
-                       "triad %.1f GB/s (best of 5)\n",
-                       r.threads, *std::max_element(r.copy_gbs.begin(), r.copy_gbs.end()),
-                       *std::max_element(r.triad_gbs.begin(), r.triad_gbs.end()));
-      }
-      interruptible_barrier(mpi);  // sleeping: the other rank's STREAM must not lose a core to it
-    }
-    run_interference(cfg, *device, memory, loads.get(), mpi, *clock, done, [&](const PointData& p) {
-      std::optional<double> ssb;
-      if (auto it = out.ssb_medians.find({p.key.size, p.key.access}); it != out.ssb_medians.end()) ssb = it->second;
-      const Json record = point_record(cfg, p, *device, ssb);
-      if (p.key.layout == Layout::SSB)
-        out.ssb_medians[{p.key.size, p.key.access}] = record["send_time_ns"]["median"].get<double>();
-      out.writer->write(record);
-      table.print_row(record);
-      char median[64];
-      std::snprintf(median, sizeof median, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
-      const std::string line = progress.finished(describe(p.key) + median);
-      if (!o.session.quiet) std::fprintf(stderr, "%s\n", line.c_str());
-    });
-  } catch (const Error& e) {
-    // The other rank may be waiting inside MPI: end the whole job, once.
-    std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()),
-                 user_message(e).c_str());
-    loads.reset();  // stops any load still running
-    if (mpi.rank == 0)
-      std::fprintf(stderr, "hetprobe interference: %zu of %zu points are in %s; --resume continues it\n",
-                   progress.done(), total, out.path.c_str());
-    std::fflush(nullptr);
-    MPI_Abort(MPI_COMM_WORLD, exit_code_for(e.kind()));
-  }
-  if (mpi.rank == 0) {
-    table.print_footer(header);
-    std::fprintf(stderr, "hetprobe interference: results in %s\n", out.path.c_str());
-  }
-  loads.reset();
-  MPI_Finalize();
-  return 0;
+                 header["device_choice"].get<std::string>().c_str(), device["name"].get<std::string>().c_str(),
+                 header["backend"].get<std::string>().c_str(), sweep_points(run->cfg).size(), done, path.c_str());
+    run->table.print_heading(header);
+  };
+  session.on_record = [run](const Json& record) {
+    if (record_kind({record, "record"}) == "point") run->table.print_row(record);
+  };
+  session.progress_label = progress_label;
+  session.progress_total = [run] { return sweep_points(run->cfg).size(); };
+  session.rank_field = false;  // rank 0 makes every record
+  return run_session(session, o.session, argv, {});
 }
 
 }  // namespace
@@ -334,7 +209,7 @@ CommandFn add_interference_command(CLI::App& app) {
   add_warmup_option(c, o->warmup, "Untimed full samples per point before the timed ones");
   add_timeout_option(c, o->timeout_s);
   add_session_options(c, o->session, "interference");
-  c->add_flag("--resume", o->resume, "Continue --out: skip the points it already holds");
+  c->add_flag("--resume", o->session.resume, "Continue --out: skip the points it already holds");
   c->add_flag("--no-check", o->no_check, "Skip the receiver's payload check");
   c->add_flag("--no-host-stream", o->no_host_stream,
               "Skip the host memory bandwidth reference (STREAM copy and "

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# notify and clock end to end on the host backend: the records each run must
-# write, rank 1's records under mpirun, and `hetprobe show` of both files.
+# notify, clock and bandwidth end to end on the host backend: the records each
+# run must write, rank 1's records under mpirun, and `hetprobe show` of the
+# files. bandwidth in the common session frame: the header's planned records,
+# --quiet (no progress lines, the table still printed: the one `hetprobe show`
+# prints), progress lines without it, and under mpirun each rank on its own
+# device (--gpu's default: the node-local rank's).
 # probe_runs.sh HETPROBE MPIEXEC [MPIEXEC FLAGS...]
 set -euo pipefail
 hp=$1
@@ -11,6 +15,7 @@ trap 'rm -rf "$work"' EXIT
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 fail() { echo "FAIL: $*"; exit 1; }
 count() { grep -c "\"record\":\"$1\"" "$2" || true; }
+grepc() { grep -c "$1" "$2" || true; }
 
 small=(--exchanges 300 --mechanism-samples 100 --overhead-samples 5 --overhead-ops 200 --warmup 10 --quiet)
 "$hp" notify --device host "${small[@]}" --out "$work/n.jsonl" >"$work/n.txt"
@@ -41,4 +46,32 @@ grep -q "fit over" "$work/c-show.txt" || fail "show: no fit from the clock file"
 
 "${mpiexec[@]}" -n 2 "$hp" notify --device host --parts roundtrip --orders volatile "${small[@]}" --out "$work/m.jsonl" >/dev/null
 [[ $(grep -c '"record":"roundtrip".*"rank":1' "$work/m.jsonl") == 2 ]] || fail "notify under mpirun: rank 1's records missing"
-echo "OK: notify and clock wrote every record; show printed both"
+
+# A Python expression of the header h (the file's first line), as Python prints it.
+header() { python3 -c "import json,sys; h=json.loads(open(sys.argv[1]).readline()); print(eval(sys.argv[2]))" "$@"; }
+
+# 4 plain passes, 2 persistent writers, write stream and stacked, copy-d2h: 9 rows.
+small=(--device host --size 1MiB --reps 2 --duration 0.01 --load write,copy-d2h)
+"$hp" bandwidth "${small[@]}" --quiet --out "$work/bq.jsonl" >"$work/bq.txt" 2>"$work/bq.err"
+[[ ! -s "$work/bq.err" ]] || fail "--quiet: stderr not empty: $(head -3 "$work/bq.err")"
+[[ $(grepc '"record":"point","probe":"bandwidth"' "$work/bq.jsonl") == 9 ]] || fail "expected 9 point records"
+[[ $(grepc '"record":"point".*"rank":0' "$work/bq.jsonl") == 9 ]] || fail "every point record names rank 0"
+[[ $(header "$work/bq.jsonl" "h['planned_records']") == 9 ]] || fail "the header plans 9 records"
+[[ $(header "$work/bq.jsonl" "h['config']['reps']") == 2 ]] || fail "the header's config has --reps"
+grep -q "load copy-d2h" "$work/bq.txt" || fail "--quiet: no table on stdout"
+"$hp" show "$work/bq.jsonl" >"$work/bq-show.txt"
+diff "$work/bq-show.txt" "$work/bq.txt" || fail "the live table differs from hetprobe show's"
+
+# Without --quiet: a progress line per row, the last one [9/9].
+"$hp" bandwidth "${small[@]}" --out "$work/bp.jsonl" >/dev/null 2>"$work/bp.err"
+grep -Eq "^\[9/9\] bandwidth load copy-d2h: median [0-9.]+ GB/s  elapsed [0-9]+:[0-9]{2}$" "$work/bp.err" ||
+  fail "no last progress line: $(cat "$work/bp.err")"
+grep -q "results in $work/bp.jsonl" "$work/bp.err" || fail "no 'results in' line"
+
+# Two ranks, two host devices, no --gpu: rank r measures device r; rank 1's records follow rank 0's.
+HETPROBE_HOST_DEVICES=2 "${mpiexec[@]}" -n 2 "$hp" bandwidth "${small[@]}" --quiet --out "$work/bm.jsonl" >/dev/null
+[[ $(grepc '"record":"point".*"rank":1' "$work/bm.jsonl") == 9 ]] || fail "mpirun: rank 1's 9 records missing"
+[[ $(header "$work/bm.jsonl" "h['mpi']['ranks']") == 2 ]] || fail "mpirun: the header's mpi.ranks is not 2"
+[[ $(header "$work/bm.jsonl" "[r['device']['ordinal'] for r in h['ranks']]") == "[0, 1]" ]] ||
+  fail "mpirun: the ranks' devices are not 0 and 1"
+echo "OK: notify, clock and bandwidth wrote every record; show printed them; bandwidth --quiet, progress, one device per rank"

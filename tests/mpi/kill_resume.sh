@@ -16,5 +16,23 @@ echo "killed with $kept of 72 points in the file"
 # Without --resume the file is refused (exit 2), and left as it was.
 if "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" 2>"$work/err.txt"; then exit 1; fi
 grep -q -- "--resume" "$work/err.txt"
-"${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --resume >/dev/null
+# The points whose lines are whole: those --resume skips.
+done=$(python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    try:
+        n += json.loads(line).get("record") == "point"
+    except ValueError:
+        pass
+print(n)' "$work/r.jsonl")
+"${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --resume >/dev/null 2>"$work/resume.txt"
 "$CHECK" "$work/r.jsonl" 72 20 --headers 2
+# The resumed run's header says so and plans the rest and the host memory record.
+grep -q "72 points ($done already in $work/r.jsonl)" "$work/resume.txt"
+python3 -c '
+import json, sys
+headers = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l).get("record") == "header"]
+assert [h["resumed"] for h in headers] == [False, True], [h["resumed"] for h in headers]
+assert headers[1]["planned_records"] == 72 - int(sys.argv[2]) + 1, (headers[1]["planned_records"], sys.argv[2])
+' "$work/r.jsonl" "$done"

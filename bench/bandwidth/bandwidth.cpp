@@ -1,0 +1,131 @@
+#include "bench/bandwidth/bandwidth.hpp"
+
+#include <string>
+
+#include "bench/core/errors.hpp"
+#include "bench/core/interrupt.hpp"
+#include "bench/core/noise.hpp"
+#include "bench/core/stats.hpp"
+#include "probes/load/load_engine.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+// GB/s of the paper's persistent writer over `duration_s` of post-ready passes.
+double writer_gbs(Device& d, Access access, const PinnedBuffer& buf, std::uint64_t bytes, double duration_s,
+                  double timeout_s, std::uint64_t epoch) {
+  WriterTask t;
+  t.access = access;
+  t.post = buf.device();
+  t.post_bytes = bytes;
+  t.epoch = epoch;
+  t.timeout_s = duration_s + timeout_s;
+  d.start_writer(t);
+  d.wait_ready(epoch, t.timeout_s);
+  try {
+    sleep_unless_interrupted(duration_s);
+  } catch (...) {
+    d.request_stop(epoch);
+    (void)d.join_writer();
+    throw;
+  }
+  d.request_stop(epoch);
+  const WriterOutcome o = d.join_writer();
+  if (o.status != WriterStatus::ok) throw Error(ErrorKind::timeout, "the writer timed out");
+  const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / d.info().timer_hz;
+  return static_cast<double>(bytes) * static_cast<double>(o.passes) / seconds * 1e-9;
+}
+
+// GB/s of a load at full rate over `duration_s`, from its stamps (ready to end).
+double load_gbs(LoadEngine& e, LoadKind kind, Access access, const PinnedBuffer& buf, std::uint64_t bytes,
+                double duration_s, double timeout_s, std::uint64_t epoch) {
+  LoadTask t;
+  t.kind = kind;
+  t.access = access;
+  t.target = buf.device();
+  t.target_bytes = bytes;
+  t.epoch = epoch;
+  t.timeout_s = duration_s + timeout_s;
+  return run_for_rate_gbs(e, t, duration_s);
+}
+
+struct Row {
+  std::string name;       // what was measured
+  std::string kind;       // the traffic's kind
+  std::string reference;  // the plain row it is compared with ("" for the references themselves)
+  std::vector<double> gbs;
+};
+
+// The row's record: its samples, median, and ratio to its plain reference
+// (measured before it: the plain rows come first).
+Json row_record(const Row& r, const std::vector<Row>& rows, std::uint64_t bytes) {
+  const Summary s = summarize(r.gbs);
+  double plain = 0;
+  for (const Row& p : rows)
+    if (!r.reference.empty() && p.name == r.reference) plain = summarize(p.gbs).median;
+  return Json{{"record", "point"},
+              {"probe", "bandwidth"},
+              {"writer", r.name},
+              {"kind", r.kind},
+              {"bytes", bytes},
+              {"gbs", r.gbs},
+              {"median_gbs", s.median},
+              {"reference", r.reference.empty() ? Json(nullptr) : Json(r.reference)},
+              {"ratio_to_plain_median", plain > 0                                 ? Json(s.median / plain)
+                                        : r.reference.empty() && r.kind != "poll" ? Json(1.0)
+                                                                                  : Json(nullptr)},
+              {"warnings", rate_spread_warnings(s, "gbs")}};
+}
+
+}  // namespace
+
+Json BandwidthConfig::to_json() const {
+  Json kinds = Json::array();
+  for (LoadKind k : loads) kinds.push_back(to_string(k));
+  return Json{{"bytes", bytes}, {"reps", reps}, {"writer_duration_s", duration_s}, {"loads", kinds}};
+}
+
+std::size_t BandwidthConfig::rows() const {
+  std::size_t load_rows = 0;
+  for (LoadKind k : loads) load_rows += load_uses_threads(k) ? 2 : 1;
+  return 4 + 2 + load_rows;
+}
+
+void run_bandwidth(const BandwidthConfig& c, Device& device, const RecordSink& sink) {
+  PinnedBuffer buf = device.alloc_pinned(c.bytes);
+  std::vector<Row> rows;
+  rows.reserve(c.rows());  // so the Row& below stays valid
+  // A row is measured by `sample` (one GB/s each), then recorded at once.
+  auto measure_row = [&](std::string name, std::string kind, std::string reference, const auto& sample) {
+    rows.push_back({std::move(name), std::move(kind), std::move(reference), {}});
+    Row& r = rows.back();
+    for (int i = 0; i < c.reps; ++i) {
+      throw_if_interrupted();
+      r.gbs.push_back(sample());
+    }
+    sink(row_record(r, rows, c.bytes));
+  };
+  for (LoadKind k : {LoadKind::write, LoadKind::read, LoadKind::copy_d2h, LoadKind::copy_h2d}) {
+    (void)device.time_plain(k, buf.device(), c.bytes);  // warm-up: module load, first touch
+    measure_row(k == LoadKind::write ? "plain one-pass kernel" : std::string("plain ") + to_string(k), to_string(k), "",
+                [&] { return static_cast<double>(c.bytes) / device.time_plain(k, buf.device(), c.bytes) * 1e-9; });
+  }
+  std::uint64_t epoch = 0;
+  for (Access a : {Access::stream, Access::stacked})
+    measure_row(std::string(to_string(a)) + " (persistent)", "write", "plain one-pass kernel",
+                [&] { return writer_gbs(device, a, buf, c.bytes, c.duration_s, c.timeout_s, ++epoch); });
+  auto engine = device.make_load_engine();
+  for (LoadKind k : c.loads)
+    for (Access a : {Access::stream, Access::stacked}) {
+      if (!load_uses_threads(k) && a == Access::stacked) continue;  // the copy engine has no access mode
+      const std::string reference = k == LoadKind::write  ? "plain one-pass kernel"
+                                    : k == LoadKind::poll ? ""
+                                                          : std::string("plain ") + to_string(k);
+      measure_row(std::string("load ") + to_string(k) + (load_uses_threads(k) ? std::string(" ") + to_string(a) : ""),
+                  to_string(k), reference,
+                  [&] { return load_gbs(*engine, k, a, buf, c.bytes, c.duration_s, c.timeout_s, ++epoch); });
+    }
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,104 @@
+#include "bench/interference/interference_run.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "bench/core/interrupt.hpp"
+#include "bench/core/results_report.hpp"
+#include "bench/interference/interference_resume.hpp"
+#include "bench/load/host_stream.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+// Whether this rank runs loads (and so holds a LoadSet).
+bool loads_on_rank(const InterferenceConfig& c, int rank) {
+  const bool any_load = std::any_of(c.loads.begin(), c.loads.end(), [](LoadKind k) { return k != LoadKind::none; });
+  return gpu_on_rank(c.writer, rank) && !c.paper && any_load && c.max_gpus() > 0;
+}
+
+// Rank 0's host memory reference (STREAM on the sender's NUMA node), first,
+// while the other rank sleeps in a barrier so that it takes no core from it.
+void host_memory_reference(const InterferenceRun& run, bool quiet, const MpiContext& mpi, const RecordSink& sink) {
+  if (mpi.rank == 0) {
+    const Topology& topo = *run.topo;
+    const std::string cpus = topo.bound_cpuset();
+    const std::vector<int> numa = cpus.empty() ? std::vector<int>{0} : topo.numa_nodes_of(cpus);
+    const HostStreamResult r = measure_host_stream(topo, numa, auto_stream_array_bytes(topo.describe()), 5);
+    sink(host_stream_record("interference", r));
+    if (!quiet)
+      std::fprintf(stderr,
+                   "host memory (STREAM, %d threads on NUMA node(s) of the sender): copy %.1f GB/s, "
+                   "triad %.1f GB/s (best of 5)\n",
+                   r.threads, *std::max_element(r.copy_gbs.begin(), r.copy_gbs.end()),
+                   *std::max_element(r.triad_gbs.begin(), r.triad_gbs.end()));
+  }
+  interruptible_barrier(mpi);
+}
+
+}  // namespace
+
+std::uint64_t max_load_bytes(const InterferenceConfig& c) {
+  std::uint64_t buffer = 0;
+  for (std::uint64_t n : c.sizes) buffer = std::max(buffer, c.load_bytes_for(n));
+  return buffer;
+}
+
+std::uint64_t rank_host_bytes(const InterferenceConfig& c, int rank, const Topology& topo) {
+  std::uint64_t bytes = interference_allocation_bytes(c) + 2 * c.sizes.back();  // sizes are sorted
+  if (loads_on_rank(c, rank)) bytes += static_cast<std::uint64_t>(c.max_gpus() - 1) * max_load_bytes(c);
+  if (rank == 0 && c.host_stream) bytes += 3 * auto_stream_array_bytes(topo.describe());
+  return bytes;
+}
+
+std::string done_to_string(const std::set<PointKey>& done) {
+  Json j = Json::array();
+  for (const auto& k : done)
+    j.push_back({k.size, static_cast<int>(k.layout), static_cast<int>(k.access), static_cast<int>(k.load), k.gpus,
+                 k.rate});
+  return j.dump();
+}
+
+std::set<PointKey> done_from_string(const std::string& s) {
+  std::set<PointKey> done;
+  if (s.empty()) return done;  // a new file
+  for (const auto& k : Json::parse(s))
+    done.insert({k[0].get<std::uint64_t>(), static_cast<Layout>(k[1].get<int>()), static_cast<Access>(k[2].get<int>()),
+                 static_cast<LoadKind>(k[3].get<int>()), k[4].get<int>(), k[5].get<std::string>()});
+  return done;
+}
+
+const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topology& topo, const MpiContext& mpi) {
+  const InterferenceConfig& c = run.cfg;
+  run.topo = &topo;
+  run.memory = device.alloc_pinned(interference_allocation_bytes(c));
+  if (loads_on_rank(c, mpi.rank))
+    run.loads = std::make_unique<LoadSet>(device, c.load_devices, c.max_gpus(), max_load_bytes(c), topo,
+                                          topo.bound_cpuset());
+  return &run.memory;
+}
+
+void measure(InterferenceRun& run, bool quiet, Device& device, const HostClock& clock, const MpiContext& mpi,
+             const RecordSink& sink) {
+  if (run.cfg.host_stream) host_memory_reference(run, quiet, mpi, sink);
+  run_interference(run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done, [&](const PointData& p) {
+    std::optional<double> ssb;
+    if (auto it = run.ssb_medians.find({p.key.size, p.key.access}); it != run.ssb_medians.end()) ssb = it->second;
+    const Json record = point_record(run.cfg, p, device, ssb);
+    if (p.key.layout == Layout::SSB)
+      run.ssb_medians[{p.key.size, p.key.access}] = record["send_time_ns"]["median"].get<double>();
+    sink(record);
+  });
+}
+
+std::string progress_label(const Json& record) {
+  const RecordRef r{record, "record"};
+  if (record_kind(r) != "point") return "";
+  char median[64];
+  std::snprintf(median, sizeof median, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
+  return describe(point_key(r)) + median;
+}
+
+}  // namespace hetprobe
