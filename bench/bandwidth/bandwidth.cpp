@@ -7,33 +7,34 @@
 #include "bench/core/noise.hpp"
 #include "bench/core/stats.hpp"
 #include "probes/load/load_engine.hpp"
+#include "probes/writer/writer_engine.hpp"
 
 namespace hetprobe {
 
 namespace {
 
 // GB/s of the paper's persistent writer over `duration_s` of post-ready passes.
-double writer_gbs(Device& d, Access access, const PinnedBuffer& buf, std::uint64_t bytes, double duration_s,
-                  double timeout_s, std::uint64_t epoch) {
+double writer_gbs(WriterEngine& w, double timer_hz, Access access, const PinnedBuffer& buf, std::uint64_t bytes,
+                  double duration_s, double timeout_s, std::uint64_t epoch) {
   WriterTask t;
   t.access = access;
   t.post = buf.device();
   t.post_bytes = bytes;
   t.epoch = epoch;
   t.timeout_s = duration_s + timeout_s;
-  d.start_writer(t);
-  d.wait_ready(epoch, t.timeout_s);
+  w.start(t);
+  w.wait_ready(epoch, t.timeout_s);
   try {
     sleep_unless_interrupted(duration_s);
   } catch (...) {
-    d.request_stop(epoch);
-    (void)d.join_writer();
+    w.request_stop(epoch);
+    (void)w.join();
     throw;
   }
-  d.request_stop(epoch);
-  const WriterOutcome o = d.join_writer();
+  w.request_stop(epoch);
+  const WriterOutcome o = w.join();
   if (o.status != WriterStatus::ok) throw Error(ErrorKind::timeout, "the writer timed out");
-  const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / d.info().timer_hz;
+  const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / timer_hz;
   return static_cast<double>(bytes) * static_cast<double>(o.passes) / seconds * 1e-9;
 }
 
@@ -106,16 +107,18 @@ void run_bandwidth(const BandwidthConfig& c, Device& device, const RecordSink& s
     }
     sink(row_record(r, rows, c.bytes));
   };
+  auto engine = device.make_load_engine();
   for (LoadKind k : {LoadKind::write, LoadKind::read, LoadKind::copy_d2h, LoadKind::copy_h2d}) {
-    (void)device.time_plain(k, buf.device(), c.bytes);  // warm-up: module load, first touch
+    (void)engine->time_plain(k, buf.device(), c.bytes);  // warm-up: module load, first touch
     measure_row(k == LoadKind::write ? "plain one-pass kernel" : std::string("plain ") + to_string(k), to_string(k), "",
-                [&] { return static_cast<double>(c.bytes) / device.time_plain(k, buf.device(), c.bytes) * 1e-9; });
+                [&] { return static_cast<double>(c.bytes) / engine->time_plain(k, buf.device(), c.bytes) * 1e-9; });
   }
   std::uint64_t epoch = 0;
+  auto writer = device.make_writer_engine();
   for (Access a : {Access::stream, Access::stacked})
-    measure_row(std::string(to_string(a)) + " (persistent)", "write", "plain one-pass kernel",
-                [&] { return writer_gbs(device, a, buf, c.bytes, c.duration_s, c.timeout_s, ++epoch); });
-  auto engine = device.make_load_engine();
+    measure_row(std::string(to_string(a)) + " (persistent)", "write", "plain one-pass kernel", [&] {
+      return writer_gbs(*writer, device.info().timer_hz, a, buf, c.bytes, c.duration_s, c.timeout_s, ++epoch);
+    });
   for (LoadKind k : c.loads)
     for (Access a : {Access::stream, Access::stacked}) {
       if (!load_uses_threads(k) && a == Access::stacked) continue;  // the copy engine has no access mode

@@ -6,6 +6,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/core/results.hpp"
 #include "probes/device/device.hpp"
+#include "probes/writer/writer_engine.hpp"
 
 namespace hetprobe::cli {
 
@@ -19,7 +20,11 @@ Json describe(const BackendEntry& b) {
   for (int i = 0; i < n; ++i) {
     const auto d = b.open(i);
     const DeviceInfo& info = d->info();
-    const WriterShape stream = d->writer_shape(Access::stream), stacked = d->writer_shape(Access::stacked);
+    const auto writer = d->make_writer_engine();
+    const WriterShape stream = writer->shape(Access::stream), stacked = writer->shape(Access::stacked);
+    Json placements = Json::array(), mechanisms = Json::array();
+    for (FlagPlacement p : info.flag_placements) placements.push_back(to_string(p));
+    for (LaunchMechanism m : info.launch_mechanisms) mechanisms.push_back(to_string(m));
     list.push_back({{"ordinal", i},
                     {"name", info.name},
                     {"pci_bus_id", info.pci_bus_id},
@@ -29,7 +34,14 @@ Json describe(const BackendEntry& b) {
                     {"max_threads_per_block", info.max_threads_per_block},
                     {"timer_hz_measured", info.timer_hz},
                     {"stream_shape", {stream.blocks, stream.threads_per_block}},
-                    {"stacked_shape", {stacked.blocks, stacked.threads_per_block}}});
+                    {"stacked_shape", {stacked.blocks, stacked.threads_per_block}},
+                    {"capabilities",
+                     {{"timer_counts_ns", info.timer_counts_ns},
+                      {"cooperative_launch", info.cooperative_launch},
+                      {"host_coherence_kinds", info.host_coherence_kinds},
+                      {"copy_engine", info.copy_engine},
+                      {"flag_placements", placements},
+                      {"launch_mechanisms", mechanisms}}}});
   }
   j["list"] = list;
   return j;

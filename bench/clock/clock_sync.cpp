@@ -25,7 +25,7 @@ Json ClockSyncConfig::to_json() const {
 }
 
 double reference_ns_per_tick(const DeviceInfo& info, bool& nominal) {
-  nominal = info.backend == "cuda" || info.backend == "host";
+  nominal = info.timer_counts_ns;
   return nominal ? 1.0 : 1e9 / info.timer_hz;
 }
 
@@ -93,8 +93,8 @@ void sleep_until_or_interrupted(std::chrono::steady_clock::time_point t0, double
 
 }  // namespace
 
-std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order, double timeout_s,
-                                    const PinnedBuffer* given) {
+std::vector<ClockSample> sync_batch(Device& device, SignalEngine& engine, const HostClock& clock, int n,
+                                    MemoryOrder order, double timeout_s, const PinnedBuffer* given) {
   PinnedBuffer own;
   if (given == nullptr) own = device.alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 2 * 128);
   const PinnedBuffer& flags = given ? *given : own;
@@ -109,29 +109,30 @@ std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int 
   t.count = static_cast<std::uint64_t>(n);
   t.first = 1;
   t.timeout_s = timeout_s;
-  device.start_signal(t);
+  engine.start(t);
   std::vector<ClockSample> out;
   try {
     with_order(order, [&](auto o) { out = host_side<decltype(o)::value>(clock, go, slot, 1, n, timeout_s); });
   } catch (...) {
-    (void)device.join_signal();  // it gives up by itself; the flags must outlive it
+    (void)engine.join();  // it gives up by itself; the flags must outlive it
     throw;
   }
-  if (device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device's clock-sync thread timed out");
+  if (engine.join().timed_out) throw Error(ErrorKind::timeout, "the device's clock-sync thread timed out");
   return out;
 }
 
 void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& clock, const RecordSink& sink) {
   if (cfg.batches < 2) throw usage_error("the clock fit needs at least 2 batches");
   const double dev_ns_per_tick = 1e9 / device.info().timer_hz;
-  (void)sync_batch(device, clock, 10, cfg.order, cfg.timeout_s);  // warm-up: first launch, first touch
+  auto engine = device.make_signal_engine();
+  (void)sync_batch(device, *engine, clock, 10, cfg.order, cfg.timeout_s);  // warm-up: first launch, first touch
   using Steady = std::chrono::steady_clock;
   const auto t0 = Steady::now();
   std::vector<ClockSample> fitted;
   std::size_t total = 0;
   for (int b = 0; b < cfg.batches; ++b) {
     sleep_until_or_interrupted(t0, cfg.span_s * b / (cfg.batches - 1));
-    const auto batch = sync_batch(device, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
+    const auto batch = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
     sink(batch_record(b, "fit", std::chrono::duration<double>(Steady::now() - t0).count(), batch, clock,
                       dev_ns_per_tick));
     const auto kept = keep_shortest(batch, cfg.keep_fraction);
@@ -139,7 +140,7 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
     total += batch.size();
   }
   sleep_until_or_interrupted(t0, cfg.span_s + cfg.check_after_s);
-  const auto check = sync_batch(device, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
+  const auto check = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
   sink(batch_record(cfg.batches, "check", std::chrono::duration<double>(Steady::now() - t0).count(), check, clock,
                     dev_ns_per_tick));
 

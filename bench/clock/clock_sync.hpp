@@ -11,6 +11,7 @@
 #include "bench/notify/notify.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
+#include "probes/signal/signal_engine.hpp"
 
 namespace hetprobe {
 
@@ -29,12 +30,13 @@ struct ClockSyncConfig {
   Json to_json() const;
 };
 
-// One batch: `n` ping-pong samples from a single device thread. Per sample:
-// the device posts its timer; the host resets the flag, then reads its clock;
-// the device sees the reset and posts its timer again (0 is "empty").
-// `flags`: two flag lines of the device's pinned memory to use (allocated here when null).
-std::vector<ClockSample> sync_batch(Device& device, const HostClock& clock, int n, MemoryOrder order, double timeout_s,
-                                    const PinnedBuffer* flags = nullptr);
+// One batch: `n` ping-pong samples from a single device thread of `engine`
+// (one of `device`'s). Per sample: the device posts its timer; the host
+// resets the flag, then reads its clock; the device sees the reset and posts
+// its timer again (0 is "empty"). `flags`: two flag lines of the device's
+// pinned memory to use (allocated here when null).
+std::vector<ClockSample> sync_batch(Device& device, SignalEngine& engine, const HostClock& clock, int n,
+                                    MemoryOrder order, double timeout_s, const PinnedBuffer* flags = nullptr);
 
 // Runs the batches, the fit and the check; `sink` gets one clock_batch record
 // per batch as it is taken, then the clock_fit record.

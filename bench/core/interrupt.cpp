@@ -10,6 +10,7 @@
 #include "bench/core/stop_request.hpp"
 #include "probes/device/device.hpp"
 #include "probes/load/load_engine.hpp"
+#include "probes/writer/writer_engine.hpp"
 
 namespace hetprobe {
 

@@ -6,11 +6,14 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "bench/clock/clock_sync.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
 #include "bench/core/stats.hpp"
+#include "probes/copy/copy_engine.hpp"
+#include "probes/halo/halo_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe {
@@ -143,13 +146,14 @@ struct RawIteration {
 class Exchange {
  public:
   Exchange(const HaloConfig& c, const HaloLayout& l, Device& d, const MpiContext& mpi, const HostClock& clock)
-      : c_(c), l_(l), d_(d), mpi_(mpi), clock_(clock), long_bytes_(resolve_long_bytes(c, l)) {
+      : c_(c), l_(l), halo_(d.make_halo_engine()), mpi_(mpi), clock_(clock), long_bytes_(resolve_long_bytes(c, l)) {
     bool staging = false, queue = false;
     for (const HaloSetup& s : c.setups()) {
       staging |= s.staging == HaloStaging::memcpy;
       queue |= s.signal == HaloSignal::queue && s.variant != HaloVariant::baseline;
     }
     m_ = allocate(d, l, staging, queue);
+    if (staging) copies_ = d.make_copy_engine();
   }
 
   std::uint64_t long_bytes() const { return long_bytes_; }
@@ -193,26 +197,26 @@ class Exchange {
     };
     switch (s.variant) {
       case HaloVariant::baseline:
-        shape = d_.start_halo(launch(s, HaloStage::pack, iteration));
-        d_.join_halo(HaloStage::pack);
+        shape = halo_->start(launch(s, HaloStage::pack, iteration));
+        halo_->join(HaloStage::pack);
         send_when_packed(s, send, raw, iteration, true);
         complete_receives(s, recvs, raw, iteration);
-        d_.start_halo(launch(s, HaloStage::unpack, iteration));
-        d_.join_halo(HaloStage::unpack);
+        halo_->start(launch(s, HaloStage::unpack, iteration));
+        halo_->join(HaloStage::unpack);
         break;
       case HaloVariant::notify_stream:
-        d_.start_halo(launch(s, HaloStage::unpack, iteration));
-        shape = d_.start_halo(launch(s, HaloStage::pack, iteration));
+        halo_->start(launch(s, HaloStage::unpack, iteration));
+        shape = halo_->start(launch(s, HaloStage::pack, iteration));
         send_when_packed(s, send, raw, iteration, false);  // phase A
         complete_receives(s, recvs, raw, iteration);       // phase B
-        d_.join_halo(HaloStage::pack);
-        d_.join_halo(HaloStage::unpack);
+        halo_->join(HaloStage::pack);
+        halo_->join(HaloStage::unpack);
         break;
       case HaloVariant::notify_stacked:
-        shape = d_.start_halo(launch(s, HaloStage::stacked, iteration));
+        shape = halo_->start(launch(s, HaloStage::stacked, iteration));
         send_when_packed(s, send, raw, iteration, false);
         complete_receives(s, recvs, raw, iteration);
-        d_.join_halo(HaloStage::stacked);
+        halo_->join(HaloStage::stacked);
         break;
     }
     if (!s.blocking_send)
@@ -270,8 +274,8 @@ class Exchange {
     HostSignalOps host;
     auto packed = [&](std::size_t i) {
       if (memcpy) {
-        d_.start_copy_to_host(static_cast<int>(i), m_.send.host() + m_.send_at[i], m_.staging.device() + m_.send_at[i],
-                              l_.sends[i].bytes);
+        copies_->start_to_host(static_cast<int>(i), m_.send.host() + m_.send_at[i], m_.staging.device() + m_.send_at[i],
+                               l_.sends[i].bytes);
         state[i] = copying;
       } else {
         send(i);
@@ -300,7 +304,7 @@ class Exchange {
       }
       if (memcpy)
         for (std::size_t i = 0; i < ns; ++i)
-          if (state[i] == copying && d_.copy_done(static_cast<int>(i))) {
+          if (state[i] == copying && copies_->done(static_cast<int>(i))) {
             raw.copied[i] = clock_.now();
             send(i);
             state[i] = sent;
@@ -346,7 +350,8 @@ class Exchange {
 
   const HaloConfig& c_;
   const HaloLayout& l_;
-  Device& d_;
+  std::unique_ptr<HaloEngine> halo_;
+  std::unique_ptr<CopyEngine> copies_;  // staging through the copy engine only
   const MpiContext& mpi_;
   const HostClock& clock_;
   std::uint64_t long_bytes_;
@@ -397,16 +402,17 @@ std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, Dev
     if (s.bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
       throw usage_error("halo message of " + std::to_string(s.bytes) + " bytes: MPI counts are int");
   Exchange exchange(c, layout, device, mpi, clock);
+  auto pinger = device.make_signal_engine();  // the clock syncs around each setup
   std::vector<HaloRun> runs;
   std::uint64_t iteration = 0;
   for (const HaloSetup& setup : c.setups()) {
     exchange.configure(setup);
     WriterShape shape;
     for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shape);
-    auto syncs = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
+    auto syncs = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
     std::vector<RawIteration> raws;
     for (int i = 0; i < c.iterations; ++i) raws.push_back(exchange.iterate(setup, ++iteration, shape));
-    const auto after = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
+    const auto after = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
     syncs.insert(syncs.end(), after.begin(), after.end());
     runs.push_back(convert(setup, raws, fit_clock(syncs, 0.5), clock));
     runs.back().launch = shape;

@@ -188,19 +188,20 @@ CommandFn add_halo_command(CLI::App& app) {
   c->add_option("--variants", o->variants, "baseline, notify-stream, notify-stacked (a list), or all")
       ->capture_default_str();
   c->add_option("--send", o->send,
-                "isend (MPI_Isend, waited at the end), send (blocking MPI_Send), or both: isend,send")
+                "isend (MPI_Isend, waited at the end), send (blocking MPI_Send), or both: isend,send or all")
       ->capture_default_str();
   c->add_option("--recv-wait", o->recv_wait,
                 "baseline's receives: waitall (MPI_Waitall), testany (MPI_Testany "
-                "loop), or both")
+                "loop), or both: waitall,testany or all")
       ->capture_default_str();
   c->add_option("--signal", o->signal,
                 "notify variants, how the device says a message is packed: channel (a flag "
-                "per message; the thesis's per-block channel), queue (one task queue appended with atomics), or both")
+                "per message; the thesis's per-block channel), queue (one task queue appended with atomics), or both: "
+                "channel,queue or all")
       ->capture_default_str();
   c->add_option("--staging", o->staging,
                 "where pack writes: pinned (host memory MPI sends from), memcpy (device "
-                "memory, then one device-to-host copy per message on its own stream), or both")
+                "memory, then one device-to-host copy per message on its own stream), or both: pinned,memcpy or all")
       ->capture_default_str();
   c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")
       ->check(count_from(1))

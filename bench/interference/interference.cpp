@@ -21,6 +21,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <thread>
 
 #include "bench/clock/clock_sync.hpp"
@@ -28,6 +29,8 @@
 #include "bench/core/interrupt.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/payload.hpp"
+#include "probes/copy/copy_engine.hpp"
+#include "probes/writer/writer_engine.hpp"
 
 namespace hetprobe {
 
@@ -48,9 +51,9 @@ struct PointLoads {
 };
 
 // Waits (bounded, and ended by Ctrl-C) until a copy lane has finished.
-void wait_copy(Device& dev, double timeout_s) {
+void wait_copy(CopyEngine& copies, double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  for (unsigned spins = 0; !dev.copy_done(0); ++spins)
+  for (unsigned spins = 0; !copies.done(0); ++spins)
     if ((spins & 0xFF) == 0) {
       throw_if_interrupted();
       if (std::chrono::steady_clock::now() > deadline)
@@ -62,9 +65,17 @@ class PointRunner {
  public:
   PointRunner(const InterferenceConfig& cfg, Device& dev, LoadSet* loads, const MpiContext& mpi, const HostClock& clock,
               PinnedBuffer& mem)
-      : cfg_(cfg), dev_(dev), loads_(loads), mpi_(mpi), clock_(clock), mem_(mem) {}
+      : cfg_(cfg),
+        dev_(dev),
+        writer_(dev.make_writer_engine()),
+        copies_(dev.make_copy_engine()),
+        loads_(loads),
+        mpi_(mpi),
+        clock_(clock),
+        mem_(mem) {}
 
   bool writer_here() const { return gpu_on_rank(cfg_.writer, mpi_.rank); }
+  WriterShape writer_shape(Access access) const { return writer_->shape(access); }
 
   // Every sample of one point; `epoch` counts on, the same on both ranks.
   std::vector<SideSample> run_point(const PointKey& key, const LayoutPlan& plan, PointLoads& loads,
@@ -181,8 +192,8 @@ class PointRunner {
     t.pre_bytes = bytes;
     t.epoch = epoch;
     t.timeout_s = cfg_.timeout_s;
-    dev_.start_writer(t);
-    record_writer(dev_.join_writer(), into);
+    writer_->start(t);
+    record_writer(writer_->join(), into);
   }
 
   // One sample with the loads (if any) running: payload (the GPU's: copied
@@ -192,8 +203,8 @@ class PointRunner {
     std::byte* mpi_buf = mem_.host() + plan.mpi_offset;
     SideSample s;
     if (by_gpu && payload) {
-      dev_.start_copy_to_host(0, mpi_buf, payload->device(), plan.message_bytes);
-      wait_copy(dev_, cfg_.timeout_s);
+      copies_->start_to_host(0, mpi_buf, payload->device(), plan.message_bytes);
+      wait_copy(*copies_, cfg_.timeout_s);
       s.writer_pre_s = last_payload_write_.writer_pre_s;
     } else if (by_gpu) {
       write_payload(mem_.device() + plan.mpi_offset, plan.message_bytes, sample_epoch, s);
@@ -225,16 +236,16 @@ class PointRunner {
       }
       t.epoch = dev_epoch;
       t.timeout_s = cfg_.timeout_s;
-      dev_.start_writer(t);
-      if (post) dev_.wait_ready(dev_epoch, cfg_.timeout_s);
-      else record_writer(dev_.join_writer(), s);
+      writer_->start(t);
+      if (post) writer_->wait_ready(dev_epoch, cfg_.timeout_s);
+      else record_writer(writer_->join(), s);
     } else if (sender) {
       fill_payload(mpi_buf, plan.message_bytes, sample_epoch);
     }
     timed_call(plan, s, post && writer_here() && sender);
     if (post && writer_here()) {
-      dev_.request_stop(dev_epoch);
-      record_writer(dev_.join_writer(), s);
+      writer_->request_stop(dev_epoch);
+      record_writer(writer_->join(), s);
     }
     if (!sender && cfg_.check_payload)
       s.mismatched_bytes = count_payload_mismatches(mpi_buf, plan.message_bytes, sample_epoch);
@@ -253,7 +264,7 @@ class PointRunner {
     if (sender) {
       // The harness's own cost, measured in the conditions of this very send.
       s.empty_region_ns = clock_.empty_region_sample_ns();
-      const std::uint64_t c0 = count_passes ? dev_.passes_completed() : 0;
+      const std::uint64_t c0 = count_passes ? writer_->passes_completed() : 0;
       t0 = clock_.now();
       int rc;
       if (cfg_.send_mode == SendMode::send) {
@@ -264,7 +275,7 @@ class PointRunner {
         if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
       }
       t1 = clock_.now();
-      const std::uint64_t c1 = count_passes ? dev_.passes_completed() : 0;
+      const std::uint64_t c1 = count_passes ? writer_->passes_completed() : 0;
       mpi_check(rc, cfg_.send_mode == SendMode::send ? "MPI_Send" : "MPI_Isend/MPI_Wait");
       s.send_ns = clock_.to_ns(t1 - t0);
       s.passes_during_send = c1 - c0;
@@ -331,6 +342,8 @@ class PointRunner {
 
   const InterferenceConfig& cfg_;
   Device& dev_;
+  std::unique_ptr<WriterEngine> writer_;
+  std::unique_ptr<CopyEngine> copies_;  // the GPU's payload, copied from device memory
   LoadSet* loads_;
   const MpiContext& mpi_;
   const HostClock& clock_;
@@ -421,27 +434,30 @@ void run_interference(const InterferenceConfig& cfg, Device& device, PinnedBuffe
   if (mem.size() < interference_allocation_bytes(cfg))
     throw Error(ErrorKind::check, "pinned memory too small for the sweep");
   PointRunner runner(cfg, device, loads, mpi, clock, mem);
+  auto pinger = device.make_signal_engine();  // the paper writer's clock syncs
   const auto base = reinterpret_cast<std::uintptr_t>(mem.host());
   std::uint64_t epoch = 0;
   for (const PointKey& key : sweep_points(cfg)) {
     if (done.count(key)) continue;
-    PointData point{key,    plan_layout(key.layout, key.size, cfg.load_bytes_for(key.size), base), {}, {}, {}, nullptr,
-                    nullptr};
+    PointData point;
+    point.key = key;
+    point.plan = plan_layout(key.layout, key.size, cfg.load_bytes_for(key.size), base);
     PointLoads point_loads = runner.plan_loads(key, point.plan);
     // The paper writer's stamps go on the host timeline through a clock fit
     // from syncs on either side of the point (thesis 003 Sec. 4.3.2).
     const bool sender_clock = cfg.paper && mpi.rank == 0 && cfg.writer != WriterSide::receiver;
     std::vector<ClockSample> syncs;
-    if (sender_clock) syncs = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
+    if (sender_clock) syncs = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
     std::vector<SideSample> mine = runner.run_point(key, point.plan, point_loads, epoch);
     if (sender_clock) {
-      const auto after = sync_batch(device, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
+      const auto after = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
       syncs.insert(syncs.end(), after.begin(), after.end());
       point.sender_clock = fit_clock(syncs, 0.5);
     }
     std::vector<SideSample> theirs = collect_receiver(mpi, mine);
     const std::vector<std::string> infos = gather_strings(mpi, point_loads.info.dump());
     if (mpi.rank == 0) {
+      point.writer_shape = runner.writer_shape(key.access);
       point.sender = std::move(mine);
       point.receiver = std::move(theirs);
       point.sender_load = Json::parse(infos[0]);

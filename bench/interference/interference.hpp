@@ -128,6 +128,7 @@ struct PointData {
   // Per side: each load GPU's placement, shape, full and target rates, and
   // what it did over the point (rate, clock fit); null without loads.
   Json sender_load, receiver_load;
+  WriterShape writer_shape;  // the writer's launch shape for the point's access mode
 };
 
 // How long the loads run before the first sample of a point: long enough for
@@ -148,9 +149,8 @@ void run_interference(const InterferenceConfig& config, Device& device, PinnedBu
                       const MpiContext& mpi, const HostClock& clock, const std::set<PointKey>& done,
                       const PointSink& sink);
 
-// The JSON record of a point (schema: docs/results-schema.md).
+// The JSON record of a point (schema: pybindings/hetprobe/results.schema.json).
 // `ssb_median_ns`: median send time of SSB at the same size and access, if known.
-Json point_record(const InterferenceConfig& config, const PointData& point, const Device& device,
-                  std::optional<double> ssb_median_ns);
+Json point_record(const InterferenceConfig& config, const PointData& point, std::optional<double> ssb_median_ns);
 
 }  // namespace hetprobe

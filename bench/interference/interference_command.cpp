@@ -173,7 +173,7 @@ CommandFn add_interference_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--access", o->access,
                 "GPU threads of write/read/poll loads and of the payload write: stream "
-                "(1 block x max threads), stacked (every co-resident block)")
+                "(1 block x max threads), stacked (every co-resident block), a list or all")
       ->capture_default_str();
   c->add_option("--load", o->load,
                 "Load kinds, a list or all: write (GPU stores, as a kernel streaming results "

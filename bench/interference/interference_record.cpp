@@ -221,10 +221,9 @@ Json InterferenceConfig::to_json() const {
 
 PointKey point_key_of(const Json& r) { return point_key({r, "interference point"}); }
 
-Json point_record(const InterferenceConfig& cfg, const PointData& p, const Device& device,
-                  std::optional<double> ssb_median_ns) {
+Json point_record(const InterferenceConfig& cfg, const PointData& p, std::optional<double> ssb_median_ns) {
   const auto send_ns = each(p.sender, [](const SideSample& s) { return s.send_ns; });
-  const WriterShape shape = device.writer_shape(p.key.access);
+  const WriterShape& shape = p.writer_shape;
   std::string status = "ok";
   Json r;
   r["record"] = "point";

@@ -86,7 +86,7 @@ void measure(InterferenceRun& run, bool quiet, Device& device, const HostClock& 
   run_interference(run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done, [&](const PointData& p) {
     std::optional<double> ssb;
     if (auto it = run.ssb_medians.find({p.key.size, p.key.access}); it != run.ssb_medians.end()) ssb = it->second;
-    const Json record = point_record(run.cfg, p, device, ssb);
+    const Json record = point_record(run.cfg, p, ssb);
     if (p.key.layout == Layout::SSB)
       run.ssb_medians[{p.key.size, p.key.access}] = record["send_time_ns"]["median"].get<double>();
     sink(record);

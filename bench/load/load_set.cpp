@@ -101,7 +101,9 @@ void LoadSet::sync(int n, const HostClock& clock, double timeout_s, std::vector<
   for (int i = 0; i < n; ++i) {
     LoadGpu& g = gpus_.at(static_cast<std::size_t>(i));
     if (!sync_flags_[i].host()) sync_flags_[i] = g.device->alloc_pinned(2 * 128);
-    const auto burst = sync_batch(*g.device, clock, kSyncSamples, MemoryOrder::fence, timeout_s, &sync_flags_[i]);
+    if (!g.pinger) g.pinger = g.device->make_signal_engine();
+    const auto burst = sync_batch(*g.device, *g.pinger, clock, kSyncSamples, MemoryOrder::fence, timeout_s,
+                                  &sync_flags_[i]);
     into[i].insert(into[i].end(), burst.begin(), burst.end());
   }
 }

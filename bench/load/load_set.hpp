@@ -16,6 +16,7 @@
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/load/load_engine.hpp"
+#include "probes/signal/signal_engine.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe {
@@ -27,9 +28,10 @@ struct LoadGpu {
   Device* device = nullptr;
   std::unique_ptr<Device> owned;  // every GPU but the rank's own
   std::unique_ptr<LoadEngine> engine;
-  PinnedBuffer buffer;           // the target of every GPU but the rank's own
-  std::vector<int> helper_cpus;  // where the engine's host threads run
-  Json placement;                // read back: PCI address, NUMA nodes of the GPU and of its buffer, helper CPUs
+  std::unique_ptr<SignalEngine> pinger;  // the clock syncs, made at the first
+  PinnedBuffer buffer;                   // the target of every GPU but the rank's own
+  std::vector<int> helper_cpus;          // where the engine's host threads run
+  Json placement;                        // read back: PCI address, NUMA nodes of the GPU and of its buffer, helper CPUs
   std::map<std::pair<LoadKind, Access>, double> full_gbs;
 };
 

@@ -15,11 +15,15 @@
 #include "bench/core/errors.hpp"
 #include "bench/notify/notify.hpp"
 #include "probes/device/device.hpp"
+#include "probes/launch/launch_engine.hpp"
+#include "probes/signal/signal_engine.hpp"
 
 namespace hetprobe {
 namespace {
 
 Device* g_device = nullptr;
+SignalEngine* g_signals = nullptr;   // the device thread of the flag benchmarks
+LaunchEngine* g_launches = nullptr;  // null where the device has no launch mechanisms
 const HostClock* g_clock = nullptr;
 constexpr int kOpsPerIteration = 1000;  // flag read+write pairs timed as one iteration
 
@@ -41,7 +45,7 @@ void BM_GpuFlagReadWrite(benchmark::State& state, MemoryOrder order) {
   std::memset(flag.host(), 0, 128);
   auto* p = reinterpret_cast<unsigned long long*>(flag.device());
   for (auto _ : state)
-    state.SetIterationTime(static_cast<double>(gpu_read_write_ticks(*g_device, order, p, kOpsPerIteration, 30)) /
+    state.SetIterationTime(static_cast<double>(gpu_read_write_ticks(*g_signals, order, p, kOpsPerIteration, 30)) /
                            g_device->info().timer_hz);
   state.SetItemsProcessed(state.iterations() * kOpsPerIteration);
   state.SetLabel(std::string(to_string(order)) + ", " + std::to_string(kOpsPerIteration) +
@@ -60,7 +64,9 @@ void BM_RoundTrip(benchmark::State& state, MemoryOrder order) {
 
 void BM_Mechanism(benchmark::State& state, LaunchMechanism m) {
   MechanismRun run{static_cast<int>(state.max_iterations), 20, 30, g_clock};
-  const MechanismSamples out = g_device->time_launch_mechanism(m, run);
+  MechanismSamples out;
+  if (g_launches == nullptr) out.skipped = "no kernel launches on the " + g_device->info().backend + " backend";
+  else out = g_launches->time(m, run);
   if (!out.skipped.empty()) {
     state.SkipWithError(("skipped: " + out.skipped).c_str());
     for (auto _ : state) {
@@ -78,8 +84,8 @@ void BM_DeviceTimerRead(benchmark::State& state) {
     SignalTask t;
     t.kind = SignalKind::tick;
     t.count = 1024;
-    g_device->start_signal(t);
-    const SignalOutcome out = g_device->join_signal();
+    g_signals->start(t);
+    const SignalOutcome out = g_signals->join();
     state.SetIterationTime(static_cast<double>(out.t_end_ticks - out.t_start_ticks) / g_device->info().timer_hz);
   }
   state.SetItemsProcessed(state.iterations() * 1024);
@@ -129,7 +135,13 @@ int main(int argc, char** argv) {
     std::string why;
     const std::unique_ptr<Device> device = open_device(backend, gpu, &why);
     const HostClock clock = HostClock::create("auto");
+    const std::unique_ptr<SignalEngine> signals = device->make_signal_engine();
+    const std::unique_ptr<LaunchEngine> launches = device->info().launch_mechanisms.empty()
+                                                       ? nullptr
+                                                       : device->make_launch_engine();
     g_device = device.get();
+    g_signals = signals.get();
+    g_launches = launches.get();
     g_clock = &clock;
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

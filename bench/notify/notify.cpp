@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "bench/core/errors.hpp"
@@ -21,6 +22,7 @@
 #include "bench/core/stats.hpp"
 #include "bench/core/text_list.hpp"
 #include "probes/device/host_spin.hpp"
+#include "probes/launch/launch_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe {
@@ -100,10 +102,12 @@ Json flag_setup(OrderPair o, FlagPlacement placement, FlagSpacing spacing, HostC
 
 struct Setup {
   Device& device;
+  SignalEngine& signals;  // the device thread of every flag exchange
   const HostClock& clock;
   const NotifyConfig& config;
   const RecordSink& sink;
-  std::uint64_t seq = 0;  // flags only grow: every exchange of the run gets its own number
+  std::unique_ptr<LaunchEngine> launches = nullptr;  // made for the first launch mechanism
+  std::uint64_t seq = 0;                             // flags only grow: every exchange of the run gets its own number
   double host_ns_per_tick() const { return 1 / clock.ticks_per_ns(); }
   double device_ns_per_tick() const { return 1e9 / device.info().timer_hz; }
 };
@@ -139,7 +143,7 @@ void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
     poller.stop = f.dev(2 * 4096);
     poller.first = ++s.seq;
     poller.timeout_s = s.config.timeout_s;
-    s.device.start_signal(poller);
+    s.signals.start(poller);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let the poller start
   }
   std::vector<std::uint64_t> ticks;
@@ -149,7 +153,7 @@ void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
   if (contended) {
     HostSignalOps h;
     store_flag<MemoryOrder::acq_rel>(h, f.stop(), poller.first);
-    const SignalOutcome out = s.device.join_signal();
+    const SignalOutcome out = s.signals.join();
     if (out.timed_out) throw Error(ErrorKind::timeout, "the device poller did not see the stop flag");
     base["contender_loads"] = out.value;
   }
@@ -174,7 +178,7 @@ void overhead_gpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
   std::vector<std::uint64_t> ticks;
   try {
     for (int i = 0; i < s.config.warmup / 10 + 1 + s.config.overhead_samples; ++i) {
-      const std::uint64_t t = gpu_read_write_ticks(s.device, o.gpu, f.dev(3 * 4096), s.config.overhead_ops,
+      const std::uint64_t t = gpu_read_write_ticks(s.signals, o.gpu, f.dev(3 * 4096), s.config.overhead_ops,
                                                    s.config.timeout_s);
       if (i > s.config.warmup / 10) ticks.push_back(t);
     }
@@ -230,12 +234,12 @@ std::vector<std::uint64_t> cpu_gpu_cpu(Setup& s, OrderPair o, const FlagPair& f,
   echo.count = static_cast<std::uint64_t>(n + warmup);
   echo.timeout_s = s.config.timeout_s;
   s.seq += echo.count;
-  s.device.start_signal(echo);
+  s.signals.start(echo);
   std::vector<std::uint64_t> ticks;
   with_order(o.cpu, [&](auto order) {
     ticks = host_initiated<decltype(order)::value>(s, f, echo.first, n + warmup, s.config.timeout_s);
   });
-  if (s.device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device echo timed out");
+  if (s.signals.join().timed_out) throw Error(ErrorKind::timeout, "the device echo timed out");
   ticks.erase(ticks.begin(), ticks.begin() + warmup);
   return ticks;
 }
@@ -254,10 +258,10 @@ std::vector<std::uint64_t> gpu_cpu_gpu(Setup& s, OrderPair o, const FlagPair& f,
   init.count = count;
   init.timeout_s = s.config.timeout_s;
   s.seq += count;
-  s.device.start_signal(init);
+  s.signals.start(init);
   with_order(o.cpu,
              [&](auto order) { host_echo<decltype(order)::value>(f, init.first, n + warmup, s.config.timeout_s); });
-  if (s.device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device initiator timed out");
+  if (s.signals.join().timed_out) throw Error(ErrorKind::timeout, "the device initiator timed out");
   const auto* v = reinterpret_cast<const std::uint64_t*>(out.host());
   return std::vector<std::uint64_t>(v + warmup, v + count);
 }
@@ -349,7 +353,14 @@ void launch_mechanism(Setup& s, LaunchMechanism m) {
   const MechanismDescription d = describe(m);
   Json j = mechanism_record(d.name, d.go, d.done, Json{{"host_memory", "default"}});
   MechanismRun run{s.config.mechanism_samples, s.config.warmup, s.config.timeout_s, &s.clock};
-  const MechanismSamples out = s.device.time_launch_mechanism(m, run);
+  const auto& can = s.device.info().launch_mechanisms;
+  MechanismSamples out;
+  if (std::find(can.begin(), can.end(), m) == can.end()) {
+    out.skipped = "no kernel launches on the " + s.device.info().backend + " backend";
+  } else {
+    if (!s.launches) s.launches = s.device.make_launch_engine();
+    out = s.launches->time(m, run);
+  }
   if (!out.skipped.empty()) {
     j["status"] = "skipped";
     j["skipped_reason"] = out.skipped;
@@ -387,17 +398,18 @@ void mechanisms(Setup& s) {
 std::size_t notify_mechanism_count() { return kFlagMechanisms + all_launch_mechanisms().size(); }
 
 void check_notify_config(const NotifyConfig& config, const DeviceInfo& device) {
-  if (config.host_memory != HostCoherence::default_kind && device.backend != "hip")
+  if (config.host_memory != HostCoherence::default_kind && !device.host_coherence_kinds)
     throw usage_error("--host-memory " + std::string(to_string(config.host_memory)) +
                       " is a HIP allocation option; this run uses the " + device.backend + " backend");
   for (FlagPlacement p : config.placements)
-    if (p == FlagPlacement::managed && !device.managed_concurrent)
+    if (p == FlagPlacement::managed && !device.has_flag_placement(p))
       throw usage_error("--placement managed: " + device.name + " (" + device.backend +
                         ") cannot share managed memory with the host while a kernel runs");
 }
 
 void run_notify(const NotifyConfig& config, Device& device, const HostClock& clock, const RecordSink& sink) {
-  Setup s{device, clock, config, sink};
+  auto signals = device.make_signal_engine();
+  Setup s{device, *signals, clock, config, sink};
   const auto has = [&](NotifyPart p) {
     return std::find(config.parts.begin(), config.parts.end(), p) != config.parts.end();
   };
@@ -439,7 +451,7 @@ std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, un
   return ticks;
 }
 
-std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned long long* flag, int ops,
+std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, unsigned long long* flag, int ops,
                                    double timeout_s) {
   SignalTask t;
   t.kind = SignalKind::overhead;
@@ -447,8 +459,8 @@ std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned l
   t.to_device = flag;
   t.count = static_cast<std::uint64_t>(ops);
   t.timeout_s = timeout_s;
-  device.start_signal(t);
-  const SignalOutcome out = device.join_signal();
+  signals.start(t);
+  const SignalOutcome out = signals.join();
   return out.t_end_ticks - out.t_start_ticks;
 }
 
@@ -457,7 +469,8 @@ std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock,
   NotifyConfig config;
   config.timeout_s = timeout_s;
   const RecordSink none = [](const Json&) {};
-  Setup s{device, clock, config, none};
+  auto signals = device.make_signal_engine();
+  Setup s{device, *signals, clock, config, none};
   const FlagPair f = alloc_flag_pair(device, FlagPlacement::pinned, HostCoherence::default_kind, FlagSpacing::line);
   return scaled(cpu_gpu_cpu(s, orders, f, n, warmup), s.host_ns_per_tick());
 }

@@ -14,6 +14,7 @@
 #include "probes/device/device.hpp"
 #include "probes/device/device_names.hpp"
 #include "probes/device/host_clock.hpp"
+#include "probes/signal/signal_engine.hpp"
 
 namespace hetprobe {
 
@@ -71,7 +72,7 @@ void run_notify(const NotifyConfig& config, Device& device, const HostClock& clo
 // with `order`, timed as a whole: by the host on `clock` (host ticks), or by
 // one device thread on its timer (device ticks; `flag` a device address).
 std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops);
-std::uint64_t gpu_read_write_ticks(Device& device, MemoryOrder order, unsigned long long* flag, int ops,
+std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, unsigned long long* flag, int ops,
                                    double timeout_s);
 
 // Measures a host-timed CPU->GPU->CPU round trip through pinned flags: `n`

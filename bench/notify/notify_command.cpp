@@ -61,11 +61,12 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
                 "relaxed (atomic), acqrel (acquire loads, release stores; system scope on the GPU) or fence (volatile "
                 "+ system fence). volatile:relaxed is the paper's Table 1 (CPU plain, GPU atomics)")
       ->capture_default_str();
-  c->add_option("--placement", o->placements, "Flag memory for overhead and round trip: pinned, managed (a list)")
+  c->add_option("--placement", o->placements,
+                "Flag memory for overhead and round trip: pinned, managed (a list), or all")
       ->capture_default_str();
   c->add_option("--spacing", o->spacings,
                 "Distance between the two flags: same-line (8 B), line (128 B), page "
-                "(4096 B) (a list)")
+                "(4096 B) (a list), or all")
       ->capture_default_str();
   c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
       ->capture_default_str();

@@ -2,25 +2,20 @@
 
 #include <unistd.h>
 
-#include <atomic>
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include "bench/core/errors.hpp"
 #include "probes/device/device_names.hpp"
-#include "probes/device/host_spin.hpp"
+#include "probes/launch/launch_engine.hpp"
 
 namespace hetprobe {
-
-namespace {
-// The flag block of the running writer, for the signal handler.
-std::atomic<WriterControl*> g_running_control{nullptr};
-}  // namespace
 
 const char* to_string(Access access) { return kAccessNames.name(access); }
 
@@ -45,47 +40,6 @@ PinnedBuffer::~PinnedBuffer() {
   if ((host_ || device_) && release_) release_(host_ ? host_ : device_);
 }
 
-void Device::start_writer(const WriterTask& task) {
-  if (task.epoch <= active_epoch_)
-    throw Error(ErrorKind::check, "writer epochs must grow: got " + std::to_string(task.epoch) + " after " +
-                                      std::to_string(active_epoch_));
-  std::atomic_ref<unsigned long long>(control_->passes.value).store(0, std::memory_order_relaxed);
-  active_epoch_ = task.epoch;
-  active_timeout_s_ = task.timeout_s;
-  g_running_control.store(control_);
-  launch_writer(task);
-}
-
-void Device::wait_ready(std::uint64_t epoch, double timeout_s) {
-  const std::string what = "the " + info().backend + " writer's ready flag";
-  spin_host_for_epoch(control_->ready, epoch, [&] { check_writer_alive(); }, timeout_s, what.c_str());
-}
-
-std::uint64_t Device::passes_completed() const {
-  return std::atomic_ref<const unsigned long long>(control_->passes.value).load(std::memory_order_relaxed);
-}
-
-void Device::request_stop(std::uint64_t epoch) {
-  std::atomic_ref<unsigned long long>(control_->stop.value).store(epoch, std::memory_order_release);
-}
-
-WriterOutcome Device::join_writer() {
-  wait_writer_exit();
-  g_running_control.store(nullptr);
-  if (load_acquire(control_->done) != active_epoch_)
-    throw Error(ErrorKind::device, "the " + info().backend + " writer of epoch " + std::to_string(active_epoch_) +
-                                       " ended without a result");
-  const auto& r = control_->result;
-  WriterOutcome out;
-  out.status = r.status == writer_status_timeout ? WriterStatus::timeout : WriterStatus::ok;
-  out.passes = r.passes;
-  out.t_start_ticks = r.t_start;
-  out.t_ready_ticks = r.t_ready;
-  out.t_end_ticks = r.t_end;
-  return out;
-}
-
-const char* to_string(MemoryOrder order) { return kMemoryOrderNames.name(order); }
 const char* to_string(FlagPlacement placement) { return kFlagPlacementNames.name(placement); }
 const char* to_string(HostCoherence coherence) { return kHostCoherenceNames.name(coherence); }
 const char* to_string(LaunchMechanism m) { return kLaunchMechanismNames.name(m); }
@@ -103,35 +57,22 @@ PinnedBuffer Device::alloc_device(std::size_t bytes) {
   return alloc_flags(FlagPlacement::device, HostCoherence::default_kind, bytes);
 }
 
-void Device::start_signal(const SignalTask& task) {
-  const double hz = info().timer_hz;
-  *signal_result_ = SignalResult{};
-  launch_signal(SignalArgs{task.kind, task.order, task.to_device, task.to_host, task.stop, task.samples,
-                           signal_result_dev_, task.count, task.first,
-                           static_cast<std::uint64_t>(task.timeout_s * (hz > 0 ? hz : 1e9))});
+std::unique_ptr<LaunchEngine> Device::make_launch_engine() {
+  throw unsupported("no kernel launches on the " + info().backend + " backend");
 }
 
-SignalOutcome Device::join_signal() {
-  wait_signal_exit();
-  const SignalResult r = *signal_result_;  // the backend's wait ordered it before us
-  if (r.status != signal_status_ok && r.status != signal_status_timeout)
-    throw Error(ErrorKind::device, "the " + info().backend + " signal task ended without a result");
-  return {r.status == signal_status_timeout, r.completed, r.t_start, r.t_end, r.value};
+bool DeviceInfo::has_flag_placement(FlagPlacement p) const {
+  return std::find(flag_placements.begin(), flag_placements.end(), p) != flag_placements.end();
 }
 
-MechanismSamples Device::time_launch_mechanism(LaunchMechanism, const MechanismRun&) {
-  MechanismSamples out;
-  out.skipped = "no kernel launches on the " + info().backend + " backend";
-  return out;
-}
-
-double Device::measure_timer_tick_ns() {
-  SignalTask t;
-  t.kind = SignalKind::tick;
-  t.count = 1 << 16;
-  start_signal(t);
-  const SignalOutcome o = join_signal();
-  return o.value == ~0ull ? 0 : static_cast<double>(o.value) / info().timer_hz * 1e9;
+TimerCalibration calibrate_timer_once(const std::string& backend, int ordinal,
+                                      const std::function<TimerCalibration()>& measure) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, int>, TimerCalibration> done;
+  const std::lock_guard lock(mutex);
+  auto it = done.find({backend, ordinal});
+  if (it == done.end()) it = done.emplace(std::pair{backend, ordinal}, measure()).first;
+  return it->second;
 }
 
 namespace {
@@ -181,10 +122,5 @@ void check_memory_available(std::uint64_t bytes, const std::string& what) {
 }
 
 void check_pinnable(std::size_t bytes) { check_memory_available(bytes, "pinning " + std::to_string(bytes) + " bytes"); }
-
-void stop_running_writer_from_signal() {
-  if (WriterControl* c = g_running_control.load())
-    std::atomic_ref<unsigned long long>(c->stop.value).store(~0ull, std::memory_order_release);
-}
 
 }  // namespace hetprobe

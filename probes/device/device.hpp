@@ -1,6 +1,7 @@
 // The Device interface: what a probe needs from a GPU (or from CPU threads
 // playing one). Backends: host (always built), cuda, hip. A probe never names
-// a backend; it gets a Device from open_device() and talks to it through this.
+// a backend; it gets a Device from open_device(), asks DeviceInfo what it can
+// do, and runs its work on the engines the Device makes.
 #pragma once
 
 #include <cstddef>
@@ -10,23 +11,42 @@
 #include <string>
 #include <vector>
 
-#include "probes/device/host_clock.hpp"
-#include "probes/halo/halo_protocol.hpp"
-#include "probes/load/load_protocol.hpp"
-#include "probes/signal/signal_protocol.hpp"
-#include "probes/writer/writer_protocol.hpp"
-
 namespace hetprobe {
 
-class LoadEngine;  // load_engine.hpp
+// The engines (probes/<protocol>/<protocol>_engine.hpp).
+class WriterEngine;
+class SignalEngine;
+class HaloEngine;
+class CopyEngine;
+class LoadEngine;
+class LaunchEngine;
 
-// How many device threads write: stream = one block of max threads,
-// stacked = every co-resident block of max threads, grid-synchronised.
-enum class Access { stream, stacked };
-const char* to_string(Access access);
+// Where a flag lives. device: device memory, which the host cannot load or
+// store (host() of its buffer is null); only copies and stream operations reach it.
+enum class FlagPlacement { pinned, managed, device };
+// Host allocation flags that matter on AMD (thesis 003 Sec. 3.2.1): fine-grained
+// coherent or coarse-grained non-coherent pinned memory. Only the hip backend has them.
+enum class HostCoherence { default_kind, coherent, noncoherent };
+const char* to_string(FlagPlacement placement);
+const char* to_string(HostCoherence coherence);
+
+// Signalling that needs the backend's runtime (launch_engine.hpp): a kernel
+// launch as the "go", or a runtime call (synchronise, event, host callback,
+// stream memory operation, copy) on one leg.
+enum class LaunchMechanism {
+  launch_flag,                // go: launch; done: the kernel stores a pinned flag
+  launch_device_sync,         // go: launch of an empty kernel; done: device synchronise returns
+  launch_event_query,         // go: launch; done: an event recorded after it, polled with query
+  launch_event_sync,          // go: launch; done: event synchronise on that event
+  launch_host_callback,       // go: launch; done: a host function enqueued after it has run
+  launch_stream_write_value,  // go: launch; done: a stream write-value to a pinned flag
+  device_flag_memcpy,         // go: an async copy into a device-memory flag a kernel polls
+  stream_wait_value,          // go: a pinned flag a stream wait-value op waits on, before a kernel
+};
+const char* to_string(LaunchMechanism m);
 
 struct DeviceInfo {
-  std::string backend;          // "host", "cuda" or "hip"
+  std::string backend;          // "host", "cuda" or "hip": for records and messages, never for decisions
   int ordinal = 0;              // index in the backend's runtime
   std::string name;             // e.g. "NVIDIA H200"; the CPU model for host
   std::string pci_bus_id;       // e.g. "0000:00:06.0"; empty for host
@@ -35,13 +55,28 @@ struct DeviceInfo {
   int multiprocessors = 0;      // SMs / CUs; hardware threads for host
   int max_threads_per_block = 0;
   int warp_size = 0;
-  double timer_hz = 0;              // rate of the device timer, measured at open
-  double timer_tick_ns = 0;         // smallest step the device timer makes, measured at open
+  double timer_hz = 0;              // rate of the device timer, measured once per process
+  double timer_tick_ns = 0;         // smallest step the device timer makes, measured once per process
   bool managed_concurrent = false;  // host may touch managed memory while a kernel runs
   bool page_locked = true;          // false if the host backend could not mlock
+
+  // What the device can do: probes ask these, never the backend's name.
+  bool timer_counts_ns = false;                // the timer's nominal unit is 1 ns (CUDA globaltimer, host steady_clock)
+  bool cooperative_launch = false;             // a grid-synchronised launch of every co-resident block (stacked)
+  bool host_coherence_kinds = false;           // pinned host memory comes coherent or noncoherent (HostCoherence)
+  std::vector<FlagPlacement> flag_placements;  // where alloc_flags can put a flag
+  std::vector<LaunchMechanism> launch_mechanisms;  // what make_launch_engine's engine can time; none on host
+  bool copy_engine = false;                        // copies run on a DMA engine beside kernels
+
+  bool has_flag_placement(FlagPlacement p) const;
 };
 
-// Launch shape of the writer for one access mode.
+// How many device threads write: stream = one block of max threads,
+// stacked = every co-resident block of max threads, grid-synchronised.
+enum class Access { stream, stacked };
+const char* to_string(Access access);
+
+// Launch shape of a kernel (or of the host threads playing one).
 struct WriterShape {
   int blocks = 0;
   int threads_per_block = 0;
@@ -73,192 +108,41 @@ class PinnedBuffer {
   std::function<void(std::byte*)> release_;
 };
 
-// One writer run. Addresses are device addresses inside a PinnedBuffer.
-struct WriterTask {
-  Access access = Access::stream;
-  std::byte* pre = nullptr;  // written once with the payload, then the ready flag
-  std::uint64_t pre_bytes = 0;
-  std::byte* post = nullptr;  // written pass after pass until stopped; null: end after ready
-  std::uint64_t post_bytes = 0;
-  std::uint64_t epoch = 0;  // > 0 and increasing over a Device's lifetime
-  double timeout_s = 30;    // the writer gives up waiting for the stop flag after this
-};
-
-enum class WriterStatus { ok, timeout };
-
-// Where a flag lives. device: device memory, which the host cannot load or
-// store (host() of its buffer is null); only copies and stream operations reach it.
-enum class FlagPlacement { pinned, managed, device };
-// Host allocation flags that matter on AMD (thesis 003 Sec. 3.2.1): fine-grained
-// coherent or coarse-grained non-coherent pinned memory. Only the hip backend has them.
-enum class HostCoherence { default_kind, coherent, noncoherent };
-const char* to_string(MemoryOrder order);
-const char* to_string(FlagPlacement placement);
-const char* to_string(HostCoherence coherence);
-
-// One task for the device's signal thread (see signal_protocol.hpp).
-// Addresses are device addresses; result and timeout are filled in by the Device.
-struct SignalTask {
-  SignalKind kind = SignalKind::echo;
-  MemoryOrder order = MemoryOrder::volatile_access;
-  unsigned long long* to_device = nullptr;
-  unsigned long long* to_host = nullptr;
-  unsigned long long* stop = nullptr;
-  unsigned long long* samples = nullptr;
-  std::uint64_t count = 0;
-  std::uint64_t first = 1;
-  double timeout_s = 30;
-};
-
-struct SignalOutcome {
-  bool timed_out = false;
-  std::uint64_t completed = 0;
-  std::uint64_t t_start_ticks = 0, t_end_ticks = 0;
-  std::uint64_t value = 0;
-};
-
-// Signalling that needs the backend's runtime: a kernel launch as the "go",
-// or a runtime call (synchronise, event, host callback, stream memory
-// operation, copy) on one leg. The pure flag mechanisms need only
-// alloc_flags() and signal tasks; the notify probe runs those.
-enum class LaunchMechanism {
-  launch_flag,                // go: launch; done: the kernel stores a pinned flag
-  launch_device_sync,         // go: launch of an empty kernel; done: device synchronise returns
-  launch_event_query,         // go: launch; done: an event recorded after it, polled with query
-  launch_event_sync,          // go: launch; done: event synchronise on that event
-  launch_host_callback,       // go: launch; done: a host function enqueued after it has run
-  launch_stream_write_value,  // go: launch; done: a stream write-value to a pinned flag
-  device_flag_memcpy,         // go: an async copy into a device-memory flag a kernel polls
-  stream_wait_value,          // go: a pinned flag a stream wait-value op waits on, before a kernel
-};
-const char* to_string(LaunchMechanism m);
-
-struct MechanismRun {
-  int samples = 1000;
-  int warmup = 20;
-  double timeout_s = 30;
-  const HostClock* clock = nullptr;
-};
-
-// Host-timed round trips (go through done) in ticks of the run's HostClock.
-// `skipped` says why there are none.
-struct MechanismSamples {
-  std::vector<std::uint64_t> ticks;
-  std::vector<std::uint64_t> go_call_ticks;  // how long the go call itself took
-  std::string skipped;
-};
-
-// The halo-exchange proxy's device work (halo_protocol.hpp): pack or unpack
-// with one team (GPU block, host thread) per message, or both in one stacked
-// launch (every co-resident block, grid-synchronised; halo_stacked).
-enum class HaloStage { pack, unpack, stacked };
-struct HaloLaunch {
-  HaloStage stage = HaloStage::pack;
-  HaloArgs args{};              // pack or unpack (stacked: the pack); device addresses;
-                                // timeout_ticks is set by the Device from timeout_s
-  HaloArgs unpack{};            // stacked only: the unpack
-  double timeout_s = 30;        // an unpack gives up waiting for its flag after this
-  double poll_pause_ns = 0;     // GPU: pause between two reads of an unpack-ready flag
-  int threads_per_block = 128;  // GPU block size (clamped to the device's maximum)
-};
-
-struct WriterOutcome {
-  WriterStatus status = WriterStatus::ok;
-  std::uint64_t passes = 0;                                             // completed post-ready passes
-  std::uint64_t t_start_ticks = 0, t_ready_ticks = 0, t_end_ticks = 0;  // device timer
-};
-
+// A device: what it is, its memory and its timer. The work runs on engines,
+// one per device-side protocol (probes/<protocol>/), which the probe that
+// makes one owns and destroys before the device. Each backend implements
+// every engine; an engine makes its streams and flags when it is made.
 class Device {
  public:
   virtual ~Device() = default;
   virtual const DeviceInfo& info() const = 0;
-  virtual WriterShape writer_shape(Access access) const = 0;
+
   // Throws a usage Error if the memory cannot be pinned.
   virtual PinnedBuffer alloc_pinned(std::size_t bytes) = 0;
-
-  // Starts a writer and returns once it is launched. One writer at a time.
-  void start_writer(const WriterTask& task);
-  // Waits (bounded by the task's timeout) for the writer to end and returns
-  // what it did. A writer with a post phase ends only after request_stop().
-  WriterOutcome join_writer();
-
-  // Blocks until the writer has set the ready flag for `epoch`; throws a
-  // timeout Error after `timeout_s` or a device Error if the writer failed.
-  void wait_ready(std::uint64_t epoch, double timeout_s);
-  // Post-ready passes the running writer has completed (a cheap host load).
-  std::uint64_t passes_completed() const;
-  // Asks the writer of `epoch` to stop after its current pass.
-  void request_stop(std::uint64_t epoch);
-
-  // Device time, in seconds, of one plain pass of a load kind over `bytes` at
-  // device address `target` (page-aligned pinned memory): the reference rates.
-  // write, read: a non-persistent, maximally parallel kernel (one 8-byte word
-  // per thread written, one 16-byte unit per thread read); copy_d2h, copy_h2d:
-  // one async copy between device memory and the target. Throws a usage Error
-  // for poll and none, which have no plain pass.
-  virtual double time_plain(LoadKind kind, std::byte* target, std::uint64_t bytes) = 0;
-
   // Flag memory (see FlagPlacement, HostCoherence). Throws an unsupported
-  // Error when this backend or device has no such memory.
+  // Error when this device has no such memory (info().flag_placements).
   virtual PinnedBuffer alloc_flags(FlagPlacement placement, HostCoherence coherence, std::size_t bytes);
-
   // Device memory (the halo regions unpack writes into). On GPU backends
   // host() is null; the host backend's "device memory" is its own memory.
   virtual PinnedBuffer alloc_device(std::size_t bytes);
 
-  // Runs a signal task on one device thread and returns once it is launched.
-  // One signal task at a time; it may run beside a writer.
-  void start_signal(const SignalTask& task);
-  // Waits for the signal task to end (it gives up by itself after its
-  // timeout) and returns what it did.
-  SignalOutcome join_signal();
-
-  // Host-timed samples of one launch mechanism; on the host backend and where
-  // a runtime lacks the call, `skipped` says why.
-  virtual MechanismSamples time_launch_mechanism(LaunchMechanism mechanism, const MechanismRun& run);
-
-  // Starts a halo stage and returns at once, with the shape it was launched
-  // with. Pack and unpack have their own stream (threads), so one of each
-  // can run at the same time; stacked runs alone.
-  virtual WriterShape start_halo(const HaloLaunch& launch) = 0;
-  // Waits until the stage has ended; its waits give up by themselves after
-  // the launch's timeout (the stamps say so), so this returns.
-  virtual void join_halo(HaloStage stage) = 0;
-
-  // Copies `bytes` of device memory to host memory (a PinnedBuffer's host
-  // side) on copy lane `lane` and returns at once; lanes are independent
-  // streams, made as needed. copy_done() asks, without waiting, whether the
-  // lane's copies have ended. The host backend copies at once.
-  virtual void start_copy_to_host(int lane, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) = 0;
-  virtual bool copy_done(int lane) = 0;
-
-  // A new load engine of this device (load_engine.hpp): traffic in pinned host
-  // memory of every load kind. The caller owns it and destroys it before the device.
-  virtual std::unique_ptr<LoadEngine> make_load_engine() = 0;
-
- protected:
-  // Set by the backend: where signal tasks put their result, as host and device see it.
-  SignalResult* signal_result_ = nullptr;
-  SignalResult* signal_result_dev_ = nullptr;
-  // Backend part of start_signal(): run args on one device thread.
-  virtual void launch_signal(const SignalArgs& args) = 0;
-  // Backend part of join_signal().
-  virtual void wait_signal_exit() = 0;
-  // The smallest step of the device timer, in ns, measured with a tick task;
-  // backends call it at open, after info().timer_hz is set.
-  double measure_timer_tick_ns();
-
-  // Set by the backend: the flag block in pinned memory, as the host sees it.
-  WriterControl* control_ = nullptr;
-  std::uint64_t active_epoch_ = 0;
-  double active_timeout_s_ = 0;
-  // Backend part of start_writer(): launch the writer's threads or kernel.
-  virtual void launch_writer(const WriterTask& task) = 0;
-  // Backend part of join_writer(): wait for the writer's threads or kernel.
-  virtual void wait_writer_exit() = 0;
-  // Backend check while polling: throws if the writer failed to run.
-  virtual void check_writer_alive() {}
+  virtual std::unique_ptr<WriterEngine> make_writer_engine() = 0;  // writer_engine.hpp
+  virtual std::unique_ptr<SignalEngine> make_signal_engine() = 0;  // signal_engine.hpp
+  virtual std::unique_ptr<HaloEngine> make_halo_engine() = 0;      // halo_engine.hpp
+  virtual std::unique_ptr<CopyEngine> make_copy_engine() = 0;      // copy_engine.hpp
+  virtual std::unique_ptr<LoadEngine> make_load_engine() = 0;      // load_engine.hpp
+  // launch_engine.hpp; throws an unsupported Error where info().launch_mechanisms is empty.
+  virtual std::unique_ptr<LaunchEngine> make_launch_engine();
 };
+
+// The device timer's rate and smallest step.
+struct TimerCalibration {
+  double hz = 0, tick_ns = 0;
+};
+// `measure()` the first time a process asks for this backend's device
+// `ordinal`, the cached result after that: a calibration takes ~200 ms on a GPU.
+TimerCalibration calibrate_timer_once(const std::string& backend, int ordinal,
+                                      const std::function<TimerCalibration()>& measure);
 
 // Backends compiled into this binary, and how to open one.
 struct BackendEntry {
@@ -293,9 +177,5 @@ void check_memory_available(std::uint64_t bytes, const std::string& what);
 
 // check_memory_available for one pinned allocation; backends call it before allocating.
 void check_pinnable(std::size_t bytes);
-
-// For a SIGINT/SIGTERM handler: tells the running writer, if any, to stop
-// (one atomic store to its flag block; async-signal-safe).
-void stop_running_writer_from_signal();
 
 }  // namespace hetprobe

@@ -4,6 +4,7 @@
 
 #include "bench/core/enum_table.hpp"
 #include "probes/device/device.hpp"
+#include "probes/signal/signal_protocol.hpp"
 
 namespace hetprobe {
 

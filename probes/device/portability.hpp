@@ -33,6 +33,8 @@ inline constexpr unsigned kHostAllocMapped = hipHostMallocMapped | hipHostMalloc
 inline Error host_alloc(void** p, size_t bytes) { return hipHostMalloc(p, bytes, kHostAllocMapped); }
 // Fine-grained (coherent) or coarse-grained (non-coherent) pinned memory.
 inline constexpr bool kHasHostCoherenceFlags = true;
+// s_memrealtime counts at a fixed rate (100 MHz on MI-series), not in ns.
+inline constexpr bool kTimerCountsNs = false;
 inline Error host_alloc_coherence(void** p, size_t bytes, bool coherent) {
   return hipHostMalloc(p, bytes, kHostAllocMapped | (coherent ? hipHostMallocCoherent : hipHostMallocNonCoherent));
 }
@@ -110,6 +112,8 @@ inline Error host_alloc(void** p, size_t bytes) {
 }
 inline Error host_free(void* p) { return cudaFreeHost(p); }
 inline constexpr bool kHasHostCoherenceFlags = false;
+// %globaltimer counts nanoseconds by specification.
+inline constexpr bool kTimerCountsNs = true;
 inline Error host_alloc_coherence(void** p, size_t bytes, bool) { return host_alloc(p, bytes); }
 // Stream memory operations live in the driver API: found through the runtime
 // at run time, so the binary does not link libcuda (CI has none). "" on success.

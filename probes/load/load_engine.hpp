@@ -69,6 +69,13 @@ class LoadEngine {
   // Waits for the task to end (it stops by itself after its timeout) and
   // returns what it did.
   virtual LoadOutcome join() = 0;
+  // Device time, in seconds, of one plain pass of `kind` over `bytes` at
+  // device address `target` (page-aligned pinned memory): the reference rates.
+  // write, read: a non-persistent, maximally parallel kernel (one 8-byte word
+  // per thread written, one 16-byte unit per thread read); copy_d2h, copy_h2d:
+  // one async copy between device memory and the target. Throws a usage Error
+  // for poll and none, which have no plain pass.
+  virtual double time_plain(LoadKind kind, std::byte* target, std::uint64_t bytes) = 0;
   // Bytes the last joined task moved between two device-timer readings,
   // interpolated linearly between its stamps; nullopt when the stamps do not
   // cover the interval.

@@ -11,6 +11,7 @@
 #include "bench/interference/payload.hpp"
 #include "probes/device/device.hpp"
 #include "probes/load/load_engine.hpp"
+#include "probes/writer/writer_engine.hpp"
 #include "tests/device/backend_under_test.hpp"
 
 namespace hetprobe {
@@ -24,6 +25,7 @@ class DeviceTest : public ::testing::TestWithParam<Param> {
     std::string why_not;
     device_ = open_backend_under_test(std::get<0>(GetParam()), why_not);
     if (!device_) GTEST_SKIP() << why_not;
+    writer_ = device_->make_writer_engine();
     access_ = std::get<1>(GetParam());
   }
 
@@ -42,13 +44,14 @@ class DeviceTest : public ::testing::TestWithParam<Param> {
   // Waits until the running writer has completed `n` post passes.
   void wait_passes(std::uint64_t n) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (device_->passes_completed() < n) {
+    while (writer_->passes_completed() < n) {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "writer made no progress";
       std::this_thread::yield();
     }
   }
 
   std::unique_ptr<Device> device_;
+  std::unique_ptr<WriterEngine> writer_;  // destroyed before the device
   Access access_ = Access::stream;
   std::uint64_t epoch_ = 0;
 };
@@ -59,15 +62,15 @@ TEST_P(DeviceTest, InfoAndShapesAreSane) {
   const DeviceInfo& info = device_->info();
   EXPECT_FALSE(info.name.empty());
   EXPECT_GT(info.timer_hz, 0);
-  const WriterShape s = device_->writer_shape(access_);
+  const WriterShape s = writer_->shape(access_);
   EXPECT_GE(s.blocks, 1);
   EXPECT_GE(s.threads_per_block, 1);
   if (access_ == Access::stream) {
     EXPECT_EQ(s.blocks, 1);
   }
-  if (info.backend != "host") {
-    EXPECT_EQ(device_->writer_shape(Access::stream).threads_per_block, info.max_threads_per_block);
-    EXPECT_GE(device_->writer_shape(Access::stacked).blocks, info.multiprocessors);
+  if (info.max_threads_per_block > 1) {  // a GPU
+    EXPECT_EQ(writer_->shape(Access::stream).threads_per_block, info.max_threads_per_block);
+    EXPECT_GE(writer_->shape(Access::stacked).blocks, info.multiprocessors);
   }
 }
 
@@ -76,8 +79,8 @@ TEST_P(DeviceTest, PreWriteFillsExactlyThePayload) {
     PinnedBuffer buf = device_->alloc_pinned(bytes + 64);
     std::memset(buf.host(), 0xAB, buf.size());
     WriterTask t = task(buf.device(), bytes, nullptr, 0);
-    device_->start_writer(t);
-    const WriterOutcome o = device_->join_writer();
+    writer_->start(t);
+    const WriterOutcome o = writer_->join();
     EXPECT_EQ(o.status, WriterStatus::ok);
     EXPECT_EQ(o.passes, 0u);
     EXPECT_EQ(count_payload_mismatches(buf.host(), bytes, t.epoch), 0u) << bytes << " bytes";
@@ -91,13 +94,13 @@ TEST_P(DeviceTest, PostPhaseRunsUntilStoppedAndStaysInItsRegion) {
   std::memset(buf.host(), 0xAB, buf.size());
   std::byte* secondary = buf.device() + n + gap;
   WriterTask t = task(buf.device(), n, secondary, n);
-  device_->start_writer(t);
-  device_->wait_ready(t.epoch, 20);
+  writer_->start(t);
+  writer_->wait_ready(t.epoch, 20);
   // The ready flag promises the whole payload is visible.
   EXPECT_EQ(count_payload_mismatches(buf.host(), n, t.epoch), 0u);
   wait_passes(3);
-  device_->request_stop(t.epoch);
-  const WriterOutcome o = device_->join_writer();
+  writer_->request_stop(t.epoch);
+  const WriterOutcome o = writer_->join();
   EXPECT_EQ(o.status, WriterStatus::ok);
   EXPECT_GE(o.passes, 3u);
   EXPECT_GE(o.t_end_ticks, o.t_ready_ticks);
@@ -116,11 +119,11 @@ TEST_P(DeviceTest, PsbOverwritesTheSendBufferAfterReady) {
   const std::uint64_t n = 256 * 1024;
   PinnedBuffer buf = device_->alloc_pinned(n);
   WriterTask t = task(buf.device(), n, buf.device(), n);
-  device_->start_writer(t);
-  device_->wait_ready(t.epoch, 20);
+  writer_->start(t);
+  writer_->wait_ready(t.epoch, 20);
   wait_passes(2);
-  device_->request_stop(t.epoch);
-  EXPECT_EQ(device_->join_writer().status, WriterStatus::ok);
+  writer_->request_stop(t.epoch);
+  EXPECT_EQ(writer_->join().status, WriterStatus::ok);
   EXPECT_EQ(count_payload_mismatches(buf.host(), n, t.epoch), n) << "every byte should be a post-phase byte";
 }
 
@@ -130,31 +133,32 @@ TEST_P(DeviceTest, WriterGivesUpWithoutAStopAndTheDeviceStaysUsable) {
   WriterTask t = task(buf.device(), n, buf.device() + n, n);
   t.timeout_s = 0.3;
   const auto t0 = std::chrono::steady_clock::now();
-  device_->start_writer(t);
-  const WriterOutcome o = device_->join_writer();  // no request_stop: only the timeout ends it
+  writer_->start(t);
+  const WriterOutcome o = writer_->join();  // no request_stop: only the timeout ends it
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(o.status, WriterStatus::timeout);
   EXPECT_GE(waited, 0.25);
   EXPECT_LT(waited, 10.0);
   WriterTask again = task(buf.device(), n, nullptr, 0);
-  device_->start_writer(again);
-  EXPECT_EQ(device_->join_writer().status, WriterStatus::ok);
+  writer_->start(again);
+  EXPECT_EQ(writer_->join().status, WriterStatus::ok);
   EXPECT_EQ(count_payload_mismatches(buf.host(), n, again.epoch), 0u);
 }
 
 TEST_P(DeviceTest, EpochsMustGrow) {
   PinnedBuffer buf = device_->alloc_pinned(64);
   WriterTask t = task(buf.device(), 64, nullptr, 0);
-  device_->start_writer(t);
-  device_->join_writer();
-  EXPECT_THROW(device_->start_writer(t), Error);
+  writer_->start(t);
+  writer_->join();
+  EXPECT_THROW(writer_->start(t), Error);
 }
 
 TEST_P(DeviceTest, PlainWriteWritesEveryByte) {
   const std::uint64_t n = (1u << 20) + 8;
   PinnedBuffer buf = device_->alloc_pinned(n);
   std::memset(buf.host(), 0, n);
-  EXPECT_GT(device_->time_plain(LoadKind::write, buf.device(), n), 0.0);
+  const auto loads = device_->make_load_engine();
+  EXPECT_GT(loads->time_plain(LoadKind::write, buf.device(), n), 0.0);
   for (std::uint64_t k = 0; k < n / 8; ++k) {
     std::uint64_t w;
     std::memcpy(&w, buf.host() + 8 * k, 8);
@@ -166,13 +170,14 @@ TEST_P(DeviceTest, PlainReadAndCopiesLeaveTheBufferAndPollHasNoPlainPass) {
   const std::uint64_t n = 1u << 20;
   PinnedBuffer buf = device_->alloc_pinned(n);
   std::memset(buf.host(), 0x5A, n);
+  const auto loads = device_->make_load_engine();
   for (LoadKind k : {LoadKind::read, LoadKind::copy_h2d}) {
-    EXPECT_GT(device_->time_plain(k, buf.device(), n), 0.0) << to_string(k);
+    EXPECT_GT(loads->time_plain(k, buf.device(), n), 0.0) << to_string(k);
     for (std::uint64_t j = 0; j < n; ++j)
       ASSERT_EQ(buf.host()[j], std::byte{0x5A}) << to_string(k) << " changed byte " << j;
   }
-  EXPECT_GT(device_->time_plain(LoadKind::copy_d2h, buf.device(), n), 0.0);
-  EXPECT_THROW(device_->time_plain(LoadKind::poll, buf.device(), n), Error);
+  EXPECT_GT(loads->time_plain(LoadKind::copy_d2h, buf.device(), n), 0.0);
+  EXPECT_THROW(loads->time_plain(LoadKind::poll, buf.device(), n), Error);
 }
 
 TEST_P(DeviceTest, PinningTooMuchIsAUsageError) {

@@ -7,7 +7,9 @@
 #include <thread>
 #include <vector>
 
+#include "probes/copy/copy_engine.hpp"
 #include "probes/device/host_spin.hpp"
+#include "probes/halo/halo_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 #include "tests/device/backend_under_test.hpp"
 
@@ -23,6 +25,7 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     std::string why_not;
     device_ = open_backend_under_test(GetParam(), why_not);
     if (!device_) GTEST_SKIP() << why_not;
+    engine_ = device_->make_halo_engine();
     const std::size_t n = kBytes.size();
     std::size_t total = 0;
     for (auto b : kBytes) total += (b + 127) / 128 * 128;
@@ -86,6 +89,7 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
   }
 
   std::unique_ptr<Device> device_;
+  std::unique_ptr<HaloEngine> engine_;  // destroyed before the device
   PinnedBuffer buffers_, halo_, control_, tail_;
   HaloMessageArgs* messages_ = nullptr;
   unsigned long long* queue_ = nullptr;
@@ -94,11 +98,11 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(HaloTest, PackWritesEveryMessageAndRaisesItsSendReadyFlag) {
-  device_->start_halo(launch(HaloStage::pack, 3, true));
+  engine_->start(launch(HaloStage::pack, 3, true));
   HostSignalOps host;
   for (std::size_t m = 0; m < kBytes.size(); ++m)
     spin_host([&] { return host.load_acquire(&flags_[m].value) >= 3; }, 20, "send-ready flag");
-  device_->join_halo(HaloStage::pack);
+  engine_->join(HaloStage::pack);
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(stamps_[m].status, halo_status_ok);
     EXPECT_LE(stamps_[m].start, stamps_[m].end);
@@ -107,14 +111,14 @@ TEST_P(HaloTest, PackWritesEveryMessageAndRaisesItsSendReadyFlag) {
 }
 
 TEST_P(HaloTest, UnpackWaitsForItsFlagThenFindsAnIntactPayload) {
-  device_->start_halo(launch(HaloStage::pack, 5, false));
-  device_->join_halo(HaloStage::pack);
-  device_->start_halo(launch(HaloStage::unpack, 5, true));
+  engine_->start(launch(HaloStage::pack, 5, false));
+  engine_->join(HaloStage::pack);
+  engine_->start(launch(HaloStage::unpack, 5, true));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   HostSignalOps host;
   for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(host.load_acquire(&unpack_stamps()[m].status), 0u) << m;
   for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, 5);
-  device_->join_halo(HaloStage::unpack);
+  engine_->join(HaloStage::unpack);
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
     EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << m;
@@ -122,30 +126,30 @@ TEST_P(HaloTest, UnpackWaitsForItsFlagThenFindsAnIntactPayload) {
 }
 
 TEST_P(HaloTest, UnpackCountsEveryWrongWord) {
-  device_->start_halo(launch(HaloStage::pack, 9, false));
-  device_->join_halo(HaloStage::pack);
+  engine_->start(launch(HaloStage::pack, 9, false));
+  engine_->join(HaloStage::pack);
   host_buffer(2)[8 * 100] ^= 1;  // word 100 of the 60000 B message
   host_buffer(2)[8 * 7000 + 3] ^= 4;
   host_buffer(3)[12] ^= 1;  // the 13 B message's tail byte
-  device_->start_halo(launch(HaloStage::unpack, 9, false));
-  device_->join_halo(HaloStage::unpack);
+  engine_->start(launch(HaloStage::unpack, 9, false));
+  engine_->join(HaloStage::unpack);
   EXPECT_EQ(unpack_stamps()[0].mismatched_words, 0u);
   EXPECT_EQ(unpack_stamps()[2].mismatched_words, 2u);
   EXPECT_EQ(unpack_stamps()[3].mismatched_words, 1u);
   // A stale iteration is wrong everywhere.
-  device_->start_halo(launch(HaloStage::unpack, 10, false));
-  device_->join_halo(HaloStage::unpack);
+  engine_->start(launch(HaloStage::unpack, 10, false));
+  engine_->join(HaloStage::unpack);
   EXPECT_EQ(unpack_stamps()[1].mismatched_words, 1200u / 8);
 }
 
 TEST_P(HaloTest, UnpackGivesUpWhenNoFlagComesAndTheDeviceStaysUsable) {
   const auto t0 = std::chrono::steady_clock::now();
-  device_->start_halo(launch(HaloStage::unpack, 11, true, 0.3));
-  device_->join_halo(HaloStage::unpack);
+  engine_->start(launch(HaloStage::unpack, 11, true, 0.3));
+  engine_->join(HaloStage::unpack);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
   for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(unpack_stamps()[m].status, halo_status_timeout) << m;
-  device_->start_halo(launch(HaloStage::pack, 12, true));
-  device_->join_halo(HaloStage::pack);
+  engine_->start(launch(HaloStage::pack, 12, true));
+  engine_->join(HaloStage::pack);
   EXPECT_EQ(flags_[0].value, 12u);
 }
 
@@ -156,7 +160,7 @@ TEST_P(HaloTest, PackAppendsEveryMessageToTheTaskQueueOncePerIteration) {
   for (std::uint64_t iteration : {21, 22}) {
     HaloLaunch l = launch(HaloStage::pack, iteration, false);
     l.args = args(false, iteration, false, true);
-    device_->start_halo(l);
+    engine_->start(l);
     std::vector<int> seen(kBytes.size(), 0);
     for (std::size_t slot = 0; slot < kBytes.size(); ++slot) {
       unsigned long long entry = 0;
@@ -167,7 +171,7 @@ TEST_P(HaloTest, PackAppendsEveryMessageToTheTaskQueueOncePerIteration) {
       ++seen[m];
       expect_packed(m, iteration, host_buffer(m));  // in the queue means packed
     }
-    device_->join_halo(HaloStage::pack);
+    engine_->join(HaloStage::pack);
     EXPECT_EQ(seen, std::vector<int>(kBytes.size(), 1)) << "iteration " << iteration;
     EXPECT_EQ(flags_[0].value, 0u);  // the queue replaces the flags
   }
@@ -177,7 +181,7 @@ TEST_P(HaloTest, PackAppendsEveryMessageToTheTaskQueueOncePerIteration) {
 // block's; one launch packs, waits for every unpack-ready flag and unpacks.
 TEST_P(HaloTest, StackedPacksThenUnpacksWhenFlaggedWithLongMessagesOnTheWholeGrid) {
   messages_[2].whole_grid = 1;
-  const WriterShape shape = device_->start_halo(launch(HaloStage::stacked, 31, true));
+  const WriterShape shape = engine_->start(launch(HaloStage::stacked, 31, true));
   EXPECT_GE(shape.blocks, 1);
   HostSignalOps host;
   for (std::size_t m = 0; m < kBytes.size(); ++m)
@@ -186,7 +190,7 @@ TEST_P(HaloTest, StackedPacksThenUnpacksWhenFlaggedWithLongMessagesOnTheWholeGri
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(host.load_acquire(&unpack_stamps()[m].status), 0u) << m;
   for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, 31);
-  device_->join_halo(HaloStage::stacked);
+  engine_->join(HaloStage::stacked);
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
     EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << m;
@@ -195,8 +199,8 @@ TEST_P(HaloTest, StackedPacksThenUnpacksWhenFlaggedWithLongMessagesOnTheWholeGri
 
 TEST_P(HaloTest, StackedGivesUpWhenNoUnpackFlagComes) {
   messages_[2].whole_grid = 1;
-  device_->start_halo(launch(HaloStage::stacked, 41, true, 0.3));
-  device_->join_halo(HaloStage::stacked);
+  engine_->start(launch(HaloStage::stacked, 41, true, 0.3));
+  engine_->join(HaloStage::stacked);
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(stamps_[m].status, halo_status_ok) << m;
     EXPECT_EQ(unpack_stamps()[m].status, halo_status_timeout) << m;
@@ -209,17 +213,18 @@ TEST_P(HaloTest, PackIntoDeviceMemoryThenCopyEachMessageToPinnedMemory) {
   for (std::size_t m = 0; m < kBytes.size(); ++m)
     messages_[m].buffer = reinterpret_cast<unsigned char*>(staging.device()) +
                           (host_buffer(m) - reinterpret_cast<unsigned char*>(buffers_.host()));
-  device_->start_halo(launch(HaloStage::pack, 51, false));
-  device_->join_halo(HaloStage::pack);
+  engine_->start(launch(HaloStage::pack, 51, false));
+  engine_->join(HaloStage::pack);
   std::memset(buffers_.host(), 0, buffers_.size());
+  const auto copies = device_->make_copy_engine();
   std::vector<unsigned char*> dst;
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     const std::size_t offset = reinterpret_cast<std::byte*>(messages_[m].buffer) - staging.device();
-    device_->start_copy_to_host(static_cast<int>(m), buffers_.host() + offset, staging.device() + offset, kBytes[m]);
+    copies->start_to_host(static_cast<int>(m), buffers_.host() + offset, staging.device() + offset, kBytes[m]);
     dst.push_back(reinterpret_cast<unsigned char*>(buffers_.host() + offset));
   }
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
-    spin_host([&] { return device_->copy_done(static_cast<int>(m)); }, 20, "copy to host");
+    spin_host([&] { return copies->done(static_cast<int>(m)); }, 20, "copy to host");
     expect_packed(m, 51, dst[m]);
   }
 }

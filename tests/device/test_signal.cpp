@@ -11,7 +11,9 @@
 #include "bench/core/stop_request.hpp"
 #include "bench/notify/notify.hpp"
 #include "probes/device/host_spin.hpp"
+#include "probes/launch/launch_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"
+#include "probes/signal/signal_engine.hpp"
 #include "tests/device/backend_under_test.hpp"
 
 namespace hetprobe {
@@ -29,6 +31,7 @@ class SignalTest : public ::testing::TestWithParam<Param> {
     std::string why_not;
     device_ = open_backend_under_test(std::get<0>(GetParam()), why_not);
     if (!device_) GTEST_SKIP() << why_not;
+    signals_ = device_->make_signal_engine();
     order_ = std::get<1>(GetParam());
     flags_ = device_->alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 4096);
     std::memset(flags_.host(), 0, flags_.size());
@@ -49,6 +52,7 @@ class SignalTest : public ::testing::TestWithParam<Param> {
   }
 
   std::unique_ptr<Device> device_;
+  std::unique_ptr<SignalEngine> signals_;  // destroyed before the device
   MemoryOrder order_ = MemoryOrder::volatile_access;
   PinnedBuffer flags_;
 };
@@ -60,14 +64,14 @@ TEST_P(SignalTest, TimerTickIsMeasured) {
 
 TEST_P(SignalTest, EchoAnswersEveryExchangeInOrder) {
   constexpr int n = 200;
-  device_->start_signal(task(SignalKind::echo, n));
+  signals_->start(task(SignalKind::echo, n));
   HostSignalOps h;
   for (unsigned long long seq = 1; seq <= n; ++seq) {
     EXPECT_EQ(h.load_acquire(host_flag(1)), seq - 1) << "the echo ran ahead of the host";
     h.store_release(host_flag(0), seq);
     spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "echo");
   }
-  const SignalOutcome out = device_->join_signal();
+  const SignalOutcome out = signals_->join();
   EXPECT_FALSE(out.timed_out);
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
   EXPECT_GE(out.t_end_ticks, out.t_start_ticks);
@@ -79,13 +83,13 @@ TEST_P(SignalTest, InitiatorTimesEveryRoundTripOnTheDevice) {
   std::memset(samples.host(), 0, samples.size());
   SignalTask t = task(SignalKind::initiate, n);
   t.samples = reinterpret_cast<unsigned long long*>(samples.device());
-  device_->start_signal(t);
+  signals_->start(t);
   HostSignalOps h;
   for (unsigned long long seq = 1; seq <= n; ++seq) {
     spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "ping");
     h.store_release(host_flag(0), seq);
   }
-  const SignalOutcome out = device_->join_signal();
+  const SignalOutcome out = signals_->join();
   ASSERT_FALSE(out.timed_out);
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
   const auto* v = reinterpret_cast<const std::uint64_t*>(samples.host());
@@ -97,16 +101,16 @@ TEST_P(SignalTest, InitiatorTimesEveryRoundTripOnTheDevice) {
 
 TEST_P(SignalTest, AWaitWithoutAnswerTimesOutOnTheDevice) {
   const auto t0 = std::chrono::steady_clock::now();
-  device_->start_signal(task(SignalKind::echo, 5, 0.3));
-  const SignalOutcome out = device_->join_signal();
+  signals_->start(task(SignalKind::echo, 5, 0.3));
+  const SignalOutcome out = signals_->join();
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(out.timed_out);
   EXPECT_EQ(out.completed, 0u);
   EXPECT_GE(waited, 0.25);
   EXPECT_LT(waited, 10) << "the device thread did not give up";
   // The device is still usable afterwards.
-  device_->start_signal(task(SignalKind::overhead, 10));
-  EXPECT_FALSE(device_->join_signal().timed_out);
+  signals_->start(task(SignalKind::overhead, 10));
+  EXPECT_FALSE(signals_->join().timed_out);
 }
 
 // Each wait is bounded on its own: a task that outlasts its timeout in all,
@@ -114,14 +118,14 @@ TEST_P(SignalTest, AWaitWithoutAnswerTimesOutOnTheDevice) {
 // machine the host answered every echo in time, and the task still gave up).
 TEST_P(SignalTest, EachWaitHasItsOwnTimeoutNotTheWholeTask) {
   constexpr int n = 5;
-  device_->start_signal(task(SignalKind::echo, n, 0.2));
+  signals_->start(task(SignalKind::echo, n, 0.2));
   HostSignalOps h;
   for (unsigned long long seq = 1; seq <= n; ++seq) {
     std::this_thread::sleep_for(std::chrono::milliseconds(60));  // 5 x 60 ms: more than 0.2 s in all
     h.store_release(host_flag(0), seq);
     spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "echo");
   }
-  const SignalOutcome out = device_->join_signal();
+  const SignalOutcome out = signals_->join();
   EXPECT_FALSE(out.timed_out);
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
 }
@@ -131,49 +135,49 @@ TEST_P(SignalTest, EachWaitHasItsOwnTimeoutNotTheWholeTask) {
 // through its abandon flag while the host joins it.
 TEST_P(SignalTest, AStopRequestEndsTheDevicesWait) {
   if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "the wait does not depend on the order";
-  device_->start_signal(task(SignalKind::echo, 5, 3600));
+  signals_->start(task(SignalKind::echo, 5, 3600));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // into the long part of the wait
   request_stop();
-  const SignalOutcome out = device_->join_signal();
+  const SignalOutcome out = signals_->join();
   clear_stop_request();
   EXPECT_TRUE(out.timed_out) << "the wait gave up, as a timeout does";
   EXPECT_EQ(out.completed, 0u);
 }
 
-// A device closed while its task waits (an error unwinding the probe) ends
+// An engine closed while its task waits (an error unwinding the probe) ends
 // that wait, rather than waiting out the task's timeout of an hour.
-TEST_P(SignalTest, ClosingTheDeviceEndsAWaitingTask) {
+TEST_P(SignalTest, ClosingTheEngineEndsAWaitingTask) {
   if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "the wait does not depend on the order";
-  device_->start_signal(task(SignalKind::echo, 5, 3600));
+  signals_->start(task(SignalKind::echo, 5, 3600));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // into the long part of the wait
   const auto t0 = std::chrono::steady_clock::now();
-  device_.reset();
+  signals_.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60))
       << "the close waited for the task's timeout";
 }
 
 TEST_P(SignalTest, OverheadDoesEveryReadAndWrite) {
   constexpr int n = 500;
-  device_->start_signal(task(SignalKind::overhead, n));
-  const SignalOutcome out = device_->join_signal();
+  signals_->start(task(SignalKind::overhead, n));
+  const SignalOutcome out = signals_->join();
   EXPECT_FALSE(out.timed_out);
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
   EXPECT_EQ(*host_flag(0), static_cast<unsigned long long>(n)) << "each pair adds one to the flag";
 }
 
 TEST_P(SignalTest, PollerRunsUntilStopped) {
-  device_->start_signal(task(SignalKind::poll, 0));
+  signals_->start(task(SignalKind::poll, 0));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   HostSignalOps h;
   h.store_release(host_flag(2), 1);
-  const SignalOutcome out = device_->join_signal();
+  const SignalOutcome out = signals_->join();
   EXPECT_FALSE(out.timed_out);
   EXPECT_GT(out.value, 0u) << "the poller made no loads";
 }
 
 TEST_P(SignalTest, ClockSamplesBracketTheHostStamp) {
   const HostClock clock = HostClock::create("auto");
-  const auto batch = sync_batch(*device_, clock, 50, order_, 20);
+  const auto batch = sync_batch(*device_, *signals_, clock, 50, order_, 20);
   ASSERT_EQ(batch.size(), 50u);
   for (std::size_t i = 0; i < batch.size(); ++i) {
     EXPECT_GT(batch[i].device_start, 0u);
@@ -195,31 +199,61 @@ TEST_P(SignalTest, FlagRoundTripGivesOneSamplePerExchange) {
 TEST_P(SignalTest, LaunchMechanismsMeasureOrSayWhyNot) {
   if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "mechanisms do not depend on the order parameter";
   const HostClock clock = HostClock::create("auto");
-  for (LaunchMechanism m : all_launch_mechanisms()) {
-    const MechanismSamples out = device_->time_launch_mechanism(m, {50, 5, 20, &clock});
+  const auto& can = device_->info().launch_mechanisms;
+  if (can.empty()) {
+    try {
+      (void)device_->make_launch_engine();
+      ADD_FAILURE() << "a launch engine on a device that lists no launch mechanisms";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::unsupported) << e.what();
+    }
+    return;
+  }
+  const auto launches = device_->make_launch_engine();
+  for (LaunchMechanism m : can) {
+    const MechanismSamples out = launches->time(m, {50, 5, 20, &clock});
     if (!out.skipped.empty()) {
       EXPECT_TRUE(out.ticks.empty()) << to_string(m);
       continue;
     }
-    EXPECT_NE(device_->info().backend, "host") << "the host backend has no launches";
     ASSERT_EQ(out.ticks.size(), 50u) << to_string(m);
     ASSERT_EQ(out.go_call_ticks.size(), 50u) << to_string(m);
     for (std::size_t i = 0; i < out.ticks.size(); ++i) EXPECT_GE(out.ticks[i], out.go_call_ticks[i]) << to_string(m);
   }
 }
 
-TEST_P(SignalTest, MemoryTheBackendLacksIsUnsupported) {
-  if (device_->info().backend != "host") GTEST_SKIP() << "what is missing depends on the GPU";
-  for (auto [placement, coherence] : {std::pair{FlagPlacement::managed, HostCoherence::default_kind},
+// The capabilities DeviceInfo lists are what alloc_flags does: a listed
+// placement allocates, any other is an unsupported Error.
+TEST_P(SignalTest, FlagMemoryMatchesTheListedCapabilities) {
+  if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "memory does not depend on the order";
+  const DeviceInfo& info = device_->info();
+  EXPECT_TRUE(info.has_flag_placement(FlagPlacement::pinned));
+  for (auto [placement, coherence] : {std::pair{FlagPlacement::pinned, HostCoherence::default_kind},
+                                      {FlagPlacement::managed, HostCoherence::default_kind},
                                       {FlagPlacement::device, HostCoherence::default_kind},
                                       {FlagPlacement::pinned, HostCoherence::coherent}}) {
+    const bool listed = info.has_flag_placement(placement) &&
+                        (coherence == HostCoherence::default_kind || info.host_coherence_kinds);
     try {
-      (void)device_->alloc_flags(placement, coherence, 128);
-      ADD_FAILURE() << to_string(placement) << "/" << to_string(coherence) << " was allocated on the host backend";
+      const PinnedBuffer b = device_->alloc_flags(placement, coherence, 128);
+      EXPECT_TRUE(listed) << to_string(placement) << "/" << to_string(coherence) << " allocated but not listed";
+      EXPECT_NE(b.device(), nullptr);
     } catch (const Error& e) {
+      EXPECT_FALSE(listed) << to_string(placement) << "/" << to_string(coherence) << " listed: " << e.what();
       EXPECT_EQ(e.kind(), ErrorKind::unsupported) << e.what();
     }
   }
+}
+
+// The timer is calibrated once per process: a second open of the same
+// device reports the very same rate and step, not a new measurement.
+TEST_P(SignalTest, TheTimerIsCalibratedOncePerProcess) {
+  if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "the timer does not depend on the order";
+  std::string why_not;
+  const auto again = open_backend_under_test(std::get<0>(GetParam()), why_not);
+  ASSERT_TRUE(again) << why_not;
+  EXPECT_EQ(again->info().timer_hz, device_->info().timer_hz);
+  EXPECT_EQ(again->info().timer_tick_ns, device_->info().timer_tick_ns);
 }
 
 std::string name_of(const ::testing::TestParamInfo<Param>& p) {

@@ -161,6 +161,40 @@ class GpuLoadEngine final : public LoadEngine {
     return finish();
   }
 
+  double time_plain(LoadKind kind, std::byte* target, std::uint64_t bytes) override {
+    if (kind == LoadKind::poll || kind == LoadKind::none)
+      throw usage_error(std::string("a ") + to_string(kind) + " load has no plain pass to compare with");
+    if (running_) throw Error(ErrorKind::check, "time_plain while a load runs on this engine");
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    constexpr int kThreads = 256;
+    auto blocks = [](std::uint64_t items) {
+      return static_cast<unsigned>(std::min<std::uint64_t>((items + kThreads - 1) / kThreads, 0x7FFFFFFFull));
+    };
+    void* scratch = nullptr;  // the copies' device memory, or the read's sink
+    HP_CHECK(HP_RT(Malloc)(&scratch, kind == LoadKind::read ? 8 : bytes));
+    gpu::Event start, stop;
+    HP_CHECK(HP_RT(EventCreate)(&start));
+    HP_CHECK(HP_RT(EventCreate)(&stop));
+    HP_CHECK(HP_RT(EventRecord)(start, stream_));
+    auto* t = reinterpret_cast<unsigned char*>(target);
+    if (kind == LoadKind::write) plain_write_kernel<<<blocks((bytes + 7) / 8), kThreads, 0, stream_>>>(t, bytes);
+    else if (kind == LoadKind::read)
+      plain_read_kernel<<<blocks(bytes / 16), kThreads, 0, stream_>>>(t, bytes,
+                                                                      static_cast<unsigned long long*>(scratch));
+    else if (kind == LoadKind::copy_d2h)
+      HP_CHECK(HP_RT(MemcpyAsync)(t, scratch, bytes, HP_RT(MemcpyDeviceToHost), stream_));
+    else HP_CHECK(HP_RT(MemcpyAsync)(scratch, t, bytes, HP_RT(MemcpyHostToDevice), stream_));
+    HP_CHECK(HP_RT(GetLastError)());
+    HP_CHECK(HP_RT(EventRecord)(stop, stream_));
+    HP_CHECK(HP_RT(EventSynchronize)(stop));
+    float ms = 0;
+    HP_CHECK(HP_RT(EventElapsedTime)(&ms, start, stop));
+    (void)HP_RT(EventDestroy)(start);
+    (void)HP_RT(EventDestroy)(stop);
+    (void)HP_RT(Free)(scratch);
+    return ms * 1e-3;
+  }
+
  protected:
   void check_alive() override {
     if (feeder_failed_) std::rethrow_exception(feeder_error_);

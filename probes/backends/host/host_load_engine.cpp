@@ -14,8 +14,9 @@
 
 #include "bench/core/errors.hpp"
 #include "bench/core/thread_affinity.hpp"
-#include "probes/load/load_engine.hpp"
+#include "probes/backends/host/host_engines.hpp"
 #include "probes/signal/host_signal_ops.hpp"
+#include "probes/writer/writer_protocol.hpp"
 
 namespace hetprobe::host_backend {
 
@@ -112,6 +113,35 @@ class HostLoadEngine final : public LoadEngine {
     for (auto& t : threads_) t.join();
     threads_.clear();
     return finish();
+  }
+
+  double time_plain(LoadKind kind, std::byte* target, std::uint64_t bytes) override {
+    if (kind == LoadKind::poll || kind == LoadKind::none)
+      throw usage_error(std::string("a ") + to_string(kind) + " load has no plain pass to compare with");
+    const int n = stacked_threads(device_.info());
+    std::vector<std::byte> far(kind == LoadKind::copy_d2h || kind == LoadKind::copy_h2d ? bytes : 0);
+    std::atomic<std::uint64_t> sink{0};
+    HostSignalOps clock;
+    const std::uint64_t t0 = clock.timer();
+    std::vector<std::thread> team;
+    for (int r = 0; r < n; ++r)
+      team.emplace_back([&, r] {
+        const std::uint64_t lo = bytes * r / n, hi = bytes * (r + 1) / n;
+        auto* t = reinterpret_cast<unsigned char*>(target);
+        if (kind == LoadKind::write) {
+          write_region(t, bytes, PostValue{0}, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n));
+        } else if (kind == LoadKind::read) {
+          std::uint64_t acc = 0;
+          for (std::uint64_t j = lo / 8; j < hi / 8; ++j) acc ^= reinterpret_cast<const volatile std::uint64_t*>(t)[j];
+          sink ^= acc;
+        } else if (kind == LoadKind::copy_d2h) {
+          std::memcpy(t + lo, far.data() + lo, hi - lo);
+        } else {
+          std::memcpy(far.data() + lo, t + lo, hi - lo);
+        }
+      });
+    for (auto& t : team) t.join();
+    return static_cast<double>(clock.timer() - t0) * 1e-9;
   }
 
  private:

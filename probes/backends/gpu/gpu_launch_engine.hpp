@@ -1,7 +1,8 @@
 // The launch mechanisms of the notification probe on a GPU: every way to
 // say "go" or "done" that needs the runtime (a launch, a synchronise, an
 // event, a host callback, a stream memory operation, a copy). Each sample is
-// a host-timed round trip, go through done; included by gpu_device.cpp.
+// a host-timed round trip, go through done. GpuLaunchEngine owns what they
+// share. Included by gpu_device.cpp.
 #pragma once
 
 #include <atomic>
@@ -9,15 +10,16 @@
 #include <thread>
 
 #include "probes/backends/gpu/gpu_kernels.hpp"
-#include "probes/device/device.hpp"
+#include "probes/backends/gpu/gpu_signal_engine.hpp"
 #include "probes/device/host_spin.hpp"
+#include "probes/launch/launch_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 
 namespace hetprobe::HETPROBE_BACKEND_NS {
 
-// What the mechanisms share with the device that owns them.
+// What the mechanisms share: the launch engine's streams and flags.
 struct MechanismContext {
-  Device& device;              // for the persistent echo task (start_signal)
+  SignalEngine& echo;          // for the persistent echo task
   gpu::Stream stream;          // kernels and stream operations
   gpu::Stream copy_stream;     // copies that must not queue behind a running kernel
   unsigned long long* go;      // pinned, host view: host -> device
@@ -164,7 +166,7 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
       echo.first = c.seq + 1;
       echo.count = static_cast<std::uint64_t>(run.warmup + run.samples);
       echo.timeout_s = timeout;
-      c.device.start_signal(echo);
+      c.echo.start(echo);
       MechanismSamples out = sample_mechanism(
           c, run, [&](unsigned long long seq) { *c.copy_source = seq; },
           [&](unsigned long long) {
@@ -172,11 +174,59 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
                                         HP_RT(MemcpyHostToDevice), c.copy_stream));
           },
           wait_ack, [&] { HP_CHECK(HP_RT(StreamSynchronize)(c.copy_stream)); });
-      if (c.device.join_signal().timed_out) throw Error(ErrorKind::timeout, "the device-flag echo timed out");
+      if (c.echo.join().timed_out) throw Error(ErrorKind::timeout, "the device-flag echo timed out");
       return out;
     }
   }
   return {};
 }
+
+class GpuLaunchEngine final : public LaunchEngine {
+ public:
+  explicit GpuLaunchEngine(const Device& device) : ordinal_(device.info().ordinal), echo_(device, new_pinned_result()) {
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    HP_CHECK(HP_RT(StreamCreateWithFlags)(&stream_, HP_RT(StreamNonBlocking)));
+    HP_CHECK(HP_RT(StreamCreateWithFlags)(&copy_stream_, HP_RT(StreamNonBlocking)));
+    HP_CHECK(gpu::host_alloc(reinterpret_cast<void**>(&flags_), 3 * sizeof(FlagLine)));
+    flags_[0] = flags_[1] = flags_[2] = {};
+    HP_CHECK(HP_RT(HostGetDevicePointer)(reinterpret_cast<void**>(&flags_dev_), flags_, 0));
+    HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&device_flag_), sizeof(unsigned long long)));
+  }
+  ~GpuLaunchEngine() override {
+    (void)HP_RT(SetDevice)(ordinal_);
+    for (gpu::Stream s : {stream_, copy_stream_}) {
+      (void)HP_RT(StreamSynchronize)(s);
+      (void)HP_RT(StreamDestroy)(s);
+    }
+    (void)HP_RT(Free)(device_flag_);
+    (void)gpu::host_free(flags_);
+  }
+
+  MechanismSamples time(LaunchMechanism m, const MechanismRun& run) override {
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    MechanismContext c{echo_,
+                       stream_,
+                       copy_stream_,
+                       &flags_[0].value,
+                       &flags_dev_[0].value,
+                       &flags_[1].value,
+                       &flags_dev_[1].value,
+                       &flags_[2].value,
+                       device_flag_,
+                       seq_};
+    MechanismSamples out = time_gpu_mechanism(m, run, c);
+    seq_ = c.seq;
+    return out;
+  }
+
+ private:
+  int ordinal_;
+  GpuSignalEngine echo_;
+  gpu::Stream stream_{}, copy_stream_{};
+  FlagLine* flags_ = nullptr;  // go, ack, copy source
+  FlagLine* flags_dev_ = nullptr;
+  unsigned long long* device_flag_ = nullptr;
+  unsigned long long seq_ = 0;
+};
 
 }  // namespace hetprobe::HETPROBE_BACKEND_NS
