@@ -297,7 +297,7 @@ def check_comparable(run: dict, baseline: dict, where: str = "this run") -> None
     for rank, name in sorted(run["names"].items()):
         other = baseline["names"].get(rank)
         if name and other and name != other:
-            raise UsageError(f"GPU {rank} is a {name} in {where} and a {other} in the baseline")
+            raise UsageError(f"GPU {rank} is {name!r} in {where} and {other!r} in the baseline")
 
 
 def _anomaly(row, metric: Metric, value, reference, kind: str, deviation, tolerance: float, why: str) -> dict:
