@@ -91,12 +91,15 @@ def gpu_section(
     )
     doc.table(display_table(table, anomalies))
     node = [a for a in anomalies if a["reference_kind"] in NODE_KINDS]
-    doc.para(
+    rule = (
         f"{MARK} flags a GPU worse than the node's median by more than {gpus.tolerance_text(tolerance)} "
         "(times up, GB/s down; on a node of two GPUs the median is their mean, so the worse GPU is compared with "
         "the better one), or a link below its maximum. Clock drift is shown, not compared: each GPU's timer has "
-        "its own oscillator." + ("" if node else " No GPU is flagged.")
+        "its own oscillator."
+        if many
+        else f"One GPU: no other to compare it with; {MARK} flags a link below its maximum."
     )
+    doc.para(rule + ("" if node else " No GPU is flagged."))
     if node:
         doc.bullets([gpus.anomaly_line(a) for a in node])
     if baseline:

@@ -144,7 +144,7 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
             "--device",
             "host",
             "--skip",
-            "notify,clock,interference-rate",
+            "notify,clock,bandwidth,interference-rate",
             "--no-report",
             # Many points (15 sizes), so that SIGINT lands mid-run even when the spinning ranks starve
             # this poller: --quick's 12 points take about a second on an idle 2-core machine.
