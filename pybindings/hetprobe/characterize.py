@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import gpus as per_gpu
+from . import gpus as gpu_table
 from ._paths import file_kind
 from ._step_records import expected_records, family
 from .errors import UsageError
@@ -162,10 +162,11 @@ class Run:
     report_s: float = 0.0  # writing the report
     report_error: str | None = None  # why the report could not be written
     gpus: int = 1  # devices measured by the per-GPU steps
-    tolerance: float = per_gpu.DEFAULT_TOLERANCE
+    tolerance: float = gpu_table.DEFAULT_TOLERANCE
     per_gpu: list = field(default_factory=list)  # the rows of hetprobe.gpus.per_gpu
     anomalies: list = field(default_factory=list)  # the GPUs flagged: against the node, the baseline
-    baseline: dict | None = None  # {"directory", "within_tolerance", "outside"} with --baseline
+    baseline: dict | None = None  # {"directory", "within_tolerance"} with --baseline
+    compare_error: str | None = None  # why the per-GPU table could not be built
 
     def outside_baseline(self) -> list[dict]:
         return [a for a in self.anomalies if a["reference_kind"] == "baseline"]
@@ -222,7 +223,9 @@ def node_devices(device: str) -> Node:
         raise UsageError(f"{shlex.join(cmd)} failed: {why}")
     backend = listing.get("auto") if device == "auto" else device
     entry = next((b for b in listing.get("backends") or [] if b.get("backend") == backend), {})
-    names = {d.get("ordinal"): d.get("name") for d in entry.get("list") or [] if isinstance(d, dict)}
+    names = {
+        d.get("ordinal"): gpu_table.model(d.get("name") or "") for d in entry.get("list") or [] if isinstance(d, dict)
+    }
     count = entry.get("devices") if isinstance(entry.get("devices"), int) else 0
     return Node(backend, max(1, count), names)
 
@@ -370,7 +373,7 @@ def characterize(
     clock_args=(),
     bandwidth_args=(),
     interference_args=(),
-    tolerance=per_gpu.DEFAULT_TOLERANCE,
+    tolerance=gpu_table.DEFAULT_TOLERANCE,
     baseline=None,
 ) -> Run:
     """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)``
@@ -398,7 +401,7 @@ def characterize(
     )
     directory = Path(directory) if directory else default_directory()
     _check_options(device, timeout_s, reps, hosts, skip, directory)
-    fraction = per_gpu.parse_tolerance(tolerance)
+    fraction = gpu_table.parse_tolerance(tolerance)
     chosen = [probe for probe in PROBES if probe not in skip and family(probe) not in skip]
     per_gpu_steps = [p for p in chosen if p in PER_GPU_STEPS]
     node = node_devices(device) if per_gpu_steps or baseline is not None else Node(None, 1)
@@ -443,21 +446,25 @@ def _baseline_table(baseline, node: Node, per_gpu_steps: list):
     """The per-GPU table of the baseline run directory, checked against this node's devices."""
     if not per_gpu_steps:
         raise UsageError("--baseline compares the per-GPU steps (notify, clock, bandwidth): do not skip them all")
-    _, table, who = per_gpu.read_run(baseline, "--baseline")
-    per_gpu.check_comparable({"gpus": node.gpus, "backend": node.backend, "names": node.names}, who, "this node")
+    _, table, who = gpu_table.read_run(baseline, "--baseline")
+    gpu_table.check_comparable({"gpus": node.gpus, "backend": node.backend, "names": node.names}, who, "this node")
     return table
 
 
 def _compare_gpus(run: Run, baseline, reference, skipped: list) -> None:
-    """The per-GPU table of the run, the GPUs flagged against the node's others and the baseline."""
+    """The per-GPU table of the run, the GPUs flagged against the node's others and the baseline; a
+    table that cannot be built is named in run.compare_error (the measurements stay)."""
     files = [run.directory / f"{p}.jsonl" for p in PER_GPU_STEPS] + [run.directory / "topology.json"]
     files = [f for f in files if f.exists()]
-    results = load(files, errors="skip") if files else Results.empty()
-    table = per_gpu.per_gpu(results)
-    run.per_gpu = per_gpu.table_records(table)
-    run.anomalies = per_gpu.node_anomalies(table, run.tolerance)
+    try:
+        table = gpu_table.per_gpu(load(files, errors="skip") if files else Results.empty())
+    except Exception as e:  # noqa: BLE001 - a reader's bug must not lose the run; `hetprobe check` may retry
+        run.compare_error = f"{type(e).__name__}: {e}"
+        return
+    run.per_gpu = gpu_table.table_records(table)
+    run.anomalies = gpu_table.node_anomalies(table, run.tolerance)
     if reference is not None:
-        outside = per_gpu.baseline_anomalies(table, reference, run.tolerance, skipped)
+        outside = gpu_table.baseline_anomalies(table, reference, run.tolerance, skipped)
         run.anomalies += outside
         run.baseline = {"directory": str(baseline), "within_tolerance": not outside}
 
@@ -492,6 +499,7 @@ def _write_manifest(run: Run) -> None:
         "per_gpu": run.per_gpu,
         "anomalies": run.anomalies,
         **({"baseline": run.baseline} if run.baseline else {}),
+        **({"compare_error": run.compare_error} if run.compare_error else {}),
     }
     (run.directory / "characterize.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
@@ -629,17 +637,21 @@ def main(argv: list[str]) -> int:
         print(
             f"baseline {run.baseline['directory']}: "
             + (
-                f"every GPU within {per_gpu.tolerance_text(run.tolerance)}"
+                f"every GPU within {gpu_table.tolerance_text(run.tolerance)}"
                 if not outside
-                else f"{len(outside)} number(s) outside {per_gpu.tolerance_text(run.tolerance)}:"
+                else f"{len(outside)} number(s) outside {gpu_table.tolerance_text(run.tolerance)}:"
             )
         )
         for a in outside:
-            print(f"OUTSIDE TOLERANCE: {per_gpu.anomaly_line(a)}")
+            print(f"OUTSIDE TOLERANCE: {gpu_table.anomaly_line(a)}")
+    if run.compare_error:
+        print(
+            f"hetprobe characterize: error: the per-GPU table could not be built ({run.compare_error})", file=sys.stderr
+        )
     if run.report_error:
         print(
             f"hetprobe characterize: error: the report could not be written ({run.report_error}); the "
             f"measurements are kept: `hetprobe report {run.directory}` writes it",
             file=sys.stderr,
         )
-    return 1 if run.failed() or run.report_error or run.outside_baseline() else 0
+    return 1 if run.failed() or run.report_error or run.compare_error or run.outside_baseline() else 0

@@ -225,6 +225,13 @@ def test_baseline_anomalies_by_gpu_in_the_bad_direction():
     ]
     assert found[2]["value"] is None and found[2]["deviation"] is None
     assert found[2]["why"] == "async copy device→host: no value in this run (the baseline's: 20 GB/s)"
+    # A GPU the run lacks (its rank never wrote): every number the baseline has is missing.
+    lost = gpus.baseline_anomalies(run.iloc[:1], base, 0.1)
+    assert [(a["gpu"], a["metric"], a["value"]) for a in lost] == [
+        (1, "roundtrip_ns", None),
+        (1, "write_gbs", None),
+        (1, "copy_d2h_gbs", None),
+    ]
     # A step the run skipped: its numbers are not missing, those it measured are still compared.
     assert [a["metric"] for a in gpus.baseline_anomalies(run, base, 0.1, skipped_steps=["bandwidth"])] == [
         "roundtrip_ns",
@@ -423,3 +430,20 @@ def test_characterize_with_a_baseline_reports_the_comparison(two_gpus, tmp_path)
         assert f"OUTSIDE TOLERANCE: {gpus.anomaly_line(a)}" in done.stdout
     assert f"baseline {directory}: " in done.stdout
     assert "Against the baseline" in (run / "report.md").read_text()
+
+
+def test_a_slowed_device_is_outside_the_baseline(two_gpus, tmp_path):
+    """The same 2 devices, device 1 made 4 times slower (HETPROBE_HOST_SLOW, with the C++ part of issue 15;
+    before it this test fails): exit 1, device 1's round trip and write pass outside tolerance. The
+    slowed device's name says so; the baseline check compares the model without that mark."""
+    directory, _ = two_gpus
+    run = tmp_path / "run"
+    done = characterize(
+        run, 2, "--skip", "clock,interference", "--baseline", str(directory), env={"HETPROBE_HOST_SLOW": "1:4"}
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    manifest = json.loads((run / "characterize.json").read_text())
+    outside = {(a["gpu"], a["metric"]) for a in manifest["anomalies"] if a["reference_kind"] == "baseline"}
+    assert {(1, "roundtrip_ns"), (1, "write_gbs")} <= outside, manifest["anomalies"]
+    assert manifest["baseline"]["within_tolerance"] is False
+    assert "OUTSIDE TOLERANCE: GPU 1: CPU→GPU→CPU flag round trip" in done.stdout
