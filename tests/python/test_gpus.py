@@ -124,18 +124,22 @@ def test_the_report_and_summary_show_every_gpu(two_gpus):
     assert summary in done.stdout
 
 
+BANDWIDTHS = ("write_gbs", "read_gbs", "copy_d2h_gbs", "copy_h2d_gbs")
+
+
 def test_the_slowed_device_is_flagged(three_gpus_one_slow):
-    """HETPROBE_HOST_SLOW=2:4 makes device 2 four times slower (merged with the C++ part of issue 15:
-    before it, this test fails, as the flag has nothing to flag)."""
+    """HETPROBE_HOST_SLOW=2:4 makes device 2 four times slower (with the C++ part of issue 15; before it,
+    this test fails, as the flag has nothing to flag). Its bandwidths are the steady sign: the host
+    backend's round trips on 2 busy CPUs swing with the scheduler, so they are not asserted."""
     directory, done = three_gpus_one_slow
     anomalies = json.loads((directory / "characterize.json").read_text())["anomalies"]
     mine = {a["metric"]: a for a in anomalies if a["gpu"] == 2}
-    assert {"roundtrip_ns", "write_gbs"} <= set(mine), anomalies
-    assert mine["roundtrip_ns"]["reference_kind"] == "node median" and mine["roundtrip_ns"]["deviation"] > 1
-    assert mine["write_gbs"]["deviation"] < -0.5
-    assert "FLAGGED: GPU 2" in done.stdout
+    assert set(BANDWIDTHS) <= set(mine), anomalies
+    for metric in BANDWIDTHS:
+        assert mine[metric]["reference_kind"] == "node median" and mine[metric]["deviation"] < -0.5, mine[metric]
+    assert "FLAGGED: GPU 2: write kernel into pinned memory" in done.stdout
     md = (directory / "report.md").read_text()
-    assert "- GPU 2: CPU→GPU→CPU flag round trip" in md
+    assert "- GPU 2: write kernel into pinned memory" in md and " ⚠ |" in md
 
 
 # --- the flags, on synthetic tables ----------------------------------------------------------------
@@ -266,7 +270,7 @@ def link_record(rank, **fields):
 def test_the_link_record_ok_skipped_and_absent(two_gpus, tmp_path):
     directory, _ = two_gpus
     copy = copy_run(directory, tmp_path)
-    records = jsonl_records(copy / "bandwidth.jsonl")
+    records = [r for r in jsonl_records(copy / "bandwidth.jsonl") if r.get("record") != "link"]
     skipped = link_record(1, status="skipped", skipped_reason="the host backend has no PCIe link")
     for k in ("current_speed_gts", "max_speed_gts", "current_width", "max_width", "below_max"):
         skipped[k] = None
@@ -279,7 +283,8 @@ def test_the_link_record_ok_skipped_and_absent(two_gpus, tmp_path):
     assert t.loc[0, "PCI address"] == "0000:00:00.0"  # the host devices have none; the link record's
     flags = [(a["gpu"], a["metric"]) for a in gpus.node_anomalies(t) if a["reference_kind"] == "link maximum"]
     assert flags == [(0, "link_width")]
-    assert hetprobe.per_gpu(directory).loc[0, "link read"] == "unknown (no link record)"  # before h15's links
+    write_jsonl(copy / "bandwidth.jsonl", records)  # a file from before the link record
+    assert list(hetprobe.per_gpu(copy)["link read"]) == ["unknown (no link record)"] * 2
 
 
 def test_an_older_single_gpu_run_has_one_row(data):
@@ -434,8 +439,8 @@ def test_characterize_with_a_baseline_reports_the_comparison(two_gpus, tmp_path)
 
 def test_a_slowed_device_is_outside_the_baseline(two_gpus, tmp_path):
     """The same 2 devices, device 1 made 4 times slower (HETPROBE_HOST_SLOW, with the C++ part of issue 15;
-    before it this test fails): exit 1, device 1's round trip and write pass outside tolerance. The
-    slowed device's name says so; the baseline check compares the model without that mark."""
+    before it this test fails): exit 1, device 1's bandwidths outside tolerance. The slowed device's
+    name says so; the baseline check compares the model without that mark."""
     directory, _ = two_gpus
     run = tmp_path / "run"
     done = characterize(
@@ -444,6 +449,6 @@ def test_a_slowed_device_is_outside_the_baseline(two_gpus, tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     manifest = json.loads((run / "characterize.json").read_text())
     outside = {(a["gpu"], a["metric"]) for a in manifest["anomalies"] if a["reference_kind"] == "baseline"}
-    assert {(1, "roundtrip_ns"), (1, "write_gbs")} <= outside, manifest["anomalies"]
+    assert {(1, metric) for metric in BANDWIDTHS} <= outside, manifest["anomalies"]
     assert manifest["baseline"]["within_tolerance"] is False
-    assert "OUTSIDE TOLERANCE: GPU 1: CPU→GPU→CPU flag round trip" in done.stdout
+    assert "OUTSIDE TOLERANCE: GPU 1: write kernel into pinned memory" in done.stdout
