@@ -8,6 +8,7 @@ Run probes::
     c = hetprobe.clock(span=2)                                       # in this process
     t = hetprobe.topology()                                          # hwloc, as a dict
     i = hetprobe.run_mpi("interference", sizes="1KiB:1MiB:x4")      # mpirun/srun, 2 ranks
+    run = hetprobe.characterize("run-dir", quick=True)               # every probe, every GPU, a report
 
 Options are the CLI's (``hetprobe notify --help``), as keywords: ``orders=``
 for ``--orders``, lists joined by commas, ``True`` for a flag.
@@ -19,6 +20,8 @@ Analyse results::
     hetprobe.plots.send_time(r)              # the paper's Figures 6 to 11
     hetprobe.plots.slowdown_vs_traffic(r)    # MPI_Send slowdown against the GPU traffic during it
     r.load_gpus()                            # per point and load GPU: placement, rates, traffic
+    hetprobe.per_gpu("run-dir")              # a characterize run: one row per GPU, units in the names
+    hetprobe.check("run-dir", "good-run")    # each GPU against a known-good node's (.outside)
 
 Results files are JSON Lines; their schema is docs/results-schema.md.
 """
@@ -33,6 +36,7 @@ except PackageNotFoundError:  # imported from a source tree that pip has not ins
 from . import plots
 from ._units import size_label
 from .characterize import characterize
+from .check import check
 from .errors import (
     CheckFailed,
     DeviceError,
@@ -44,6 +48,7 @@ from .errors import (
     Unsupported,
     UsageError,
 )
+from .gpus import per_gpu
 from .load import Results, load
 from .merge import merge
 from .probes import binary, clock, devices, help, notify, run_mpi, topology
@@ -62,6 +67,8 @@ __all__ = [
     "help",
     "binary",
     "characterize",
+    "per_gpu",
+    "check",
     "headline_table",
     "interference_parts",
     "paper_view",

@@ -2,17 +2,24 @@
 this node with sensible defaults and leaves a run directory:
 
     topology.json, topology.txt        the node (hwloc)
-    notify.jsonl, clock.jsonl,         every record of every probe (JSON Lines),
-    interference.jsonl                 with the CLI's tables beside them (*.txt): the loads,
+    notify.jsonl, clock.jsonl,         every record of every probe (JSON Lines), with the CLI's
+    bandwidth.jsonl                    tables beside them (*.txt): every GPU on its own,
+    interference.jsonl                 the loads during MPI_Send,
     interference-rate.jsonl            the write load's rate curve,
     interference-paper.jsonl           the paper's layout sweep
     logs/                              each probe's stderr
-    report.md, report.html, *.png      the report: plots and headline numbers
-    characterize.json                  what ran: commands, exit codes, wall times
+    report.md, report.html, *.png      the report: plots, headline numbers, the per-GPU table
+    characterize.json                  what ran: commands, exit codes, wall times; the per-GPU
+                                       table, the GPUs flagged ("anomalies"), the baseline check
 
-Each probe is the ``hetprobe`` executable in its own process (interference
-under mpirun or srun), so a killed run keeps every finished record, and one
-failing probe does not lose the others.
+Each probe is the ``hetprobe`` executable in its own process, so a killed run
+keeps every finished record, and one failing probe does not lose the others.
+notify, clock and bandwidth run one rank per device of the backend (mpirun or
+srun with as many ranks as devices; one device: the probe alone), each rank on
+its own GPU; interference runs its pair of ranks under mpirun or srun. A GPU
+worse than the node's others by more than --tolerance, or whose PCIe link runs
+below its maximum, is flagged (hetprobe.gpus says how); --baseline DIR then
+compares every GPU with the same GPU of a known-good node's run.
 """
 
 from __future__ import annotations
@@ -30,20 +37,26 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import gpus as gpu_table
 from ._paths import file_kind
 from ._step_records import expected_records, family
 from .errors import UsageError
+from .load import Results, load
 from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
-# Presets: the defaults finish in under a minute on a node of one or two H200s (the clock's span and
-# the interference steps take most of it); --quick is for tests and a first look (about 30 s on 2 CPU cores).
+# Presets: the defaults aim at 30 s plus 15 s per GPU on a node of H200s (notify about 5 s, the clock
+# about 7 s and bandwidth about 3 s per GPU, the GPUs one after the other; the interference steps
+# about 14 s); --quick is for tests and a first look (about 40 s on 2 CPU cores with one device).
+# bandwidth: the plain passes of the per-GPU table, the persistent writer, and the write load, during
+# which the GPU's PCIe link is read (an idle NVIDIA GPU lowers its link speed).
 _LOAD_SIZES = "1KiB,64KiB,1MiB,16MiB"
 _LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked", "--reps", "20", "--warmup", "3"]
 PRESETS = {
     "default": {
         "notify": [],
-        "clock": [],
+        "clock": ["--span", "4", "--check-after", "2"],  # drift to about 0.6 ppm at 1.2 us precision
+        "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.1", "--load", "write"],
         # Every load kind at full rate, from the sender's GPU and from every GPU.
         "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS,
         # The write load's curve: slowdown against its rate.
@@ -72,6 +85,7 @@ PRESETS = {
     "quick": {
         "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
         "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
+        "bandwidth": ["--size", "64MiB", "--reps", "3", "--duration", "0.05", "--load", "write"],
         "interference": [
             "--sizes",
             "1KiB,64KiB",
@@ -121,7 +135,8 @@ PRESETS = {
         ],
     },
 }
-PROBES = ("notify", "clock", "interference", "interference-rate", "interference-paper")
+PROBES = ("notify", "clock", "bandwidth", "interference", "interference-rate", "interference-paper")
+PER_GPU_STEPS = ("notify", "clock", "bandwidth")  # one rank per device
 DEVICES = ("auto", "cuda", "hip", "host")
 MAX_TIMEOUT_S = 7 * 24 * 3600  # --timeout bounds a whole probe; a week is past any sensible sweep
 MAX_REPS = 1_000_000  # --reps; the interference probe may refuse fewer (it checks its own memory)
@@ -136,6 +151,7 @@ class Step:
     wall_s: float | None = None
     records: int = 0
     error: str | None = None  # the last error of its log, when it did not finish
+    ranks: int = 1  # ranks that write records (the header's planned_records is per rank)
 
 
 @dataclass
@@ -145,6 +161,15 @@ class Run:
     wall_s: float = 0.0  # topology and the probes
     report_s: float = 0.0  # writing the report
     report_error: str | None = None  # why the report could not be written
+    gpus: int = 1  # devices measured by the per-GPU steps
+    tolerance: float = gpu_table.DEFAULT_TOLERANCE
+    per_gpu: list = field(default_factory=list)  # the rows of hetprobe.gpus.per_gpu
+    anomalies: list = field(default_factory=list)  # the GPUs flagged: against the node, the baseline
+    baseline: dict | None = None  # {"directory", "within_tolerance"} with --baseline
+    compare_error: str | None = None  # why the per-GPU table could not be built
+
+    def outside_baseline(self) -> list[dict]:
+        return [a for a in self.anomalies if a["reference_kind"] == "baseline"]
 
     def failed(self) -> list[Step]:
         return [s for s in self.steps if s.status == "failed"]
@@ -173,7 +198,58 @@ def _overridden(preset: list[str], given: list[str]) -> list[str]:
     return [word for group in kept for word in group] + given
 
 
-def _probe_command(step: str, args, out: Path) -> list[str]:
+@dataclass
+class Node:
+    """The devices the per-GPU steps run on: the backend --device picks, how many devices it has
+    (one rank each) and their names by ordinal."""
+
+    backend: str | None
+    gpus: int
+    names: dict = field(default_factory=dict)
+
+
+def node_devices(device: str) -> Node:
+    """This node's devices of the backend `device` picks, from `hetprobe devices --json` (in the
+    launchers' environment: HETPROBE_HOST_DEVICES=N gives the host backend N devices). A backend
+    without devices counts one: its probe then says why it cannot run."""
+    cmd = [binary(), "devices", "--json"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=launch_env(), timeout=300)
+        listing = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired) as e:
+        raise UsageError(f"{shlex.join(cmd)} failed ({e}): cannot count this node's devices") from None
+    if not isinstance(listing, dict):
+        why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        raise UsageError(f"{shlex.join(cmd)} failed: {why}")
+    backend = listing.get("auto") if device == "auto" else device
+    entry = next((b for b in listing.get("backends") or [] if b.get("backend") == backend), {})
+    names = {
+        d.get("ordinal"): gpu_table.model(d.get("name") or "") for d in entry.get("list") or [] if isinstance(d, dict)
+    }
+    count = entry.get("devices") if isinstance(entry.get("devices"), int) else 0
+    return Node(backend, max(1, count), names)
+
+
+def per_gpu_launcher(gpus: int, launcher: str | None) -> list[str]:
+    """The prefix that starts one rank per device on this node: none for one device (the probe runs
+    alone); mpirun or srun (`launcher`'s program where it is a whole prefix, which is the interference
+    pair's) with `gpus` ranks, srun kept to this node."""
+    if gpus == 1:
+        return []
+    program = shlex.split(launcher)[0] if launcher else None
+    try:
+        cmd = launch_command(gpus, program)
+    except UsageError as e:
+        raise UsageError(
+            f"{e}: the per-GPU steps need it for the {gpus} devices (--skip notify,clock,bandwidth runs the others)"
+        ) from None
+    if Path(cmd[0]).name == "srun":
+        here = launch_env().get("SLURMD_NODENAME")
+        cmd += ["-N", "1"] + (["--nodelist", here] if here else [])
+    return cmd
+
+
+def _probe_command(step: str, args, out: Path, gpus: int = 1) -> list[str]:
     probe = family(step)
     base = [binary(), probe, "--out", str(out), "--quiet", "--device", args.device]
     given = list(getattr(args, f"{probe}_args") or [])
@@ -183,7 +259,7 @@ def _probe_command(step: str, args, out: Path) -> list[str]:
         given += ["--reps", str(args.reps)]
     extra = _overridden(list(PRESETS["quick" if args.quick else "default"][step]), given)
     if probe != "interference":
-        return base + extra
+        return per_gpu_launcher(gpus, args.launcher) + base + extra
     try:
         return launch_command(2, args.launcher, args.hosts) + base + extra
     except UsageError as e:
@@ -217,11 +293,15 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
 
     def on_record(record: dict) -> None:
         if record.get("record") == "header":
-            state["total"] = expected_records(record)
+            planned = expected_records(record)
+            state["total"] = planned * step.ranks if planned is not None else None
             progress.start(step.probe, state["total"])
             return
         step.records += 1
-        progress.update(step.probe, step.records, state["total"], record_label(record))
+        label = record_label(record)
+        if step.ranks > 1:
+            label = f"GPU {record.get('rank', 0)}: {label}"
+        progress.update(step.probe, step.records, state["total"], label)
 
     start = time.monotonic()
     with open(directory / f"{step.probe}.txt", "w") as table, open(log, "w") as err:
@@ -291,15 +371,22 @@ def characterize(
     progress: bool | None = None,
     notify_args=(),
     clock_args=(),
+    bandwidth_args=(),
     interference_args=(),
+    tolerance=gpu_table.DEFAULT_TOLERANCE,
+    baseline=None,
 ) -> Run:
     """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)``
     loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep.
     ``launcher``/``hosts``: how the interference pair is launched (default: 2 ranks here, or srun in a
-    Slurm job). ``skip``: steps not to run ("interference" skips its three). ``*_args``: extra CLI options
-    per probe (interference_args go to its three steps). Options are checked before anything is written
-    (UsageError). A probe that fails or stops keeps its finished records and its report section, marked
-    with the last error of its log (``run.failed()``); the others run on, and the report is written."""
+    Slurm job; the per-GPU steps use its program with one rank per device). ``skip``: steps not to run
+    ("interference" skips its three). ``*_args``: extra CLI options per probe (interference_args go to its
+    three steps). ``tolerance`` (0.1 or "10%"): how far a GPU may be worse than the node's others, or than
+    the ``baseline`` run directory's same GPU, before it is flagged (``run.anomalies``;
+    ``run.outside_baseline()``). Options, and the baseline's GPUs against this node's, are checked
+    before anything is written (UsageError). A probe that fails or stops keeps its finished records and
+    its report section, marked with the last error of its log (``run.failed()``); the others run on,
+    and the report is written."""
     args = argparse.Namespace(
         device=device,
         quick=quick,
@@ -309,20 +396,29 @@ def characterize(
         hosts=hosts,
         notify_args=notify_args,
         clock_args=clock_args,
+        bandwidth_args=bandwidth_args,
         interference_args=interference_args,
     )
     directory = Path(directory) if directory else default_directory()
     _check_options(device, timeout_s, reps, hosts, skip, directory)
+    fraction = gpu_table.parse_tolerance(tolerance)
+    chosen = [probe for probe in PROBES if probe not in skip and family(probe) not in skip]
+    per_gpu_steps = [p for p in chosen if p in PER_GPU_STEPS]
+    node = node_devices(device) if per_gpu_steps or baseline is not None else Node(None, 1)
+    reference = _baseline_table(baseline, node, per_gpu_steps) if baseline is not None else None
     steps = [
-        Step(probe, _probe_command(probe, args, directory / f"{probe}.jsonl"))
-        for probe in PROBES
-        if probe not in skip and family(probe) not in skip
+        Step(
+            probe,
+            _probe_command(probe, args, directory / f"{probe}.jsonl", node.gpus),
+            ranks=node.gpus if probe in PER_GPU_STEPS else 1,
+        )
+        for probe in chosen
     ]  # a launcher not found is refused here
     (directory / "logs").mkdir(parents=True, exist_ok=True)
     show = Progress(
         sys.stderr, bar=sys.stderr.isatty() if progress is None else progress, steps=[s.probe for s in steps]
     )
-    run = Run(directory)
+    run = Run(directory, gpus=node.gpus, tolerance=fraction)
     start = time.monotonic()
     _write_topology(directory)
     for step in steps:
@@ -332,6 +428,8 @@ def characterize(
         finally:
             run.wall_s = time.monotonic() - start
             _write_manifest(run)
+    _compare_gpus(run, baseline, reference, [p for p in PER_GPU_STEPS if p not in chosen])
+    _write_manifest(run)
     if report:
         from .report import write_report  # matplotlib is only needed here
 
@@ -342,6 +440,33 @@ def characterize(
         run.report_s = time.monotonic() - start - run.wall_s
         _write_manifest(run)
     return run
+
+
+def _baseline_table(baseline, node: Node, per_gpu_steps: list):
+    """The per-GPU table of the baseline run directory, checked against this node's devices."""
+    if not per_gpu_steps:
+        raise UsageError("--baseline compares the per-GPU steps (notify, clock, bandwidth): do not skip them all")
+    _, table, who = gpu_table.read_run(baseline, "--baseline")
+    gpu_table.check_comparable({"gpus": node.gpus, "backend": node.backend, "names": node.names}, who, "this node")
+    return table
+
+
+def _compare_gpus(run: Run, baseline, reference, skipped: list) -> None:
+    """The per-GPU table of the run, the GPUs flagged against the node's others and the baseline; a
+    table that cannot be built is named in run.compare_error (the measurements stay)."""
+    files = [run.directory / f"{p}.jsonl" for p in PER_GPU_STEPS] + [run.directory / "topology.json"]
+    files = [f for f in files if f.exists()]
+    try:
+        table = gpu_table.per_gpu(load(files, errors="skip") if files else Results.empty())
+    except Exception as e:  # noqa: BLE001 - a reader's bug must not lose the run; `hetprobe check` may retry
+        run.compare_error = f"{type(e).__name__}: {e}"
+        return
+    run.per_gpu = gpu_table.table_records(table)
+    run.anomalies = gpu_table.node_anomalies(table, run.tolerance)
+    if reference is not None:
+        outside = gpu_table.baseline_anomalies(table, reference, run.tolerance, skipped)
+        run.anomalies += outside
+        run.baseline = {"directory": str(baseline), "within_tolerance": not outside}
 
 
 def _write_topology(directory: Path) -> None:
@@ -369,6 +494,12 @@ def _write_manifest(run: Run) -> None:
             for s in run.steps
         ],
         **({"report_error": run.report_error} if run.report_error else {}),
+        "gpus": run.gpus,
+        "tolerance": run.tolerance,
+        "per_gpu": run.per_gpu,
+        "anomalies": run.anomalies,
+        **({"baseline": run.baseline} if run.baseline else {}),
+        **({"compare_error": run.compare_error} if run.compare_error else {}),
     }
     (run.directory / "characterize.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
@@ -397,15 +528,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reps", type=int, help="interference timed samples per point (default: 20)")
     p.add_argument(
         "--launcher",
-        help="how to start the interference pair: mpirun, srun, or a whole prefix "
-        "such as 'mpirun -np 2 --host a,b' (default: srun in a Slurm job, else mpirun)",
+        help="how to start the interference pair and the per-GPU steps' ranks (one per device): mpirun, srun, "
+        "or a whole prefix for the pair such as 'mpirun -np 2 --host a,b', whose program starts the per-GPU "
+        "ranks (default: srun in a Slurm job, else mpirun)",
     )
     p.add_argument("--hosts", help="two hosts for the interference pair, comma-separated (default: this node)")
     p.add_argument(
         "--skip",
         default="",
-        help="steps not to run, comma-separated: notify, clock, interference (its "
+        help="steps not to run, comma-separated: notify, clock, bandwidth, interference (its "
         "three steps), interference-rate, interference-paper",
+    )
+    p.add_argument(
+        "--tolerance",
+        default="10%",
+        help="how far a GPU's number may be worse than the node's median (on a node of two GPUs: than the "
+        "other GPU), or than the baseline's same GPU, before it is flagged: a percent (10%%) or a fraction "
+        "(0.1); times up and GB/s down are worse (default: %(default)s)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="a known-good node's run directory: after measuring, compare every GPU with its GPU of the same "
+        "rank; exit code 1 when a number is worse by more than --tolerance (checked first: the same GPU count, "
+        "backend and device names)",
     )
     p.add_argument("--no-report", action="store_true", help="measure only; `hetprobe report DIR` writes it later")
     p.add_argument("--timeout", type=float, help="seconds each probe may run before it is stopped")
@@ -415,7 +561,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="a progress bar (terminal) or plain lines (batch logs); auto picks by stderr",
     )
-    for probe in ("notify", "clock", "interference"):
+    for probe in ("notify", "clock", "bandwidth", "interference"):
         p.add_argument(
             f"--{probe}-args",
             type=shlex.split,
@@ -429,13 +575,16 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
         prog="hetprobe characterize",
         description=(
-            "Characterise this node: topology, CPU<->GPU notification costs, the clock relation, and how GPU "
-            "traffic of every kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) "
-            "slows MPI_Send on two ranks, with the paper's layouts; writes a run directory with every "
-            "result (JSON Lines), a report (Markdown + PNG, and one self-contained HTML file) and prints a "
-            "summary. Runs on host threads where there is no GPU, and says so. Exit code 0: every probe finished; "
-            "1: a probe failed or stopped (the report is still written, its section says why); 2: bad input "
-            "(nothing written); 130: interrupted (finished records kept; `hetprobe report DIR` writes the report)."
+            "Characterise this node: topology; on every GPU, one rank each, CPU<->GPU notification costs, the clock "
+            "relation and pinned-memory bandwidth with the PCIe link read under load; and how GPU traffic of every "
+            "kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) slows MPI_Send on "
+            "two ranks, with the paper's layouts. Writes a run directory with every result (JSON Lines), a report "
+            "(Markdown + PNG, and one self-contained HTML file) with a per-GPU table that flags a GPU off the "
+            "others by more than --tolerance or with a link below its maximum, and prints a summary. Runs on host "
+            "threads where there is no GPU, and says so. Exit code 0: every probe finished (and, with --baseline, "
+            "every GPU is within tolerance of the baseline's); 1: a probe failed or stopped (the report is still "
+            "written, its section says why), or a GPU is outside tolerance of the baseline; 2: bad input (nothing "
+            "written); 130: interrupted (finished records kept; `hetprobe report DIR` writes the report)."
         ),
     )
     add_arguments(p)
@@ -459,7 +608,10 @@ def main(argv: list[str]) -> int:
             progress={"auto": None, "bar": True, "lines": False}[a.progress],
             notify_args=a.notify_args,
             clock_args=a.clock_args,
+            bandwidth_args=a.bandwidth_args,
             interference_args=a.interference_args,
+            tolerance=a.tolerance,
+            baseline=a.baseline,
         )
     except UsageError as e:
         print(f"hetprobe characterize: error: {e}", file=sys.stderr)
@@ -480,10 +632,26 @@ def main(argv: list[str]) -> int:
             f"FAILED: {step.probe} (exit code {step.exit_code}) after {step.records} record(s): {step.error}; "
             f"see {run.directory / 'logs' / (step.probe + '.log')}"
         )
+    if run.baseline:
+        outside = run.outside_baseline()
+        print(
+            f"baseline {run.baseline['directory']}: "
+            + (
+                f"every GPU within {gpu_table.tolerance_text(run.tolerance)}"
+                if not outside
+                else f"{len(outside)} number(s) outside {gpu_table.tolerance_text(run.tolerance)}:"
+            )
+        )
+        for a in outside:
+            print(f"OUTSIDE TOLERANCE: {gpu_table.anomaly_line(a)}")
+    if run.compare_error:
+        print(
+            f"hetprobe characterize: error: the per-GPU table could not be built ({run.compare_error})", file=sys.stderr
+        )
     if run.report_error:
         print(
             f"hetprobe characterize: error: the report could not be written ({run.report_error}); the "
             f"measurements are kept: `hetprobe report {run.directory}` writes it",
             file=sys.stderr,
         )
-    return 1 if run.failed() or run.report_error else 0
+    return 1 if run.failed() or run.report_error or run.compare_error or run.outside_baseline() else 0

@@ -1,5 +1,5 @@
 """The ``hetprobe`` command (and ``python -m hetprobe``): the Python
-subcommands (characterize, report, merge) and every probe of the compiled
+subcommands (characterize, report, merge, check) and every probe of the compiled
 executable, which it runs in place of this process."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ PYTHON_COMMANDS = {
     "characterize": "run every probe on this node and write a run directory with a report (the main job)",
     "report": "write (or rewrite) the report of a run directory: hetprobe report DIR",
     "merge": "combine results files (many nodes, pairs or runs) into one dataset",
+    "check": "compare a run directory with a known-good node's, GPU by GPU: hetprobe check DIR --baseline GOOD",
 }
 
 
@@ -68,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         from .merge import main as merge_main
 
         return merge_main(argv[1:])
+    if command == "check":
+        from .check import main as check_main
+
+        return check_main(argv[1:])
     from .probes import binary
 
     try:

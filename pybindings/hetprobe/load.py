@@ -73,6 +73,12 @@ class Results:
         files = {self.records[i]["_file"] for i in keep} | {f for f in self.files if not f.endswith(".jsonl")}
         return self._subset(keep, self.headers["file"].isin(files), [f for f in self.files if f in files])
 
+    def only_rank(self, rank: int) -> Results:
+        """The same results with only rank `rank`'s records (a record without a rank is rank 0's) and
+        every header: one GPU of a run that measured each GPU on its own rank."""
+        keep = [i for i, r in enumerate(self.records) if r.get("record") == "header" or r.get("rank", 0) == rank]
+        return self._subset(keep, self.headers["file"].notna(), list(self.files))
+
     def _subset(self, keep: list, header_rows, files: list) -> Results:
         """Results of the records `keep` (indexes), the headers where `header_rows`, and `files`."""
         new_id = {old: new for new, old in enumerate(keep)}

@@ -7,7 +7,7 @@ layouts have the same colours everywhere: SSB black (grey band), PSB red, PCB bl
 Interference: send_time, ratio_to_ssb, writer_timeline, compare, compare_table; the loads (in
 hetprobe._plot_load): slowdown_vs_traffic, slowdown_vs_gpus, load_table, worst_slowdown.
 Notify and clock (in hetprobe._plot_notify): notify_table, roundtrip_table, mechanism_table,
-roundtrip, mechanisms, clock.
+roundtrip, mechanisms, clock. Every GPU of a node (in hetprobe._plot_gpus): per_gpu.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from ._plot_gpus import per_gpu
 from ._plot_halo import halo_phases, halo_table, halo_timeline, halo_times
 from ._plot_load import load_table, slowdown_vs_gpus, slowdown_vs_traffic, worst_slowdown
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
@@ -51,6 +52,7 @@ __all__ = [
     "roundtrip",
     "mechanisms",
     "clock",
+    "per_gpu",
     "halo_table",
     "halo_times",
     "halo_timeline",

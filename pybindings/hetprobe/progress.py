@@ -45,6 +45,15 @@ def record_label(record: dict) -> str:
         return f"mechanism {record.get('mechanism')}: median {_us(record.get('roundtrip_ns'))}"
     if kind == "clock_batch":
         return f"clock batch {record.get('batch')} ({record.get('role')}) at {record.get('at_s', 0):.1f} s"
+    if kind == "point" and record.get("probe") == "bandwidth":
+        return f"bandwidth {record.get('writer')}: median {record.get('median_gbs', float('nan')):.3g} GB/s"
+    if kind == "link":
+        if record.get("status") != "ok":
+            return f"link: not read ({record.get('skipped_reason') or record.get('status')})"
+        return (
+            f"link: {record.get('current_speed_gts')} GT/s x{record.get('current_width')} of "
+            f"{record.get('max_speed_gts')} GT/s x{record.get('max_width')}"
+        )
     if kind == "clock_fit":
         return (
             f"clock fit: drift {record.get('drift_ppm', float('nan')):.2f} ppm, "

@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import gpus
 from ._paths import file_kind
 from .characterize import family, last_error
 from .errors import UsageError
 from .load import Results, load
+from .report_gpus import gpu_section, summary_lines
 from .report_headline import headline
 from .report_notes import MARK, conditions_by_warning
 from .report_render import Document
@@ -43,6 +45,9 @@ def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
     if run is not None:
         return {
             "wall_s": run.wall_s,
+            "tolerance": run.tolerance,
+            "anomalies": run.anomalies,
+            "baseline": run.baseline,
             "steps": [
                 {
                     "probe": s.probe,
@@ -168,22 +173,44 @@ def write_report(directory, run=None) -> Written:
             f"This run used the host backend (device choice: {header.get('device_choice')}). CPU threads "
             "played the GPU, so these numbers describe this CPU and its memory, not a GPU."
         )
-    lines = headline(doc, results)
+    table = gpus.per_gpu(results)
+    tolerance, anomalies, baseline = _flags(manifest, table)
+    first = results.only_rank(int(table["GPU"].min())) if len(table) > 1 else results  # the detail sections' GPU
+    lines = headline(doc, first)
     node_section(doc, results, header)
     ran = {family(s) for s in failed} | set(results.summary["probe"])
+    if ran & set(gpus.PER_GPU_PROBES):
+        gpu_section(doc, results, directory, table, anomalies, tolerance, baseline)
     if "interference" in ran:
         interference_section(doc, results.probe("interference"), directory, failed)
     if "notify" in ran:
-        notify_section(doc, results.probe("notify"), directory, [failed[s] for s in ("notify",) if s in failed])
+        notify_section(doc, first.probe("notify"), directory, [failed[s] for s in ("notify",) if s in failed])
     if "clock" in ran:
-        clock_section(doc, results.probe("clock"), directory, [failed[s] for s in ("clock",) if s in failed])
+        clock_section(doc, first.probe("clock"), directory, [failed[s] for s in ("clock",) if s in failed])
     _provenance(
         doc, results, manifest, {probe: error for probe, (_, error) in errors.items()}, list(unreadable.values())
     )
     (directory / "report.md").write_text(doc.markdown())
     (directory / "report.html").write_text(doc.html(directory))
+    lines += summary_lines(table, anomalies)
     (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, conditions)) + "\n")
     return Written(directory / "report.md", problems)
+
+
+def _flags(manifest: dict | None, table) -> tuple[float, list, dict | None]:
+    """(tolerance, anomalies, baseline check) as characterize recorded them; the node's flags at the
+    default tolerance for a run that did not record them (an older or interrupted run)."""
+    manifest = manifest or {}
+    try:
+        tolerance = gpus.parse_tolerance(manifest.get("tolerance", gpus.DEFAULT_TOLERANCE))
+    except UsageError:
+        tolerance = gpus.DEFAULT_TOLERANCE
+    anomalies = manifest.get("anomalies")
+    needed = {"gpu", "metric", "reference_kind", "why"}
+    if not isinstance(anomalies, list) or not all(isinstance(a, dict) and needed <= a.keys() for a in anomalies):
+        anomalies = gpus.node_anomalies(table, tolerance)
+    baseline = manifest.get("baseline") if isinstance(manifest.get("baseline"), dict) else None
+    return tolerance, anomalies, baseline
 
 
 def _summary(directory: Path, header: dict, lines: list, problems: list, conditions: dict) -> list[str]:

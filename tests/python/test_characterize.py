@@ -19,6 +19,7 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     for name in (
         "notify.jsonl",
         "clock.jsonl",
+        "bandwidth.jsonl",
         "interference.jsonl",
         "interference-rate.jsonl",
         "interference-paper.jsonl",
@@ -34,20 +35,25 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     assert [s["probe"] for s in manifest["steps"]] == [
         "notify",
         "clock",
+        "bandwidth",
         "interference",
         "interference-rate",
         "interference-paper",
     ]
     assert all(s["status"] == "ok" and s["wall_s"] > 0 for s in manifest["steps"])
     r = hetprobe.load(directory)
-    assert set(r.summary["probe"]) == {"notify", "clock", "interference"}
+    assert set(r.summary["probe"]) == {"notify", "clock", "bandwidth", "interference"}
+    # One host device: every per-GPU step ran alone, without a launcher.
+    assert all(s["command"].split()[0].endswith("hetprobe") for s in manifest["steps"][:3])
+    assert manifest["gpus"] == 1 and manifest["tolerance"] == 0.1 and len(manifest["per_gpu"]) == 1
+    assert manifest["anomalies"] == []
     assert r.topology and r.topology["pus"] >= 1
 
 
 def test_each_header_plans_the_records_its_probe_wrote(host_run):
     """The progress total and its ETA come from the header's planned_records: it must be exact."""
     directory, _ = host_run
-    for name in ("notify", "clock", "interference", "interference-rate", "interference-paper"):
+    for name in ("notify", "clock", "bandwidth", "interference", "interference-rate", "interference-paper"):
         lines = [json.loads(line) for line in (directory / f"{name}.jsonl").read_text().splitlines()]
         header, records = lines[0], lines[1:]
         assert header["record"] == "header"
@@ -102,7 +108,10 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     assert f"interference-paper {count['interference-paper']}/{count['interference-paper']}:" in done.stderr
     assert "notify 48/48:" in done.stderr  # the count expected from notify's header: 24 + 12 + 12 mechanisms
     assert re.search(r"interference 1/13: .* \[ETA \d+:\d\d\]$", done.stderr, re.M)
-    assert "clock (step 2 of 5): started (6 records expected)" in done.stderr
+    assert "clock (step 2 of 6): started (6 records expected)" in done.stderr
+    # --quick: 4 plain passes, 2 persistent writers, the write load twice (and the link record, where written)
+    bandwidth = len((directory / "bandwidth.jsonl").read_text().splitlines()) - 1
+    assert bandwidth in (8, 9) and f"bandwidth {bandwidth}/{bandwidth}:" in done.stderr
     assert "\r" not in done.stderr  # plain lines when stderr is not a terminal
 
 
@@ -137,7 +146,7 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
             "--device",
             "host",
             "--skip",
-            "notify,clock,interference-rate",
+            "notify,clock,bandwidth,interference-rate",
             "--no-report",
             # Many points (15 sizes), so that SIGINT lands mid-run even when the spinning ranks starve
             # this poller: --quick's 12 points take about a second on an idle 2-core machine.
