@@ -2,7 +2,9 @@
 // threads run the same protocol code as the GPU kernels.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "probes/copy/copy_engine.hpp"
 #include "probes/halo/halo_engine.hpp"
@@ -19,5 +21,33 @@ std::unique_ptr<LoadEngine> make_load_engine(Device& device);        // host_loa
 
 // Threads of a "stacked" launch: every hardware thread but the caller's.
 inline int stacked_threads(const DeviceInfo& info) { return info.multiprocessors > 1 ? info.multiprocessors - 1 : 1; }
+
+// A device slowed on purpose (HETPROBE_HOST_SLOW, DeviceInfo::simulated_slowdown):
+// a thread's work takes `factor` times as long, for real. stretch() waits
+// (factor - 1) x the time since the last mark (or since this was made), then
+// marks; mark() alone starts the work anew after an idle wait that is not to
+// be stretched. The protocols are shared with the GPU kernels, so the engines
+// call these from their own ops, never the protocols.
+class WorkStretch {
+ public:
+  explicit WorkStretch(double factor) : factor_(factor) {}
+  void stretch() {
+    const Clock::time_point now = Clock::now();
+    const Clock::time_point until = now + std::chrono::duration_cast<Clock::duration>((now - since_) * (factor_ - 1));
+    // Long stretches sleep most of the way (a loaded machine's other threads
+    // get the CPU), then spin: a flag round trip is stretched by microseconds.
+    if (until - now > std::chrono::microseconds(200))
+      std::this_thread::sleep_until(until - std::chrono::microseconds(100));
+    while (Clock::now() < until) {
+    }
+    mark();
+  }
+  void mark() { since_ = Clock::now(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double factor_;
+  Clock::time_point since_ = Clock::now();
+};
 
 }  // namespace hetprobe::host_backend
