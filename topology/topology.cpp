@@ -97,6 +97,14 @@ std::string joined(const std::vector<int>& v) {
   return s;
 }
 
+// What `hetprobe topo` says of a GPU's sysfs link: read at idle, where a GPU
+// may have lowered its link speed, so below max is no verdict here.
+std::string idle_link_line(const PciLink& link) {
+  if (!link.read()) return "PCIe link (sysfs): not read: " + link.problem;
+  return "PCIe link (sysfs, idle read): " + link.text() +
+         (link.below_max.value_or(false) ? ", below max (an idle GPU may lower its link speed)" : "");
+}
+
 }  // namespace
 
 struct Topology::Impl {
@@ -326,7 +334,7 @@ nlohmann::ordered_json NodeTopology::to_json() const {
     cache_list.push_back({{"name", c.name}, {"size_bytes", c.size_bytes}, {"count", c.count}});
   auto pci_list = [](const std::vector<PciDevice>& v) {
     J out = J::array();
-    for (const PciDevice& d : v)
+    for (const PciDevice& d : v) {
       out.push_back({{"pci_bus_id", d.address.str()},
                      {"vendor_id", d.vendor_id},
                      {"device_id", d.device_id},
@@ -337,6 +345,12 @@ nlohmann::ordered_json NodeTopology::to_json() const {
                      {"numa_nodes", d.numa_nodes},
                      {"cpuset", d.cpuset},
                      {"link_gbps", d.link_gbps > 0 ? J(d.link_gbps) : J(nullptr)}});
+      if (d.sysfs_link) {
+        J link{{"read_while", "idle"}};
+        link.update(d.sysfs_link->to_json());
+        out.back()["sysfs_link"] = link;
+      }
+    }
     return out;
   };
   return J{{"source", source},
@@ -380,6 +394,7 @@ std::string NodeTopology::tree() const {
         }
         out << ", near cpus " << d.cpuset << (d.numa_nodes.size() > 1 ? " (NUMA " + joined(d.numa_nodes) + ")" : "")
             << "\n";
+        if (d.sysfs_link) out << "      " << idle_link_line(*d.sysfs_link) << "\n";
       }
   }
   out << "  caches:";

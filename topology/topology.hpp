@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "topology/pci_link.hpp"
+
 namespace hetprobe {
 
 // A PCI address; parses "0000:17:00.0" and the runtime's "00000000:17:00.0".
@@ -31,6 +33,9 @@ struct PciDevice {
   std::vector<int> numa_nodes;          // nearest NUMA nodes (OS indexes)
   std::string cpuset;                   // CPUs nearest it, e.g. "16-31,48-63"
   double link_gbps = 0;                 // hwloc's PCI link speed, GB/s; 0 when unknown
+  // GPUs: the link as sysfs says, where `hetprobe topo` read it (an idle
+  // read); describe() leaves it empty, so results headers do not carry it.
+  std::optional<PciLink> sysfs_link;
 };
 
 struct NumaNode {

@@ -8,6 +8,7 @@
 #include "bench/core/stats.hpp"
 #include "probes/load/load_engine.hpp"
 #include "probes/writer/writer_engine.hpp"
+#include "topology/pci_link.hpp"
 
 namespace hetprobe {
 
@@ -79,6 +80,50 @@ Json row_record(const Row& r, const std::vector<Row>& rows, std::uint64_t bytes)
               {"warnings", rate_spread_warnings(s, "gbs")}};
 }
 
+// How long the write load runs before the link is read: NVIDIA GPUs lower an
+// idle link's speed and raise it again once traffic starts.
+constexpr double kLinkLoadSeconds = 0.05;
+
+// The link record: the device's PCIe link from sysfs, read while a full-rate
+// write load runs, so a GPU that slows its idle link is not taken for a
+// downtrained one. Skipped (no load run) where the device has no PCI address.
+Json link_record(Device& device, LoadEngine& engine, const PinnedBuffer& buf, std::uint64_t bytes, double timeout_s,
+                 std::uint64_t epoch) {
+  const std::string bus = device.info().pci_bus_id;
+  Json r{{"record", "link"}, {"probe", "bandwidth"}, {"pci_bus_id", bus.empty() ? Json(nullptr) : Json(bus)}};
+  if (bus.empty()) {
+    PciLink none;
+    none.problem = "the device has no PCI address (" + device.info().backend + " backend)";
+    r["read_while"] = nullptr;
+    r.update(none.to_json());
+    return r;
+  }
+  LoadTask t;
+  t.kind = LoadKind::write;
+  t.access = Access::stacked;
+  t.target = buf.device();
+  t.target_bytes = bytes;
+  t.epoch = epoch;
+  t.timeout_s = kLinkLoadSeconds + timeout_s;
+  engine.start(t);
+  PciLink link;
+  try {
+    engine.wait_ready(t.timeout_s);
+    sleep_unless_interrupted(kLinkLoadSeconds);
+    link = read_pci_link(bus);
+  } catch (...) {
+    engine.request_stop();
+    (void)engine.join();
+    throw;
+  }
+  engine.request_stop();
+  if (engine.join().timed_out) throw Error(ErrorKind::timeout, "the write load under the link read timed out");
+  r["pci_bus_id"] = link.address;  // as sysfs names it
+  r["read_while"] = link.read() ? Json("write load at full rate") : Json(nullptr);
+  r.update(link.to_json());
+  return r;
+}
+
 }  // namespace
 
 Json BandwidthConfig::to_json() const {
@@ -92,6 +137,8 @@ std::size_t BandwidthConfig::rows() const {
   for (LoadKind k : loads) load_rows += load_uses_threads(k) ? 2 : 1;
   return 4 + 2 + load_rows;
 }
+
+std::size_t BandwidthConfig::records() const { return rows() + 1; }
 
 void run_bandwidth(const BandwidthConfig& c, Device& device, const RecordSink& sink) {
   PinnedBuffer buf = device.alloc_pinned(c.bytes);
@@ -129,6 +176,8 @@ void run_bandwidth(const BandwidthConfig& c, Device& device, const RecordSink& s
                   to_string(k), reference,
                   [&] { return load_gbs(*engine, k, a, buf, c.bytes, c.duration_s, c.timeout_s, ++epoch); });
     }
+  throw_if_interrupted();
+  sink(link_record(device, *engine, buf, c.bytes, c.timeout_s, ++epoch));
 }
 
 }  // namespace hetprobe

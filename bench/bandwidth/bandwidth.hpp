@@ -24,12 +24,16 @@ struct BandwidthConfig {
   std::vector<LoadKind> loads;  // measured at full rate (none left out)
 
   Json to_json() const;  // the header's config
-  // Rows (records) a run makes: the plain passes, the persistent writers, the loads.
+  // Rows (point records) a run makes: the plain passes, the persistent writers, the loads.
   std::size_t rows() const;
+  // Records a run makes: the rows and the link record.
+  std::size_t records() const;
 };
 
 // Measures every row in turn, `reps` samples each; a row's record goes to
-// `sink` once its samples are in, so Ctrl-C keeps every finished row.
+// `sink` once its samples are in, so Ctrl-C keeps every finished row. Then
+// the link record: the device's PCIe link from sysfs, read during a write
+// load at full rate (skipped where the device has no PCI address).
 void run_bandwidth(const BandwidthConfig& config, Device& device, const RecordSink& sink);
 
 }  // namespace hetprobe

@@ -79,7 +79,7 @@ CommandFn add_bandwidth_command(CLI::App& app) {
                            print_report(stdout, TableFormat::table,
                                         bandwidth_report(records_of_this_run(header, records)));
                          }};
-    session.expected_records = [config] { return config->rows(); };
+    session.expected_records = [config] { return config->records(); };
     session.host_bytes = [config](const MpiContext&, const Topology&) { return config->bytes; };
     session.ranks_take_turns = true;
     return run_session(session, o->session, argv, {});

@@ -1,9 +1,12 @@
 // The bandwidth probe's table from its records: each traffic's GB/s (median,
-// min, max of its samples) and how close it comes to its plain pass.
+// min, max of its samples) and how close it comes to its plain pass; under
+// it, the PCIe link each rank read during a write load.
 #include <algorithm>
+#include <optional>
 
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
+#include "topology/pci_link.hpp"
 
 namespace hetprobe {
 
@@ -31,6 +34,33 @@ Json vs_plain_pct(const RecordRef& r, const std::string& writer) {
   const bool compared = reference != nullptr ? !reference->is_null() : writer.rfind("plain", 0) != 0;
   const Json ratio = number_or_null(r, "ratio_to_plain_median");
   return compared && ratio.is_number() ? Json(100 * ratio.get<double>()) : Json();
+}
+
+template <class T>
+std::optional<T> optional_field(const RecordRef& r, std::string_view path) {
+  const Json* v = find_field(r, path);
+  return v == nullptr || v->is_null() ? std::nullopt : std::optional<T>(field<T>(r, path));
+}
+
+// "PCIe link 0000:06:00.0: 16.0 GT/s (gen 4) x16 of max 16.0 GT/s x16, read
+// during a write load at full rate", BELOW MAX where it is; "(rank N)" where
+// several ranks read one.
+std::string link_note(const RecordRef& r, bool name_rank) {
+  std::string s = "PCIe link";
+  if (const auto bus = optional_field<std::string>(r, "pci_bus_id")) s += " " + *bus;
+  if (name_rank) s += " (rank " + std::to_string(field_or<int>(r, "rank", 0)) + ")";
+  if (field<std::string>(r, "status") != "ok")
+    return s + ": not read: " + field_or<std::string>(r, "skipped_reason", "no reason recorded");
+  PciLink link;
+  link.current_speed_gts = optional_field<double>(r, "current_speed_gts");
+  link.max_speed_gts = optional_field<double>(r, "max_speed_gts");
+  link.current_generation = optional_field<int>(r, "current_generation");
+  link.current_width = optional_field<int>(r, "current_width");
+  link.max_width = optional_field<int>(r, "max_width");
+  s += ": " + link.text();
+  if (optional_field<bool>(r, "below_max").value_or(false)) s += ", BELOW MAX";
+  const auto during = optional_field<std::string>(r, "read_while");
+  return s + (during ? ", read during a " + *during : "");
 }
 
 }  // namespace
@@ -63,6 +93,11 @@ Report bandwidth_report(const ResultsFile& file) {
                       gbs.empty() ? Json() : Json(*max), vs_plain_pct(r, writer), gbs.size()});
     add_record_warnings(r, writer, t.notes);
   }
+  std::vector<RecordRef> links;
+  for (std::size_t i = 1; i < file.records.size(); ++i)
+    if (field_or<std::string>({file.records[i], file.place(i)}, "record", "") == "link")
+      links.push_back({file.records[i], file.place(i)});
+  for (const RecordRef& r : links) t.notes.push_back(link_note(r, links.size() > 1));
   report.tables.push_back(std::move(t));
   return report;
 }

@@ -1,6 +1,7 @@
 // `hetprobe topo`: the node as hwloc sees it (packages, NUMA nodes, caches,
-// GPUs and NICs with the CPUs nearest them), each GPU runtime index matched
-// to its PCI device, as a tree or JSON; or a saved hwloc XML file.
+// GPUs and NICs with the CPUs nearest them, each GPU's PCIe link from sysfs),
+// each GPU runtime index matched to its PCI device, as a tree or JSON; or a
+// saved hwloc XML file.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/core/errors.hpp"
 #include "probes/device/device.hpp"
+#include "topology/pci_link.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe::cli {
@@ -43,6 +45,14 @@ nlohmann::ordered_json runtime_devices(const NodeTopology& node) {
   return out;
 }
 
+// Each GPU's PCIe link from sysfs, read now (idle: topo moves no data): this
+// machine's; for a topology file only where HETPROBE_SYSFS_ROOT names a sysfs
+// tree (the file's GPUs are not this machine's).
+void read_sysfs_links(NodeTopology& node, const std::string& topology_file) {
+  if (!topology_file.empty() && !sysfs_root_overridden()) return;
+  for (PciDevice& g : node.gpus) g.sysfs_link = read_pci_link(g.address.str());
+}
+
 // This machine (empty `file`), or a saved hwloc XML file: a regular file,
 // since hwloc would read a device such as /dev/zero without end.
 Topology topology_of(const std::string& file) {
@@ -60,7 +70,8 @@ int run(const Options& o) {
     return 0;
   }
   const Topology topo = topology_of(o.topology_file);
-  const NodeTopology node = topo.describe();
+  NodeTopology node = topo.describe();
+  read_sysfs_links(node, o.topology_file);
   std::printf("%s", node.tree().c_str());
   // Runtime indexes belong to this machine, not to a saved file's.
   const auto devices = o.topology_file.empty() ? runtime_devices(node) : nlohmann::ordered_json::array();
@@ -76,7 +87,8 @@ int run(const Options& o) {
 
 Json topology_report(const std::string& topology_file) {
   const Topology topo = topology_of(topology_file);
-  const NodeTopology node = topo.describe();
+  NodeTopology node = topo.describe();
+  read_sysfs_links(node, topology_file);
   auto j = node.to_json();
   j["runtime_devices"] = topology_file.empty() ? runtime_devices(node) : nlohmann::ordered_json::array();
   return j;
@@ -87,7 +99,8 @@ CommandFn add_topo_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand(
       "topo",
       "Describe the node with hwloc: packages, NUMA nodes and memory, caches, GPUs and NICs with the CPUs and NUMA "
-      "nodes nearest them, hugepages and IOMMU, and which GPU runtime index is which PCI device");
+      "nodes nearest them and each GPU's PCIe link (sysfs, read idle), hugepages and IOMMU, and which GPU runtime "
+      "index is which PCI device");
   c->add_flag("--json", o->json, "Print JSON instead of the tree");
   c->add_option("--topology-file", o->topology_file,
                 "Read a saved hwloc XML topology (lstopo --of xml) instead of "

@@ -45,6 +45,11 @@ std::string record_label(const Json& record) {
     std::snprintf(median, sizeof median, ": median %.2f GB/s", field_or<double>(r, "median_gbs", 0.0));
     return "bandwidth " + field_or<std::string>(r, "writer", "?") + median;
   }
+  if (kind == "link") {
+    std::string s = "PCIe link";
+    if (const std::string bus = field_or<std::string>(r, "pci_bus_id", ""); !bus.empty()) s += " " + bus;
+    return s + ": " + field_or<std::string>(r, "status", "?");
+  }
   return kind;
 }
 

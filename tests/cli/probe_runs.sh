@@ -3,8 +3,9 @@
 # run must write, rank 1's records under mpirun, and `hetprobe show` of the
 # files. bandwidth in the common session frame: the header's planned records,
 # --quiet (no progress lines, the table still printed: the one `hetprobe show`
-# prints), progress lines without it, and under mpirun each rank on its own
-# device (--gpu's default: the node-local rank's).
+# prints), progress lines without it, under mpirun each rank on its own
+# device (--gpu's default: the node-local rank's), and its link record (the
+# host device has no PCI address: skipped).
 # probe_runs.sh HETPROBE MPIEXEC [MPIEXEC FLAGS...]
 set -euo pipefail
 hp=$1
@@ -50,27 +51,45 @@ grep -q "fit over" "$work/c-show.txt" || fail "show: no fit from the clock file"
 # A Python expression of the header h (the file's first line), as Python prints it.
 header() { python3 -c "import json,sys; h=json.loads(open(sys.argv[1]).readline()); print(eval(sys.argv[2]))" "$@"; }
 
-# 4 plain passes, 2 persistent writers, write stream and stacked, copy-d2h: 9 rows.
+# 4 plain passes, 2 persistent writers, write stream and stacked, copy-d2h: 9 rows; then the link record.
 small=(--device host --size 1MiB --reps 2 --duration 0.01 --load write,copy-d2h)
 "$hp" bandwidth "${small[@]}" --quiet --out "$work/bq.jsonl" >"$work/bq.txt" 2>"$work/bq.err"
 [[ ! -s "$work/bq.err" ]] || fail "--quiet: stderr not empty: $(head -3 "$work/bq.err")"
 [[ $(grepc '"record":"point","probe":"bandwidth"' "$work/bq.jsonl") == 9 ]] || fail "expected 9 point records"
 [[ $(grepc '"record":"point".*"rank":0' "$work/bq.jsonl") == 9 ]] || fail "every point record names rank 0"
-[[ $(header "$work/bq.jsonl" "h['planned_records']") == 9 ]] || fail "the header plans 9 records"
+# The host device has no PCI address: one link record, skipped, last, every link field null.
+[[ $(count link "$work/bq.jsonl") == 1 ]] || fail "expected 1 link record"
+link=$(tail -n 1 "$work/bq.jsonl")
+python3 - "$link" <<'PY' || fail "the link record: $link"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["record"] == "link" and r["probe"] == "bandwidth" and r["rank"] == 0, r
+assert r["status"] == "skipped" and r["skipped_reason"] == "the device has no PCI address (host backend)", r
+for k in ("pci_bus_id", "read_while", "current_speed_gts", "max_speed_gts", "current_generation", "max_generation",
+          "current_width", "max_width", "below_max", "sysfs"):
+    assert k in r and r[k] is None, k
+PY
+[[ $(header "$work/bq.jsonl" "h['planned_records']") == 10 ]] || fail "the header plans 10 records (9 rows, the link)"
+grep -q "^# PCIe link: not read: the device has no PCI address (host backend)$" "$work/bq.txt" ||
+  fail "no link line under the table"
 [[ $(header "$work/bq.jsonl" "h['config']['reps']") == 2 ]] || fail "the header's config has --reps"
 grep -q "load copy-d2h" "$work/bq.txt" || fail "--quiet: no table on stdout"
 "$hp" show "$work/bq.jsonl" >"$work/bq-show.txt"
 diff "$work/bq-show.txt" "$work/bq.txt" || fail "the live table differs from hetprobe show's"
 
-# Without --quiet: a progress line per row, the last one [9/9].
+# Without --quiet: a progress line per record, the last one [10/10], the link's.
 "$hp" bandwidth "${small[@]}" --out "$work/bp.jsonl" >/dev/null 2>"$work/bp.err"
-grep -Eq "^\[9/9\] bandwidth load copy-d2h: median [0-9.]+ GB/s  elapsed [0-9]+:[0-9]{2}$" "$work/bp.err" ||
+grep -Eq "^\[9/10\] bandwidth load copy-d2h: median [0-9.]+ GB/s  elapsed [0-9]+:[0-9]{2}  ETA [0-9]+:[0-9]{2}$" \
+  "$work/bp.err" || fail "no progress line for the last row: $(cat "$work/bp.err")"
+grep -Eq "^\[10/10\] PCIe link: skipped  elapsed [0-9]+:[0-9]{2}$" "$work/bp.err" ||
   fail "no last progress line: $(cat "$work/bp.err")"
 grep -q "results in $work/bp.jsonl" "$work/bp.err" || fail "no 'results in' line"
 
 # Two ranks, two host devices, no --gpu: rank r measures device r; rank 1's records follow rank 0's.
 HETPROBE_HOST_DEVICES=2 "${mpiexec[@]}" -n 2 "$hp" bandwidth "${small[@]}" --quiet --out "$work/bm.jsonl" >/dev/null
 [[ $(grepc '"record":"point".*"rank":1' "$work/bm.jsonl") == 9 ]] || fail "mpirun: rank 1's 9 records missing"
+[[ $(grepc '"record":"link".*"rank":1' "$work/bm.jsonl") == 1 ]] || fail "mpirun: rank 1's link record missing"
+"$hp" show "$work/bm.jsonl" | grep -q "^# PCIe link (rank 1): not read" || fail "show: no link line naming rank 1"
 [[ $(header "$work/bm.jsonl" "h['mpi']['ranks']") == 2 ]] || fail "mpirun: the header's mpi.ranks is not 2"
 [[ $(header "$work/bm.jsonl" "[r['device']['ordinal'] for r in h['ranks']]") == "[0, 1]" ]] ||
   fail "mpirun: the ranks' devices are not 0 and 1"

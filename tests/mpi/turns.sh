@@ -45,7 +45,7 @@ if not slow:
 if probe == "notify":
     key, value, slower = "direction", lambda x: x["roundtrip_ns"]["median"], lambda mine, other: mine > 1.5 * other
 else:
-    records = [x for x in records if x["writer"].startswith("plain")]
+    records = [x for x in records if x["record"] == "point" and x["writer"].startswith("plain")]
     key, value, slower = "writer", lambda x: x["median_gbs"], lambda mine, other: mine * 1.5 < other
 seen = True
 for k in sorted({x[key] for x in records}):
