@@ -32,20 +32,31 @@ class WorkStretch {
  public:
   explicit WorkStretch(double factor) : factor_(factor) {}
   void stretch() {
-    const Clock::time_point now = Clock::now();
-    const Clock::time_point until = now + std::chrono::duration_cast<Clock::duration>((now - since_) * (factor_ - 1));
+    Clock::time_point now = Clock::now();
+    // Less the clock read this call adds to the work (a host flag round trip
+    // is ~200 ns; a read ~30 ns): the last read below is the next mark.
+    const auto wait = std::chrono::duration_cast<Clock::duration>((now - since_) * (factor_ - 1)) - read_cost();
+    const Clock::time_point until = now + wait;
     // Long stretches sleep most of the way (a loaded machine's other threads
-    // get the CPU), then spin: a flag round trip is stretched by microseconds.
-    if (until - now > std::chrono::microseconds(200))
-      std::this_thread::sleep_until(until - std::chrono::microseconds(100));
-    while (Clock::now() < until) {
-    }
-    mark();
+    // get the CPU), then spin.
+    if (wait > std::chrono::microseconds(200)) std::this_thread::sleep_until(until - std::chrono::microseconds(100));
+    while (now < until) now = Clock::now();
+    since_ = now;
   }
   void mark() { since_ = Clock::now(); }
 
  private:
   using Clock = std::chrono::steady_clock;
+  // One Clock::now(), measured once per process.
+  static Clock::duration read_cost() {
+    static const Clock::duration cost = [] {
+      constexpr int reads = 1000;
+      const Clock::time_point t0 = Clock::now();
+      for (int i = 1; i < reads; ++i) (void)Clock::now();
+      return (Clock::now() - t0) / reads;
+    }();
+    return cost;
+  }
   double factor_;
   Clock::time_point since_ = Clock::now();
 };
