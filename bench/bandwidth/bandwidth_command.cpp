@@ -63,6 +63,7 @@ CommandFn add_bandwidth_command(CLI::App& app) {
       ->capture_default_str();
   add_timeout_option(c, o->timeout_s);
   add_session_options(c, o->session, "bandwidth");
+  add_concurrent_flag(c, o->session);
   return [o](const std::vector<std::string>& argv) {
     auto config = std::make_shared<BandwidthConfig>();
     ProbeSession session{"bandwidth",
@@ -80,6 +81,7 @@ CommandFn add_bandwidth_command(CLI::App& app) {
                          }};
     session.expected_records = [config] { return config->records(); };
     session.host_bytes = [config](const MpiContext&, const Topology&) { return config->bytes; };
+    session.ranks_take_turns = true;
     return run_session(session, o->session, argv, {});
   };
 }

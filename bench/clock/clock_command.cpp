@@ -66,24 +66,26 @@ CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
       ->capture_default_str();
   add_timeout_option(c, o->config.timeout_s);
   add_session_options(c, o->session, "clock");
+  add_concurrent_flag(c, o->session);
   return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<ClockSyncConfig>();
-    return run_session({"clock",
-                        [o, config] {
-                          *config = build_config(*o);
-                          return config->to_json();
-                        },
-                        nullptr,
-                        [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
-                          run_clock(*config, d, clock, sink);
-                        },
-                        [](const Json& header, const std::vector<Json>& records) {
-                          print_clock_table(stdout, header, records);
-                        },
-                        nullptr,
-                        // A record per fitted batch, the check batch's, the fit's.
-                        [config] { return static_cast<std::size_t>(config->batches) + 2; }},
-                       o->session, argv, env);
+    ProbeSession session{"clock",
+                         [o, config] {
+                           *config = build_config(*o);
+                           return config->to_json();
+                         },
+                         nullptr,
+                         [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
+                           run_clock(*config, d, clock, sink);
+                         },
+                         [](const Json& header, const std::vector<Json>& records) {
+                           print_clock_table(stdout, header, records);
+                         },
+                         nullptr,
+                         // A record per fitted batch, the check batch's, the fit's.
+                         [config] { return static_cast<std::size_t>(config->batches) + 2; }};
+    session.ranks_take_turns = true;
+    return run_session(session, o->session, argv, env);
   };
 }
 

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -30,6 +31,12 @@ void add_session_options(CLI::App* c, SessionOptions& o, const std::string& prob
   add_quiet_flag(c, o.quiet);
 }
 
+void add_concurrent_flag(CLI::App* c, SessionOptions& o) {
+  c->add_flag("--concurrent", o.concurrent,
+              "Measure on every rank at once; without it ranks measure one after another (rank 0 first), so "
+              "devices do not disturb each other");
+}
+
 namespace {
 
 // What a session needs before it measures: checked config, clock, topology,
@@ -51,15 +58,41 @@ void prepare(Prepared& p, const ProbeSession& session, const SessionOptions& o, 
   if (session.device_config) p.config = session.device_config();
 }
 
-Json session_header(const Prepared& p, const ProbeSession& session, const std::vector<std::string>& argv,
-                    const MpiContext& mpi, bool resumed, const PinnedBuffer* pinned) {
+// Ranks measure one after another: the probe has turns and --concurrent was not given.
+bool in_turn(const ProbeSession& session, const SessionOptions& o) { return session.ranks_take_turns && !o.concurrent; }
+
+Json session_header(const Prepared& p, const ProbeSession& session, const SessionOptions& o,
+                    const std::vector<std::string>& argv, const MpiContext& mpi, bool resumed,
+                    const PinnedBuffer* pinned) {
   const Json placement = pinned != nullptr ? placement_json(p.placement, *p.topo, pinned->host(), pinned->size())
                                            : placement_json(p.placement, *p.topo);
   Json header = run_header({session.probe, argv, p.placement.device_choice, p.config, resumed, placement,
                             p.topo->describe().to_json()},
                            *p.placement.device, mpi, *p.clock);
   if (session.expected_records) header["planned_records"] = session.expected_records();
+  if (session.ranks_take_turns && mpi.rank == 0) header["ranks_in_turn"] = in_turn(session, o);
   return header;
+}
+
+double unix_seconds_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Where ranks may take turns, a record says when its rank began measuring and
+// when the record was finished (wall clock, comparable across a node's ranks):
+// turns that do not overlap are seen in the file.
+void stamp_times(Json& record, const ProbeSession& session, double rank_started_unix_s) {
+  if (!session.ranks_take_turns) return;
+  record["rank_started_unix_s"] = rank_started_unix_s;
+  record["finished_unix_s"] = unix_seconds_now();
+}
+
+// Rank 0, before turn `turn`: who measures now (rank 0's own turn is announced too).
+void announce_turn(const ProbeSession& session, const Json& header, int turn) {
+  const Json& device = header.at("ranks").at(turn).at("device");
+  std::fprintf(stderr, "hetprobe %s: turn %d of %zu: rank %d measures %s device %d (%s)\n", session.probe.c_str(),
+               turn + 1, header.at("ranks").size(), turn, device.at("backend").get<std::string>().c_str(),
+               device.at("ordinal").get<int>(), device.at("name").get<std::string>().c_str());
 }
 
 // The Python module's path: this process alone, records kept in memory, the
@@ -82,11 +115,13 @@ int run_captured(const ProbeSession& session, const SessionOptions& o, const std
     }
   } release{session};
   const PinnedBuffer* pinned = session.allocate ? session.allocate(*p.placement.device, *p.topo, mpi) : nullptr;
-  capture.header = session_header(p, session, argv, mpi, false, pinned);
+  capture.header = session_header(p, session, o, argv, mpi, false, pinned);
   capture.records.clear();
+  const double started = unix_seconds_now();
   session.measure(*p.placement.device, *p.clock, mpi, [&](const Json& record) {
     Json r = record;
     if (session.rank_field) r["rank"] = 0;
+    stamp_times(r, session, started);
     capture.records.push_back(std::move(r));
     if (capture.on_record) capture.on_record(capture.records.back());
   });
@@ -172,7 +207,7 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   const std::size_t done = session.take_done ? session.take_done(broadcast_string(mpi, done_text)) : 0;
   Device* device = p.placement.device.get();
   const std::string& why = p.placement.device_choice;
-  const Json header = session_header(p, session, argv, mpi, done > 0, pinned);
+  const Json header = session_header(p, session, o, argv, mpi, done > 0, pinned);
   if (mpi.rank == 0) {
     writer->write(header);
     if (session.begin) session.begin(header, path, done);
@@ -187,24 +222,41 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
                             : session.expected_records ? session.expected_records()
                                                        : 0;
   Progress progress(total, done);
-  try {
-    session.measure(*device, *p.clock, mpi, [&](const Json& record) {
-      Json r = record;
-      if (session.rank_field) r["rank"] = mpi.rank;
-      if (mpi.rank == 0) {
-        writer->write(r);
-        if (session.on_record) session.on_record(r);
-        // Counted also under --quiet: an error says how far the run came.
-        const std::string label = session.progress_label ? session.progress_label(r) : record_label(r);
-        if (!label.empty()) {
-          const std::string line = progress.finished(label);
-          if (!o.quiet) std::fprintf(stderr, "%s\n", line.c_str());
-        }
+  double started = 0;  // when this rank began measuring
+  const RecordSink sink = [&](const Json& record) {
+    Json r = record;
+    if (session.rank_field) r["rank"] = mpi.rank;
+    stamp_times(r, session, started);
+    if (mpi.rank == 0) {
+      writer->write(r);
+      if (session.on_record) session.on_record(r);
+      // Counted also under --quiet: an error says how far the run came.
+      const std::string label = session.progress_label ? session.progress_label(r) : record_label(r);
+      if (!label.empty()) {
+        const std::string line = progress.finished(label);
+        if (!o.quiet) std::fprintf(stderr, "%s\n", line.c_str());
       }
-      mine.push_back(std::move(r));
-      throw_if_interrupted();  // after the write: a record finished before Ctrl-C is kept
-    });
-    interruptible_barrier(mpi);  // a rank done first waits here, where Ctrl-C reaches it
+    }
+    mine.push_back(std::move(r));
+    throw_if_interrupted();  // after the write: a record finished before Ctrl-C is kept
+  };
+  const auto measure = [&] {
+    started = unix_seconds_now();
+    session.measure(*device, *p.clock, mpi, sink);
+  };
+  try {
+    if (in_turn(session, o)) {
+      // A rank waiting for its turn (or done with it) waits in the barrier,
+      // asleep and where Ctrl-C reaches it.
+      for (int turn = 0; turn < mpi.size; ++turn) {
+        if (mpi.rank == 0 && !o.quiet && mpi.size > 1) announce_turn(session, header, turn);
+        if (turn == mpi.rank) measure();
+        interruptible_barrier(mpi);
+      }
+    } else {
+      measure();
+      interruptible_barrier(mpi);  // a rank done first waits here, where Ctrl-C reaches it
+    }
   } catch (const Error& e) {
     // Another rank may be waiting inside MPI: end the whole job, once.
     std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi.host.c_str(), mpi.rank, to_string(e.kind()),

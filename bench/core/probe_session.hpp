@@ -28,10 +28,13 @@ struct SessionOptions {
   std::string clock = "auto";
   std::string bind = "near-gpu";
   bool quiet = false;
-  bool resume = false;  // --resume, where the probe has it (ProbeSession::read_done)
+  bool resume = false;      // --resume, where the probe has it (ProbeSession::read_done)
+  bool concurrent = false;  // --concurrent, where the ranks take turns (ProbeSession::ranks_take_turns)
 };
 
 void add_session_options(CLI::App* command, SessionOptions& options, const std::string& probe);
+// --concurrent, for the probes whose ranks take turns (ProbeSession::ranks_take_turns).
+void add_concurrent_flag(CLI::App* command, SessionOptions& options);
 
 struct ProbeSession {
   std::string probe;
@@ -86,6 +89,13 @@ struct ProbeSession {
   // Records carry the rank that measured them; off where rank 0 makes every
   // record (interference).
   bool rank_field = true;
+  // Each rank measures its own device (notify, clock, bandwidth): one rank
+  // after another, rank 0 first, with a barrier between turns, so devices do
+  // not disturb each other (a shared link, a shared CPU, the node's power);
+  // --concurrent measures on every rank at once. The header says which
+  // (ranks_in_turn), and every record when its rank began measuring and when
+  // it was finished (rank_started_unix_s, finished_unix_s).
+  bool ranks_take_turns = false;
 };
 
 // Collective: runs the steps in order on every rank, agreeing after each one

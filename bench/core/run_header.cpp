@@ -14,7 +14,7 @@ namespace hetprobe {
 namespace {
 
 Json device_json(const DeviceInfo& d) {
-  return Json{{"backend", d.backend},
+  Json device{{"backend", d.backend},
               {"ordinal", d.ordinal},
               {"name", d.name},
               {"pci_bus_id", d.pci_bus_id.empty() ? Json(nullptr) : Json(d.pci_bus_id)},
@@ -27,6 +27,9 @@ Json device_json(const DeviceInfo& d) {
               {"timer_tick_ns", d.timer_tick_ns},
               {"managed_concurrent_access", d.managed_concurrent},
               {"pinned_memory_page_locked", d.page_locked}};
+  // Only on a device slowed on purpose: its numbers are not a real device's.
+  if (d.simulated_slowdown != 1) device["simulated_slowdown"] = d.simulated_slowdown;
+  return device;
 }
 
 Json rank_json(const MpiContext& mpi, const Device& device, const Json& placement) {

@@ -85,22 +85,25 @@ CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
   add_warmup_option(c, o->numbers.warmup, "Untimed exchanges before each timed set");
   add_timeout_option(c, o->numbers.timeout_s);
   add_session_options(c, o->session, "notify");
+  add_concurrent_flag(c, o->session);
   return [o, env](const std::vector<std::string>& argv) {
     auto config = std::make_shared<NotifyConfig>();
-    return run_session({"notify",
-                        [o, config] {
-                          *config = build_config(*o);
-                          return config->to_json();
-                        },
-                        [config](const Device& d) { check_notify_config(*config, d.info()); },
-                        [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
-                          run_notify(*config, d, clock, sink);
-                        },
-                        [](const Json& header, const std::vector<Json>& records) {
-                          print_notify_tables(stdout, header, records);
-                        },
-                        nullptr, [config] { return expected_records(*config); }},
-                       o->session, argv, env);
+    ProbeSession session{"notify",
+                         [o, config] {
+                           *config = build_config(*o);
+                           return config->to_json();
+                         },
+                         [config](const Device& d) { check_notify_config(*config, d.info()); },
+                         [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
+                           run_notify(*config, d, clock, sink);
+                         },
+                         [](const Json& header, const std::vector<Json>& records) {
+                           print_notify_tables(stdout, header, records);
+                         },
+                         nullptr,
+                         [config] { return expected_records(*config); }};
+    session.ranks_take_turns = true;
+    return run_session(session, o->session, argv, env);
   };
 }
 

@@ -67,6 +67,10 @@ struct DeviceInfo {
   std::vector<FlagPlacement> flag_placements;  // where alloc_flags can put a flag
   std::vector<LaunchMechanism> launch_mechanisms;  // what make_launch_engine's engine can time; none on host
   bool copy_engine = false;                        // copies run on a DMA engine beside kernels
+  // 1 for a real device. Above 1: a host backend device whose engines are made
+  // this many times slower on purpose (HETPROBE_HOST_SLOW, a test option), so
+  // a comparison of devices has an outlier; written into the results header.
+  double simulated_slowdown = 1;
 
   bool has_flag_placement(FlagPlacement p) const;
 };

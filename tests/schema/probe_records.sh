@@ -23,7 +23,9 @@ run() { "$@" >/dev/null || { echo "FAIL: $*"; exit 1; }; }
 
 run "$hp" notify --device host --exchanges 100 --mechanism-samples 20 --overhead-samples 3 --overhead-ops 100 \
   --warmup 2 --orders volatile --quiet --out "$work/notify.jsonl"
-run "$hp" clock --device host --span 0.3 --batches 2 --check-after 0.1 --samples 20 --quiet --out "$work/clock.jsonl"
+# The clock on a device slowed on purpose: its header says so (simulated_slowdown).
+HETPROBE_HOST_SLOW=0:2 run "$hp" clock --device host --span 0.3 --batches 2 --check-after 0.1 --samples 20 --quiet \
+  --out "$work/clock.jsonl"
 run "$hp" bandwidth --device host --size 1MiB --reps 2 --duration 0.01 --load write,copy-d2h --out "$work/bandwidth.jsonl"
 # Interference: the loads (host_memory first), the receiver's writer and loads, and the paper's writer with its timeline.
 run "${mpiexec[@]}" -n 2 "$hp" interference --device host --sizes 1KiB --reps 3 --warmup 1 --access stream \

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -53,6 +55,32 @@ int host_device_count(std::string& why_none) {
   return static_cast<int>(n);
 }
 
+// HETPROBE_HOST_SLOW=ORDINAL:FACTOR (a test option): host device ORDINAL's
+// signal, writer and load engines run FACTOR times slower (WorkStretch), so a
+// comparison of devices has an outlier to flag. The factor of device
+// `ordinal` (1 when not slowed); a usage Error for bad text.
+double host_slowdown(int ordinal, int devices) {
+  const char* text = std::getenv("HETPROBE_HOST_SLOW");
+  if (text == nullptr || *text == '\0') return 1;
+  const std::string given = std::string("HETPROBE_HOST_SLOW=") + text;
+  char* end = nullptr;
+  const long slowed = std::strtol(text, &end, 10);
+  double factor = 0;
+  if (end != text && *end == ':') {
+    const char* number = end + 1;
+    factor = std::strtod(number, &end);
+    if (end == number || *end != '\0') factor = 0;
+  }
+  if (!(std::isfinite(factor) && factor > 1 && factor <= 100) || slowed < 0 || slowed > 64)
+    throw usage_error(given +
+                      " is not ORDINAL:FACTOR (a host device and how many times slower it runs, above 1 "
+                      "and at most 100; e.g. 1:2)");
+  if (slowed >= devices)
+    throw usage_error(given + ": the host backend has devices 0 to " + std::to_string(devices - 1) +
+                      " (HETPROBE_HOST_DEVICES)");
+  return slowed == ordinal ? factor : 1;
+}
+
 // No copy engine here: the copy happens in the call.
 class HostCopyEngine final : public CopyEngine {
  public:
@@ -77,6 +105,13 @@ class HostDevice final : public Device {
     info_.timer_counts_ns = true;     // steady_clock counts nanoseconds
     info_.cooperative_launch = true;  // stacked: threads meeting at a barrier
     info_.flag_placements = {FlagPlacement::pinned};
+    std::string why_none;
+    info_.simulated_slowdown = host_slowdown(ordinal, host_device_count(why_none));
+    if (info_.simulated_slowdown != 1) {
+      char suffix[64];
+      std::snprintf(suffix, sizeof suffix, " (slowed x%g by HETPROBE_HOST_SLOW)", info_.simulated_slowdown);
+      info_.name += suffix;
+    }
     info_.timer_hz = 1e9;
     info_.timer_tick_ns = calibrate_timer_once(info_.backend, ordinal, [this] {
                             auto engine = make_signal_engine();

@@ -66,6 +66,23 @@ struct HostLoadWorker : HostReporterOps {
   std::uint64_t load_byte(const unsigned char* p) { return *static_cast<const volatile unsigned char*>(p); }
 };
 
+// A worker of a slowed device: run_load_worker() calls sync_lanes() before
+// and after each chunk, so waiting there (factor - 1) x the time worked since
+// the last one moves the data factor times slower; its pacing pauses and its
+// wait for the go are idle time, not stretched.
+struct SlowedLoadWorker : HostLoadWorker {
+  WorkStretch work;
+  void sync_lanes() { work.stretch(); }
+  void pause(std::uint64_t ns) {
+    HostLoadWorker::pause(ns);
+    work.mark();
+  }
+  void relax() {
+    HostLoadWorker::relax();
+    work.mark();
+  }
+};
+
 class HostLoadEngine final : public LoadEngine {
  public:
   HostLoadEngine(Device& device) : LoadEngine(device, device.alloc_pinned(control_and_ring_bytes())) {}
@@ -101,11 +118,17 @@ class HostLoadEngine final : public LoadEngine {
       HostReporterOps ops;
       run_load_reporter(ops, args);
     });
+    const double slowdown = device_.info().simulated_slowdown;
     for (long long w = 0; w < s.workers; ++w)
-      threads_.emplace_back([args, w, n = s.workers, cpus] {
+      threads_.emplace_back([args, w, n = s.workers, cpus, slowdown] {
         bind_current_thread(cpus);
         HostLoadWorker worker{{}, static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(n)};
-        run_load_worker(worker, args);
+        if (slowdown != 1) {
+          SlowedLoadWorker slowed{worker, WorkStretch(slowdown)};
+          run_load_worker(slowed, args);
+        } else {
+          run_load_worker(worker, args);
+        }
       });
   }
 
@@ -122,10 +145,12 @@ class HostLoadEngine final : public LoadEngine {
     std::vector<std::byte> far(kind == LoadKind::copy_d2h || kind == LoadKind::copy_h2d ? bytes : 0);
     std::atomic<std::uint64_t> sink{0};
     HostSignalOps clock;
+    const double slowdown = device_.info().simulated_slowdown;
     const std::uint64_t t0 = clock.timer();
     std::vector<std::thread> team;
     for (int r = 0; r < n; ++r)
       team.emplace_back([&, r] {
+        WorkStretch work(slowdown);  // a slowed device: this thread's pass takes `slowdown` times as long
         const std::uint64_t lo = bytes * r / n, hi = bytes * (r + 1) / n;
         auto* t = reinterpret_cast<unsigned char*>(target);
         if (kind == LoadKind::write) {
@@ -139,6 +164,7 @@ class HostLoadEngine final : public LoadEngine {
         } else {
           std::memcpy(far.data() + lo, t + lo, hi - lo);
         }
+        if (slowdown != 1) work.stretch();
       });
     for (auto& t : team) t.join();
     return static_cast<double>(clock.timer() - t0) * 1e-9;

@@ -10,6 +10,26 @@ namespace hetprobe::host_backend {
 
 namespace {
 
+// The device thread of a slowed device: each flag store waits (factor - 1) x
+// the time since its previous store (or since the task began) first, so the
+// thread's cycle, its waits for the host included, takes factor times as long:
+// notify's round trips and clock's ping-pong show it.
+struct SlowedSignalOps : HostSignalOps {
+  WorkStretch work;
+  void store_volatile(unsigned long long* p, unsigned long long v) {
+    work.stretch();
+    HostSignalOps::store_volatile(p, v);
+  }
+  void store_relaxed(unsigned long long* p, unsigned long long v) {
+    work.stretch();
+    HostSignalOps::store_relaxed(p, v);
+  }
+  void store_release(unsigned long long* p, unsigned long long v) {
+    work.stretch();
+    HostSignalOps::store_release(p, v);
+  }
+};
+
 class HostSignalEngine final : public SignalEngine {
  public:
   HostSignalEngine(const Device& device, PinnedBuffer result)
@@ -23,7 +43,13 @@ class HostSignalEngine final : public SignalEngine {
  protected:
   void launch(const SignalArgs& args) override {
     abandoned_.store(false, std::memory_order_release);
-    thread_ = std::thread([this, args] {
+    const double slowdown = device_.info().simulated_slowdown;
+    thread_ = std::thread([this, args, slowdown] {
+      if (slowdown != 1) {
+        SlowedSignalOps ops{{&abandoned_}, WorkStretch(slowdown)};
+        run_signal(ops, args);
+        return;
+      }
       HostSignalOps ops{&abandoned_};
       run_signal(ops, args);
     });

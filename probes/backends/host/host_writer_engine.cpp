@@ -30,6 +30,18 @@ struct HostTeam : HostSignalOps {
   void write_shared(unsigned long long* p, unsigned long long v) { store_release(p, v); }
 };
 
+// A thread of a slowed device's writer: run_writer() meets at sync() after
+// the payload and after each pass, so waiting there first (factor - 1) x the
+// time worked since the last meeting makes every pass factor times as long.
+struct SlowedHostTeam : HostTeam {
+  WorkStretch work;
+  void sync() {
+    work.stretch();
+    HostTeam::sync();
+    work.mark();  // the wait for the team is not work
+  }
+};
+
 class HostWriterEngine final : public WriterEngine {
  public:
   HostWriterEngine(const Device& device, PinnedBuffer control)
@@ -57,10 +69,16 @@ class HostWriterEngine final : public WriterEngine {
                        shared_->broadcast,
                        task.epoch,
                        static_cast<std::uint64_t>(task.timeout_s * device_.info().timer_hz)};
+    const double slowdown = device_.info().simulated_slowdown;
     for (int r = 0; r < n; ++r)
-      threads_.emplace_back([this, r, n] {
+      threads_.emplace_back([this, r, n, slowdown] {
         HostTeam team{{}, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n), shared_.get()};
-        run_writer(team, args_);
+        if (slowdown != 1) {
+          SlowedHostTeam slowed{team, WorkStretch(slowdown)};
+          run_writer(slowed, args_);
+        } else {
+          run_writer(team, args_);
+        }
       });
   }
 
