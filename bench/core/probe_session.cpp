@@ -244,14 +244,32 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
     started = unix_seconds_now();
     session.measure(*device, *p.clock, mpi, sink);
   };
+  // Rank 0: the other ranks' records, written after they arrive.
+  std::vector<Json> others;
+  const auto collect = [&](bool mine_to_send) {
+    std::string packed;
+    if (mpi.rank != 0 && mine_to_send)
+      for (const Json& r : mine) packed += r.dump() + "\n";
+    const auto all = gather_strings(mpi, packed);
+    if (mpi.rank != 0) return;
+    for (std::size_t rank = 1; rank < all.size(); ++rank) {
+      std::size_t start = 0;
+      for (std::size_t end; (end = all[rank].find('\n', start)) != std::string::npos; start = end + 1) {
+        others.push_back(Json::parse(all[rank].substr(start, end - start)));
+        writer->write(others.back());
+      }
+    }
+  };
   try {
     if (in_turn(session, o)) {
       // A rank waiting for its turn (or done with it) waits in the barrier,
-      // asleep and where Ctrl-C reaches it.
+      // asleep and where Ctrl-C reaches it. Each turn's records reach the
+      // file before the next turn starts, so a run stopped later keeps them.
       for (int turn = 0; turn < mpi.size; ++turn) {
         if (mpi.rank == 0 && !o.quiet && mpi.size > 1) announce_turn(session, header, turn);
         if (turn == mpi.rank) measure();
         interruptible_barrier(mpi);
+        if (turn > 0) collect(turn == mpi.rank);
       }
     } else {
       measure();
@@ -271,20 +289,11 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
     std::fflush(nullptr);
     MPI_Abort(MPI_COMM_WORLD, exit_code_for(e.kind()));
   }
-  // The other ranks' records, written by rank 0 after its own.
-  std::string packed;
-  if (mpi.rank != 0)
-    for (const Json& r : mine) packed += r.dump() + "\n";
-  const auto all = gather_strings(mpi, packed);
+  // Without turns, the other ranks' records are written by rank 0 after its own.
+  if (!in_turn(session, o)) collect(true);
   if (mpi.rank == 0) {
     std::vector<Json> records = mine;
-    for (std::size_t rank = 1; rank < all.size(); ++rank) {
-      std::size_t start = 0;
-      for (std::size_t end; (end = all[rank].find('\n', start)) != std::string::npos; start = end + 1) {
-        records.push_back(Json::parse(all[rank].substr(start, end - start)));
-        writer->write(records.back());
-      }
-    }
+    records.insert(records.end(), others.begin(), others.end());
     session.print(header, records);
     if (!o.quiet) std::fprintf(stderr, "hetprobe %s: results in %s\n", session.probe.c_str(), path.c_str());
   }
