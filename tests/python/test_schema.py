@@ -37,9 +37,7 @@ UNITS = {
 }
 # Record types no committed file holds, and where they are made instead (tests/schema/probe_records.sh
 # writes every one on the host backend).
-ONLY_ELSEWHERE: dict[tuple[str, str], str] = {
-    ("bandwidth", "link"): "tests/schema/probe_records.sh (bandwidth on the host backend: a skipped link record)",
-}
+ONLY_ELSEWHERE: dict[tuple[str, str], str] = {}
 
 
 def _errors(record: dict) -> list[str]:
