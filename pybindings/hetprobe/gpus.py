@@ -373,22 +373,27 @@ def node_anomalies(table: pd.DataFrame, tolerance: float = DEFAULT_TOLERANCE) ->
                 reference, kind, name = float(values.median()), "node median", "the node's median"
             if reference <= 0:
                 continue
-            deviation = value / reference - 1
-            if _worse(metric, deviation, tolerance):
-                out.append(
-                    _anomaly(
-                        row,
-                        metric,
-                        value,
-                        reference,
-                        kind,
-                        deviation,
-                        tolerance,
-                        f"{metric.label} {_num(value)} {metric.unit} is {_by(deviation)} {name} {_num(reference)} "
-                        f"{metric.unit} (tolerance {tolerance_text(tolerance)})",
-                    )
-                )
+            if found := _if_worse(row, metric, value, reference, kind, name, tolerance):
+                out.append(found)
     return sorted(out + link_anomalies(table), key=lambda a: a["gpu"])
+
+
+def _if_worse(row, metric, value: float, reference: float, kind: str, name: str, tolerance: float) -> dict | None:
+    """The anomaly of `value` against `reference` (`name` in the message), or None within tolerance."""
+    deviation = value / reference - 1
+    if not _worse(metric, deviation, tolerance):
+        return None
+    return _anomaly(
+        row,
+        metric,
+        value,
+        reference,
+        kind,
+        deviation,
+        tolerance,
+        f"{metric.label} {_num(value)} {metric.unit} is {_by(deviation)} {name} {_num(reference)} "
+        f"{metric.unit} (tolerance {tolerance_text(tolerance)})",
+    )
 
 
 def baseline_anomalies(
@@ -423,21 +428,8 @@ def baseline_anomalies(
                         )
                     )
                 continue
-            deviation = value / reference - 1
-            if _worse(metric, deviation, tolerance):
-                out.append(
-                    _anomaly(
-                        row,
-                        metric,
-                        value,
-                        reference,
-                        "baseline",
-                        deviation,
-                        tolerance,
-                        f"{metric.label} {_num(value)} {metric.unit} is {_by(deviation)} the baseline's "
-                        f"{_num(reference)} {metric.unit} (tolerance {tolerance_text(tolerance)})",
-                    )
-                )
+            if found := _if_worse(row, metric, value, reference, "baseline", "the baseline's", tolerance):
+                out.append(found)
     return out
 
 
