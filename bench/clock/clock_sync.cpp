@@ -109,14 +109,9 @@ std::vector<ClockSample> sync_batch(Device& device, SignalEngine& engine, const 
   t.count = static_cast<std::uint64_t>(n);
   t.first = 1;
   t.timeout_s = timeout_s;
-  engine.start(t);
+  const SignalTaskScope task = engine.start(t);  // on an exception it ends before the flags are freed
   std::vector<ClockSample> out;
-  try {
-    with_order(order, [&](auto o) { out = host_side<decltype(o)::value>(clock, go, slot, 1, n, timeout_s); });
-  } catch (...) {
-    (void)engine.join();  // it gives up by itself; the flags must outlive it
-    throw;
-  }
+  with_order(order, [&](auto o) { out = host_side<decltype(o)::value>(clock, go, slot, 1, n, timeout_s); });
   if (engine.join().timed_out) throw Error(ErrorKind::timeout, "the device's clock-sync thread timed out");
   return out;
 }

@@ -350,12 +350,12 @@ class Exchange {
 
   const HaloConfig& c_;
   const HaloLayout& l_;
+  HaloMemory m_;  // declared before the engines: a kernel still running on unwinding ends before it is freed
   std::unique_ptr<HaloEngine> halo_;
   std::unique_ptr<CopyEngine> copies_;  // staging through the copy engine only
   const MpiContext& mpi_;
   const HostClock& clock_;
   std::uint64_t long_bytes_;
-  HaloMemory m_;
 };
 
 double median_of(std::vector<double> v) { return v.empty() ? 0 : summarize(v).median; }

@@ -342,13 +342,13 @@ class PointRunner {
 
   const InterferenceConfig& cfg_;
   Device& dev_;
+  PinnedBuffer payload_[2];  // the point's two payloads, in device memory; they outlive the engines that use them
   std::unique_ptr<WriterEngine> writer_;
   std::unique_ptr<CopyEngine> copies_;  // the GPU's payload, copied from device memory
   LoadSet* loads_;
   const MpiContext& mpi_;
   const HostClock& clock_;
   PinnedBuffer& mem_;
-  PinnedBuffer payload_[2];        // the point's two payloads, in device memory
   SideSample last_payload_write_;  // the GPU's write of the last payload
 };
 

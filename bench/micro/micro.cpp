@@ -84,7 +84,7 @@ void BM_DeviceTimerRead(benchmark::State& state) {
     SignalTask t;
     t.kind = SignalKind::tick;
     t.count = 1024;
-    g_signals->start(t);
+    const SignalTaskScope task = g_signals->start(t);
     const SignalOutcome out = g_signals->join();
     state.SetIterationTime(static_cast<double>(out.t_end_ticks - out.t_start_ticks) / g_device->info().timer_hz);
   }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "bench/core/errors.hpp"
@@ -136,6 +137,7 @@ Json device_timed_summary(const std::vector<double>& ns, double total_tick_ns, d
 
 void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json base) {
   SignalTask poller;
+  std::optional<SignalTaskScope> polling;
   if (contended) {
     poller.kind = SignalKind::poll;
     poller.order = o.gpu;
@@ -143,7 +145,7 @@ void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
     poller.stop = f.dev(2 * 4096);
     poller.first = ++s.seq;
     poller.timeout_s = s.config.timeout_s;
-    s.signals.start(poller);
+    polling.emplace(s.signals.start(poller));
     std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let the poller start
   }
   std::vector<std::uint64_t> ticks;
@@ -234,7 +236,7 @@ std::vector<std::uint64_t> cpu_gpu_cpu(Setup& s, OrderPair o, const FlagPair& f,
   echo.count = static_cast<std::uint64_t>(n + warmup);
   echo.timeout_s = s.config.timeout_s;
   s.seq += echo.count;
-  s.signals.start(echo);
+  const SignalTaskScope echoing = s.signals.start(echo);
   std::vector<std::uint64_t> ticks;
   with_order(o.cpu, [&](auto order) {
     ticks = host_initiated<decltype(order)::value>(s, f, echo.first, n + warmup, s.config.timeout_s);
@@ -258,7 +260,7 @@ std::vector<std::uint64_t> gpu_cpu_gpu(Setup& s, OrderPair o, const FlagPair& f,
   init.count = count;
   init.timeout_s = s.config.timeout_s;
   s.seq += count;
-  s.signals.start(init);
+  const SignalTaskScope initiating = s.signals.start(init);
   with_order(o.cpu,
              [&](auto order) { host_echo<decltype(order)::value>(f, init.first, n + warmup, s.config.timeout_s); });
   if (s.signals.join().timed_out) throw Error(ErrorKind::timeout, "the device initiator timed out");
@@ -459,7 +461,7 @@ std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, uns
   t.to_device = flag;
   t.count = static_cast<std::uint64_t>(ops);
   t.timeout_s = timeout_s;
-  signals.start(t);
+  const SignalTaskScope task = signals.start(t);
   const SignalOutcome out = signals.join();
   return out.t_end_ticks - out.t_start_ticks;
 }

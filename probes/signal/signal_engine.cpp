@@ -12,14 +12,21 @@ SignalEngine::SignalEngine(const Device& device, SignalResult* result, SignalRes
 
 SignalEngine::~SignalEngine() = default;
 
-void SignalEngine::start(const SignalTask& task) {
+SignalTaskScope::~SignalTaskScope() {
+  if (engine_ != nullptr) engine_->end_if_running();
+}
+
+SignalTaskScope SignalEngine::start(const SignalTask& task) {
   const double hz = device_.info().timer_hz;
   *result_ = SignalResult{};
   launch(SignalArgs{task.kind, task.order, task.to_device, task.to_host, task.stop, task.samples, result_device_,
                     task.count, task.first, static_cast<std::uint64_t>(task.timeout_s * (hz > 0 ? hz : 1e9))});
+  running_ = true;
+  return SignalTaskScope(*this);
 }
 
 SignalOutcome SignalEngine::join() {
+  running_ = false;
   wait_exit();
   const SignalResult r = *result_;  // the backend's wait ordered it before us
   if (r.status != signal_status_ok && r.status != signal_status_timeout)
@@ -27,11 +34,17 @@ SignalOutcome SignalEngine::join() {
   return {r.status == signal_status_timeout, r.completed, r.t_start, r.t_end, r.value};
 }
 
+void SignalEngine::end_if_running() noexcept {
+  if (!running_) return;
+  running_ = false;
+  abandon();
+}
+
 double measure_timer_tick_ns(SignalEngine& engine, double timer_hz) {
   SignalTask t;
   t.kind = SignalKind::tick;
   t.count = 1 << 16;
-  engine.start(t);
+  const SignalTaskScope task = engine.start(t);
   const SignalOutcome o = engine.join();
   return o.value == ~0ull ? 0 : static_cast<double>(o.value) / timer_hz * 1e9;
 }

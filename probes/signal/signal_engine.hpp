@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "probes/device/device.hpp"
 #include "probes/signal/signal_protocol.hpp"
@@ -34,6 +35,24 @@ struct SignalOutcome {
   std::uint64_t value = 0;
 };
 
+class SignalEngine;
+
+// The scope of a started task. The task may use memory declared before it;
+// leaving the scope without join() (an exception unwinding) ends the task and
+// waits for it, so that it never touches that memory after it is freed.
+class [[nodiscard]] SignalTaskScope {
+ public:
+  explicit SignalTaskScope(SignalEngine& engine) : engine_(&engine) {}
+  ~SignalTaskScope();
+  SignalTaskScope(SignalTaskScope&& other) noexcept : engine_(std::exchange(other.engine_, nullptr)) {}
+  SignalTaskScope(const SignalTaskScope&) = delete;
+  SignalTaskScope& operator=(const SignalTaskScope&) = delete;
+  SignalTaskScope& operator=(SignalTaskScope&&) = delete;
+
+ private:
+  SignalEngine* engine_;
+};
+
 class SignalEngine {
  public:
   virtual ~SignalEngine();
@@ -41,20 +60,27 @@ class SignalEngine {
   SignalEngine& operator=(const SignalEngine&) = delete;
 
   // Runs a task on one device thread and returns once it is launched. One
-  // task at a time per engine; it may run beside a writer.
-  void start(const SignalTask& task);
+  // task at a time per engine; it may run beside a writer. Keep the scope
+  // until the task is joined.
+  SignalTaskScope start(const SignalTask& task);
   // Waits for the task to end (it gives up by itself after its timeout, or
   // at once after a stop request) and returns what it did.
   SignalOutcome join();
+  // Ends a task still running (its waits give up at once) and waits for it;
+  // its result is dropped. Does nothing when no task runs.
+  void end_if_running() noexcept;
 
  protected:
   // `result` is where tasks put their result, as the host and the device see it.
   SignalEngine(const Device& device, SignalResult* result, SignalResult* result_device);
   virtual void launch(const SignalArgs& args) = 0;
   virtual void wait_exit() = 0;
+  // Makes the running task's waits give up, then waits for it; never throws.
+  virtual void abandon() noexcept = 0;
   const Device& device_;
 
  private:
+  bool running_ = false;
   SignalResult* result_;
   SignalResult* result_device_;
 };

@@ -166,7 +166,7 @@ inline MechanismSamples time_gpu_mechanism(LaunchMechanism m, const MechanismRun
       echo.first = c.seq + 1;
       echo.count = static_cast<std::uint64_t>(run.warmup + run.samples);
       echo.timeout_s = timeout;
-      c.echo.start(echo);
+      const SignalTaskScope echoing = c.echo.start(echo);
       MechanismSamples out = sample_mechanism(
           c, run, [&](unsigned long long seq) { *c.copy_source = seq; },
           [&](unsigned long long) {

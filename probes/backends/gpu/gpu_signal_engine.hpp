@@ -47,6 +47,12 @@ class GpuSignalEngine final : public SignalEngine {
 
   void wait_exit() override { waits_.join(stream_); }
 
+  void abandon() noexcept override {
+    (void)HP_RT(SetDevice)(device_.info().ordinal);
+    waits_.abandon_if_busy(stream_);
+    (void)HP_RT(StreamSynchronize)(stream_);
+  }
+
  private:
   SignalResult* result_;
   GpuWaits waits_;

@@ -59,6 +59,11 @@ class HostSignalEngine final : public SignalEngine {
     if (thread_.joinable()) thread_.join();
   }
 
+  void abandon() noexcept override {
+    abandoned_.store(true, std::memory_order_release);
+    if (thread_.joinable()) thread_.join();
+  }
+
  private:
   PinnedBuffer result_;
   std::thread thread_;
