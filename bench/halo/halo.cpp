@@ -11,6 +11,7 @@
 #include "bench/clock/clock_sync.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
+#include "bench/core/sizes.hpp"
 #include "bench/core/stats.hpp"
 #include "probes/copy/copy_engine.hpp"
 #include "probes/halo/halo_engine.hpp"
@@ -18,12 +19,21 @@
 
 namespace hetprobe {
 
+Json halo_parts_json(std::uint64_t part_bytes) {
+  if (part_bytes == kHaloPartsAuto) return "auto";
+  if (part_bytes == kHaloWholeMessages) return "whole";
+  return part_bytes;
+}
+
 std::string HaloSetup::label() const {
   const bool baseline = variant == HaloVariant::baseline;
   return std::string(to_string(variant)) + (blocking_send ? " send " : " isend ") +
          (baseline ? (testany ? "testany" : "waitall") : to_string(signal)) + " " + to_string(staging) + " " +
          std::to_string(threads_per_block) + "t" +
-         (poll_pause_ns > 0 ? " pause " + std::to_string(poll_pause_ns) + "ns" : "");
+         (poll_pause_ns > 0 ? " pause " + std::to_string(poll_pause_ns) + "ns" : "") +
+         (part_bytes == kHaloWholeMessages ? " whole"
+          : part_bytes != kHaloPartsAuto   ? " part " + format_size(part_bytes)
+                                           : "");
 }
 
 std::vector<HaloSetup> HaloConfig::setups() const {
@@ -31,30 +41,35 @@ std::vector<HaloSetup> HaloConfig::setups() const {
   for (int threads : threads_per_block)
     for (HaloVariant v : variants)
       for (bool blocking : blocking_sends)
-        for (HaloStaging staging : stagings) {
-          HaloSetup s{v, blocking, false, HaloSignal::channel, staging, threads, 0};
-          if (v == HaloVariant::baseline)
-            for (bool t : testanys) out.push_back((s.testany = t, s));
-          else
-            for (HaloSignal g : signals)
-              for (std::uint64_t pause : poll_pause_ns) out.push_back((s.signal = g, s.poll_pause_ns = pause, s));
-        }
+        for (HaloStaging staging : stagings)
+          for (std::uint64_t part :
+               v == HaloVariant::notify_stacked ? std::vector<std::uint64_t>{kHaloPartsAuto} : part_bytes) {
+            HaloSetup s{v, blocking, false, HaloSignal::channel, staging, threads, 0, part};
+            if (v == HaloVariant::baseline)
+              for (bool t : testanys) out.push_back((s.testany = t, s));
+            else
+              for (HaloSignal g : signals)
+                for (std::uint64_t pause : poll_pause_ns) out.push_back((s.signal = g, s.poll_pause_ns = pause, s));
+          }
   return out;
 }
 
 Json HaloConfig::to_json() const {
-  Json v = Json::array(), send = Json::array(), wait = Json::array(), sig = Json::array(), stage = Json::array();
+  Json v = Json::array(), send = Json::array(), wait = Json::array(), sig = Json::array(), stage = Json::array(),
+       parts = Json::array();
   for (auto x : variants) v.push_back(to_string(x));
   for (bool b : blocking_sends) send.push_back(b ? "send" : "isend");
   for (bool t : testanys) wait.push_back(t ? "testany" : "waitall");
   for (auto x : signals) sig.push_back(to_string(x));
   for (auto x : stagings) stage.push_back(to_string(x));
+  for (auto b : part_bytes) parts.push_back(halo_parts_json(b));
   return {{"variants", v},
           {"send", send},
           {"receive_wait", wait},
           {"signal", sig},
           {"staging", stage},
           {"threads_per_block", threads_per_block},
+          {"parts", parts},
           {"poll_pause_ns", poll_pause_ns},
           {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
           {"iterations", iterations},
@@ -72,8 +87,9 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 // Every buffer, flag and stamp of one rank's exchange, allocated once.
 struct HaloMemory {
-  PinnedBuffer send, recv, halo, control, staging, tail;  // staging (device): memcpy only; tail (device): queue
-  std::vector<std::size_t> send_at, recv_at;              // offsets into send (and staging) / recv
+  // staging and recv_staging (device): memcpy only, what pack writes and what unpack reads; tail (device): queue
+  PinnedBuffer send, recv, halo, control, staging, recv_staging, tail;
+  std::vector<std::size_t> send_at, recv_at;  // offsets into send (and staging) / recv
   HaloMessageArgs *pack_args = nullptr, *unpack_args = nullptr;
   FlagLine *send_ready = nullptr, *unpack_ready = nullptr;
   unsigned long long* queue = nullptr;  // one entry per send
@@ -96,6 +112,7 @@ HaloMemory allocate(Device& device, const HaloLayout& layout, bool staging, bool
   m.recv = device.alloc_pinned(std::max<std::size_t>(recv_total, kPage));
   m.halo = device.alloc_device(std::max<std::size_t>(recv_total, kPage));
   if (staging) m.staging = device.alloc_device(std::max<std::size_t>(send_total, kPage));
+  if (staging) m.recv_staging = device.alloc_device(std::max<std::size_t>(recv_total, kPage));
   if (queue) m.tail = device.alloc_device(128);
   const std::size_t ns = layout.sends.size(), nr = layout.recvs.size();
   const std::size_t args_bytes = round_up((ns + nr) * sizeof(HaloMessageArgs), 128);
@@ -139,7 +156,7 @@ std::uint64_t resolve_long_bytes(const HaloConfig& c, const HaloLayout& l) {
 // Raw host ticks and device stamps of one iteration, converted after the fit.
 struct RawIteration {
   std::uint64_t t0 = 0, t1 = 0;
-  std::vector<std::uint64_t> send, recv, copied;
+  std::vector<std::uint64_t> send, recv, copied, recv_copied;  // copied: memcpy staging, per send and per receive
   std::vector<HaloStamp> pack, unpack;
 };
 
@@ -158,26 +175,30 @@ class Exchange {
 
   std::uint64_t long_bytes() const { return long_bytes_; }
 
-  // Points pack at the pinned or the staging buffer and marks the stacked
-  // variant's long messages.
+  // Points pack and unpack at the pinned or the staging buffers and marks
+  // the stacked variant's long messages.
   void configure(const HaloSetup& s) {
-    const bool stacked = s.variant == HaloVariant::notify_stacked;
+    const bool stacked = s.variant == HaloVariant::notify_stacked, staged = s.staging == HaloStaging::memcpy;
     for (std::size_t i = 0; i < l_.sends.size(); ++i) {
-      std::byte* base = s.staging == HaloStaging::memcpy ? m_.staging.device() : m_.send.device();
+      std::byte* base = staged ? m_.staging.device() : m_.send.device();
       m_.pack_args[i].buffer = reinterpret_cast<unsigned char*>(base + m_.send_at[i]);
       m_.pack_args[i].whole_grid = stacked && l_.sends[i].bytes >= long_bytes_;
     }
-    for (std::size_t i = 0; i < l_.recvs.size(); ++i)
+    for (std::size_t i = 0; i < l_.recvs.size(); ++i) {
+      std::byte* base = staged ? m_.recv_staging.device() : m_.recv.device();
+      m_.unpack_args[i].buffer = reinterpret_cast<unsigned char*>(base + m_.recv_at[i]);
       m_.unpack_args[i].whole_grid = stacked && l_.recvs[i].bytes >= long_bytes_;
+    }
   }
 
-  // One iteration; returns its raw times and the shape of the pack (or stacked) launch.
-  RawIteration iterate(const HaloSetup& s, std::uint64_t iteration, WriterShape& shape) {
+  // One iteration; returns its raw times and the shapes of the pack (or stacked) and unpack launches.
+  RawIteration iterate(const HaloSetup& s, std::uint64_t iteration, HaloShape& shape, HaloShape& unpack_shape) {
     const std::size_t ns = l_.sends.size(), nr = l_.recvs.size();
     RawIteration raw;
     raw.send.assign(ns, 0);
     raw.recv.assign(nr, 0);
     raw.copied.assign(s.staging == HaloStaging::memcpy ? ns : 0, 0);
+    raw.recv_copied.assign(s.staging == HaloStaging::memcpy ? nr : 0, 0);
     std::vector<MPI_Request> recvs(nr, MPI_REQUEST_NULL), sends(ns, MPI_REQUEST_NULL);
     mpi_check(MPI_Barrier(mpi_.comm), "MPI_Barrier");
     raw.t0 = clock_.now();
@@ -201,11 +222,11 @@ class Exchange {
         halo_->join(HaloStage::pack);
         send_when_packed(s, send, raw, iteration, true);
         complete_receives(s, recvs, raw, iteration);
-        halo_->start(launch(s, HaloStage::unpack, iteration));
+        unpack_shape = halo_->start(launch(s, HaloStage::unpack, iteration));
         halo_->join(HaloStage::unpack);
         break;
       case HaloVariant::notify_stream:
-        halo_->start(launch(s, HaloStage::unpack, iteration));
+        unpack_shape = halo_->start(launch(s, HaloStage::unpack, iteration));
         shape = halo_->start(launch(s, HaloStage::pack, iteration));
         send_when_packed(s, send, raw, iteration, false);  // phase A
         complete_receives(s, recvs, raw, iteration);       // phase B
@@ -239,7 +260,9 @@ class Exchange {
                m_.dev(pack ? m_.pack_stamps : m_.unpack_stamps),
                iteration,
                0,
-               0};
+               0,
+               0,
+               nullptr};
     return a;
   }
 
@@ -247,6 +270,8 @@ class Exchange {
     HaloLaunch l;
     l.stage = which;
     l.args = args(s, which != HaloStage::unpack, iteration);
+    l.host_messages = which == HaloStage::unpack ? m_.unpack_args : m_.pack_args;
+    l.part_bytes = s.part_bytes;
     if (which == HaloStage::stacked) l.unpack = args(s, false, iteration);
     l.timeout_s = c_.timeout_s;
     l.poll_pause_ns = static_cast<double>(s.poll_pause_ns);
@@ -319,32 +344,64 @@ class Exchange {
     }
   }
 
-  // Waitall (baseline) or a Testany loop; with the notify variants, each
-  // completed receive raises its unpack-ready flag at once (phase B).
+  // Waitall (baseline) or a Testany loop; with memcpy staging each received
+  // message is copied to device memory on its own lane; with the notify
+  // variants each message's unpack-ready flag goes up as soon as it is there
+  // (received, or copied: phase B). Returns once every receive (and copy) ended.
   void complete_receives(const HaloSetup& s, std::vector<MPI_Request>& recvs, RawIteration& raw,
                          std::uint64_t iteration) {
-    const bool notify = s.variant != HaloVariant::baseline;
-    if (!notify && !s.testany) {
-      mpi_check(MPI_Waitall(static_cast<int>(recvs.size()), recvs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-      std::fill(raw.recv.begin(), raw.recv.end(), clock_.now());
-      return;
-    }
+    const bool notify = s.variant != HaloVariant::baseline, staged = s.staging == HaloStaging::memcpy;
+    const std::size_t nr = recvs.size(), lane0 = l_.sends.size();  // receive i copies on lane lane0 + i
     HostSignalOps host;
+    std::vector<char> copying(nr, 0);
+    std::size_t copies = 0;
+    auto ready = [&](std::size_t i) {
+      if (notify) host.store_release(&m_.unpack_ready[i].value, iteration);
+    };
+    auto received = [&](std::size_t i) {
+      if (!staged) return ready(i);
+      copies_->start_to_device(static_cast<int>(lane0 + i), m_.recv_staging.device() + m_.recv_at[i],
+                               m_.recv.host() + m_.recv_at[i], l_.recvs[i].bytes);
+      copying[i] = 1;
+      ++copies;
+    };
+    auto poll_copies = [&] {
+      for (std::size_t i = 0; copies > 0 && i < nr; ++i)
+        if (copying[i] && copies_->done(static_cast<int>(lane0 + i))) {
+          raw.recv_copied[i] = clock_.now();
+          copying[i] = 0;
+          --copies;
+          ready(i);
+        }
+    };
     const std::uint64_t give_up = deadline();
-    for (std::size_t left = recvs.size(); left > 0;) {
-      int index = MPI_UNDEFINED, done = 0;
-      mpi_check(MPI_Testany(static_cast<int>(recvs.size()), recvs.data(), &index, &done, MPI_STATUS_IGNORE),
-                "MPI_Testany");
-      if (done && index != MPI_UNDEFINED) {
-        raw.recv[index] = clock_.now();
-        if (notify) host.store_release(&m_.unpack_ready[index].value, iteration);
-        --left;
-      } else {
-        throw_if_interrupted();
-        if (clock_.now() > give_up)
-          throw Error(ErrorKind::timeout, std::to_string(left) + " halo receive(s) did not complete within " +
-                                              std::to_string(c_.timeout_s) + " s");
+    auto check = [&](std::size_t left, const char* what) {
+      throw_if_interrupted();
+      if (clock_.now() > give_up)
+        throw Error(ErrorKind::timeout, std::to_string(left) + " halo " + what + " did not complete within " +
+                                            std::to_string(c_.timeout_s) + " s");
+    };
+    if (!notify && !s.testany) {
+      mpi_check(MPI_Waitall(static_cast<int>(nr), recvs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      std::fill(raw.recv.begin(), raw.recv.end(), clock_.now());
+      for (std::size_t i = 0; i < nr; ++i) received(i);
+    } else {
+      for (std::size_t left = nr; left > 0;) {
+        int index = MPI_UNDEFINED, done = 0;
+        mpi_check(MPI_Testany(static_cast<int>(nr), recvs.data(), &index, &done, MPI_STATUS_IGNORE), "MPI_Testany");
+        if (done && index != MPI_UNDEFINED) {
+          raw.recv[static_cast<std::size_t>(index)] = clock_.now();
+          received(static_cast<std::size_t>(index));
+          --left;
+        } else {
+          check(left, "receive(s)");
+        }
+        poll_copies();
       }
+    }
+    for (unsigned k = 0; copies > 0; ++k) {
+      poll_copies();
+      if ((k & 0xFFF) == 0xFFF) check(copies, "receive copies to the device");
     }
   }
 
@@ -381,6 +438,7 @@ HaloRun convert(const HaloSetup& setup, const std::vector<RawIteration>& raws, c
     }
     for (std::size_t i = 0; i < nr; ++i) {
       it.recv_ns.push_back(clock.to_ns(r.recv[i]) - t0);
+      if (!r.recv_copied.empty()) it.recv_copy_end_ns.push_back(clock.to_ns(r.recv_copied[i]) - t0);
       it.unpack_start_ns.push_back(map.to_host_ns(r.unpack[i].start) - t0);
       it.unpack_end_ns.push_back(map.to_host_ns(r.unpack[i].end) - t0);
       unpack_dur[i].push_back(static_cast<double>(r.unpack[i].end - r.unpack[i].start) * map.ns_per_tick);
@@ -407,15 +465,16 @@ std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, Dev
   std::uint64_t iteration = 0;
   for (const HaloSetup& setup : c.setups()) {
     exchange.configure(setup);
-    WriterShape shape;
-    for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shape);
+    HaloShape shape, unpack_shape;
+    for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shape, unpack_shape);
     auto syncs = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
     std::vector<RawIteration> raws;
-    for (int i = 0; i < c.iterations; ++i) raws.push_back(exchange.iterate(setup, ++iteration, shape));
+    for (int i = 0; i < c.iterations; ++i) raws.push_back(exchange.iterate(setup, ++iteration, shape, unpack_shape));
     const auto after = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
     syncs.insert(syncs.end(), after.begin(), after.end());
     runs.push_back(convert(setup, raws, fit_clock(syncs, 0.5), clock));
     runs.back().launch = shape;
+    runs.back().unpack_launch = unpack_shape;
     runs.back().long_bytes = setup.variant == HaloVariant::notify_stacked ? exchange.long_bytes() : 0;
   }
   return runs;

@@ -16,9 +16,12 @@
 // And the thesis's dimensions: blocking or non-blocking sends; the baseline's
 // receives by MPI_Waitall or an MPI_Testany loop; how the device says a message
 // is packed (a flag per message: the per-block channel; or a single task queue
-// appended with atomics); and where it packs (pinned host memory the NIC reads,
-// or device memory and one device-to-host copy per message, on its own stream,
-// before the send: memcpy).
+// appended with atomics); and where it packs and unpacks (pinned host memory
+// MPI reads and writes, or device memory with one copy per message on its own
+// stream: device-to-host before the send, host-to-device after the receive:
+// memcpy). Pack and unpack split a long message into parts, one block each,
+// so that it moves at the link's rate (--parts; `whole`: one block per
+// message, as Comb's fused kernels and the paper).
 // Receives are pre-posted MPI_Irecv at the start of every iteration; every
 // iteration starts with MPI_Barrier; every unpacked word is checked against
 // what its sender must have packed (iteration, sender rank, tag, index).
@@ -34,6 +37,7 @@
 #include "bench/halo/halo_layout.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
+#include "probes/halo/halo_engine.hpp"
 
 namespace hetprobe {
 
@@ -62,8 +66,10 @@ struct HaloSetup {
   HaloSignal signal = HaloSignal::channel;  // notify variants only
   HaloStaging staging = HaloStaging::pinned;
   int threads_per_block = 128;
-  std::uint64_t poll_pause_ns = 0;  // notify variants only
-  // "notify-stream isend channel pinned 128t" (+ " pause 500ns" when set): the key records and tables use.
+  std::uint64_t poll_pause_ns = 0;            // notify variants only
+  std::uint64_t part_bytes = kHaloPartsAuto;  // pack and unpack teams (halo_engine.hpp); notify-stacked: unused
+  // "notify-stream isend channel pinned 128t" (+ " pause 500ns", " whole" or
+  // " part 32KiB" when set): the key records and tables use.
   std::string label() const;
 };
 
@@ -76,8 +82,9 @@ struct HaloConfig {
   std::vector<int> threads_per_block{128};
   std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
   std::vector<std::uint64_t> poll_pause_ns{0};  // GPU unpack: pause between reads of its flag (notify variants)
-  int iterations = 20;                          // timed
-  int warmup = 3;                               // untimed, first (the first sends pay MPI's handshakes)
+  std::vector<std::uint64_t> part_bytes{kHaloPartsAuto};  // baseline and notify-stream: bytes per block
+  int iterations = 20;                                    // timed
+  int warmup = 3;                                         // untimed, first (the first sends pay MPI's handshakes)
   double timeout_s = 30;
   // Which iterations' timelines the records keep: all, median (the median
   // iteration's alone: sweeps of many setups stay small), or none.
@@ -95,10 +102,12 @@ struct HaloIteration {
   std::vector<double> pack_start_ns, pack_end_ns, send_ns;      // per send (index order)
   std::vector<double> copy_end_ns;                              // per send, memcpy staging only
   std::vector<double> recv_ns, unpack_start_ns, unpack_end_ns;  // per receive (layout order)
+  std::vector<double> recv_copy_end_ns;                         // per receive, memcpy staging only
 };
 struct HaloRun {
   HaloSetup setup;
-  WriterShape launch;                     // blocks x threads of the pack (or stacked) launch
+  HaloShape launch;                       // blocks x threads (and part bytes) of the pack (or stacked) launch
+  HaloShape unpack_launch;                // of the unpack launch (stacked: none)
   std::uint64_t long_bytes = 0;           // notify-stacked: the whole grid's messages are at least this big
   std::vector<HaloIteration> iterations;  // the timed ones
   std::vector<double> pack_device_ns, unpack_device_ns;  // per message: median device duration
@@ -106,6 +115,9 @@ struct HaloRun {
   int timeouts = 0;  // unpacks whose flag never came
   ClockFit clock;    // device -> host, from syncs before and after
 };
+
+// A part size as records and the config show it: "auto", "whole" or bytes.
+Json halo_parts_json(std::uint64_t part_bytes);
 
 // Runs every setup of `config` on this rank (collective over mpi.comm).
 std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, Device& device, const MpiContext& mpi,

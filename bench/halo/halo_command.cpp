@@ -29,7 +29,7 @@ struct Options {
   std::string layout_file;
   std::string variants = "all";
   std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned";
-  std::string threads = "128", long_bytes = "auto";
+  std::string threads = "128", long_bytes = "auto", parts = "auto";
   HaloConfig config;
   HaloModelOptions model;
 };
@@ -116,6 +116,18 @@ HaloConfig build_config(const Options& o) {
     if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
     c.threads_per_block.push_back(static_cast<int>(t));
   }
+  c.part_bytes.clear();
+  for (const std::string& item : split_list(o.parts, "--parts")) {
+    std::uint64_t bytes = kHaloPartsAuto;
+    if (item == "whole") bytes = kHaloWholeMessages;
+    else if (item != "auto") bytes = parse_option("--parts", item, [](const std::string& t) { return parse_size(t); });
+    if (bytes != kHaloPartsAuto && bytes != kHaloWholeMessages && (bytes < kHaloUnitBytes || bytes > (1ull << 30)))
+      throw usage_error("--parts " + o.parts + ": a part is " + std::to_string(kHaloUnitBytes) + " B to 1 GiB, not " +
+                        item);
+    if (std::find(c.part_bytes.begin(), c.part_bytes.end(), bytes) != c.part_bytes.end())
+      throw usage_error("--parts " + o.parts + ": '" + item + "' listed twice");
+    c.part_bytes.push_back(bytes);
+  }
   if (o.long_bytes != "auto")
     c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
   if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
@@ -152,7 +164,7 @@ std::uint64_t check_rank_layouts(const Options& o, const HaloConfig& c, const Mp
       sends += m.bytes;
     }
     for (const auto& m : l.recvs) recvs += m.bytes;
-    largest_need = std::max(largest_need, (memcpy ? 2 : 1) * sends + 2 * recvs);
+    largest_need = std::max(largest_need, (memcpy ? 2 : 1) * sends + (memcpy ? 3 : 2) * recvs);
   }
   return largest_need;
 }
@@ -200,14 +212,21 @@ CommandFn add_halo_command(CLI::App& app) {
                 "channel,queue or all")
       ->capture_default_str();
   c->add_option("--staging", o->staging,
-                "where pack writes: pinned (host memory MPI sends from), memcpy (device "
-                "memory, then one device-to-host copy per message on its own stream), or both: pinned,memcpy or all")
+                "where pack writes and unpack reads: pinned (host memory MPI sends from and receives into), memcpy "
+                "(device memory: one device-to-host copy per message on its own stream before its send, one "
+                "host-to-device copy per received message before its unpack), or both: pinned,memcpy or all")
       ->capture_default_str();
   c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")
       ->check(count_from(1))
       ->capture_default_str();
   add_warmup_option(c, o->config.warmup, "Untimed iterations before them");
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
+      ->capture_default_str();
+  c->add_option("--parts", o->parts,
+                "baseline and notify-stream: bytes of a message each block packs or unpacks, a list (each a setup): "
+                "auto (threads x 64 B, doubled until pack and unpack fit on the GPU at once: long messages move at "
+                "the link's rate), whole (one block per message: Comb's fused kernels and the paper), or a size "
+                "like 32KiB")
       ->capture_default_str();
   c->add_option("--poll-pause", o->config.poll_pause_ns,
                 "notify variants: ns the GPU pauses between two reads of an "

@@ -1,7 +1,8 @@
-// A device's copy engine: asynchronous copies from device memory to pinned
-// host memory on independent lanes (GPU streams; the host backend copies at
-// once). The halo probe stages messages with it and the interference probe
-// moves its copy payload with it.
+// A device's copy engine: asynchronous copies between device memory and
+// pinned host memory on independent lanes (GPU streams; the host backend
+// copies at once). The halo probe stages messages with it (sends to the host,
+// receives to the device) and the interference probe moves its copy payload
+// with it.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,9 @@ class CopyEngine {
   // Copies `bytes` of device memory to host memory (a PinnedBuffer's host
   // side) on lane `lane` and returns at once; lanes are made as needed.
   virtual void start_to_host(int lane, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) = 0;
+  // Copies `bytes` of host memory (a PinnedBuffer's host side) to device
+  // memory on lane `lane` and returns at once.
+  virtual void start_to_device(int lane, std::byte* device_dst, const std::byte* host_src, std::size_t bytes) = 0;
   // Whether the lane's copies have ended, without waiting.
   virtual bool done(int lane) = 0;
 };

@@ -1,23 +1,43 @@
 // A device's halo engine: the halo-exchange proxy's pack and unpack stages
-// (halo_protocol.hpp) with one team (GPU block, host thread) per message, or
-// both in one stacked launch (every co-resident block, grid-synchronised).
-// The halo probe owns one.
+// (halo_protocol.hpp) with teams (GPU blocks, host threads) over the parts of
+// the messages, or both in one stacked launch (every co-resident block,
+// grid-synchronised). The halo probe owns one.
 #pragma once
+
+#include <cstdint>
 
 #include "probes/device/device.hpp"
 #include "probes/halo/halo_protocol.hpp"
 
 namespace hetprobe {
 
+// HaloLaunch::part_bytes: the engine's choice, or one team per message.
+inline constexpr std::uint64_t kHaloPartsAuto = 0;
+inline constexpr std::uint64_t kHaloWholeMessages = ~0ull;
+
 enum class HaloStage { pack, unpack, stacked };
 struct HaloLaunch {
   HaloStage stage = HaloStage::pack;
-  HaloArgs args{};              // pack or unpack (stacked: the pack); device addresses;
-                                // timeout_ticks is set by the engine from timeout_s
-  HaloArgs unpack{};            // stacked only: the unpack
-  double timeout_s = 30;        // an unpack gives up waiting for its flag after this
-  double poll_pause_ns = 0;     // GPU: pause between two reads of an unpack-ready flag
-  int threads_per_block = 128;  // GPU block size (clamped to the device's maximum)
+  HaloArgs args{};                                 // pack or unpack (stacked: the pack); device addresses;
+                                                   // timeout_ticks, part_bytes and parts are set by the engine
+  HaloArgs unpack{};                               // stacked only: the unpack
+  const HaloMessageArgs* host_messages = nullptr;  // args.messages as the host sees them (the engine reads sizes)
+  double timeout_s = 30;                           // an unpack gives up waiting for its flag after this
+  double poll_pause_ns = 0;                        // GPU: pause between two reads of an unpack-ready flag
+  int threads_per_block = 128;                     // GPU block size (clamped to the device's maximum)
+  // pack and unpack: bytes per team; kHaloPartsAuto: the engine's choice
+  // (enough parts in flight for the link, as many as fit on the device at once);
+  // kHaloWholeMessages: one team per message (Comb's fused kernels, the paper).
+  // A size is rounded up to a multiple of kHaloUnitBytes. Stacked: ignored.
+  std::uint64_t part_bytes = kHaloPartsAuto;
+};
+
+// What a stage was launched with: teams (blocks x threads) and bytes per part
+// (0: one team per message).
+struct HaloShape {
+  int blocks = 0;
+  int threads_per_block = 0;
+  std::uint64_t part_bytes = 0;
 };
 
 class HaloEngine {
@@ -26,11 +46,18 @@ class HaloEngine {
   // Starts a stage and returns at once, with the shape it was launched with.
   // Pack and unpack have their own stream (threads), so one of each can run
   // at the same time; stacked runs alone.
-  virtual WriterShape start(const HaloLaunch& launch) = 0;
+  virtual HaloShape start(const HaloLaunch& launch) = 0;
   // Waits until the stage has ended; its waits give up by themselves after
   // the launch's timeout (the stamps say so), or at once after a stop
   // request, so this returns.
   virtual void join(HaloStage stage) = 0;
 };
+
+// The part size of a pack or unpack launch over `table` (host addresses):
+// `asked` (HaloLaunch::part_bytes) rounded up to a unit, or for
+// kHaloPartsAuto `auto_bytes` doubled until the teams fit in `max_teams`;
+// 0 for one team per message. Shared by the backends.
+std::uint64_t halo_part_bytes(std::uint64_t asked, const HaloMessageArgs* table, std::uint64_t count,
+                              std::uint64_t auto_bytes, std::uint64_t max_teams);
 
 }  // namespace hetprobe

@@ -3,6 +3,13 @@
 // message or unpacks one incoming one, and the flags that let the CPU and the
 // GPU hand messages to each other (paper 002 Sec. 3.1; thesis 003 Sec. 3.2-3.4).
 //
+// A long message is split into parts of part_bytes, one team each, so that it
+// moves at the link's rate: one block reading pinned memory word by word
+// waits a microsecond per load and reaches about 1 GB/s. Teams move 16-byte
+// units, kHaloUnroll of them in flight per thread. The parts of a message meet
+// in a HaloPartState (device memory): the last part to end writes the stamp,
+// raises the flag and resets the state for the next launch.
+//
 // pack m:   every thread writes its words of message m (halo_word), fences at
 //           system scope; barrier; the leader stamps the end and tells the CPU
 //           m is ready: with a channel (one flag per message, the thesis's
@@ -49,9 +56,18 @@ inline constexpr unsigned long long halo_status_timeout = 2;
 
 // What the device reports per message, in pinned memory (one line each).
 struct alignas(128) HaloStamp {
-  unsigned long long start, end;  // device timer ticks: the work (unpack: after its flag came)
+  unsigned long long start, end;  // device timer ticks: the work (unpack: after its flag came); first part to last
   unsigned long long mismatched_words;
   unsigned long long status;  // halo_status_ok or halo_status_timeout
+};
+
+// Where the parts of one message meet (device memory, one per message). The
+// last part to end reads it and resets it to the state below for the next launch.
+struct HaloPartState {
+  unsigned long long done = 0;       // parts ended
+  unsigned long long start = ~0ull;  // earliest part start (device timer ticks)
+  unsigned long long bad = 0;        // mismatched words
+  unsigned long long status = 0;     // the worst part's status
 };
 
 struct HaloArgs {
@@ -64,7 +80,68 @@ struct HaloArgs {
   std::uint64_t iteration;  // > 0 and growing, so flags need no reset
   std::uint64_t timeout_ticks;
   std::uint64_t poll_pause_ticks;  // unpack: pause between two reads of a flag (0: none)
+  std::uint64_t part_bytes;        // a multiple of kHaloUnitBytes; 0: one team per message (set by the engine)
+  HaloPartState* parts;            // one per message, device memory (set by the engine); null when part_bytes is 0
 };
+
+inline constexpr std::uint64_t kHaloUnitBytes = 16;  // what one thread loads or stores at once
+inline constexpr std::uint64_t kHaloUnroll = 4;      // units each thread has in flight
+
+struct alignas(16) HaloUnit {
+  std::uint64_t lo, hi;
+};
+
+// Teams message `bytes` is split into: parts of `part_bytes`, the last one shorter.
+HETPROBE_HD inline std::uint64_t halo_parts(std::uint64_t bytes, std::uint64_t part_bytes) {
+  return part_bytes == 0 || bytes <= part_bytes ? 1 : (bytes + part_bytes - 1) / part_bytes;
+}
+
+// The teams of a launch over `table`: every message's parts, in message order.
+HETPROBE_HD inline std::uint64_t halo_teams(const HaloMessageArgs* table, std::uint64_t count,
+                                            std::uint64_t part_bytes) {
+  std::uint64_t teams = 0;
+  for (std::uint64_t m = 0; m < count; ++m) teams += halo_parts(table[m].bytes, part_bytes);
+  return teams;
+}
+
+// Team `team`'s message and part; message == count past the last team.
+struct HaloPart {
+  std::uint64_t message, part, parts;
+};
+HETPROBE_HD inline HaloPart halo_part_of(const HaloMessageArgs* table, std::uint64_t count, std::uint64_t part_bytes,
+                                         std::uint64_t team) {
+  for (std::uint64_t m = 0; m < count; ++m) {
+    const std::uint64_t parts = halo_parts(table[m].bytes, part_bytes);
+    if (team < parts) return {m, team, parts};
+    team -= parts;
+  }
+  return {count, 0, 1};
+}
+
+// Byte range [begin, end) of part `part` of `parts`.
+struct HaloSlice {
+  std::uint64_t begin, end;
+};
+HETPROBE_HD inline HaloSlice halo_slice(std::uint64_t bytes, std::uint64_t part_bytes, std::uint64_t part,
+                                        std::uint64_t parts) {
+  if (parts <= 1) return {0, bytes};
+  const std::uint64_t begin = part * part_bytes;
+  return {begin, part + 1 == parts ? bytes : begin + part_bytes};
+}
+
+// Byte j of the message (words are little endian).
+HETPROBE_HD inline unsigned char halo_byte(std::uint64_t iteration, std::uint64_t sender, std::uint64_t tag,
+                                           std::uint64_t j) {
+  return static_cast<unsigned char>(halo_word(iteration, sender, tag, j / 8) >> (8 * (j % 8)));
+}
+
+// Team: rank(), size(), sync(), timer(), fence_system(), load_acquire(),
+// store_release(), read_shared()/write_shared() on `slot` (team-visible),
+// add_shared(slot, x): every thread adds x to the slot, seen after sync();
+// compare_swap(p, expected, desired), fetch_add(p, x), fetch_min(p, x),
+// fetch_max(p, x): atomics on device memory, returning what was there;
+// relax(ticks): a pause between two flag reads (GPU threads sleep `ticks`, or go on at 0; host
+// threads go on), and optionally pause_in_wait (device_wait.hpp: host threads sleep once a wait is long).
 
 // A task-queue entry: the message index, tagged with the iteration so the
 // queue needs no reset between iterations (24 bits of index).
@@ -74,13 +151,6 @@ HETPROBE_HD inline unsigned long long halo_queue_entry(std::uint64_t iteration, 
 HETPROBE_HD inline bool halo_queue_entry_of(unsigned long long entry, std::uint64_t iteration) {
   return (entry >> 24) == (iteration & 0xFFFFFFFFFFull);
 }
-
-// Team: rank(), size(), sync(), timer(), fence_system(), load_acquire(),
-// store_release(), read_shared()/write_shared() on `slot` (team-visible),
-// add_shared(slot, x): every thread adds x to the slot, seen after sync();
-// compare_swap(p, expected, desired): atomic on device memory, returns what was there;
-// relax(ticks): a pause between two flag reads (GPU threads sleep `ticks`, or go on at 0; host
-// threads go on), and optionally pause_in_wait (device_wait.hpp: host threads sleep once a wait is long).
 
 // The leader appends m to the task queue: the slot comes from the tail, which
 // counts this iteration's entries (a tail of an older iteration counts as 0).
@@ -96,34 +166,92 @@ HETPROBE_HD inline void halo_enqueue(Team& team, const HaloArgs& a, std::uint64_
   team.store_release(&a.queue[slot], halo_queue_entry(a.iteration, m));
 }
 
+// The leader of a part that has ended (its writes fenced): with one part it
+// stamps the message; with several it adds its part to the message's state
+// and only the last part stamps (first start to last end) and resets the
+// state. Returns whether this part stamped, so the message is complete.
+template <class Team>
+HETPROBE_HD inline bool halo_end_part(Team& team, const HaloArgs& a, std::uint64_t m, std::uint64_t parts,
+                                      std::uint64_t start, unsigned long long bad, unsigned long long status) {
+  HaloStamp& stamp = a.stamps[m];
+  if (parts > 1) {
+    HaloPartState& st = a.parts[m];
+    team.fetch_min(&st.start, start);
+    if (bad != 0) team.fetch_add(&st.bad, bad);
+    team.fetch_max(&st.status, status);
+    team.fence_system();  // this part's results before its count
+    if (team.fetch_add(&st.done, 1) + 1 < parts) return false;
+    team.fence_system();  // every part's results after the count
+    start = team.fetch_add(&st.start, 0);
+    bad = team.fetch_add(&st.bad, 0);
+    status = team.fetch_max(&st.status, 0);
+    team.fetch_max(&st.start, ~0ull);  // reset for the next launch (HaloPartState{})
+    team.fetch_min(&st.bad, 0);
+    team.fetch_min(&st.status, 0);
+    team.fetch_min(&st.done, 0);
+  }
+  stamp.start = start;
+  stamp.end = team.timer();
+  stamp.mismatched_words = bad;
+  stamp.status = status;
+  return true;
+}
+
 // `msg` is message m of a.messages, or a copy of it nearer the team (a GPU
 // block keeps one in shared memory: the table is in pinned host memory).
+// The team writes part `part` of `parts` (halo_slice).
 template <class Team>
-HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg) {
+HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg,
+                                  std::uint64_t part = 0, std::uint64_t parts = 1) {
   const bool leader = team.rank() == 0;
-  if (leader) a.stamps[m].start = team.timer();
-  const std::uint64_t words = msg.bytes / 8;
-  auto* out = reinterpret_cast<std::uint64_t*>(msg.buffer);
-  for (std::uint64_t i = team.rank(); i < words; i += team.size())
-    out[i] = halo_word(a.iteration, msg.sender, msg.tag, i);
-  if (leader)  // a size that is not a multiple of 8 ends with part of the next word
-    for (std::uint64_t j = words * 8; j < msg.bytes; ++j)
-      msg.buffer[j] = static_cast<unsigned char>(halo_word(a.iteration, msg.sender, msg.tag, words) >> (8 * (j % 8)));
+  const std::uint64_t start = leader ? team.timer() : 0;
+  const HaloSlice s = halo_slice(msg.bytes, a.part_bytes, part, parts);
+  const std::uint64_t units_end = s.end / kHaloUnitBytes;
+  auto* out = reinterpret_cast<HaloUnit*>(msg.buffer);
+  for (std::uint64_t u = s.begin / kHaloUnitBytes + team.rank(); u < units_end; u += team.size())
+    out[u] = {halo_word(a.iteration, msg.sender, msg.tag, 2 * u),
+              halo_word(a.iteration, msg.sender, msg.tag, 2 * u + 1)};
+  if (leader)  // a part that does not end on a unit ends with single bytes
+    for (std::uint64_t j = units_end * kHaloUnitBytes; j < s.end; ++j)
+      msg.buffer[j] = halo_byte(a.iteration, msg.sender, msg.tag, j);
   team.fence_system();
   team.sync();
-  if (leader) {
-    a.stamps[m].end = team.timer();
-    a.stamps[m].status = halo_status_ok;
+  if (leader && halo_end_part(team, a, m, parts, start, 0, halo_status_ok)) {
     team.fence_system();
     if (a.queue != nullptr) halo_enqueue(team, a, m);
     else if (a.flags != nullptr) team.store_release(&a.flags[m].value, a.iteration);
   }
 }
 
+// Checks and copies units [u, units_end) of the team's stride, kHaloUnroll
+// loads in flight per thread; returns the mismatched words.
+template <class Team>
+HETPROBE_HD inline unsigned long long halo_unpack_units(Team& team, const HaloArgs& a, const HaloMessageArgs& msg,
+                                                        std::uint64_t first, std::uint64_t units_end) {
+  const auto* in = reinterpret_cast<const HaloUnit*>(msg.buffer);
+  auto* halo = reinterpret_cast<HaloUnit*>(msg.halo);
+  const std::uint64_t stride = team.size();
+  unsigned long long bad = 0;
+  for (std::uint64_t u = first + team.rank(); u < units_end; u += stride * kHaloUnroll) {
+    HaloUnit v[kHaloUnroll];
+    for (std::uint64_t k = 0; k < kHaloUnroll; ++k)
+      if (u + k * stride < units_end) v[k] = in[u + k * stride];
+    for (std::uint64_t k = 0; k < kHaloUnroll; ++k) {
+      const std::uint64_t at = u + k * stride;
+      if (at >= units_end) break;
+      bad += (v[k].lo != halo_word(a.iteration, msg.sender, msg.tag, 2 * at)) +
+             (v[k].hi != halo_word(a.iteration, msg.sender, msg.tag, 2 * at + 1));
+      halo[at] = v[k];
+    }
+  }
+  return bad;
+}
+
 template <class Team>
 HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg,
-                                    unsigned long long* slot) {
+                                    unsigned long long* slot, std::uint64_t part = 0, std::uint64_t parts = 1) {
   const bool leader = team.rank() == 0;
+  std::uint64_t start = 0;
   if (leader) {
     unsigned long long status = halo_status_ok;
     if (a.flags != nullptr) {
@@ -138,7 +266,7 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
       }
     }
     team.write_shared(slot, status);
-    a.stamps[m].start = team.timer();
+    start = team.timer();
   }
   team.sync();
   const unsigned long long status = team.read_shared(slot);
@@ -146,29 +274,19 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
   if (leader) team.write_shared(slot, 0);
   team.sync();
   if (status == halo_status_ok) {
-    const std::uint64_t words = msg.bytes / 8;
-    const auto* in = reinterpret_cast<const volatile std::uint64_t*>(msg.buffer);
-    auto* halo = reinterpret_cast<std::uint64_t*>(msg.halo);
-    unsigned long long bad = 0;
-    for (std::uint64_t i = team.rank(); i < words; i += team.size()) {
-      const std::uint64_t w = in[i];
-      bad += w != halo_word(a.iteration, msg.sender, msg.tag, i);
-      halo[i] = w;
-    }
+    const HaloSlice s = halo_slice(msg.bytes, a.part_bytes, part, parts);
+    const std::uint64_t units_end = s.end / kHaloUnitBytes;
+    unsigned long long bad = halo_unpack_units(team, a, msg, s.begin / kHaloUnitBytes, units_end);
     if (leader)
-      for (std::uint64_t j = words * 8; j < msg.bytes; ++j) {
-        const auto b = static_cast<const volatile unsigned char*>(msg.buffer)[j];
-        bad += b != static_cast<unsigned char>(halo_word(a.iteration, msg.sender, msg.tag, words) >> (8 * (j % 8)));
+      for (std::uint64_t j = units_end * kHaloUnitBytes; j < s.end; ++j) {
+        const auto b = msg.buffer[j];
+        bad += b != halo_byte(a.iteration, msg.sender, msg.tag, j);
         msg.halo[j] = b;
       }
     if (bad != 0) team.add_shared(slot, bad);  // a grid's slot is one word: 10^5 atomics would serialise
   }
   team.sync();
-  if (leader) {
-    a.stamps[m].mismatched_words = status == halo_status_ok ? team.read_shared(slot) : 0;
-    a.stamps[m].end = team.timer();
-    a.stamps[m].status = status;
-  }
+  if (leader) halo_end_part(team, a, m, parts, start, status == halo_status_ok ? team.read_shared(slot) : 0, status);
 }
 
 // notify-stacked (paper 002 Sec. 4.2): pack and unpack in one persistent

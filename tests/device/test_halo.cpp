@@ -2,6 +2,7 @@
 // backend: host here (CI), cuda/hip under label gpu.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -16,8 +17,11 @@
 namespace hetprobe {
 namespace {
 
-// Sizes as a cube layout has them (24 B cells) plus one that is not a multiple of 8.
-const std::vector<std::uint64_t> kBytes = {24, 1200, 60000, 13};
+// Sizes as a cube layout has them (24 B cells), one that is not a multiple of
+// 8, and a long one that is no multiple of 16 either (split into parts: 64 KiB
+// each on the host by default, 4 KiB where a test asks).
+const std::vector<std::uint64_t> kBytes = {24, 1200, 60000, 13, 200003};
+constexpr std::size_t kLong = 4;
 
 class HaloTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -66,12 +70,17 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
             dev(stamps_ + half),
             iteration,
             0,
-            0};
+            0,
+            0,
+            nullptr};
   }
-  HaloLaunch launch(HaloStage stage, std::uint64_t iteration, bool with_flags, double timeout_s = 20) {
+  HaloLaunch launch(HaloStage stage, std::uint64_t iteration, bool with_flags, double timeout_s = 20,
+                    std::uint64_t part_bytes = kHaloPartsAuto) {
     HaloLaunch l;
     l.stage = stage;
     l.args = args(stage == HaloStage::unpack, iteration, with_flags);
+    l.host_messages = messages_;
+    l.part_bytes = part_bytes;
     if (stage == HaloStage::stacked) l.unpack = args(true, iteration, with_flags);
     l.timeout_s = timeout_s;
     return l;
@@ -83,9 +92,27 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
       ASSERT_EQ(bytes[j], static_cast<unsigned char>(halo_word(iteration, 7, m, j / 8) >> (8 * (j % 8))))
           << "message " << m << " byte " << j;
   }
-  unsigned char* host_buffer(std::size_t m) {
-    return reinterpret_cast<unsigned char*>(buffers_.host()) +
-           (reinterpret_cast<std::byte*>(messages_[m].buffer) - buffers_.device());
+  unsigned char* host_buffer(std::size_t m) { return reinterpret_cast<unsigned char*>(buffers_.host()) + offset_of(m); }
+  std::size_t offset_of(std::size_t m) const {
+    std::size_t offset = 0;
+    for (std::size_t k = 0; k < m; ++k) offset += (kBytes[k] + 127) / 128 * 128;
+    return offset;
+  }
+  // What unpack left in the halo region (device memory), copied back to the host.
+  std::vector<unsigned char> halo_region(std::size_t m) {
+    PinnedBuffer back = device_->alloc_pinned(kBytes[m]);
+    const auto copies = device_->make_copy_engine();
+    copies->start_to_host(0, back.host(), halo_.device() + offset_of(m), kBytes[m]);
+    spin_host([&] { return copies->done(0); }, 20, "copy of the halo region");
+    const auto* b = reinterpret_cast<const unsigned char*>(back.host());
+    return {b, b + kBytes[m]};
+  }
+  void unpack_with_every_flag(std::uint64_t iteration, std::uint64_t part_bytes) {
+    const HaloShape shape = engine_->start(launch(HaloStage::unpack, iteration, true, 20, part_bytes));
+    EXPECT_EQ(shape.part_bytes, part_bytes);
+    HostSignalOps host;
+    for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, iteration);
+    engine_->join(HaloStage::unpack);
   }
 
   std::unique_ptr<Device> device_;
@@ -181,7 +208,7 @@ TEST_P(HaloTest, PackAppendsEveryMessageToTheTaskQueueOncePerIteration) {
 // block's; one launch packs, waits for every unpack-ready flag and unpacks.
 TEST_P(HaloTest, StackedPacksThenUnpacksWhenFlaggedWithLongMessagesOnTheWholeGrid) {
   messages_[2].whole_grid = 1;
-  const WriterShape shape = engine_->start(launch(HaloStage::stacked, 31, true));
+  const HaloShape shape = engine_->start(launch(HaloStage::stacked, 31, true));
   EXPECT_GE(shape.blocks, 1);
   HostSignalOps host;
   for (std::size_t m = 0; m < kBytes.size(); ++m)
@@ -227,6 +254,85 @@ TEST_P(HaloTest, PackIntoDeviceMemoryThenCopyEachMessageToPinnedMemory) {
     spin_host([&] { return copies->done(static_cast<int>(m)); }, 20, "copy to host");
     expect_packed(m, 51, dst[m]);
   }
+}
+
+// A long message is split into parts, one team each: the parts of one
+// message together write it whole, check every word, copy it into the halo
+// region, and stamp it once, from the first part's start to the last one's end.
+TEST_P(HaloTest, PartsOfALongMessagePackAndUnpackItWhole) {
+  constexpr std::uint64_t part = 4096;  // message kLong: 49 parts, the last one 3 B past a unit
+  const HaloShape packed = engine_->start(launch(HaloStage::pack, 61, false, 20, part));
+  engine_->join(HaloStage::pack);
+  EXPECT_EQ(packed.part_bytes, part);
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    EXPECT_EQ(stamps_[m].status, halo_status_ok) << m;
+    EXPECT_LE(stamps_[m].start, stamps_[m].end) << m;
+    expect_packed(m, 61, host_buffer(m));
+  }
+  host_buffer(kLong)[8 * 9000 + 1] ^= 2;       // a word in part 17
+  host_buffer(kLong)[kBytes[kLong] - 1] ^= 1;  // the tail byte of the last part
+  unpack_with_every_flag(61, part);
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
+    EXPECT_EQ(unpack_stamps()[m].mismatched_words, m == kLong ? 2u : 0u) << m;
+  }
+  const std::vector<unsigned char> halo = halo_region(kLong);
+  EXPECT_TRUE(std::equal(halo.begin(), halo.end(), host_buffer(kLong))) << "the halo region is not the message";
+}
+
+// The parts leave their meeting point as they found it: the next launch
+// counts its own parts (a stale count would stamp early or never).
+TEST_P(HaloTest, PartsStartEveryLaunchAfresh) {
+  for (std::uint64_t iteration : {71, 72, 73}) {
+    engine_->start(launch(HaloStage::pack, iteration, false, 20, 4096));
+    engine_->join(HaloStage::pack);
+    for (std::size_t m = 0; m < kBytes.size(); ++m) unpack_stamps()[m] = {};
+    unpack_with_every_flag(iteration, 4096);
+    for (std::size_t m = 0; m < kBytes.size(); ++m) {
+      EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << "iteration " << iteration << " message " << m;
+      EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << "iteration " << iteration << " message " << m;
+    }
+  }
+}
+
+// auto splits only messages longer than a part; whole keeps one team per message.
+TEST_P(HaloTest, AutoPartsSplitLongMessagesAndWholeKeepsOneTeamEach) {
+  const HaloShape automatic = engine_->start(launch(HaloStage::pack, 81, false));
+  engine_->join(HaloStage::pack);
+  EXPECT_GE(automatic.part_bytes, kHaloUnitBytes);
+  EXPECT_LT(automatic.part_bytes, kBytes[kLong]) << "the long message was not split";
+  EXPECT_EQ(automatic.part_bytes % kHaloUnitBytes, 0u);
+  const HaloShape whole = engine_->start(launch(HaloStage::pack, 82, false, 20, kHaloWholeMessages));
+  engine_->join(HaloStage::pack);
+  EXPECT_EQ(whole.part_bytes, 0u);
+  for (std::size_t m = 0; m < kBytes.size(); ++m) expect_packed(m, 82, host_buffer(m));
+}
+
+// memcpy staging of receives: each received message is copied to device
+// memory, and unpack reads that copy (a byte changed before the copy shows;
+// one changed after it, in pinned memory, does not).
+TEST_P(HaloTest, ReceivesCopiedToDeviceMemoryAreUnpackedFromThere) {
+  engine_->start(launch(HaloStage::pack, 91, false));
+  engine_->join(HaloStage::pack);
+  host_buffer(2)[800] ^= 1;
+  PinnedBuffer staging = device_->alloc_device(buffers_.size());
+  const auto copies = device_->make_copy_engine();
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    copies->start_to_device(static_cast<int>(m), staging.device() + offset_of(m), buffers_.host() + offset_of(m),
+                            kBytes[m]);
+    messages_[m].buffer = reinterpret_cast<unsigned char*>(staging.device() + offset_of(m));
+  }
+  for (std::size_t m = 0; m < kBytes.size(); ++m)
+    spin_host([&] { return copies->done(static_cast<int>(m)); }, 20, "copy to the device");
+  host_buffer(kLong)[64] ^= 1;  // after the copy: unpack must not see it
+  unpack_with_every_flag(91, 4096);
+  for (std::size_t m = 0; m < kBytes.size(); ++m) {
+    EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
+    EXPECT_EQ(unpack_stamps()[m].mismatched_words, m == 2 ? 1u : 0u) << m;
+  }
+  host_buffer(kLong)[64] ^= 1;
+  const std::vector<unsigned char> halo = halo_region(kLong);
+  EXPECT_TRUE(std::equal(halo.begin(), halo.end(), host_buffer(kLong)));
 }
 
 std::string name_of(const ::testing::TestParamInfo<std::string>& info) { return info.param; }

@@ -1,5 +1,5 @@
-// The GPU backends' copy engine: async copies from device memory to pinned
-// host memory on lanes of their own. Included by gpu_device.cpp.
+// The GPU backends' copy engine: async copies between device memory and
+// pinned host memory on lanes of their own. Included by gpu_device.cpp.
 #pragma once
 
 #include <vector>
@@ -22,13 +22,11 @@ class GpuCopyEngine final : public CopyEngine {
   }
 
   void start_to_host(int lane, std::byte* host_dst, const std::byte* device_src, std::size_t bytes) override {
-    HP_CHECK(HP_RT(SetDevice)(ordinal_));
-    while (lanes_.size() <= static_cast<std::size_t>(lane)) {
-      gpu::Stream s{};
-      HP_CHECK(HP_RT(StreamCreateWithFlags)(&s, HP_RT(StreamNonBlocking)));
-      lanes_.push_back(s);
-    }
-    HP_CHECK(HP_RT(MemcpyAsync)(host_dst, device_src, bytes, HP_RT(MemcpyDeviceToHost), lanes_[lane]));
+    HP_CHECK(HP_RT(MemcpyAsync)(host_dst, device_src, bytes, HP_RT(MemcpyDeviceToHost), lane_stream(lane)));
+  }
+
+  void start_to_device(int lane, std::byte* device_dst, const std::byte* host_src, std::size_t bytes) override {
+    HP_CHECK(HP_RT(MemcpyAsync)(device_dst, host_src, bytes, HP_RT(MemcpyHostToDevice), lane_stream(lane)));
   }
 
   bool done(int lane) override {
@@ -39,6 +37,16 @@ class GpuCopyEngine final : public CopyEngine {
   }
 
  private:
+  gpu::Stream lane_stream(int lane) {
+    HP_CHECK(HP_RT(SetDevice)(ordinal_));
+    while (lanes_.size() <= static_cast<std::size_t>(lane)) {
+      gpu::Stream s{};
+      HP_CHECK(HP_RT(StreamCreateWithFlags)(&s, HP_RT(StreamNonBlocking)));
+      lanes_.push_back(s);
+    }
+    return lanes_[static_cast<std::size_t>(lane)];
+  }
+
   int ordinal_;
   std::vector<gpu::Stream> lanes_;
 };

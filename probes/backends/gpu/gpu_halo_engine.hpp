@@ -1,12 +1,15 @@
 // The GPU backends' halo engine: halo_pack_kernel and halo_unpack_kernel on
-// two streams of their own (one of each may run at once), halo_stacked_kernel
-// cooperatively on the first. Included by gpu_device.cpp.
+// two streams of their own (one of each may run at once: notify-stream's
+// persistent unpack waits while pack runs, so each may take only half of the
+// blocks the GPU holds at once), halo_stacked_kernel cooperatively on the
+// first. Included by gpu_device.cpp.
 #pragma once
 
 #include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "probes/backends/gpu/gpu_kernels.hpp"
 #include "probes/backends/gpu/gpu_waits.hpp"
@@ -29,9 +32,10 @@ class GpuHaloEngine final : public HaloEngine {
       (void)HP_RT(StreamDestroy)(s);
     }
     (void)HP_RT(Free)(grid_slot_);
+    for (HaloPartState* p : parts_) (void)HP_RT(Free)(p);
   }
 
-  WriterShape start(const HaloLaunch& launch) override {
+  HaloShape start(const HaloLaunch& launch) override {
     HP_CHECK(HP_RT(SetDevice)(info_.ordinal));
     waits_.keep();
     HaloArgs args = launch.args, unpack = launch.unpack;
@@ -44,48 +48,82 @@ class GpuHaloEngine final : public HaloEngine {
       if (!info_.cooperative_launch)
         throw unsupported("notify-stacked needs cooperative launch, which " + info_.name + " does not support");
       const std::size_t tables = (args.count + unpack.count) * sizeof(HaloMessageArgs);
-      if (tables > kStackedTablesMax)
+      if (tables > kTablesMax)
         throw unsupported("notify-stacked keeps its " + std::to_string(args.count + unpack.count) +
                           " messages' table in shared memory: " + std::to_string(tables) + " bytes, more than " +
-                          std::to_string(kStackedTablesMax));
-      const WriterShape shape{stacked_blocks_per_sm(threads, tables) * info_.multiprocessors, threads};
+                          std::to_string(kTablesMax));
+      const HaloShape shape{stacked_blocks_per_sm(threads, tables) * info_.multiprocessors, threads, 0};
+      args.part_bytes = unpack.part_bytes = 0;
       void* params[] = {&args, &unpack, &grid_slot_};
       HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel), dim3(shape.blocks),
                                               dim3(threads), params, tables, s));
       return shape;
     }
-    const auto blocks = static_cast<unsigned>(std::max<std::uint64_t>(1, args.count));
-    if (launch.stage == HaloStage::pack) halo_pack_kernel<<<blocks, threads, 0, s>>>(args);
-    else halo_unpack_kernel<<<blocks, threads, 0, s>>>(args);
+    const bool pack = launch.stage == HaloStage::pack;
+    const std::size_t table = args.count * sizeof(HaloMessageArgs);
+    if (table > kTablesMax)
+      throw unsupported("the halo kernels keep their " + std::to_string(args.count) + " messages' table in shared " +
+                        "memory: " + std::to_string(table) + " bytes, more than " + std::to_string(kTablesMax));
+    const void* kernel = pack ? reinterpret_cast<const void*>(halo_pack_kernel)
+                              : reinterpret_cast<const void*>(halo_unpack_kernel);
+    const std::uint64_t room = static_cast<std::uint64_t>(blocks_per_sm(kernel, threads, table)) *
+                               static_cast<std::uint64_t>(info_.multiprocessors) / 2;
+    // Each thread keeps kHaloUnroll units in flight: one round of the block per part.
+    if (launch.host_messages == nullptr) throw Error(ErrorKind::check, "HaloEngine::start: no host_messages");
+    args.part_bytes = halo_part_bytes(launch.part_bytes, launch.host_messages, args.count,
+                                      static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll,
+                                      std::max<std::uint64_t>(1, room));
+    args.parts = args.part_bytes != 0 ? part_states(pack ? 0 : 1, args.count) : nullptr;
+    const std::uint64_t teams = halo_teams(launch.host_messages, args.count, args.part_bytes);
+    const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>(teams, 1, std::max<std::uint64_t>(1, room)));
+    if (pack) halo_pack_kernel<<<blocks, threads, table, s>>>(args);
+    else halo_unpack_kernel<<<blocks, threads, table, s>>>(args);
     HP_CHECK(HP_RT(GetLastError)());
-    return {static_cast<int>(blocks), threads};
+    return {static_cast<int>(blocks), threads, args.part_bytes};
   }
 
   void join(HaloStage stage) override { waits_.join(stream_of(stage)); }
 
  private:
-  // Dynamic shared memory a kernel may use without opting in: notify-stacked's
-  // message tables (48 B each) must fit.
-  static constexpr std::size_t kStackedTablesMax = 48 * 1024;
+  // Dynamic shared memory a kernel may use without opting in: the halo
+  // kernels' message tables (48 B each) must fit.
+  static constexpr std::size_t kTablesMax = 48 * 1024;
 
   gpu::Stream stream_of(HaloStage stage) const { return streams_[stage == HaloStage::unpack ? 1 : 0]; }
 
-  // Co-resident blocks per SM of halo_stacked_kernel, asked once per shape:
-  // start runs inside a timed iteration.
-  int stacked_blocks_per_sm(int threads, std::size_t shared_bytes) {
-    int& per_sm = stacked_blocks_per_sm_[{threads, shared_bytes}];
-    if (per_sm == 0)
-      HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&per_sm,
-                                                                reinterpret_cast<const void*>(halo_stacked_kernel),
-                                                                threads, shared_bytes));
+  // Co-resident blocks per SM of a halo kernel, asked once per shape: start
+  // runs inside a timed iteration.
+  int blocks_per_sm(const void* kernel, int threads, std::size_t shared_bytes) {
+    int& per_sm = blocks_per_sm_[{kernel, {threads, shared_bytes}}];
+    if (per_sm == 0) HP_CHECK(HP_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&per_sm, kernel, threads, shared_bytes));
     return per_sm;
+  }
+  int stacked_blocks_per_sm(int threads, std::size_t shared_bytes) {
+    return blocks_per_sm(reinterpret_cast<const void*>(halo_stacked_kernel), threads, shared_bytes);
+  }
+
+  // The parts' states of a stage (0: pack, 1: unpack), in device memory, made
+  // once per message count (HaloPartState{}: the last part of each message
+  // leaves it so for the next launch).
+  HaloPartState* part_states(int stage, std::uint64_t count) {
+    if (part_counts_[stage] < count) {
+      (void)HP_RT(Free)(parts_[stage]);
+      parts_[stage] = nullptr;
+      HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&parts_[stage]), count * sizeof(HaloPartState)));
+      const std::vector<HaloPartState> fresh(count);
+      HP_CHECK(HP_RT(Memcpy)(parts_[stage], fresh.data(), count * sizeof(HaloPartState), HP_RT(MemcpyHostToDevice)));
+      part_counts_[stage] = count;
+    }
+    return parts_[stage];
   }
 
   const DeviceInfo& info_;
   GpuWaits waits_;
   gpu::Stream streams_[2]{};                 // pack (and stacked), unpack
   unsigned long long* grid_slot_ = nullptr;  // notify-stacked's grid-wide broadcast word
-  std::map<std::pair<int, std::size_t>, int> stacked_blocks_per_sm_;
+  std::map<std::pair<const void*, std::pair<int, std::size_t>>, int> blocks_per_sm_;
+  HaloPartState* parts_[2]{};  // pack, unpack
+  std::uint64_t part_counts_[2]{};
 };
 
 }  // namespace hetprobe::HETPROBE_BACKEND_NS

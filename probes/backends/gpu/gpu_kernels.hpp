@@ -97,15 +97,18 @@ __global__ void signal_kernel(SignalArgs args) {
   run_signal(ops, args);
 }
 
-// Halo stages: block b takes messages b, b + gridDim.x, ... (one each when
-// launched with one block per message, as Comb's fused kernels do).
+// Halo stages: block b is team b of halo_part_of (one part of a message),
+// then b + gridDim.x, ... when the grid is smaller than the teams.
 struct HaloTeamOps {
   __device__ void add_shared(unsigned long long* p, unsigned long long x) { atomicAdd(p, x); }
-  // The task queue's tail lives in device memory and only the GPU touches it.
+  // The task queue's tail and the parts' states live in device memory and only the GPU touches them.
   __device__ unsigned long long compare_swap(unsigned long long* p, unsigned long long expected,
                                              unsigned long long desired) {
     return atomicCAS(p, expected, desired);
   }
+  __device__ unsigned long long fetch_add(unsigned long long* p, unsigned long long x) { return atomicAdd(p, x); }
+  __device__ unsigned long long fetch_min(unsigned long long* p, unsigned long long x) { return atomicMin(p, x); }
+  __device__ unsigned long long fetch_max(unsigned long long* p, unsigned long long x) { return atomicMax(p, x); }
   __device__ void relax(unsigned long long ticks) {
     if (ticks != 0) gpu::pause(ticks);
   }
@@ -114,28 +117,34 @@ struct HaloBlockTeam : BlockTeam, HaloTeamOps {};
 struct HaloGridTeam : GridTeam, HaloTeamOps {};
 
 // The message table is in pinned host memory: every warp reading it would be
-// a PCIe read per field, so each block copies what it needs to shared memory.
+// a PCIe read per field, so each block copies it to shared memory, one entry
+// per thread.
 __device__ inline void halo_copy_messages(HaloMessageArgs* to, const HaloMessageArgs* from, std::uint64_t n) {
   for (std::uint64_t i = threadIdx.x; i < n; i += blockDim.x) to[i] = from[i];
   __syncthreads();
 }
 
+// Launched with args.count message tables of dynamic shared memory.
 __global__ void halo_pack_kernel(HaloArgs args) {
-  __shared__ HaloMessageArgs msg;
+  extern __shared__ HaloMessageArgs pack_table[];
+  halo_copy_messages(pack_table, args.messages, args.count);
   HaloBlockTeam team;
-  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) {
-    halo_copy_messages(&msg, args.messages + m, 1);
-    halo_pack(team, args, m, msg);
+  for (std::uint64_t t = blockIdx.x;; t += gridDim.x) {
+    const HaloPart p = halo_part_of(pack_table, args.count, args.part_bytes, t);
+    if (p.message >= args.count) break;
+    halo_pack(team, args, p.message, pack_table[p.message], p.part, p.parts);
   }
 }
 
 __global__ void halo_unpack_kernel(HaloArgs args) {
+  extern __shared__ HaloMessageArgs unpack_table[];
   __shared__ unsigned long long slot;
-  __shared__ HaloMessageArgs msg;
+  halo_copy_messages(unpack_table, args.messages, args.count);
   HaloBlockTeam team;
-  for (std::uint64_t m = blockIdx.x; m < args.count; m += gridDim.x) {
-    halo_copy_messages(&msg, args.messages + m, 1);
-    halo_unpack(team, args, m, msg, &slot);
+  for (std::uint64_t t = blockIdx.x;; t += gridDim.x) {
+    const HaloPart p = halo_part_of(unpack_table, args.count, args.part_bytes, t);
+    if (p.message >= args.count) break;
+    halo_unpack(team, args, p.message, unpack_table[p.message], &slot, p.part, p.parts);
   }
 }
 

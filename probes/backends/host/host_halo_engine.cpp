@@ -1,7 +1,7 @@
 // The host backend's halo engine: a few threads per stage, each taking every
-// n-th message (one per message would oversubscribe a small machine twice
-// over: two ranks, two stages). Stacked: a few threads, each a "block", all
-// of them the grid.
+// n-th team (a part of a message; one thread per team would oversubscribe a
+// small machine twice over: two ranks, two stages). Stacked: a few threads,
+// each a "block", all of them the grid.
 #include <algorithm>
 #include <atomic>
 #include <barrier>
@@ -21,6 +21,23 @@ struct HostHaloOps : HostSignalOps {
   unsigned long long compare_swap(unsigned long long* p, unsigned long long expected, unsigned long long desired) {
     std::atomic_ref<unsigned long long>(*p).compare_exchange_strong(expected, desired, std::memory_order_acq_rel);
     return expected;  // what was there
+  }
+  unsigned long long fetch_add(unsigned long long* p, unsigned long long x) {
+    return std::atomic_ref<unsigned long long>(*p).fetch_add(x, std::memory_order_acq_rel);
+  }
+  unsigned long long fetch_min(unsigned long long* p, unsigned long long x) {
+    std::atomic_ref<unsigned long long> a(*p);
+    unsigned long long seen = a.load(std::memory_order_acquire);
+    while (x < seen && !a.compare_exchange_weak(seen, x, std::memory_order_acq_rel)) {
+    }
+    return seen;
+  }
+  unsigned long long fetch_max(unsigned long long* p, unsigned long long x) {
+    std::atomic_ref<unsigned long long> a(*p);
+    unsigned long long seen = a.load(std::memory_order_acquire);
+    while (x > seen && !a.compare_exchange_weak(seen, x, std::memory_order_acq_rel)) {
+    }
+    return seen;
   }
   // No pause between flag reads: pause_in_wait (HostSignalOps) gives the CPU away once a wait is long.
   void relax(unsigned long long) {}
@@ -59,7 +76,7 @@ class HostHaloEngine final : public HaloEngine {
       for (auto& t : pool) t.join();
   }
 
-  WriterShape start(const HaloLaunch& launch) override {
+  HaloShape start(const HaloLaunch& launch) override {
     const bool stacked = launch.stage == HaloStage::stacked;
     auto& pool = threads_[launch.stage == HaloStage::unpack ? 1 : 0];
     if (!pool.empty()) throw Error(ErrorKind::check, "HaloEngine::start: the previous stage was not joined");
@@ -72,8 +89,8 @@ class HostHaloEngine final : public HaloEngine {
     const std::uint64_t cap = stacked                           ? std::clamp<std::uint64_t>(cores, 2, 8)
                               : launch.stage == HaloStage::pack ? cores
                                                                 : 2;
-    const std::uint64_t n = stacked ? cap : std::max<std::uint64_t>(1, std::min(args.count, cap));
     if (stacked) {
+      const std::uint64_t n = cap;
       barrier_ = std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(n));
       grid_slot_ = 0;
       for (std::uint64_t w = 0; w < n; ++w)
@@ -84,20 +101,28 @@ class HostHaloEngine final : public HaloEngine {
           unsigned long long slot = 0;
           halo_stacked(grid, block, w, n, args, args.messages, unpack, unpack.messages, &slot, &grid_slot_);
         });
-      return {static_cast<int>(n), 1};
+      return {static_cast<int>(n), 1, 0};
     }
     const bool pack = launch.stage == HaloStage::pack;
+    args.part_bytes = halo_part_bytes(launch.part_bytes, args.messages, args.count, kAutoPartBytes, ~0ull);
+    auto& states = parts_[pack ? 0 : 1];
+    if (states.size() < args.count) states.resize(args.count);  // HaloPartState{}: the last part leaves it so
+    args.parts = states.data();
+    const std::uint64_t teams = halo_teams(args.messages, args.count, args.part_bytes);
+    const std::uint64_t n = std::max<std::uint64_t>(1, std::min(teams, cap));
     for (std::uint64_t w = 0; w < n; ++w)
       pool.emplace_back([this, args, w, n, pack] {
         HostHaloTeam team;
         team.abandoned = &abandoned_;
         unsigned long long slot = 0;
-        for (std::uint64_t m = w; m < args.count; m += n) {
-          if (pack) halo_pack(team, args, m, args.messages[m]);
-          else halo_unpack(team, args, m, args.messages[m], &slot);
+        for (std::uint64_t t = w;; t += n) {
+          const HaloPart p = halo_part_of(args.messages, args.count, args.part_bytes, t);
+          if (p.message >= args.count) break;
+          if (pack) halo_pack(team, args, p.message, args.messages[p.message], p.part, p.parts);
+          else halo_unpack(team, args, p.message, args.messages[p.message], &slot, p.part, p.parts);
         }
       });
-    return {static_cast<int>(n), 1};
+    return {static_cast<int>(n), 1, args.part_bytes};
   }
 
   void join(HaloStage stage) override {
@@ -107,7 +132,12 @@ class HostHaloEngine final : public HaloEngine {
   }
 
  private:
+  // Parts of a host thread: one memcpy-sized piece, so messages of 64 KiB and
+  // more are split as on a GPU and the parts' protocol runs in every test.
+  static constexpr std::uint64_t kAutoPartBytes = 64 * 1024;
+
   const DeviceInfo& info_;
+  std::vector<HaloPartState> parts_[2];      // pack, unpack: the host's "device memory"
   std::atomic<bool> abandoned_{false};       // set on close: the threads give their waits up
   std::vector<std::thread> threads_[2];      // pack (and stacked), unpack
   std::unique_ptr<std::barrier<>> barrier_;  // stacked
