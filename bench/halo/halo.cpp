@@ -272,6 +272,8 @@ class Exchange {
     l.args = args(s, which != HaloStage::unpack, iteration);
     l.host_messages = which == HaloStage::unpack ? m_.unpack_args : m_.pack_args;
     l.part_bytes = s.part_bytes;
+    // notify-stream's unpack waits for flags: every part resident, so none waits behind another message.
+    l.message_at_a_time = !(which == HaloStage::unpack && s.variant == HaloVariant::notify_stream);
     if (which == HaloStage::stacked) l.unpack = args(s, false, iteration);
     l.timeout_s = c_.timeout_s;
     l.poll_pause_ns = static_cast<double>(s.poll_pause_ns);

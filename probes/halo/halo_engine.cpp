@@ -17,4 +17,15 @@ std::uint64_t halo_part_bytes(std::uint64_t asked, const HaloMessageArgs* table,
   return bytes;
 }
 
+std::uint64_t halo_launch_teams(const HaloLaunch& launch, const HaloMessageArgs* table, std::uint64_t part_bytes,
+                                std::uint64_t max_teams) {
+  std::uint64_t teams = halo_teams(table, launch.args.count, part_bytes);
+  if (launch.message_at_a_time && part_bytes != 0) {
+    std::uint64_t most = 1;
+    for (std::uint64_t m = 0; m < launch.args.count; ++m) most = std::max(most, halo_parts(table[m].bytes, part_bytes));
+    teams = std::min(teams, most);
+  }
+  return std::clamp<std::uint64_t>(teams, 1, std::max<std::uint64_t>(1, max_teams));
+}
+
 }  // namespace hetprobe

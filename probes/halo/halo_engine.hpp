@@ -30,6 +30,13 @@ struct HaloLaunch {
   // kHaloWholeMessages: one team per message (Comb's fused kernels, the paper).
   // A size is rounded up to a multiple of kHaloUnitBytes. Stacked: ignored.
   std::uint64_t part_bytes = kHaloPartsAuto;
+  // pack and unpack with parts: true: as many teams as the longest message
+  // has parts, so the messages take the link one after another, each at its
+  // full rate (pack, and an unpack whose messages are all there at its
+  // launch); false: every part its own team at once, so a message whose flag
+  // comes is unpacked at once, whatever the others wait for (notify-stream's
+  // unpack).
+  bool message_at_a_time = true;
 };
 
 // What a stage was launched with: teams (blocks x threads) and bytes per part
@@ -59,5 +66,12 @@ class HaloEngine {
 // 0 for one team per message. Shared by the backends.
 std::uint64_t halo_part_bytes(std::uint64_t asked, const HaloMessageArgs* table, std::uint64_t count,
                               std::uint64_t auto_bytes, std::uint64_t max_teams);
+
+// The teams (GPU blocks) a pack or unpack launch over `table` starts with
+// parts of `part_bytes`: every part, or the longest message's parts
+// (message_at_a_time); at least 1 and at most `max_teams`. Teams beyond the
+// first take every n-th part after it, in message order.
+std::uint64_t halo_launch_teams(const HaloLaunch& launch, const HaloMessageArgs* table, std::uint64_t part_bytes,
+                                std::uint64_t max_teams);
 
 }  // namespace hetprobe

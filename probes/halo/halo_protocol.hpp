@@ -68,6 +68,10 @@ struct HaloPartState {
   unsigned long long start = ~0ull;  // earliest part start (device timer ticks)
   unsigned long long bad = 0;        // mismatched words
   unsigned long long status = 0;     // the worst part's status
+  // unpack: part 0 alone polls the message's flag in host memory (hundreds of
+  // pollers would fill the link with reads) and passes what it saw on here:
+  // (iteration << 1) | timed out. Iterations only grow, so it needs no reset.
+  unsigned long long flag_seen = 0;
 };
 
 struct HaloArgs {
@@ -255,15 +259,26 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
   if (leader) {
     unsigned long long status = halo_status_ok;
     if (a.flags != nullptr) {
+      // Part 0 polls the host's flag; the others the word part 0 sets.
+      unsigned long long* seen = parts > 1 ? &a.parts[m].flag_seen : nullptr;
+      const bool poll_host = part == 0;
       const std::uint64_t t0 = team.timer();
-      while (team.load_acquire(&a.flags[m].value) < a.iteration) {
+      for (;;) {
+        if (poll_host ? team.load_acquire(&a.flags[m].value) >= a.iteration
+                      : (team.fetch_add(seen, 0) >> 1) >= a.iteration) {
+          if (!poll_host && (team.fetch_add(seen, 0) & 1)) status = halo_status_timeout;
+          break;
+        }
         const std::uint64_t waited = team.timer() - t0;
         if (waited > a.timeout_ticks || !pause_in_wait(team, waited)) {
           status = halo_status_timeout;
           break;
         }
-        team.relax(a.poll_pause_ticks);
+        team.relax(poll_host ? a.poll_pause_ticks : 0);
       }
+      team.fence_system();  // part 0: what it acquired before it tells; the others: after they heard
+      if (poll_host && seen != nullptr)
+        team.fetch_max(seen, (a.iteration << 1) | (status == halo_status_timeout ? 1 : 0));
     }
     team.write_shared(slot, status);
     start = team.timer();

@@ -74,8 +74,7 @@ class GpuHaloEngine final : public HaloEngine {
                                       static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll,
                                       std::max<std::uint64_t>(1, room));
     args.parts = args.part_bytes != 0 ? part_states(pack ? 0 : 1, args.count) : nullptr;
-    const std::uint64_t teams = halo_teams(launch.host_messages, args.count, args.part_bytes);
-    const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>(teams, 1, std::max<std::uint64_t>(1, room)));
+    const auto blocks = static_cast<unsigned>(halo_launch_teams(launch, launch.host_messages, args.part_bytes, room));
     if (pack) halo_pack_kernel<<<blocks, threads, table, s>>>(args);
     else halo_unpack_kernel<<<blocks, threads, table, s>>>(args);
     HP_CHECK(HP_RT(GetLastError)());

@@ -108,8 +108,7 @@ class HostHaloEngine final : public HaloEngine {
     auto& states = parts_[pack ? 0 : 1];
     if (states.size() < args.count) states.resize(args.count);  // HaloPartState{}: the last part leaves it so
     args.parts = states.data();
-    const std::uint64_t teams = halo_teams(args.messages, args.count, args.part_bytes);
-    const std::uint64_t n = std::max<std::uint64_t>(1, std::min(teams, cap));
+    const std::uint64_t n = halo_launch_teams(launch, args.messages, args.part_bytes, cap);
     for (std::uint64_t w = 0; w < n; ++w)
       pool.emplace_back([this, args, w, n, pack] {
         HostHaloTeam team;
