@@ -90,6 +90,9 @@ struct HaloArgs {
 
 inline constexpr std::uint64_t kHaloUnitBytes = 16;  // what one thread loads or stores at once
 inline constexpr std::uint64_t kHaloUnroll = 4;      // units each thread has in flight
+// Between two reads of HaloPartState::flag_seen: hundreds of parts reading
+// one word of device memory back to back would slow the pack beside them.
+inline constexpr std::uint64_t kHaloSeenPauseTicks = 128;
 
 struct alignas(16) HaloUnit {
   std::uint64_t lo, hi;
@@ -274,7 +277,7 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
           status = halo_status_timeout;
           break;
         }
-        team.relax(poll_host ? a.poll_pause_ticks : 0);
+        team.relax(poll_host ? a.poll_pause_ticks : kHaloSeenPauseTicks);
       }
       team.fence_system();  // part 0: what it acquired before it tells; the others: after they heard
       if (poll_host && seen != nullptr)

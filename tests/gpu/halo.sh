@@ -1,35 +1,63 @@
 #!/usr/bin/env bash
 # The halo probe on a node with two GPUs, in one command: build with the GPU
-# backend, the halo device tests on the GPU, then `hetprobe halo` on two ranks
-# (one per GPU, the node-local rank picks it) over the paper's three cubes with
-# every variant and the thesis's dimensions: both send modes, both receive
-# waits, both signals, both stagings, 128 and 1024 threads per block; 50
-# timed iterations each, the median iteration's timeline kept (the file stays
-# a few MB: notebooks/data/h200x2-halo.jsonl is this run).
+# backend, the halo and signal device tests on the GPU, the bare unpack
+# reference (tests/gpu/bare_unpack.cu), `hetprobe bandwidth`'s GPU write and
+# read rates of pinned memory (what pack and unpack are held to), then
+# `hetprobe halo` on two ranks (one per GPU, the node-local rank picks it)
+# over the paper's three cubes with every variant and the thesis's dimensions:
+# both send modes, both receive waits, both signals, both stagings, 128 and
+# 1024 threads per block, and long messages in parts (auto) or one block each
+# (whole: the paper's fused kernels); the median iteration's timeline kept
+# (notebooks/data/h200x2-halo.jsonl is this run). Then the pinned setups again
+# with each single-copy mechanism of $HALO_SINGLE_COPY (default cma; the
+# lent machines set none in the environment), and the pack and unpack rates
+# against bandwidth's (tests/gpu/halo_rates.py).
 #   tests/gpu/halo.sh [more halo options]
-# Results: $RESULTS_DIR (default build-gpu/halo): halo.jsonl, halo.txt, logs.
+# Results: $RESULTS_DIR (default build-gpu/halo): halo*.jsonl, halo*.txt,
+# halo-bandwidth.jsonl, bare-unpack.txt, halo-rates.txt, logs.
 set -euo pipefail
 default_results=halo
 source "$(dirname "$0")/common.sh"
 build_gpu
 
-step "halo device tests on the GPU"
-"$build/tests/hetprobe_device_tests" --gtest_filter='gpu/HaloTest.*/cuda:gpu/HaloTest.*/hip' 2>&1 |
-  tee "$results/device-tests.txt" | grep -E "^\[  (PASSED|FAILED|SKIPPED)|OK \]|FAILED \]"
+step "halo and signal device tests on the GPU"
+"$build/tests/hetprobe_device_tests" --gtest_filter='gpu/HaloTest.*/cuda:gpu/HaloTest.*/hip:gpu/SignalTest.*' 2>&1 |
+  tee "$results/device-tests.txt" | grep -E "^\[  (PASSED|FAILED|SKIPPED)|FAILED \]"
 
-step "devices"
-"$hetprobe" devices
+if command -v nvcc >/dev/null; then
+  step "the bare unpack reference (tests/gpu/bare_unpack.cu)"
+  nvcc -O2 -o "$build/bare_unpack" "$root/tests/gpu/bare_unpack.cu" && "$build/bare_unpack" | tee "$results/bare-unpack.txt"
+fi
+
+step "GPU write and read rates of pinned memory, each GPU in turn"
+rm -f "$results/halo-bandwidth.jsonl"
+mpirun -np 2 "$hetprobe" bandwidth --load write,read --quiet --out "$results/halo-bandwidth.jsonl" |
+  tee "$results/halo-bandwidth.txt"
+
 step "each notify variant first in a fresh process (a kernel launched beside a spinning one must start)"
 rm -f "$results"/first-*.jsonl
 for variant in notify-stream notify-stacked; do
   mpirun -np 2 "$hetprobe" halo --cube 200 --variants "$variant" --iterations 3 --warmup 0 --timeout 10 --quiet \
     --out "$results/first-$variant.jsonl" | grep -E "^cube"
 done
-step "hetprobe halo on 2 ranks"
+
+step "hetprobe halo on 2 ranks: the paper's cubes, the thesis's matrix, parts and whole messages"
 rm -f "$results/halo.jsonl"
 start=$(date +%s)
 mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --variants all --send isend,send --recv-wait waitall,testany \
-  --signal channel,queue --staging pinned,memcpy --threads 128,1024 --iterations 50 --timeline median "$@" \
-  --out "$results/halo.jsonl" |
+  --signal channel,queue --staging pinned,memcpy --threads 128,1024 --parts auto,whole --iterations 30 \
+  --timeline median "$@" --out "$results/halo.jsonl" |
   tee "$results/halo.txt"
 echo "halo wall time: $(($(date +%s) - start)) s"
+
+for mechanism in ${HALO_SINGLE_COPY-cma}; do
+  step "pinned setups with Open MPI's single-copy mechanism $mechanism"
+  rm -f "$results/halo-$mechanism.jsonl"
+  OMPI_MCA_btl_vader_single_copy_mechanism=$mechanism mpirun -np 2 "$hetprobe" halo --cube 200,400,800 \
+    --variants all --staging pinned --iterations 30 --timeline median "$@" --out "$results/halo-$mechanism.jsonl" |
+    tee "$results/halo-$mechanism.txt" || echo "single copy $mechanism: the run failed (exit $?)"
+done
+
+step "pack and unpack against bandwidth's write and read rates"
+python3 "$root/tests/gpu/halo_rates.py" "$results/halo.jsonl" "$results/halo-bandwidth.jsonl" |
+  tee "$results/halo-rates.txt"
