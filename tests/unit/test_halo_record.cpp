@@ -2,6 +2,9 @@
 // hand-made runs: every number below follows from the iterations written here.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bench/halo/halo_phases.hpp"
@@ -144,6 +147,50 @@ TEST(HaloRecord, Eq1TermsIncludeTheLargestReceivesCopyWithMemcpy) {
   EXPECT_NEAR(m["lower_bound_ns"]["baseline isend waitall memcpy 128t"].get<double>() -
                   m["lower_bound_ns"]["baseline isend waitall pinned 128t"].get<double>(),
               60, 1e-6);
+}
+
+// What `hetprobe halo` prints for these records.
+std::string table_of(const std::vector<Json>& records) {
+  char* buf = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = ::open_memstream(&buf, &size);
+  print_halo_table(out, records);
+  std::fclose(out);
+  std::string text(buf, size);
+  std::free(buf);
+  return text;
+}
+
+std::string line_with(const std::string& text, const std::string& what) {
+  const std::size_t at = text.find(what);
+  if (at == std::string::npos) return "";
+  const std::size_t start = text.rfind('\n', at) + 1;
+  return text.substr(start, text.find('\n', at) - start);
+}
+
+TEST(HaloTable, PartsAndTheFastestBaselineOfTheLayout) {
+  HaloConfig config;
+  // Median iteration: 2 us x scale.
+  auto record = [&](HaloVariant variant, int threads, std::uint64_t parts, double scale) {
+    HaloRun r = run(HaloStaging::pinned, variant);
+    r.setup.threads_per_block = threads;
+    r.setup.part_bytes = parts;
+    for (HaloIteration& it : r.iterations) it.total_ns *= scale;
+    return halo_record(r, layout(), config, {});
+  };
+  const std::string text = table_of({record(HaloVariant::baseline, 128, kHaloWholeMessages, 50),
+                                     record(HaloVariant::baseline, 1024, kHaloPartsAuto, 25),
+                                     record(HaloVariant::notify_stream, 128, 32768, 40)});
+  // notify-stream (80 us): vs_base against the 128-thread baseline (100 us),
+  // vs_best against the 1024-thread one (50 us).
+  const std::string notify = line_with(text, "notify-stream");
+  EXPECT_NE(notify.find(" 32KiB "), std::string::npos) << text;
+  EXPECT_NE(notify.find(" 1.250 "), std::string::npos) << text;
+  EXPECT_NE(notify.find(" 0.625 "), std::string::npos) << text;
+  const std::string whole = line_with(text, " whole ");
+  EXPECT_NE(whole.find(" 100.0 "), std::string::npos) << text;
+  EXPECT_NE(whole.find(" 1.000    0.500 "), std::string::npos) << text;
+  EXPECT_NE(line_with(text, " auto ").find(" 1.000    1.000 "), std::string::npos) << text;
 }
 
 }  // namespace
