@@ -72,11 +72,13 @@ double kmodel_time_s(const KModel& m, double bytes) {
   return m.alpha_s + kmodel_factor(m) * bytes * beta;
 }
 
-LowerBound lower_bound(double pack_smallest_s, double comm_s, double unpack_largest_s) {
+LowerBound lower_bound(double pack_smallest_s, double comm_s, double unpack_largest_s, double copy_largest_s) {
   check_non_negative(pack_smallest_s, "lower bound: pack time (SP, s)");
   check_non_negative(comm_s, "lower bound: communication time (s)");
   check_non_negative(unpack_largest_s, "lower bound: unpack time (LUP, s)");
-  return {pack_smallest_s, comm_s, unpack_largest_s, pack_smallest_s + comm_s + unpack_largest_s};
+  check_non_negative(copy_largest_s, "lower bound: copy time (part of LUP, s)");
+  return {pack_smallest_s, comm_s, copy_largest_s, unpack_largest_s,
+          pack_smallest_s + comm_s + copy_largest_s + unpack_largest_s};
 }
 
 PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<double>& seconds) {
@@ -122,6 +124,7 @@ Json to_json(const KModel& m) {
 Json to_json(const LowerBound& b) {
   return Json{{"pack_smallest_s", b.pack_smallest_s},
               {"comm_s", b.comm_s},
+              {"copy_largest_s", b.copy_largest_s},
               {"unpack_largest_s", b.unpack_largest_s},
               {"total_s", b.total_s}};
 }

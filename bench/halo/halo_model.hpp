@@ -3,7 +3,9 @@
 //
 //   Eq. 1  T = SP + T_comm + LUP         SP: pack time of the shortest message (the 24 B vertex),
 //                                        LUP: unpack time of the longest (face) message; the other
-//                                        packs overlap communication, the short unpacks overlap LUP
+//                                        packs overlap communication, the short unpacks overlap LUP;
+//                                        with memcpy staging (not the paper's) LUP also holds that
+//                                        message's copy to device memory before its unpack
 //   Eq. 2  t(n) = alpha + beta * n       postal model, used for intra-socket messages
 //   Eq. 3  t(n) = alpha + (K_inter/K_total) * k' * n * beta      inter-socket and inter-node (K-model,
 //   Eq. 4  beta = 1 / (R_Cb + ((K_inter/K_total) * k' - 1) * R_Ci)   Choi et al. ICS'20)
@@ -51,10 +53,11 @@ double kmodel_time_s(const KModel& m, double bytes);  // Eq. 3, s; usage error f
 struct LowerBound {
   double pack_smallest_s = 0;   // SP
   double comm_s = 0;            // T_comm
-  double unpack_largest_s = 0;  // LUP
+  double copy_largest_s = 0;    // LUP's copy to device memory (memcpy staging; else 0)
+  double unpack_largest_s = 0;  // LUP's unpack
   double total_s = 0;           // SP + T_comm + LUP
 };
-LowerBound lower_bound(double pack_smallest_s, double comm_s, double unpack_largest_s);
+LowerBound lower_bound(double pack_smallest_s, double comm_s, double unpack_largest_s, double copy_largest_s = 0);
 
 // Least-squares line through (bytes, seconds) points (centered sums, so large sizes do not cost
 // precision). Usage errors: different lengths, fewer than 2 distinct sizes, negative or

@@ -8,22 +8,34 @@
 
 #include "bench/core/noise.hpp"
 #include "bench/core/stats.hpp"
+#include "bench/halo/halo_phases.hpp"
 
 namespace hetprobe {
 
 namespace {
 
-// Sends are listed with the rank they go to, receives with the rank they come from.
-Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>& device_ns, bool sends) {
+// Sends are listed with the rank they go to, receives with the rank they come
+// from; each with its median device time, its rate, and with memcpy staging its copy's median.
+Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>& device_ns,
+                 const std::vector<double>& copy_ns, bool memcpy, bool sends) {
   Json out = Json::array();
-  for (std::size_t i = 0; i < msgs.size(); ++i)
-    out.push_back({{"tag", msgs[i].index},
-                   {"kind", msgs[i].kind},
-                   {"bytes", msgs[i].bytes},
-                   {"peer", sends ? msgs[i].send_to : msgs[i].recv_from},
-                   {sends ? "pack_ns_median" : "unpack_ns_median",
-                    i < device_ns.size() ? Json(device_ns[i]) : Json(nullptr)}});
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    const Json ns = i < device_ns.size() ? Json(device_ns[i]) : Json(nullptr);
+    Json m{{"tag", msgs[i].index},
+           {"kind", msgs[i].kind},
+           {"bytes", msgs[i].bytes},
+           {"peer", sends ? msgs[i].send_to : msgs[i].recv_from},
+           {sends ? "pack_ns_median" : "unpack_ns_median", ns},
+           {sends ? "pack_gbs_median" : "unpack_gbs_median",
+            ns.is_null() ? Json(nullptr) : gbs_json(msgs[i].bytes, ns.get<double>())}};
+    if (memcpy) m["copy_ns_median"] = i < copy_ns.size() ? Json(copy_ns[i]) : Json(nullptr);
+    out.push_back(std::move(m));
+  }
   return out;
+}
+
+Json shape_json(const HaloShape& shape) {
+  return {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}, {"part_bytes", shape.part_bytes}};
 }
 
 // The message a model term is about: the smallest send, the largest receive.
@@ -40,7 +52,11 @@ std::size_t pick(const std::vector<HaloMessage>& msgs, Better better) {
 HaloModelInputs model_inputs(const HaloRun& run, const HaloLayout& layout) {
   HaloModelInputs in;
   if (!layout.sends.empty()) in.pack_smallest_ns = run.pack_device_ns[pick(layout.sends, std::less<>())];
-  if (!layout.recvs.empty()) in.unpack_largest_ns = run.unpack_device_ns[pick(layout.recvs, std::greater<>())];
+  if (layout.recvs.empty()) return in;
+  const std::size_t largest = pick(layout.recvs, std::greater<>());
+  in.unpack_largest_ns = run.unpack_device_ns[largest];
+  const std::vector<double> copies = copy_medians(run).recv_ns;
+  if (largest < copies.size()) in.copy_largest_ns = copies[largest];
   return in;
 }
 
@@ -57,6 +73,8 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return totals[a] < totals[b]; });
     kept.push_back(order[order.size() / 2]);
   }
+  std::vector<HaloCriticalPath> paths;
+  for (const auto& it : run.iterations) paths.push_back(critical_path(it, layout));
   Json timeline = Json::array();
   for (std::size_t i : kept) {
     const HaloIteration& it = run.iterations[i];
@@ -66,8 +84,10 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
                         {"copy_end_ns", it.copy_end_ns},
                         {"send_ns", it.send_ns},
                         {"recv_ns", it.recv_ns},
+                        {"recv_copy_end_ns", it.recv_copy_end_ns},
                         {"unpack_start_ns", it.unpack_start_ns},
-                        {"unpack_end_ns", it.unpack_end_ns}});
+                        {"unpack_end_ns", it.unpack_end_ns},
+                        {"critical_path_ns", to_json(paths[i])}});
   }
   Json iteration = summary_json(totals);
   if (!iteration.is_null()) iteration["samples"] = totals;
@@ -76,7 +96,8 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
   const HaloModelInputs in = model_inputs(run, layout);
   const bool intact = run.mismatched_words == 0 && run.timeouts == 0;
   const HaloSetup& s = run.setup;
-  const bool baseline = s.variant == HaloVariant::baseline;
+  const bool baseline = s.variant == HaloVariant::baseline, memcpy = s.staging == HaloStaging::memcpy;
+  const HaloCopyMedians copies = copy_medians(run);
   return {{"record", "halo"},
           {"probe", "halo"},
           {"variant", to_string(s.variant)},
@@ -90,7 +111,9 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"staging", to_string(s.staging)},
           {"threads_per_block", s.threads_per_block},
           {"poll_pause_ns", baseline ? Json(nullptr) : Json(s.poll_pause_ns)},
-          {"launch", {{"blocks", run.launch.blocks}, {"threads_per_block", run.launch.threads_per_block}}},
+          {"parts", halo_parts_json(s.part_bytes)},
+          {"launch", shape_json(run.launch)},
+          {"unpack_launch", s.variant == HaloVariant::notify_stacked ? Json(nullptr) : shape_json(run.unpack_launch)},
           {"stacked_long_bytes", run.long_bytes ? Json(run.long_bytes) : Json(nullptr)},
           {"messages_sent", layout.sends.size()},
           {"bytes_sent", layout.send_bytes()},
@@ -103,8 +126,9 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
                                          : spread_warnings(slowest, "slowest_rank_iteration_ns")},
           {"pack_smallest_ns", in.pack_smallest_ns},
           {"unpack_largest_ns", in.unpack_largest_ns},
-          {"pack", per_message(layout.sends, run.pack_device_ns, true)},
-          {"unpack", per_message(layout.recvs, run.unpack_device_ns, false)},
+          {"pack", per_message(layout.sends, run.pack_device_ns, copies.send_ns, memcpy, true)},
+          {"unpack", per_message(layout.recvs, run.unpack_device_ns, copies.recv_ns, memcpy, false)},
+          {"critical_path_ns", median_json(paths)},
           {"payload",
            {{"check", intact ? "intact" : "mismatch"},
             {"mismatched_words", run.mismatched_words},
@@ -130,7 +154,8 @@ Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, co
   Json bounds = Json::object(), terms = Json::object();
   for (const HaloRun& run : runs) {
     const HaloModelInputs in = model_inputs(run, layout);
-    const LowerBound b = lower_bound(in.pack_smallest_ns * 1e-9, comm_s, in.unpack_largest_ns * 1e-9);
+    const LowerBound b = lower_bound(in.pack_smallest_ns * 1e-9, comm_s, in.unpack_largest_ns * 1e-9,
+                                     in.copy_largest_ns * 1e-9);
     bounds[run.setup.label()] = b.total_s * 1e9;
     terms[run.setup.label()] = to_json(b);
   }

@@ -11,14 +11,17 @@
 namespace hetprobe {
 
 // Eq. 1's device terms from a run, ns: the median pack time of the smallest
-// message this rank sends (SP) and the median unpack time of the largest it receives (LUP).
+// message this rank sends (SP) and the median unpack time of the largest it
+// receives (LUP), with memcpy staging beside it the median time of that
+// message's copy to device memory (also LUP's; 0 for pinned staging).
 struct HaloModelInputs {
-  double pack_smallest_ns = 0, unpack_largest_ns = 0;
+  double pack_smallest_ns = 0, unpack_largest_ns = 0, copy_largest_ns = 0;
 };
 HaloModelInputs model_inputs(const HaloRun& run, const HaloLayout& layout);
 
 // One variant on one rank: per-iteration times (and, on rank 0, the slowest
-// rank's per iteration), per-message device times, payload check, timeline.
+// rank's per iteration), per-message device times and rates (and staging
+// copies), the critical path's medians, payload check, timeline.
 Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig& config,
                  const std::vector<double>& slowest_rank_ns);
 

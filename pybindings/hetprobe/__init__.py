@@ -22,6 +22,7 @@ Analyse results::
     r.load_gpus()                            # per point and load GPU: placement, rates, traffic
     hetprobe.per_gpu("run-dir")              # a characterize run: one row per GPU, units in the names
     hetprobe.check("run-dir", "good-run")    # each GPU against a known-good node's (.outside)
+    hetprobe.halo_rates("halo.jsonl", "bandwidth.jsonl")  # long messages' pack/unpack GB/s vs plain kernels
 
 Results files are JSON Lines; their schema is docs/results-schema.md.
 """
@@ -34,6 +35,7 @@ except PackageNotFoundError:  # imported from a source tree that pip has not ins
     __version__ = "unknown"
 
 from . import plots
+from ._plot_halo import halo_rates
 from ._units import size_label
 from .characterize import characterize
 from .check import check
@@ -72,6 +74,7 @@ __all__ = [
     "headline_table",
     "interference_parts",
     "paper_view",
+    "halo_rates",
     "size_label",
     "HetprobeError",
     "UsageError",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import _halo_rates
 from ._plotting import US, finish, new_figure, run_title
 from .errors import UsageError
 
@@ -20,15 +21,18 @@ def _halo_rows(results) -> pd.DataFrame:
 
 
 def halo_table(results) -> pd.DataFrame:
-    """Per layout (cube) and setup (variant, send mode, receive wait or signal, staging, threads): rank 0's
-    median iteration time and p10/p90 (µs), the slowest rank's median, the speed-up over the fastest
-    baseline with the same send mode and threads (the thesis's comparison: baseline median ÷ this
-    median) and the paper's Eq. 1 lower bound (µs), raw floats."""
+    """Per layout (cube) and setup (variant, send mode, receive wait or signal, staging, threads, parts):
+    rank 0's median iteration time and p10/p90 (µs), the slowest rank's median, the speed-up over the
+    fastest baseline with the same send mode and threads (the thesis's comparison: baseline median ÷
+    this median), the speed-up over the fastest baseline of the layout over all its setups (any send
+    mode, threads, staging and parts), and the paper's Eq. 1 lower bound (µs), raw floats. `parts`: the
+    record's ("auto", "whole" or bytes per block; None in files from before parts)."""
     rows = _halo_rows(results)
     s = results.summary
     slowest = s[(s["record"] == "halo") & (s["metric"] == "slowest_rank_iteration_ns")]
     bounds = s[(s["record"] == "halo_model") & (s["metric"] == "lower_bound_ns")]
     threads = rows["threads_per_block"].fillna(0)  # older files have no threads_per_block
+    baselines = rows[rows["variant"] == "baseline"]
     out = []
     for r, t in zip(rows.itertuples(), threads):
         same = slowest["record_id"] == r.record_id
@@ -39,6 +43,7 @@ def halo_table(results) -> pd.DataFrame:
             & (threads == t)
             & (rows["file"] == r.file)
         ]
+        best = baselines[(baselines["layout"] == r.layout) & (baselines["file"] == r.file)]
         bound = bounds[(bounds["layout"] == r.layout) & (bounds["setup"] == r.setup) & (bounds["file"] == r.file)]
         out.append(
             {
@@ -51,12 +56,14 @@ def halo_table(results) -> pd.DataFrame:
                 "signal": r.signal,
                 "staging": r.staging,
                 "threads_per_block": r.threads_per_block,
+                "parts": results.records[r.record_id].get("parts"),
                 "n": r.n,
                 "median_us": r.median * US,
                 "p10_us": r.p10 * US,
                 "p90_us": r.p90 * US,
                 "slowest_rank_median_us": slowest[same]["median"].iloc[0] * US if same.any() else np.nan,
                 "speedup_vs_baseline": base["median"].min() / r.median if len(base) else np.nan,
+                "speedup_vs_best_baseline": best["median"].min() / r.median if len(best) else np.nan,
                 "model_lower_bound_us": bound["lower_bound_ns"].iloc[0] * US if len(bound) else np.nan,
                 "payload": r.payload_check,
             }
@@ -69,46 +76,89 @@ def _median_kept(its) -> int:
     return int(np.argsort([i["total_ns"] for i in its])[len(its) // 2])
 
 
+# The critical path's phases (the records' critical_path_ns keys), shown as PHASE_us columns.
+PHASES = [
+    "total",
+    "pack_start",
+    "pack_end",
+    "last_send",
+    "largest_received",
+    "largest_unpack_start",
+    "unpack_end",
+    "largest_unpack",
+    "last_recv_copy_end",
+]
+
+
+def _phases_of_iteration(rec, it) -> dict:
+    """One kept iteration's critical path, ns, as the probe computes it (files from before it wrote one)."""
+    largest = max(m["bytes"] for m in rec["unpack"])
+    big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
+    last = max(big, key=lambda i: it["recv_ns"][i])  # the last of them to arrive
+    copies = it.get("recv_copy_end_ns") or []
+    return {
+        "total": it["total_ns"],
+        "pack_start": min(it["pack_start_ns"]),
+        "pack_end": max(it["pack_end_ns"]),
+        "last_send": max(it["send_ns"]),
+        "largest_received": it["recv_ns"][last],
+        "largest_unpack_start": it["unpack_start_ns"][last],
+        "unpack_end": max(it["unpack_end_ns"]),
+        "largest_unpack": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in big])),
+        "last_recv_copy_end": max(copies) if copies else None,
+    }
+
+
 def halo_phases(results, setups=None) -> pd.DataFrame:
-    """The critical path of each rank-0 record's median kept iteration (µs from the iteration's start,
-    host clock): when packing started and ended, the last send, when the last of the largest messages
-    (the faces, in a cube) was received and when its unpack started, when the last unpack ended, and
-    the mean unpack time of a largest message. Why one setup beats another is in these columns.
-    `setups`: setup labels or variant names to keep (default every one); records without a timeline
-    are left out."""
+    """The critical path of each rank-0 record (µs from the iteration's start, host clock): when
+    packing started and ended, the last send, when the last of the largest messages (the faces, in a
+    cube) was received and when its unpack started, when the last unpack ended, the mean unpack time
+    of a largest message, and with memcpy staging when the last receive's copy to the device ended.
+    Why one setup beats another is in these columns. Each phase is the record's median over every
+    timed iteration (its critical_path_ns); in files from before the probe wrote it, the phases of the
+    median kept iteration, computed here (`phases_from` says which). `setups`: setup labels or
+    variant names to keep (default every one); old records without a timeline are left out."""
     out = []
     for rec in results.records:
-        if rec.get("record") != "halo" or rec.get("rank", 0) != 0 or not rec["timeline"]["iterations"]:
+        if rec.get("record") != "halo" or rec.get("rank", 0) != 0:
             continue
         setup = rec.get("setup", rec["variant"])
         if setups is not None and setup not in setups and rec["variant"] not in setups:
             continue
-        its = rec["timeline"]["iterations"]
-        it = its[_median_kept(its)]
-        largest = max(m["bytes"] for m in rec["unpack"])
-        big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
-        last = max(big, key=lambda i: it["recv_ns"][i])  # the last of them to arrive
-        out.append(
-            {
-                "layout": rec["layout"],
-                "cube": rec.get("cube"),
-                "setup": setup,
-                "variant": rec["variant"],
-                "total_us": it["total_ns"] * US,
-                "pack_start_us": min(it["pack_start_ns"]) * US,
-                "pack_end_us": max(it["pack_end_ns"]) * US,
-                "last_send_us": max(it["send_ns"]) * US,
-                "largest_received_us": it["recv_ns"][last] * US,
-                "largest_unpack_start_us": it["unpack_start_ns"][last] * US,
-                "unpack_end_us": max(it["unpack_end_ns"]) * US,
-                "largest_unpack_us": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in big]))
-                * US,
-                "largest_bytes": largest,
-            }
-        )
+        phases, source = rec.get("critical_path_ns"), "median over the timed iterations"
+        if phases is None:
+            its = rec["timeline"]["iterations"]
+            if not its or not rec["unpack"]:
+                continue
+            phases, source = _phases_of_iteration(rec, its[_median_kept(its)]), "the median kept iteration"
+        row = {"layout": rec["layout"], "cube": rec.get("cube"), "setup": setup, "variant": rec["variant"]}
+        for name in PHASES:
+            value = phases.get(name)
+            row[f"{name}_us"] = value * US if value is not None else np.nan
+        row["largest_bytes"] = max((m["bytes"] for m in rec["unpack"]), default=0)
+        row["phases_from"] = source
+        out.append(row)
     if not out:
-        raise UsageError("no rank-0 halo record with a timeline in these results")
+        raise UsageError("no rank-0 halo record with a critical path or a timeline in these results")
     return pd.DataFrame(out)
+
+
+def halo_rates(halo_results, bandwidth_results, min_bytes: int = _halo_rates.MIN_BYTES) -> pd.DataFrame:
+    """Rank 0's pack and unpack rates of every message of `min_bytes` (64 KiB) or more, per layout and
+    setup, against rank 0's plain kernels of a `hetprobe bandwidth --load write,read` run: a pack
+    against the plain write kernel, an unpack against the plain read kernel (pinned host memory).
+    Columns: layout, cube, setup, variant, staging, parts, judged (parts "auto": the issue's 70%
+    criterion applies; tests/gpu/halo_rates.py checks it), direction, tag, kind, bytes, ns_median,
+    gbs_median (GB/s = 1e9 B/s), reference, reference_gbs, ratio. Each argument: a Results
+    (hetprobe.load) or what hetprobe.load takes. UsageError when the halo records have no
+    per-message rates (files from before them) or the bandwidth results lack a plain row."""
+    from .load import load
+
+    halo, bandwidth = (r if hasattr(r, "records") else load(r) for r in (halo_results, bandwidth_results))
+    try:
+        return pd.DataFrame(_halo_rates.rate_rows(halo.records, bandwidth.records, min_bytes))
+    except _halo_rates.RatesError as e:
+        raise UsageError(str(e)) from None
 
 
 def halo_times(results, path=None, title=None, setups=None):
@@ -166,7 +216,8 @@ def halo_times(results, path=None, title=None, setups=None):
 def halo_timeline(results, layout: str, setup: str, iteration: int | None = None, path=None, title=None):
     """Rank 0's workflow in one iteration (the thesis's workflow figures): per message, the device's pack
     (bar), with memcpy staging the end of its copy to host (cross), the CPU's send (triangle), the
-    receive's completion (dot) and the unpack (bar), in µs from the iteration's start on the host clock.
+    receive's completion (dot), with memcpy staging the end of its copy to the device (plus) and the
+    unpack (bar), in µs from the iteration's start on the host clock.
     `setup`: a setup label, or a variant name for its first setup. `iteration`: index among the timed
     ones (default: the one with the median time among those whose timeline was kept)."""
     matches = [
@@ -229,6 +280,16 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
             zorder=3,
             label="receive complete" if i == 0 else None,
         )
+        if it.get("recv_copy_end_ns"):
+            ax.scatter(
+                it["recv_copy_end_ns"][i] * US,
+                y,
+                marker="+",
+                color="#8c564b",
+                s=24,
+                zorder=3,
+                label="copy to device done" if i == 0 else None,
+            )
         ax.barh(
             y,
             (it["unpack_end_ns"][i] - it["unpack_start_ns"][i]) * US,

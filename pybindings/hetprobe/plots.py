@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 
 from ._plot_gpus import per_gpu
-from ._plot_halo import halo_phases, halo_table, halo_timeline, halo_times
+from ._plot_halo import halo_phases, halo_rates, halo_table, halo_timeline, halo_times
 from ._plot_load import load_table, slowdown_vs_gpus, slowdown_vs_traffic, worst_slowdown
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
 from ._plotting import (
@@ -57,6 +57,7 @@ __all__ = [
     "halo_times",
     "halo_timeline",
     "halo_phases",
+    "halo_rates",
 ]
 
 _STATS = ("min", "p10", "median", "p90", "p99", "max", "mean")

@@ -7,6 +7,9 @@ source "$(dirname "$0")/common.sh"
 check() {  # FILE RANKS SETUPS ITERATIONS LAYOUTS MESSAGES_PER_RANK
   python3 - "$@" <<'PY'
 import json, sys
+from statistics import median
+def near(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
 path, ranks, setups, iterations, layouts, messages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 records = [json.loads(line) for line in open(path)]
 assert records[0]["record"] == "header" and records[0]["probe"] == "halo", records[0]
@@ -34,6 +37,29 @@ for r in halo:
         assert all(0 <= s <= it["total_ns"] for s in it["send_ns"]), it["send_ns"]
         assert len(it["copy_end_ns"]) == (messages if memcpy else 0)
         assert all(c <= s for c, s in zip(it["copy_end_ns"], it["send_ns"]))  # copied, then sent
+        assert len(it["recv_copy_end_ns"]) == (len(r["unpack"]) if memcpy else 0)
+        assert all(v <= c for v, c in zip(it["recv_ns"], it["recv_copy_end_ns"]))  # received, then copied
+        cp = it["critical_path_ns"]
+        assert cp["total"] == it["total_ns"] and cp["last_send"] == max(it["send_ns"]), cp
+        assert (cp["last_recv_copy_end"] is not None) == memcpy
+    # Rates and copies per message; the launches and the parts asked for.
+    assert r["parts"] == "auto" and r["launch"]["part_bytes"] >= 0
+    assert (r["unpack_launch"] is None) == (r["variant"] == "notify-stacked")
+    for m in r["pack"] + r["unpack"]:
+        ns = m.get("pack_ns_median", m.get("unpack_ns_median"))
+        gbs = m.get("pack_gbs_median", m.get("unpack_gbs_median"))
+        assert (gbs is None) if ns == 0 else abs(gbs - m["bytes"] / ns) <= 1e-9 * gbs, m
+        assert ("copy_ns_median" in m) == memcpy, m
+    if memcpy and tl["kept"] == "all":  # a copy's median: from the timeline's every iteration
+        its = tl["iterations"]
+        for i, m in enumerate(r["pack"]):
+            assert near(m["copy_ns_median"], median(it["copy_end_ns"][i] - it["pack_end_ns"][i] for it in its)), m
+        for i, m in enumerate(r["unpack"]):
+            assert near(m["copy_ns_median"], median(it["recv_copy_end_ns"][i] - it["recv_ns"][i] for it in its)), m
+    cp = r["critical_path_ns"]
+    assert cp["total"] == r["iteration_ns"]["median"]  # the median of each phase
+    # Ordered within a clock (device stamps are mapped to the host clock, within the fit's precision).
+    assert cp["pack_start"] <= cp["pack_end"] and cp["last_send"] <= cp["total"], cp
     assert (r["rank"] == 0) == (r["slowest_rank_iteration_ns"] is not None)
     if r["rank"] == 0:
         assert all(s >= t for s, t in zip(r["slowest_rank_iteration_ns"]["samples"], r["iteration_ns"]["samples"]))

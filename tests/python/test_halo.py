@@ -1,12 +1,17 @@
-"""The halo probe's records in Python: loading, the table and the plots, on the committed H200 x2 run
-and on a fresh host-backend run through mpirun."""
+"""The halo probe's records in Python: loading, the table, the critical path, the rates and the plots,
+on the committed H200 x2 run, on hand-made records and on a fresh host-backend run through mpirun."""
 
 import json
+import math
+import subprocess
+import sys
 
+import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, REPO, jsonl_records, write_jsonl
 
 import hetprobe
+from hetprobe._plot_halo import PHASES
 
 
 def rank0_halo(path):
@@ -32,6 +37,13 @@ def test_the_table_matches_the_records():
             and b["threads_per_block"] == rec["threads_per_block"]
         )
         assert row["speedup_vs_baseline"] == pytest.approx(base / rec["iteration_ns"]["median"])
+        # the strongest baseline: the fastest of the layout over every setup
+        best = min(
+            b["iteration_ns"]["median"] for b in records if b["variant"] == "baseline" and b["layout"] == rec["layout"]
+        )
+        assert row["speedup_vs_best_baseline"] == pytest.approx(best / rec["iteration_ns"]["median"])
+        assert row["speedup_vs_best_baseline"] <= row["speedup_vs_baseline"]
+        assert row["parts"] is None  # written before parts
     assert (table["model_lower_bound_us"] < table["median_us"]).all()  # a lower bound
 
 
@@ -74,6 +86,102 @@ def test_phases_are_the_median_iterations_critical_path():
         assert row["last_send_us"] == pytest.approx(max(it["send_ns"]) / 1e3)
         assert row["pack_start_us"] <= row["pack_end_us"] <= row["last_send_us"] <= row["total_us"]
         assert row["largest_bytes"] == max(m["bytes"] for m in rec["unpack"])
+        assert row["phases_from"] == "the median kept iteration"  # the file has no critical_path_ns
+        assert math.isnan(row["last_recv_copy_end_us"])
+
+
+SETUP = "notify-stream isend channel pinned 128t"
+
+
+def committed(cube: int, *setups: str) -> tuple[dict, list[dict]]:
+    """The committed file's header and rank 0's records of `setups` for `cube`, to build small files from."""
+    records = jsonl_records(DATA / "h200x2-halo.jsonl")
+    picked = [r for r in records if r["record"] == "halo" and r["rank"] == 0 and r["cube"] == cube]
+    return records[0], [next(r for r in picked if r["setup"] == s) for s in setups]
+
+
+def test_phases_come_from_the_records_critical_path(tmp_path):
+    header, (rec,) = committed(800, SETUP)
+    rec["critical_path_ns"] = {name: 1000.0 * (k + 1) for k, name in enumerate(PHASES)}
+    rec["critical_path_ns"]["last_recv_copy_end"] = None  # pinned staging: no receive copies
+    rec["timeline"].update(kept="none", iteration_index=[], iterations=[])  # the medians need no timeline
+    r = hetprobe.load(write_jsonl(tmp_path / "halo.jsonl", [header, rec]))
+    row = hetprobe.plots.halo_phases(r).iloc[0]
+    assert row["phases_from"] == "median over the timed iterations" and row["setup"] == SETUP
+    for k, name in enumerate(PHASES[:-1]):
+        assert row[f"{name}_us"] == pytest.approx(k + 1.0), name
+    assert math.isnan(row["last_recv_copy_end_us"])
+    assert row["largest_bytes"] == 960000
+
+
+# --- per-message rates against `hetprobe bandwidth`'s plain kernels ---------------------------------
+
+
+def rate_files(tmp_path, auto_gbs=(40.0, 30.0), whole_gbs=(10.0, 5.0), references=(50.0, 40.0)):
+    """A halo file of two cube-400 setups (parts auto and whole) whose messages move at (pack, unpack)
+    GB/s, and a bandwidth file whose rank 0 has plain write and read kernels at `references` (rank 1:
+    other rates, not the reference)."""
+    header, recs = committed(400, SETUP, "baseline isend waitall pinned 128t")
+    for rec, parts, (pack, unpack) in zip(recs, ("auto", "whole"), (auto_gbs, whole_gbs)):
+        rec["parts"] = parts
+        for m in rec["pack"]:
+            m["pack_gbs_median"] = pack
+        for m in rec["unpack"]:
+            m["unpack_gbs_median"] = unpack
+    halo = write_jsonl(tmp_path / "halo.jsonl", [header, *recs])
+    bw = jsonl_records(DATA / "h200x2-load" / "bandwidth.jsonl")
+    plain = {"plain one-pass kernel": references[0], "plain read": references[1]}
+    rows = [dict(r, median_gbs=plain[r["writer"]], rank=0) for r in bw[1:] if r.get("writer") in plain]
+    rows += [dict(r, median_gbs=1.0, rank=1) for r in rows]
+    return halo, write_jsonl(tmp_path / "bandwidth.jsonl", [bw[0], *rows])
+
+
+def test_rates_of_long_messages_against_the_plain_kernels(tmp_path):
+    halo, bw = rate_files(tmp_path)
+    rates = hetprobe.halo_rates(halo, bw)
+    assert set(rates["bytes"]) == {240000}  # the 6 faces; edges and vertices are under 64 KiB
+    assert len(rates) == 2 * 2 * 6  # setups x directions x faces
+    auto = rates[rates["parts"] == "auto"].set_index("direction")
+    assert auto["judged"].all() and not rates[rates["parts"] == "whole"]["judged"].any()
+    assert auto.loc["pack", "reference"].eq("write").all() and auto.loc["unpack", "reference"].eq("read").all()
+    assert auto.loc["pack", "ratio"].tolist() == pytest.approx([40 / 50] * 6)
+    assert auto.loc["unpack", "ratio"].tolist() == pytest.approx([30 / 40] * 6)
+    # the halo records' times beside them, as written
+    _, (rec, _) = committed(400, SETUP, "baseline isend waitall pinned 128t")
+    faces = [m["pack_ns_median"] for m in rec["pack"] if m["bytes"] == 240000]
+    assert auto.loc["pack", "ns_median"].tolist() == faces
+    assert len(hetprobe.halo_rates(hetprobe.load(halo), hetprobe.load(bw), min_bytes=1)) == 2 * 2 * 26
+
+
+def test_rates_need_rates_and_both_references(tmp_path):
+    halo, bw = rate_files(tmp_path)
+    with pytest.raises(hetprobe.UsageError, match="no per-message rates"):
+        hetprobe.halo_rates(DATA / "h200x2-halo.jsonl", bw)
+    no_read = [r for r in jsonl_records(bw) if r.get("writer") != "plain read"]
+    with pytest.raises(hetprobe.UsageError, match="'plain read'"):
+        hetprobe.halo_rates(halo, write_jsonl(tmp_path / "write-only.jsonl", no_read))
+
+
+def rates_script(*args):
+    """tests/gpu/halo_rates.py as a CI job runs it: a bare interpreter, the package not on the path."""
+    script = REPO / "tests" / "gpu" / "halo_rates.py"
+    return subprocess.run([sys.executable, "-I", str(script), *map(str, args)], capture_output=True, text=True)
+
+
+def test_rates_script_judges_only_auto_parts(tmp_path):
+    halo, bw = rate_files(tmp_path)
+    done = rates_script(halo, bw)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "plain write kernel 50.00 GB/s (pack), plain read kernel 40.00 GB/s (unpack)" in out
+    assert out.count(" 240000 ") == 2 * 2 * 6
+    assert "min ratio 0.750 over 12 messages: ok (minimum 0.7)" in out
+    assert "min ratio 0.125 over 12 messages: reported, not judged (parts not auto)" in out  # 5 / 40
+    assert "1 setups judged (parts auto), 0 under 0.7; 1 reported only" in out
+    done = rates_script(halo, bw, "--min-ratio", "0.76")  # the unpacks (0.75) fall short
+    assert done.returncode == 1 and "min ratio 0.750 over 12 messages: UNDER (minimum 0.76)" in done.stdout
+    done = rates_script(DATA / "h200x2-halo.jsonl", bw)
+    assert done.returncode == 2 and "no per-message rates" in done.stdout
 
 
 def test_a_fresh_host_run_through_mpirun(tmp_path):
@@ -92,11 +200,32 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
     assert sorted(set(table["variant"])) == ["baseline", "notify-stacked", "notify-stream"]
     assert len(table) == 5  # baseline (waitall) + two notify variants x two signals
     assert (table["payload"] == "intact").all() and (table["n"] == 3).all() and (table["staging"] == "memcpy").all()
+    assert (table["parts"] == "auto").all()
     base = table[table["variant"] == "baseline"]["median_us"].iloc[0]
     assert table["speedup_vs_baseline"].tolist() == pytest.approx((base / table["median_us"]).tolist())
+    assert table["speedup_vs_best_baseline"].tolist() == pytest.approx((base / table["median_us"]).tolist())
+    # The probe's critical path is the one Python computes from the same iterations (every one kept).
+    for rec in [x for x in r.records if x.get("record") == "halo" and x["rank"] == 0]:
+        its = rec["timeline"]["iterations"]
+        assert len(its) == 3
+        per = [hetprobe._plot_halo._phases_of_iteration(rec, it) for it in its]
+        for it, mine in zip(its, per):
+            assert it["critical_path_ns"] == pytest.approx(mine), rec["setup"]
+            assert len(it["recv_copy_end_ns"]) == 26 and mine["last_recv_copy_end"] is not None
+        for name in PHASES:
+            assert rec["critical_path_ns"][name] == pytest.approx(float(np.median([p[name] for p in per]))), name
+        for m in rec["pack"] + rec["unpack"]:
+            kind = "pack" if "pack_ns_median" in m else "unpack"
+            assert m[f"{kind}_gbs_median"] == pytest.approx(m["bytes"] / m[f"{kind}_ns_median"])
+            assert m["copy_ns_median"] >= 0
+        model = next(x for x in r.records if x.get("record") == "halo_model")
+        terms = model["terms"][rec["setup"]]
+        face = max(rec["unpack"], key=lambda m: m["bytes"])  # the first of the largest
+        assert terms["copy_largest_s"] == pytest.approx(face["copy_ns_median"] * 1e-9)
     layout = table["layout"].iloc[0]
     fig = hetprobe.plots.halo_timeline(r, layout, "notify-stacked isend queue memcpy 128t")
-    assert "copy to host done" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "copy to host done" in legend and "copy to device done" in legend
     fig = hetprobe.plots.halo_times(r, setups=["baseline", "notify-stream isend queue memcpy 128t"])
     assert len(fig.axes[0].patches) == 2  # one bar per setup, one layout
     with pytest.raises(hetprobe.UsageError):

@@ -1,8 +1,11 @@
 """notebooks/halo.ipynb runs headless (nbclient) without a cell error on the committed H200 x2 halo run,
-on a fresh host-backend halo run named by HETPROBE_NOTEBOOK_HALO, and on a run directory without
-halo data, and shows what it claims to: the checks compare its output with the records it read."""
+on a fresh host-backend halo run named by HETPROBE_NOTEBOOK_HALO (with and without the bandwidth run
+beside it), and on a run directory without halo data, and shows what it claims to: the checks compare
+its output with the records it read."""
 
 from __future__ import annotations
+
+import subprocess
 
 import numpy as np
 from conftest import DATA, jsonl_records
@@ -11,7 +14,7 @@ from test_notebooks import assert_clean, cell, html, images, run as run_notebook
 import hetprobe
 
 COMMITTED = DATA / "h200x2-halo.jsonl"
-TAGS = ["setup", "headline", "matrix", "phases", "timeline", "model", "payload"]
+TAGS = ["setup", "headline", "matrix", "vs_best", "rates", "phases", "timeline", "model", "payload"]
 
 
 def run(**variables) -> dict:
@@ -24,12 +27,14 @@ def halo_records(path, rank=None) -> list[dict]:
 
 
 def headline_setups(path) -> list[dict]:
-    """Rank 0's records of the paper's configuration: isend, pinned, baseline waitall, notify channel."""
+    """Rank 0's records of the paper's configuration: isend, pinned, baseline waitall, notify channel;
+    parts auto (files from before parts have none)."""
     return [
         r
         for r in halo_records(path, rank=0)
         if r["send"] == "isend"
         and r["staging"] == "pinned"
+        and r.get("parts", "auto") == "auto"
         and (
             (r["variant"] == "baseline" and r["receive_wait"] == "waitall")
             or (r["variant"] != "baseline" and r["signal"] == "channel")
@@ -58,6 +63,26 @@ def check_headline(nb, path):
             line = next(s for s in shown.splitlines() if s.startswith(f"- cube {cube}, {threads} threads per block:"))
             assert line.endswith(f"Fastest: **{fastest}**."), line
     assert images(nb, "headline") == 1
+
+
+def check_vs_best(nb, path):
+    """Per cube, the fastest baseline over every setup and each notify variant's fastest setup with its
+    speed-up against it, from the records alone."""
+    rank0 = halo_records(path, rank=0)
+    shown = text(nb, "vs_best")
+    for cube in {r["cube"] for r in rank0}:
+        group = [r for r in rank0 if r["cube"] == cube]
+        median = {r["setup"]: r["iteration_ns"]["median"] for r in group}
+        base = min((r for r in group if r["variant"] == "baseline"), key=lambda r: median[r["setup"]])
+        line = next(s for s in shown.splitlines() if s.startswith(f"- cube {cube}:"))
+        assert f"fastest baseline `{base['setup']}` {median[base['setup']] / 1e3:.1f} µs" in line
+        for variant in ("notify-stream", "notify-stacked"):
+            mine = [r for r in group if r["variant"] == variant]
+            if mine:
+                f = min(mine, key=lambda r: median[r["setup"]])
+                speed = median[base["setup"]] / median[f["setup"]]
+                assert f"{variant} `{f['setup']}` {median[f['setup']] / 1e3:.1f} µs ({speed:.3f}×)" in line, line
+    assert len(html(nb, "vs_best")) == 2  # the fastest per cube and variant, every notify setup
 
 
 def check_payload(nb, path):
@@ -108,6 +133,9 @@ def test_committed_data():
     assert f"one face unpacked in {face_unpack:.1f} µs" in text(nb, "phases")
 
     assert images(nb, "timeline") == 3
+    check_vs_best(nb, COMMITTED)
+    assert "has no per-message rates" in text(nb, "rates")  # written before the probe recorded them
+    assert "Phases from: 18 setups, the median kept iteration" in text(nb, "phases")
 
     # Every setup with a bound, measured above it (Eq. 1 is a lower bound).
     models = [r for r in jsonl_records(COMMITTED) if r["record"] == "halo_model"]
@@ -137,6 +165,70 @@ def test_host_run_named_by_halo_variable(tmp_path):
     check_headline(nb, path)
     assert images(nb, "timeline") == 3
     check_payload(nb, path)
+    check_vs_best(nb, path)
+    assert "No `hetprobe bandwidth` results beside" in text(nb, "rates")  # this run has none
+    assert "median over the timed iterations" in text(nb, "phases")
+
+
+# --- stand-ins for the GPU run's two files, on the host backend -------------------------------
+
+
+def test_rates_of_a_run_with_its_bandwidth_beside(tmp_path):
+    """The names the committed GPU run will have (h200x2-halo.jsonl and h200x2-halo-bandwidth.jsonl),
+    here in a temporary directory with host-backend stand-ins: faces of 240000 B, parts auto and whole."""
+    path, bandwidth = tmp_path / "h200x2-halo.jsonl", tmp_path / "h200x2-halo-bandwidth.jsonl"
+    hetprobe.run_mpi(
+        "halo",
+        out=path,
+        device="host",
+        cube=400,
+        iterations=2,
+        warmup=1,
+        parts="auto,whole",
+        variants="baseline,notify-stream",
+        quiet=True,
+    )
+    subprocess.run(
+        [
+            hetprobe.binary(),
+            "bandwidth",
+            "--device",
+            "host",
+            "--size",
+            "1MiB",
+            "--reps",
+            "2",
+            "--duration",
+            "0.01",
+            "--load",
+            "write,read",
+            "--quiet",
+            "--out",
+            str(bandwidth),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    executed = run(HETPROBE_NOTEBOOK_HALO=path)
+    assert_clean(executed)
+    nb = executed["nb"]
+    assert "Rate reference: `" in text(nb, "setup") and "h200x2-halo-bandwidth.jsonl" in text(nb, "setup")
+    assert "parts auto, whole: 4 setups in all" in text(nb, "setup")
+    check_headline(nb, path)
+    check_vs_best(nb, path)
+
+    rates = hetprobe.halo_rates(path, bandwidth)
+    shown = text(nb, "rates")
+    plain = {r["writer"]: r["median_gbs"] for r in jsonl_records(bandwidth) if r["record"] == "point"}
+    assert f"plain write kernel {plain['plain one-pass kernel']:.2f} GB/s" in shown
+    assert f"plain read kernel {plain['plain read']:.2f} GB/s" in shown
+    table = html(nb, "rates")[0]
+    for (setup, direction), lowest in rates.groupby(["setup", "direction"])["ratio"].min().items():
+        assert setup in table and shows_number(table, lowest, 3), (setup, direction)
+    judged = rates[rates["judged"]].groupby("setup")["ratio"].min()
+    passed = int((judged >= 0.7).sum())
+    assert f"Setups with parts `auto`: {passed} of {len(judged)} move every message" in shown
+    assert "Not judged (parts not `auto`): 2 setups" in shown
 
 
 # --- a run directory without halo data --------------------------------------------------------

@@ -54,6 +54,7 @@ TEST(HaloModel, LowerBoundEq1) {
   EXPECT_NEAR(eager.comm_s * 1e6, 22.25, 0.005);
   EXPECT_NEAR(eager.total_s * 1e6, 36.0, 0.05);
   EXPECT_DOUBLE_EQ(eager.total_s, eager.pack_smallest_s + eager.comm_s + eager.unpack_largest_s);
+  EXPECT_EQ(eager.copy_largest_s, 0);  // pinned staging: no copy
   EXPECT_NEAR(lower_bound(1.75e-6, kmodel_time_s(kRendezvous, 60000), 12.00e-6).total_s * 1e6, 27.2, 0.05);
   // 400^3 and 800^3 (LUP 30.40 and 105 us).
   EXPECT_NEAR(lower_bound(1.75e-6, kmodel_time_s(kEager, 240000), 30.40e-6).total_s * 1e6, 114.1, 0.05);
@@ -108,6 +109,7 @@ TEST(HaloModel, BadInputs) {
   expect_usage_error([] { postal_time_s(kIntraSocket, -1); }, "message bytes");
   expect_usage_error([] { lower_bound(-1e-6, 0, 0); }, "pack time");
   expect_usage_error([] { lower_bound(0, 0, -1e-6); }, "unpack time");
+  expect_usage_error([] { lower_bound(0, 0, 0, -1e-6); }, "copy time");
 }
 
 TEST(HaloModel, Json) {
@@ -122,7 +124,10 @@ TEST(HaloModel, Json) {
   EXPECT_NEAR(k["beta_s_per_byte"].get<double>() / 1.288e-11, 1, 1e-3);
   EXPECT_NEAR(k["factor"].get<double>(), 3.6923, 1e-4);
   const Json b = to_json(lower_bound(1, 2, 3));
-  EXPECT_EQ(b, Json::parse(R"({"pack_smallest_s":1.0,"comm_s":2.0,"unpack_largest_s":3.0,"total_s":6.0})"));
+  EXPECT_EQ(b, Json::parse(R"({"pack_smallest_s":1.0,"comm_s":2.0,"copy_largest_s":0.0,"unpack_largest_s":3.0,)"
+                           R"("total_s":6.0})"));
+  // memcpy staging: LUP is the largest receive's copy to the device and its unpack.
+  EXPECT_EQ(to_json(lower_bound(1, 2, 3, 4))["total_s"], 10.0);
 }
 
 }  // namespace

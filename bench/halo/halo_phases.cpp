@@ -1,0 +1,108 @@
+#include "bench/halo/halo_phases.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "bench/core/stats.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+// The phases in the order records list them.
+using Phase = std::optional<double> HaloCriticalPath::*;
+constexpr std::pair<const char*, Phase> kPhases[] = {{"total", &HaloCriticalPath::total},
+                                                     {"pack_start", &HaloCriticalPath::pack_start},
+                                                     {"pack_end", &HaloCriticalPath::pack_end},
+                                                     {"last_send", &HaloCriticalPath::last_send},
+                                                     {"largest_received", &HaloCriticalPath::largest_received},
+                                                     {"largest_unpack_start", &HaloCriticalPath::largest_unpack_start},
+                                                     {"unpack_end", &HaloCriticalPath::unpack_end},
+                                                     {"largest_unpack", &HaloCriticalPath::largest_unpack},
+                                                     {"last_recv_copy_end", &HaloCriticalPath::last_recv_copy_end}};
+
+Json json_of(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+std::optional<double> lowest(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return *std::min_element(v.begin(), v.end());
+}
+
+std::optional<double> highest(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return *std::max_element(v.begin(), v.end());
+}
+
+// Per message, the median over the iterations of end - start (`count` messages).
+std::vector<double> median_gaps(const HaloRun& run, std::size_t count, std::vector<double> HaloIteration::* end,
+                                std::vector<double> HaloIteration::* start) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::vector<double> gaps;
+    for (const HaloIteration& it : run.iterations)
+      if (i < (it.*end).size() && i < (it.*start).size()) gaps.push_back((it.*end)[i] - (it.*start)[i]);
+    if (gaps.empty()) return {};
+    out.push_back(summarize(gaps).median);
+  }
+  return out;
+}
+
+}  // namespace
+
+Json gbs_json(std::uint64_t bytes, double ns) {
+  return ns > 0 ? Json(static_cast<double>(bytes) / ns) : Json(nullptr);  // B/ns = GB/s
+}
+
+HaloCopyMedians copy_medians(const HaloRun& run) {
+  if (run.setup.staging != HaloStaging::memcpy || run.iterations.empty()) return {};
+  const HaloIteration& first = run.iterations.front();
+  return {median_gaps(run, first.copy_end_ns.size(), &HaloIteration::copy_end_ns, &HaloIteration::pack_end_ns),
+          median_gaps(run, first.recv_copy_end_ns.size(), &HaloIteration::recv_copy_end_ns, &HaloIteration::recv_ns)};
+}
+
+HaloCriticalPath critical_path(const HaloIteration& it, const HaloLayout& layout) {
+  HaloCriticalPath p;
+  p.total = it.total_ns;
+  p.pack_start = lowest(it.pack_start_ns);
+  p.pack_end = highest(it.pack_end_ns);
+  p.last_send = highest(it.send_ns);
+  p.unpack_end = highest(it.unpack_end_ns);
+  p.last_recv_copy_end = highest(it.recv_copy_end_ns);
+  const std::size_t nr = std::min({layout.recvs.size(), it.recv_ns.size(), it.unpack_start_ns.size(),
+                                   it.unpack_end_ns.size()});
+  if (nr == 0) return p;
+  std::uint64_t largest = 0;
+  for (std::size_t i = 0; i < nr; ++i) largest = std::max(largest, layout.recvs[i].bytes);
+  std::size_t last = nr;  // the last of the largest receives to arrive (the first of equals)
+  double unpack_sum = 0;
+  int count = 0;
+  for (std::size_t i = 0; i < nr; ++i) {
+    if (layout.recvs[i].bytes != largest) continue;
+    if (last == nr || it.recv_ns[i] > it.recv_ns[last]) last = i;
+    unpack_sum += it.unpack_end_ns[i] - it.unpack_start_ns[i];
+    ++count;
+  }
+  p.largest_received = it.recv_ns[last];
+  p.largest_unpack_start = it.unpack_start_ns[last];
+  p.largest_unpack = unpack_sum / count;
+  return p;
+}
+
+Json to_json(const HaloCriticalPath& path) {
+  Json out = Json::object();
+  for (const auto& [name, phase] : kPhases) out[name] = json_of(path.*phase);
+  return out;
+}
+
+Json median_json(const std::vector<HaloCriticalPath>& paths) {
+  Json out = Json::object();
+  for (const auto& [name, phase] : kPhases) {
+    std::vector<double> values;
+    for (const HaloCriticalPath& p : paths)
+      if (p.*phase) values.push_back(*(p.*phase));
+    out[name] = values.empty() ? Json(nullptr) : Json(summarize(values).median);
+  }
+  return out;
+}
+
+}  // namespace hetprobe

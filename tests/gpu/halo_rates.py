@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""The done-means table of the halo probe's rates (issue 16): per cube and setup (rank 0's halo
+records), every message of 64 KiB or more, its median pack or unpack rate against rank 0's plain
+write or read kernel of `hetprobe bandwidth` measured in the same run, and the ratio; exit 1 when a
+setup with parts "auto" has a message under the minimum ratio (whole-message setups are reported,
+not judged), 2 for bad input.
+
+    tests/gpu/halo_rates.py HALO.jsonl BANDWIDTH.jsonl [--min-ratio 0.7] [--min-bytes 65536]
+
+Standard library only: the logic is the package's pybindings/hetprobe/_halo_rates.py, loaded by
+path (one copy; hetprobe.halo_rates is its pandas form), so it runs where hetprobe is not installed.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+_SOURCE = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "_halo_rates.py"
+_spec = importlib.util.spec_from_file_location("hetprobe_halo_rates", _SOURCE)
+halo_rates = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(halo_rates)
+
+if __name__ == "__main__":
+    sys.exit(halo_rates.main())
