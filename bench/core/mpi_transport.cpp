@@ -1,6 +1,7 @@
 #include "bench/core/mpi_transport.hpp"
 
 #include <mpi.h>
+#include <unistd.h>  // environ
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,8 +12,6 @@
 #include "bench/core/errors.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/mpi_cvars.hpp"
-
-extern char** environ;
 
 namespace hetprobe {
 

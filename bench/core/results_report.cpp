@@ -74,7 +74,8 @@ std::vector<std::string> mpi_transport_about(const RecordRef& h) {
   if (const std::string pml = field_or<std::string>(h, "mpi.transport.pml", ""); !pml.empty()) line += ", pml " + pml;
   if (const Json* btls = find_field(h, "mpi.transport.btl_components"); btls != nullptr && !btls->is_null()) {
     std::string list;
-    for (const Json& b : btls->is_array() ? *btls : Json::array({nullptr})) {
+    if (!btls->is_array()) bad_field(h, "mpi.transport.btl_components", "a list of names");
+    for (const Json& b : *btls) {
       if (!b.is_string()) bad_field(h, "mpi.transport.btl_components", "a list of names");
       list += (list.empty() ? "" : ",") + b.get<std::string>();
     }
