@@ -14,6 +14,7 @@
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
 #include "bench/core/mpi_context.hpp"
+#include "bench/core/mpi_transport.hpp"
 #include "bench/core/placement.hpp"
 #include "bench/core/progress.hpp"
 #include "bench/core/record_label.hpp"
@@ -37,6 +38,19 @@ void add_concurrent_flag(CLI::App* c, SessionOptions& o) {
               "devices do not disturb each other");
 }
 
+void add_single_copy_option(CLI::App* c, SessionOptions& o) {
+  c->add_option("--single-copy", o.single_copy,
+                "Open MPI's single-copy mechanism for large messages between ranks of a node: keep (what Open MPI "
+                "and its environment choose), none (copy in, copy out through shared memory), cma, xpmem or knem; "
+                "one per run (it is fixed at MPI_Init); the run stops if Open MPI does not take it")
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            return is_single_copy_name(name) ? "" : "'" + name + "' is not keep, none, cma, xpmem or knem";
+          },
+          "keep, none, cma, xpmem or knem"))
+      ->capture_default_str();
+}
+
 namespace {
 
 // What a session needs before it measures: checked config, clock, topology,
@@ -46,10 +60,13 @@ struct Prepared {
   std::optional<HostClock> clock;
   std::optional<Topology> topo;
   RankPlacement placement;
+  Json mpi_transport;
 };
 
 void prepare(Prepared& p, const ProbeSession& session, const SessionOptions& o, const MpiContext& mpi) {
   p.config = session.configure();
+  p.mpi_transport = read_mpi_transport(o.single_copy);
+  check_single_copy(p.mpi_transport);
   p.clock = HostClock::create(o.clock);
   p.topo.emplace(Topology::discover());
   p.placement = place_rank(mpi, {o.device, o.gpu, o.bind}, *p.topo);
@@ -67,7 +84,7 @@ Json session_header(const Prepared& p, const ProbeSession& session, const Sessio
   const Json placement = pinned != nullptr ? placement_json(p.placement, *p.topo, pinned->host(), pinned->size())
                                            : placement_json(p.placement, *p.topo);
   Json header = run_header({session.probe, argv, p.placement.device_choice, p.config, resumed, placement,
-                            p.topo->describe().to_json()},
+                            p.topo->describe().to_json(), p.mpi_transport},
                            *p.placement.device, mpi, *p.clock);
   if (session.expected_records) header["planned_records"] = session.expected_records();
   if (session.ranks_take_turns && mpi.rank == 0) header["ranks_in_turn"] = in_turn(session, o);
@@ -174,6 +191,7 @@ bool agreed_steps(const MpiContext& mpi, const std::string& probe, std::initiali
 int run_session(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv,
                 const CommandEnv& env) {
   if (env.capture) return run_captured(session, o, argv, *env.capture);
+  request_single_copy(o.single_copy);  // Open MPI reads it at MPI_Init, on every rank
   MPI_Init(nullptr, nullptr);
   const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
   Prepared p;

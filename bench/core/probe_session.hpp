@@ -28,13 +28,16 @@ struct SessionOptions {
   std::string clock = "auto";
   std::string bind = "near-gpu";
   bool quiet = false;
-  bool resume = false;      // --resume, where the probe has it (ProbeSession::read_done)
-  bool concurrent = false;  // --concurrent, where the ranks take turns (ProbeSession::ranks_take_turns)
+  bool resume = false;               // --resume, where the probe has it (ProbeSession::read_done)
+  bool concurrent = false;           // --concurrent, where the ranks take turns (ProbeSession::ranks_take_turns)
+  std::string single_copy = "keep";  // --single-copy, where the probe has it (MPI transfers between ranks)
 };
 
 void add_session_options(CLI::App* command, SessionOptions& options, const std::string& probe);
 // --concurrent, for the probes whose ranks take turns (ProbeSession::ranks_take_turns).
 void add_concurrent_flag(CLI::App* command, SessionOptions& options);
+// --single-copy, for the probes whose numbers are MPI transfers between ranks (halo, interference).
+void add_single_copy_option(CLI::App* command, SessionOptions& options);
 
 struct ProbeSession {
   std::string probe;

@@ -2,6 +2,7 @@
 #include "bench/core/results_report.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "bench/core/errors.hpp"
 
@@ -58,6 +59,33 @@ std::vector<std::string> header_warnings(const ResultsFile& file) {
 
 void add_record_warnings(const RecordRef& record, const std::string& label, std::vector<std::string>& notes) {
   for (const std::string& w : record_warnings(record)) notes.push_back("warning (" + label + "): " + w);
+}
+
+std::vector<std::string> mpi_transport_about(const RecordRef& h) {
+  if (find_field(h, "mpi.transport") == nullptr) return {};
+  static const std::map<std::string, std::string> kNames{{"open-mpi", "Open MPI"},
+                                                         {"mpich", "MPICH"},
+                                                         {"intel-mpi", "Intel MPI"}};
+  const std::string library = field<std::string>(h, "mpi.transport.library");
+  const auto known = kNames.find(library);
+  std::string line = "MPI: " + (known != kNames.end() ? known->second : library);
+  if (const std::string version = field_or<std::string>(h, "mpi.transport.version", ""); !version.empty())
+    line += " " + version;
+  if (const std::string pml = field_or<std::string>(h, "mpi.transport.pml", ""); !pml.empty()) line += ", pml " + pml;
+  if (const Json* btls = find_field(h, "mpi.transport.btl_components"); btls != nullptr && !btls->is_null()) {
+    std::string list;
+    if (!btls->is_array()) bad_field(h, "mpi.transport.btl_components", "a list of names");
+    for (const Json& b : *btls) {
+      if (!b.is_string()) bad_field(h, "mpi.transport.btl_components", "a list of names");
+      list += (list.empty() ? "" : ",") + b.get<std::string>();
+    }
+    line += ", btl " + list;
+  }
+  if (library != "open-mpi") return {line};
+  const std::string single_copy = field_or<std::string>(h, "mpi.transport.single_copy", "");
+  if (single_copy.empty()) return {line + ", no shared-memory BTL (single copy does not apply)"};
+  const std::string source = field_or<std::string>(h, "mpi.transport.single_copy_source", "");
+  return {line + ", single copy " + single_copy + (source.empty() ? "" : " (" + source + ")")};
 }
 
 std::vector<std::string> device_timer_about(const ResultsFile& file, const char* probe) {

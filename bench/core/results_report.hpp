@@ -33,6 +33,11 @@ ResultsFile records_of_this_run(const Json& header, const std::vector<Json>& rec
 std::string device_line(const RecordRef& header, const std::string& probe);
 std::vector<std::string> header_warnings(const ResultsFile& file);
 
+// "MPI: Open MPI 4.1.6, pml ob1, btl self,tcp,vader, single copy none
+// (environment OMPI_MCA_btl_vader_single_copy_mechanism)" from the header's
+// mpi.transport; none for files from before it.
+std::vector<std::string> mpi_transport_about(const RecordRef& header);
+
 // The lines notify and clock reports start with: the device line with the
 // device timer's tick and the host clock, then the header's warnings.
 std::vector<std::string> device_timer_about(const ResultsFile& file, const char* probe);

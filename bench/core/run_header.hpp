@@ -21,8 +21,9 @@ struct RunContext {
   std::string device_choice;              // why this backend was used
   Json config;                            // the probe's parameters
   bool resumed = false;
-  Json placement;  // this rank's placement (placement_json), read back; null if none
-  Json topology;   // this rank's node as hwloc describes it; rank 0's goes in the header
+  Json placement;      // this rank's placement (placement_json), read back; null if none
+  Json topology;       // this rank's node as hwloc describes it; rank 0's goes in the header
+  Json mpi_transport;  // this rank's MPI transport settings (read_mpi_transport); rank 0's goes in the header
 };
 
 // Collective over mpi.comm; the full record is returned on rank 0 only.

@@ -261,6 +261,7 @@ CommandFn add_halo_command(CLI::App& app) {
   c->add_option("--model-k-prime", o->model.kmodel.k_prime, "K-model k': processes communicating per node")
       ->check(count_from(1));
   add_session_options(c, o->session, "halo");
+  add_single_copy_option(c, o->session);
   return [o](const std::vector<std::string>& argv) {
     auto config = std::make_shared<HaloConfig>();
     return run_session(

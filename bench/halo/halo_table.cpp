@@ -106,6 +106,8 @@ Report halo_report(const ResultsFile& file) {
   const bool device = file.records.front().contains("device");  // not in a run's own stand-in header
   const std::string what = "per-iteration time of rank 0 (and of the slowest rank), us: median (p10, p90)";
   if (device) report.about.push_back(device_line({file.records.front(), file.place(0)}, "halo"));
+  for (const std::string& line : mpi_transport_about({file.records.front(), file.place(0)}))
+    report.about.push_back(line);
   report.about.push_back(device ? what : std::string("hetprobe halo: ") + what);
   for (const std::string& w : header_warnings(file)) report.about.push_back(w);
   Table t = halo_table();

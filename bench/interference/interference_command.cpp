@@ -209,6 +209,7 @@ CommandFn add_interference_command(CLI::App& app) {
   add_warmup_option(c, o->warmup, "Untimed full samples per point before the timed ones");
   add_timeout_option(c, o->timeout_s);
   add_session_options(c, o->session, "interference");
+  add_single_copy_option(c, o->session);
   c->add_flag("--resume", o->session.resume, "Continue --out: skip the points it already holds");
   c->add_flag("--no-check", o->no_check, "Skip the receiver's payload check");
   c->add_flag("--no-host-stream", o->no_host_stream,

@@ -75,6 +75,7 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                   ", GPU on the " + field<std::string>(h, "config.writer_side") + ", " +
                   std::to_string(field<int>(h, "config.reps")) + " samples/point after " +
                   std::to_string(field<int>(h, "config.warmup")) + " warm-up" + (paper ? "; the paper's writer" : ""));
+  for (const std::string& line : mpi_transport_about(h)) about.push_back(line);
   about.push_back(
       "MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; load = kind x GPUs "
       "@ rate (of full, or GB/s per GPU) into " +

@@ -373,6 +373,7 @@ def header_row(rec) -> dict:
         "start_time_utc": opt(rec, "start_time_utc", "string"),
         "resumed": opt(rec, "resumed", "boolean"),
         "mpi_ranks": opt(rec, "mpi.ranks", "integer"),
+        "mpi_single_copy": opt(rec, "mpi.transport.single_copy", "string"),
         "command_line": " ".join(command) if command is not None else None,
         "warnings": warnings_text(rec),
     }

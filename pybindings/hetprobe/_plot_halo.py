@@ -26,15 +26,20 @@ def halo_table(results) -> pd.DataFrame:
     fastest baseline with the same send mode and threads (the thesis's comparison: baseline median ÷
     this median), the speed-up over the fastest baseline of the layout over all its setups (any send
     mode, threads, staging and parts), and the paper's Eq. 1 lower bound (µs), raw floats. `parts`: the
-    record's ("auto", "whole" or bytes per block; None in files from before parts)."""
+    record's ("auto", "whole" or bytes per block; None in files from before parts). single_copy: Open
+    MPI's single-copy mechanism of the run (its header's mpi.transport; None in files from before it),
+    so runs of different mechanisms merged are told apart: each is compared with its own baseline."""
     rows = _halo_rows(results)
+    h = results.headers
+    mechanism = dict(zip(zip(h["file"], h["segment"]), h["mpi_single_copy"]))
+    single_copy = pd.Series([mechanism.get((f, s)) for f, s in zip(rows["file"], rows["segment"])], index=rows.index)
     s = results.summary
     slowest = s[(s["record"] == "halo") & (s["metric"] == "slowest_rank_iteration_ns")]
     bounds = s[(s["record"] == "halo_model") & (s["metric"] == "lower_bound_ns")]
     threads = rows["threads_per_block"].fillna(0)  # older files have no threads_per_block
     baselines = rows[rows["variant"] == "baseline"]
     out = []
-    for r, t in zip(rows.itertuples(), threads):
+    for r, t, mech in zip(rows.itertuples(), threads, single_copy):
         same = slowest["record_id"] == r.record_id
         base = rows[
             (rows["layout"] == r.layout)
@@ -42,6 +47,7 @@ def halo_table(results) -> pd.DataFrame:
             & (rows["send"] == r.send)
             & (threads == t)
             & (rows["file"] == r.file)
+            & (single_copy.fillna("") == (mech or ""))
         ]
         best = baselines[(baselines["layout"] == r.layout) & (baselines["file"] == r.file)]
         bound = bounds[(bounds["layout"] == r.layout) & (bounds["setup"] == r.setup) & (bounds["file"] == r.file)]
@@ -55,6 +61,7 @@ def halo_table(results) -> pd.DataFrame:
                 "receive_wait": r.receive_wait,
                 "signal": r.signal,
                 "staging": r.staging,
+                "single_copy": mech,
                 "threads_per_block": r.threads_per_block,
                 "parts": results.records[r.record_id].get("parts"),
                 "n": r.n,

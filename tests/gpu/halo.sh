@@ -53,7 +53,7 @@ echo "halo wall time: $(($(date +%s) - start)) s"
 for mechanism in ${HALO_SINGLE_COPY-cma}; do
   step "pinned setups with Open MPI's single-copy mechanism $mechanism"
   rm -f "$results/halo-$mechanism.jsonl"
-  OMPI_MCA_btl_vader_single_copy_mechanism=$mechanism mpirun -np 2 "$hetprobe" halo --cube 200,400,800 \
+  mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --single-copy "$mechanism" \
     --variants all --staging pinned --iterations 30 --timeline median "$@" --out "$results/halo-$mechanism.jsonl" |
     tee "$results/halo-$mechanism.txt" || echo "single copy $mechanism: the run failed (exit $?)"
 done

@@ -230,3 +230,29 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
     assert len(fig.axes[0].patches) == 2  # one bar per setup, one layout
     with pytest.raises(hetprobe.UsageError):
         hetprobe.plots.halo_times(r, setups=["notify-stream isend channel pinned 128t"])
+    # The header's MPI transport: loaded, and halo_table's single_copy column.
+    header = r.records[0]
+    mechanism = header["mpi"]["transport"]["single_copy"]
+    assert r.headers["mpi_single_copy"].tolist() == [mechanism]
+    assert table["single_copy"].tolist() == [mechanism] * len(table)
+    _merged_mechanisms_compare_with_their_own_baseline(tmp_path / "halo.jsonl", tmp_path / "merged.jsonl")
+
+
+def _merged_mechanisms_compare_with_their_own_baseline(path, merged):
+    """A second segment as if run with another single-copy mechanism, its baseline twice as fast: each
+    segment's speed-ups are against its own baseline, not the faster one of the other mechanism."""
+    lines = [json.loads(line) for line in open(path)]
+    with open(merged, "w") as out:
+        for line in lines:
+            out.write(json.dumps(line) + "\n")
+        for line in lines:
+            if line["record"] == "header":
+                line["mpi"]["transport"]["single_copy"] = "other"
+            if line["record"] == "halo" and line["variant"] == "baseline":
+                line["iteration_ns"]["median"] /= 2
+            out.write(json.dumps(line) + "\n")
+    table = hetprobe.plots.halo_table(hetprobe.load(merged))
+    assert len(set(table["single_copy"])) == 2
+    for _, rows in table.groupby("single_copy"):
+        base = rows[rows["variant"] == "baseline"]["median_us"].iloc[0]
+        assert rows["speedup_vs_baseline"].tolist() == pytest.approx((base / rows["median_us"]).tolist())

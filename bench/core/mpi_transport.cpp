@@ -1,0 +1,228 @@
+#include "bench/core/mpi_transport.hpp"
+
+#include <mpi.h>
+#include <unistd.h>  // environ
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "bench/core/errors.hpp"
+#include "bench/core/mpi_context.hpp"
+#include "bench/core/mpi_cvars.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+struct Library {
+  std::string name;     // "open-mpi", "mpich", "intel-mpi" or "other"
+  std::string version;  // "4.1.4"; "" where unknown
+  int major = 0;
+};
+
+// From MPI_Get_library_version (which MPI allows before MPI_Init).
+Library library() {
+  const std::string text = mpi_library_version();
+  const auto word_after = [&](const std::string& marker) {
+    const std::size_t at = text.find(marker);
+    if (at == std::string::npos) return std::string();
+    std::size_t start = text.find_first_not_of(" \t", at + marker.size());
+    if (start == std::string::npos) return std::string();
+    return text.substr(start, text.find_first_of(" ,\t\n", start) - start);
+  };
+  Library lib{"other", "", 0};
+  if (text.starts_with("Open MPI")) lib = {"open-mpi", word_after("Open MPI v"), 0};
+  else if (text.find("Intel(R) MPI") != std::string::npos) lib = {"intel-mpi", word_after("Library"), 0};
+  else if (text.find("MPICH") != std::string::npos) lib = {"mpich", word_after("MPICH Version:"), 0};
+  lib.major = std::atoi(lib.version.c_str());
+  return lib;
+}
+
+// The Open MPI variable that chooses the single-copy mechanism, and its value for `mechanism`.
+std::pair<std::string, std::string> single_copy_variable(const Library& lib, const std::string& mechanism) {
+  if (lib.major >= 5) return {"smsc", mechanism == "none" ? "^cma,xpmem,knem" : mechanism};
+  return {"btl_vader_single_copy_mechanism", mechanism};
+}
+
+// Open MPI's components of `framework` still open (their version variables are
+// kept): after MPI_Init, the ones selected (pml) or usable (btl).
+std::vector<std::string> open_components(const ControlVariables& cv, const std::string& framework) {
+  std::vector<std::string> out;
+  const std::string prefix = framework + "_", suffix = "_major_version";
+  for (const std::string& n : cv.names())
+    if (n.size() > prefix.size() + suffix.size() && n.starts_with(prefix) && n.ends_with(suffix))
+      out.push_back(n.substr(prefix.size(), n.size() - prefix.size() - suffix.size()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether the MCA parameter file `path` sets `name` ("name = value" lines).
+bool file_sets(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    const std::size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = line.substr(0, eq);
+    key.erase(std::remove_if(key.begin(), key.end(), [](char c) { return c == ' ' || c == '\t'; }), key.end());
+    if (key == name) return true;
+  }
+  return false;
+}
+
+// Where Open MPI's setting `name` came from, in its order of precedence.
+std::string open_mpi_source(const ControlVariables& cv, const std::string& name, const std::string& set_by_option) {
+  const Json override_file = cv.value("mca_base_override_param_file");
+  if (override_file.is_string() && file_sets(override_file.get<std::string>(), name))
+    return "override file " + override_file.get<std::string>();
+  const std::string variable = "OMPI_MCA_" + name;
+  if (std::getenv(variable.c_str()) != nullptr)
+    return (name == set_by_option ? "--single-copy via " : "environment ") + variable;
+  const Json files = cv.value("mca_base_param_files");
+  if (files.is_string()) {
+    std::stringstream list(files.get<std::string>());
+    for (std::string path; std::getline(list, path, ',');)
+      if (!path.empty() && file_sets(path, name)) return "file " + path;
+  }
+  return "default";
+}
+
+// The highest-priority single-copy component Open MPI 5 kept open, or "none".
+std::string selected_smsc(const ControlVariables& cv) {
+  std::string best = "none";
+  long long best_priority = 0;
+  for (const std::string& c : open_components(cv, "smsc")) {
+    const Json p = cv.value("smsc_" + c + "_priority");
+    const long long priority = p.is_number_integer() ? p.get<long long>() : 0;
+    if (best == "none" || priority > best_priority) best = c, best_priority = priority;
+  }
+  return best;
+}
+
+void read_open_mpi(const ControlVariables& cv, const Library& lib, const std::string& requested, Json& t) {
+  const std::vector<std::string> pmls = open_components(cv, "pml");
+  if (pmls.size() == 1) t["pml"] = pmls.front();
+  const Json btl = cv.value("btl");
+  if (btl.is_string() && !btl.get<std::string>().empty()) t["btl"] = btl;
+  t["btl_components"] = open_components(cv, "btl");
+  const std::vector<std::string> btls = t["btl_components"];
+  const std::string shm = std::count(btls.begin(), btls.end(), "sm")      ? "sm"
+                          : std::count(btls.begin(), btls.end(), "vader") ? "vader"
+                                                                          : "";
+  std::vector<std::string> names{"pml", "btl", "mtl", "smsc"};
+  std::string single_copy_name;
+  if (!shm.empty()) {
+    t["shared_memory_btl"] = shm;
+    const std::string prefix = "btl_" + shm + "_";
+    single_copy_name = cv.has(prefix + "single_copy_mechanism") ? prefix + "single_copy_mechanism" : "smsc";
+    const Json mechanism = single_copy_name == "smsc" ? Json(cv.has("smsc") ? selected_smsc(cv) : "none")
+                                                      : cv.value(single_copy_name);
+    t["single_copy"] = mechanism.is_number() ? Json(mechanism.dump()) : mechanism;  // an item the enum does not name
+    t["eager_limit_bytes"] = cv.value(prefix + "eager_limit");
+    for (const char* s : {"single_copy_mechanism", "eager_limit", "rndv_eager_limit", "max_send_size", "get_limit"})
+      names.push_back(prefix + s);
+  }
+  for (const std::string& c : open_components(cv, "smsc")) names.push_back("smsc_" + c + "_priority");
+  names.insert(names.end(), {"pml_ucx_tls", "pml_ucx_devices"});  // where UCX is the PML
+  const std::string set_by_option = requested == "keep" ? "" : single_copy_variable(lib, requested).first;
+  for (const std::string& n : names) {
+    if (!cv.has(n)) continue;
+    t["settings"][n] = cv.value(n);
+    t["setting_sources"][n] = open_mpi_source(cv, n, set_by_option);
+  }
+  if (!single_copy_name.empty() && t["setting_sources"].contains(single_copy_name))
+    t["single_copy_source"] = t["setting_sources"][single_copy_name];
+}
+
+// MPICH and others: the control variables that name a transport or its limits.
+void read_other(const ControlVariables& cv, Json& t) {
+  constexpr std::size_t kMostSettings = 64;
+  static const char* const kWords[] = {"NETMOD", "SHM", "XPMEM", "CMA", "EAGER", "IPC", "NEMESIS"};
+  for (const std::string& n : cv.names()) {
+    const bool transport = std::any_of(std::begin(kWords), std::end(kWords),
+                                       [&](const char* word) { return n.find(word) != std::string::npos; });
+    if (transport && t["settings"].size() < kMostSettings) t["settings"][n] = cv.value(n);
+  }
+}
+
+// Variables of the MPI library and its transports set in this process's
+// environment; Open MPI's launcher plumbing (mpirun's URIs and job ids) left out.
+Json mpi_environment() {
+  static const char* const kPrefixes[] = {"OMPI_MCA_", "UCX_", "MPIR_CVAR_", "MPICH_", "I_MPI_"};
+  static const char* const kLauncher[] = {"OMPI_MCA_orte_",        "OMPI_MCA_prte_",
+                                          "OMPI_MCA_ess",          "OMPI_MCA_pmix",
+                                          "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
+  std::map<std::string, std::string> found;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::size_t eq = entry.find('=');
+    const std::string name = entry.substr(0, eq);
+    const auto starts = [&](const char* p) { return name.starts_with(p); };
+    if (eq == std::string::npos || !std::any_of(std::begin(kPrefixes), std::end(kPrefixes), starts) ||
+        std::any_of(std::begin(kLauncher), std::end(kLauncher), starts))
+      continue;
+    found[name] = entry.substr(eq + 1);
+  }
+  Json out = Json::object();
+  for (const auto& [name, value] : found) out[name] = value;
+  return out;
+}
+
+}  // namespace
+
+bool is_single_copy_name(const std::string& name) {
+  return std::find(kSingleCopyNames.begin(), kSingleCopyNames.end(), name) != kSingleCopyNames.end();
+}
+
+void request_single_copy(const std::string& mechanism) {
+  const Library lib = library();
+  if (mechanism == "keep" || !is_single_copy_name(mechanism) || lib.name != "open-mpi") return;
+  const auto [name, value] = single_copy_variable(lib, mechanism);
+  setenv(("OMPI_MCA_" + name).c_str(), value.c_str(), 1);
+}
+
+Json read_mpi_transport(const std::string& single_copy_requested) {
+  const Library lib = library();
+  const ControlVariables cv;
+  Json t{{"library", lib.name},
+         {"version", lib.version.empty() ? Json(nullptr) : Json(lib.version)},
+         {"source", cv.opened() ? "MPI_T control variables" : "environment only (MPI_T_init_thread failed)"},
+         {"control_variables", cv.size()},
+         {"pml", nullptr},
+         {"btl", nullptr},
+         {"btl_components", nullptr},
+         {"shared_memory_btl", nullptr},
+         {"single_copy", nullptr},
+         {"single_copy_source", nullptr},
+         {"single_copy_requested", single_copy_requested},
+         {"eager_limit_bytes", nullptr},
+         {"settings", Json::object()},
+         {"setting_sources", Json::object()},
+         {"environment", mpi_environment()}};
+  if (lib.name == "open-mpi") read_open_mpi(cv, lib, single_copy_requested, t);
+  else read_other(cv, t);
+  return t;
+}
+
+void check_single_copy(const Json& t) {
+  const std::string requested = t.at("single_copy_requested");
+  if (requested == "keep") return;
+  const std::string option = "--single-copy " + requested;
+  if (t.at("library") != "open-mpi")
+    throw usage_error(option + ": only Open MPI's single-copy mechanism can be chosen; this MPI is " +
+                      mpi_library_version());
+  // No shared-memory BTL in this process (one rank on its node, or btl
+  // excludes it): no message takes that path, nothing to check.
+  if (t.at("single_copy").is_null()) return;
+  if (t.at("single_copy") != requested)
+    throw usage_error(option + ": Open MPI did not take it: its shared-memory BTL uses " +
+                      t.at("single_copy").get<std::string>() +
+                      " (Open MPI falls back from a mechanism it was built without or that this node does not "
+                      "permit; ompi_info --param btl " +
+                      t.at("shared_memory_btl").get<std::string>() + " --level 9 lists those it has)");
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,36 @@
+// The MPI library's transport settings that decide how large messages move
+// between ranks of one node, read through the MPI tool interface after
+// MPI_Init, for the header's mpi.transport (docs/results-schema.md). Open
+// MPI: the PML, the BTLs, the shared-memory BTL's single-copy mechanism and
+// its eager and rendezvous limits, each with where it came from; other
+// libraries: the variables that name a transport, and the environment.
+// --single-copy asks Open MPI for a single-copy mechanism before MPI_Init.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "bench/core/results.hpp"
+
+namespace hetprobe {
+
+// --single-copy: keep (whatever the library and its environment chose), or a mechanism to ask Open MPI for.
+inline constexpr std::array<const char*, 5> kSingleCopyNames{"keep", "none", "cma", "xpmem", "knem"};
+bool is_single_copy_name(const std::string& name);
+
+// Before MPI_Init, on every rank: sets the Open MPI variable that selects
+// `mechanism` in this process's environment (Open MPI 4:
+// OMPI_MCA_btl_vader_single_copy_mechanism; 5: OMPI_MCA_smsc). Nothing for
+// "keep", an unknown name, or another library (check_single_copy says why).
+void request_single_copy(const std::string& mechanism);
+
+// After MPI_Init: this rank's transport settings. Never throws; a library
+// without MPI_T gives what the environment says.
+Json read_mpi_transport(const std::string& single_copy_requested = "keep");
+
+// Throws a usage Error when --single-copy asked for a mechanism that is not
+// in effect (`transport` from read_mpi_transport): another library, or Open
+// MPI fell back (a mechanism it was built without, or not permitted).
+void check_single_copy(const Json& transport);
+
+}  // namespace hetprobe
