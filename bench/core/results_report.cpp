@@ -77,7 +77,8 @@ std::vector<std::string> mpi_transport_about(const RecordRef& h) {
     if (!btls->is_array()) bad_field(h, "mpi.transport.btl_components", "a list of names");
     for (const Json& b : *btls) {
       if (!b.is_string()) bad_field(h, "mpi.transport.btl_components", "a list of names");
-      list += (list.empty() ? "" : ",") + b.get<std::string>();
+      if (!list.empty()) list += ',';
+      list += b.get<std::string>();
     }
     line += ", btl " + list;
   }
