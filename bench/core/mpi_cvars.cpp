@@ -65,10 +65,6 @@ ControlVariables::ControlVariables() {
   }
 }
 
-ControlVariables::~ControlVariables() {
-  if (opened_) MPI_T_finalize();
-}
-
 Json ControlVariables::value(const std::string& name) const {
   const auto found = vars_.find(name);
   if (found == vars_.end()) return nullptr;
