@@ -44,8 +44,11 @@ Json number_of(MPI_Datatype type, const unsigned char* bytes) {
 }  // namespace
 
 ControlVariables::ControlVariables() {
-  int provided = 0;
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
+  static const bool open = [] {
+    int provided = 0;
+    return MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+  }();
+  if (!open) return;
   opened_ = true;
   int count = 0;
   if (MPI_T_cvar_get_num(&count) != MPI_SUCCESS) return;

@@ -17,10 +17,11 @@ class ControlVariables {
  public:
   // Opens MPI_T (any time, before or after MPI_Init) and lists the variables
   // the library has now; Open MPI drops those of components it closed.
-  // MPI_T stays open until the process ends (no MPI_T_finalize): Open MPI
-  // 4.1's finalize closes what MPI_T_init_thread opened, and the thread-local
-  // storage it leaves behind crashed LeakSanitizer's exit check in about half
-  // of the 2-rank runs ("Tracer caught signal 11").
+  // MPI_T is opened once per process and stays open until it ends (no
+  // MPI_T_finalize): Open MPI 4.1's finalize closes what MPI_T_init_thread
+  // opened, and the thread-local storage it leaves behind crashed
+  // LeakSanitizer's exit check in about half of the 2-rank runs ("Tracer
+  // caught signal 11").
   ControlVariables();
   ControlVariables(const ControlVariables&) = delete;
   ControlVariables& operator=(const ControlVariables&) = delete;

@@ -107,8 +107,8 @@ void read_open_mpi(const ControlVariables& cv, const Library& lib, const std::st
   if (pmls.size() == 1) t["pml"] = pmls.front();
   const Json btl = cv.value("btl");
   if (btl.is_string() && !btl.get<std::string>().empty()) t["btl"] = btl;
-  t["btl_components"] = open_components(cv, "btl");
-  const std::vector<std::string> btls = t["btl_components"];
+  const std::vector<std::string> btls = open_components(cv, "btl");
+  t["btl_components"] = btls;
   const std::string shm = std::count(btls.begin(), btls.end(), "sm")      ? "sm"
                           : std::count(btls.begin(), btls.end(), "vader") ? "vader"
                                                                           : "";
@@ -175,6 +175,15 @@ Json mpi_environment() {
 
 bool is_single_copy_name(const std::string& name) {
   return std::find(kSingleCopyNames.begin(), kSingleCopyNames.end(), name) != kSingleCopyNames.end();
+}
+
+std::string single_copy_names() {
+  std::string out;
+  for (std::size_t i = 0; i < kSingleCopyNames.size(); ++i) {
+    if (i > 0) out += i + 1 == kSingleCopyNames.size() ? " or " : ", ";
+    out += kSingleCopyNames[i];
+  }
+  return out;
 }
 
 void request_single_copy(const std::string& mechanism) {

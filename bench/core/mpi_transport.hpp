@@ -17,6 +17,8 @@ namespace hetprobe {
 // --single-copy: keep (whatever the library and its environment chose), or a mechanism to ask Open MPI for.
 inline constexpr std::array<const char*, 5> kSingleCopyNames{"keep", "none", "cma", "xpmem", "knem"};
 bool is_single_copy_name(const std::string& name);
+// kSingleCopyNames for messages: "keep, none, cma, xpmem or knem".
+std::string single_copy_names();
 
 // Before MPI_Init, on every rank: sets the Open MPI variable that selects
 // `mechanism` in this process's environment (Open MPI 4:

@@ -45,9 +45,9 @@ void add_single_copy_option(CLI::App* c, SessionOptions& o) {
                 "one per run (it is fixed at MPI_Init); the run stops if Open MPI does not take it")
       ->check(CLI::Validator(
           [](std::string& name) -> std::string {
-            return is_single_copy_name(name) ? "" : "'" + name + "' is not keep, none, cma, xpmem or knem";
+            return is_single_copy_name(name) ? "" : "'" + name + "' is not " + single_copy_names();
           },
-          "keep, none, cma, xpmem or knem"))
+          single_copy_names()))
       ->capture_default_str();
 }
 
