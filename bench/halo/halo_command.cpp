@@ -224,9 +224,9 @@ CommandFn add_halo_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--parts", o->parts,
                 "baseline and notify-stream: bytes of a message each block packs or unpacks, a list (each a setup): "
-                "auto (threads x 64 B, doubled until pack and unpack fit on the GPU at once: long messages move at "
-                "the link's rate), whole (one block per message: Comb's fused kernels and the paper), or a size "
-                "like 32KiB")
+                "auto (32 KiB or threads x 64 B if more, doubled until pack and unpack fit on the GPU at once; "
+                "the parts of a stage's messages run at once, notify-stream's pack message by message), whole (one "
+                "block per message: Comb's fused kernels and the paper), or a size like 32KiB")
       ->capture_default_str();
   c->add_option("--poll-pause", o->config.poll_pause_ns,
                 "notify variants: ns the GPU pauses between two reads of an "

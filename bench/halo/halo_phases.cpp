@@ -88,6 +88,47 @@ HaloCriticalPath critical_path(const HaloIteration& it, const HaloLayout& layout
   return p;
 }
 
+std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pack,
+                                  std::uint64_t min_bytes) {
+  HaloBusy busy;
+  std::vector<double> per_iteration;
+  for (const HaloIteration& it : run.iterations) {
+    const std::vector<double>& starts = pack ? it.pack_start_ns : it.unpack_start_ns;
+    const std::vector<double>& ends = pack ? it.pack_end_ns : it.unpack_end_ns;
+    std::vector<std::pair<double, double>> spans;
+    busy = {};
+    for (std::size_t i = 0; i < msgs.size() && i < starts.size() && i < ends.size(); ++i) {
+      if (msgs[i].bytes < min_bytes) continue;
+      spans.emplace_back(starts[i], ends[i]);
+      ++busy.messages;
+      busy.bytes += msgs[i].bytes;
+    }
+    if (spans.empty()) continue;
+    std::sort(spans.begin(), spans.end());
+    double total = 0, from = spans[0].first, to = spans[0].second;
+    for (const auto& [start, end] : spans) {
+      if (start > to) {
+        total += to - from;
+        from = start;
+      }
+      to = std::max(to, end);
+    }
+    per_iteration.push_back(total + (to - from));
+  }
+  if (per_iteration.empty()) return std::nullopt;
+  busy.busy_ns_median = summarize(per_iteration).median;
+  return busy;
+}
+
+Json to_json(const std::optional<HaloBusy>& busy, std::uint64_t min_bytes) {
+  if (!busy) return nullptr;
+  return {{"min_bytes", min_bytes},
+          {"messages", busy->messages},
+          {"bytes", busy->bytes},
+          {"busy_ns_median", busy->busy_ns_median},
+          {"gbs_median", gbs_json(busy->bytes, busy->busy_ns_median)}};
+}
+
 Json to_json(const HaloCriticalPath& path) {
   Json out = Json::object();
   for (const auto& [name, phase] : kPhases) out[name] = json_of(path.*phase);

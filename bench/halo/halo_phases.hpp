@@ -36,6 +36,25 @@ struct HaloCriticalPath {
 };
 HaloCriticalPath critical_path(const HaloIteration& it, const HaloLayout& layout);
 
+// The messages of `bytes` at least this are a stage's long ones, whose rate
+// is held to the link's (issue 16: 64 KiB).
+inline constexpr std::uint64_t kHaloLongMessageBytes = 64 * 1024;
+
+// A stage's long messages while any of them moved: per iteration, the union
+// of their [start, end) intervals (pack or unpack), so time in which several
+// overlap counts once (they share the link, so each one's own rate is a share
+// of it) and time in which none moved (an unpack waiting for MPI) not at all.
+// Their bytes over its median is the stage's rate. Empty without long messages.
+struct HaloBusy {
+  std::size_t messages = 0;
+  std::uint64_t bytes = 0;
+  double busy_ns_median = 0;
+};
+std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pack,
+                                  std::uint64_t min_bytes = kHaloLongMessageBytes);
+// {min_bytes, messages, bytes, busy_ns_median, gbs_median}, or null.
+Json to_json(const std::optional<HaloBusy>& busy, std::uint64_t min_bytes = kHaloLongMessageBytes);
+
 // {phase: ns or null}, the records' critical_path_ns.
 Json to_json(const HaloCriticalPath& path);
 // {phase: the median over `paths`, or null where none has the phase}.

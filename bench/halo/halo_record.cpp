@@ -128,6 +128,8 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"unpack_largest_ns", in.unpack_largest_ns},
           {"pack", per_message(layout.sends, run.pack_device_ns, copies.send_ns, memcpy, true)},
           {"unpack", per_message(layout.recvs, run.unpack_device_ns, copies.recv_ns, memcpy, false)},
+          {"pack_busy", to_json(busy_time(run, layout.sends, true))},
+          {"unpack_busy", to_json(busy_time(run, layout.recvs, false))},
           {"critical_path_ns", median_json(paths)},
           {"payload",
            {{"check", intact ? "intact" : "mismatch"},

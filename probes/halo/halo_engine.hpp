@@ -31,13 +31,18 @@ struct HaloLaunch {
   // A size is rounded up to a multiple of kHaloUnitBytes. Stacked: ignored.
   std::uint64_t part_bytes = kHaloPartsAuto;
   // pack and unpack with parts: true: as many teams as the longest message
-  // has parts, so the messages take the link one after another, each at its
-  // full rate (pack, and an unpack whose messages are all there at its
-  // launch); false: every part its own team at once, so a message whose flag
-  // comes is unpacked at once, whatever the others wait for (notify-stream's
-  // unpack).
-  bool message_at_a_time = true;
+  // has parts, so the messages end one after another (notify-stream's pack:
+  // each is handed to MPI as soon as it ends); false: every part its own team
+  // at once, the stage's messages sharing the link (a message whose flag comes
+  // is unpacked at once, whatever the others wait for).
+  bool message_at_a_time = false;
 };
+
+// kHaloPartsAuto's smallest part: a part ends with fences and atomics that
+// cost about as long as one round of its block's loads, so a part takes
+// several rounds. On an H200, 8 KiB parts of 128 threads unpacked long
+// messages at 17-37 GB/s, 32 KiB parts at 28-44 (tests/gpu/halo_parts.sh).
+inline constexpr std::uint64_t kHaloAutoPartMinBytes = 32 * 1024;
 
 // What a stage was launched with: teams (blocks x threads) and bytes per part
 // (0: one team per message).

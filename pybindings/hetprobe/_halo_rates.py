@@ -3,13 +3,17 @@
 Standard library only: hetprobe.halo_rates (pandas) and tests/gpu/halo_rates.py (a script run where
 the package may not be installed; it loads this file by path) share it.
 
-Per rank-0 halo record (one per layout and setup) and per message of `min_bytes` or more: the
-message's median pack (or unpack) rate, GB/s = 1e9 B/s, from the record's pack_gbs_median
-(unpack_gbs_median), against rank 0's plain kernel of the bandwidth file that moves pinned host
-memory the same way: a pack writes what MPI sends (the plain one-pass write kernel), an unpack reads
-what MPI received (the plain read kernel). ratio = rate / reference. Setups whose parts are "auto"
-(the engine's split of long messages) are judged against a minimum ratio; the others (whole
-messages, a fixed part size) are reported only.
+Per rank-0 halo record (one per layout and setup), against rank 0's plain kernel of the bandwidth
+file that moves pinned host memory the same way: a pack writes what MPI sends (the plain one-pass
+write kernel), an unpack reads what MPI received (the plain read kernel); GB/s = 1e9 B/s, ratio =
+rate / reference.
+- Per stage (pack, unpack): the record's pack_busy (unpack_busy): the long messages' bytes over the
+  time in which any of them moved (overlaps counted once, waits not at all). This is what is judged:
+  messages that move at the same time share the link, so each one's own rate is a share of it.
+- Per message of `min_bytes` or more: its median rate (pack_gbs_median, unpack_gbs_median), shown.
+  Files from before the busy rates are judged on these instead (every message at the minimum).
+Setups whose parts are "auto" (the engine's split of long messages) are judged against a minimum
+ratio; the others (whole messages, a fixed part size) are reported only.
 """
 
 from __future__ import annotations
@@ -23,6 +27,10 @@ DIRECTIONS = {
     "pack": ("pack_gbs_median", "plain one-pass kernel", "write"),
     "unpack": ("unpack_gbs_median", "plain read", "read"),
 }
+
+
+# direction -> the record's busy rate of that stage's long messages
+BUSY = {"pack": "pack_busy", "unpack": "unpack_busy"}
 
 
 class RatesError(ValueError):
@@ -105,16 +113,64 @@ def rate_rows(halo_records, bandwidth_records, min_bytes: int = MIN_BYTES) -> li
     return rows
 
 
-def summaries(rows, min_ratio: float = MIN_RATIO) -> list[dict]:
-    """Per (layout, setup), in order: messages, the lowest ratio (None when a message has no rate),
-    judged, and ok (every message has a rate at or above min_ratio; None when not judged)."""
+def busy_rows(halo_records, bandwidth_records) -> list[dict]:
+    """One dict per rank-0 halo record and stage with a busy rate (pack_busy, unpack_busy; files
+    from before them have none), in file order: layout, cube, setup, variant, staging, parts, judged,
+    direction, messages, bytes, busy_ns_median, gbs_median, reference, reference_gbs, ratio (None
+    without a rate). RatesError when a reference is missing."""
+    halo = [r for r in _rank0(halo_records, "halo", "halo") if any(r.get(f) for f in BUSY.values())]
+    if not halo:
+        return []
+    ref = references(bandwidth_records)
+    rows = []
+    for rec in halo:
+        for direction, field in BUSY.items():
+            busy = rec.get(field)
+            if not busy:
+                continue
+            gbs = busy.get("gbs_median")
+            rows.append(
+                {
+                    "layout": rec.get("layout"),
+                    "cube": rec.get("cube"),
+                    "setup": rec.get("setup", rec.get("variant")),
+                    "variant": rec.get("variant"),
+                    "staging": rec.get("staging"),
+                    "parts": rec.get("parts"),
+                    "judged": rec.get("parts") == "auto",
+                    "direction": direction,
+                    "messages": busy["messages"],
+                    "bytes": busy["bytes"],
+                    "busy_ns_median": busy["busy_ns_median"],
+                    "gbs_median": gbs,
+                    "reference": DIRECTIONS[direction][2],
+                    "reference_gbs": ref[direction],
+                    "ratio": gbs / ref[direction] if isinstance(gbs, (int, float)) else None,
+                }
+            )
+    return rows
+
+
+def _lowest(ratios):
+    return None if not ratios or None in ratios else min(ratios)
+
+
+def summaries(rows, min_ratio: float = MIN_RATIO, stages=()) -> list[dict]:
+    """Per (layout, setup), in order: messages, the lowest per-message ratio (None when a message
+    has no rate), the stages' ratios {direction: ratio} from `stages` (busy_rows; empty for files
+    from before them), judged, and ok (None when not judged): every stage's ratio at or above
+    min_ratio, or without stages every message's."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((r["layout"], r["setup"]), []).append(r)
+    by_setup: dict[tuple, dict] = {}
+    for r in stages:
+        by_setup.setdefault((r["layout"], r["setup"]), {})[r["direction"]] = r["ratio"]
     out = []
     for (layout, setup), g in groups.items():
-        ratios = [r["ratio"] for r in g]
-        lowest = None if None in ratios else min(ratios)
+        lowest = _lowest([r["ratio"] for r in g])
+        stage = by_setup.get((layout, setup), {})
+        judged_on = _lowest(list(stage.values())) if stage else lowest
         judged = g[0]["judged"]
         out.append(
             {
@@ -124,8 +180,9 @@ def summaries(rows, min_ratio: float = MIN_RATIO) -> list[dict]:
                 "parts": g[0]["parts"],
                 "messages": len(g),
                 "min_ratio": lowest,
+                "stage_ratios": stage,
                 "judged": judged,
-                "ok": (lowest is not None and lowest >= min_ratio) if judged else None,
+                "ok": (judged_on is not None and judged_on >= min_ratio) if judged else None,
             }
         )
     return out
@@ -143,10 +200,23 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
         f"reference: rank 0's plain write kernel {ref['pack']:.2f} GB/s (pack), plain read kernel "
         f"{ref['unpack']:.2f} GB/s (unpack); messages of {min_bytes} B or more; rank 0's halo records"
     ]
-    sums = summaries(rows, min_ratio)
+    stages = busy_rows(halo_records, bandwidth_records)
+    sums = summaries(rows, min_ratio, stages)
     for s in sums:
         lines.append("")
         lines.append(f"{s['layout']} | {s['setup']} | parts {s['parts']}")
+        mine = [r for r in stages if (r["layout"], r["setup"]) == (s["layout"], s["setup"])]
+        if mine:
+            lines.append(
+                f"  {'stage':<9} {'messages':>8} {'bytes':>10} {'busy us':>9} {'GB/s':>8} {'ref GB/s':>9} {'ratio':>6}"
+            )
+            for r in mine:
+                busy_us = r["busy_ns_median"] / 1e3
+                lines.append(
+                    f"  {r['direction']:<9} {r['messages']:>8} {r['bytes']:>10} {busy_us:>9.1f} "
+                    f"{_number(r['gbs_median'], 2):>8} {r['reference_gbs']:>9.2f} {_number(r['ratio'], 3):>6}"
+                )
+            lines.append("  each message's own rate (messages that move at the same time share the link):")
         lines.append(
             f"  {'direction':<9} {'tag':>4} {'kind':<7} {'bytes':>10} {'GB/s':>8} {'ref GB/s':>9} {'ratio':>6}"
         )
@@ -162,7 +232,11 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
             if s["judged"]
             else "reported, not judged (parts not auto)"
         )
-        lines.append(f"  min ratio {_number(s['min_ratio'], 3)} over {s['messages']} messages: {verdict}")
+        if s["stage_ratios"]:
+            shown = ", ".join(f"{d} {_number(x, 3)}" for d, x in s["stage_ratios"].items())
+            lines.append(f"  stage ratios {shown} (lowest message {_number(s['min_ratio'], 3)}): {verdict}")
+        else:
+            lines.append(f"  min ratio {_number(s['min_ratio'], 3)} over {s['messages']} messages: {verdict}")
     judged = [s for s in sums if s["judged"]]
     under = [s for s in judged if not s["ok"]]
     lines.append("")

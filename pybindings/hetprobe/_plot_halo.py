@@ -150,20 +150,33 @@ def halo_phases(results, setups=None) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def halo_rates(halo_results, bandwidth_results, min_bytes: int = _halo_rates.MIN_BYTES) -> pd.DataFrame:
-    """Rank 0's pack and unpack rates of every message of `min_bytes` (64 KiB) or more, per layout and
-    setup, against rank 0's plain kernels of a `hetprobe bandwidth --load write,read` run: a pack
-    against the plain write kernel, an unpack against the plain read kernel (pinned host memory).
-    Columns: layout, cube, setup, variant, staging, parts, judged (parts "auto": the issue's 70%
-    criterion applies; tests/gpu/halo_rates.py checks it), direction, tag, kind, bytes, ns_median,
-    gbs_median (GB/s = 1e9 B/s), reference, reference_gbs, ratio. Each argument: a Results
-    (hetprobe.load) or what hetprobe.load takes. UsageError when the halo records have no
-    per-message rates (files from before them) or the bandwidth results lack a plain row."""
+def halo_rates(
+    halo_results, bandwidth_results, min_bytes: int = _halo_rates.MIN_BYTES, per: str = "message"
+) -> pd.DataFrame:
+    """Rank 0's pack and unpack rates of long messages, per layout and setup, against rank 0's plain
+    kernels of a `hetprobe bandwidth --load write,read` run: a pack against the plain write kernel,
+    an unpack against the plain read kernel (pinned host memory); GB/s = 1e9 B/s.
+    per="message": every message of `min_bytes` (64 KiB) or more. Columns: layout, cube, setup,
+    variant, staging, parts, judged (parts "auto"), direction, tag, kind, bytes, ns_median,
+    gbs_median, reference, reference_gbs, ratio.
+    per="stage": each stage's long messages (64 KiB or more) over the time any of them moved, the
+    records' pack_busy and unpack_busy: what the issue's 70% criterion judges (messages moving at the
+    same time share the link; tests/gpu/halo_rates.py checks it). Columns: layout, cube, setup,
+    variant, staging, parts, judged, direction, messages, bytes, busy_ns_median, gbs_median,
+    reference, reference_gbs, ratio; empty for files from before busy rates.
+    Each results argument: a Results (hetprobe.load) or what hetprobe.load takes. UsageError when
+    the halo records have no per-message rates (files from before them), the bandwidth results lack
+    a plain row, or `per` is neither."""
     from .load import load
 
+    if per not in ("message", "stage"):
+        raise UsageError(f"per={per!r}: 'message' or 'stage'")
     halo, bandwidth = (r if hasattr(r, "records") else load(r) for r in (halo_results, bandwidth_results))
     try:
-        return pd.DataFrame(_halo_rates.rate_rows(halo.records, bandwidth.records, min_bytes))
+        rows = _halo_rates.rate_rows(halo.records, bandwidth.records, min_bytes)
+        if per == "stage":
+            rows = _halo_rates.busy_rows(halo.records, bandwidth.records)
+        return pd.DataFrame(rows)
     except _halo_rates.RatesError as e:
         raise UsageError(str(e)) from None
 

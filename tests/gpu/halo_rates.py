@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The done-means table of the halo probe's rates (issue 16): per cube and setup (rank 0's halo
-records), every message of 64 KiB or more, its median pack or unpack rate against rank 0's plain
-write or read kernel of `hetprobe bandwidth` measured in the same run, and the ratio; exit 1 when a
-setup with parts "auto" has a message under the minimum ratio (whole-message setups are reported,
-not judged), 2 for bad input.
+records), each stage's rate on its long messages (pack_busy, unpack_busy: their bytes over the time
+any of them moved) and every message of 64 KiB or more with its own median rate, against rank 0's
+plain write or read kernel of `hetprobe bandwidth` measured in the same run, and the ratios; exit 1
+when a setup with parts "auto" has a stage under the minimum ratio (files from before busy rates:
+a message), whole-message setups reported, not judged; 2 for bad input.
 
     tests/gpu/halo_rates.py HALO.jsonl BANDWIDTH.jsonl [--min-ratio 0.7] [--min-bytes 65536]
 

@@ -184,6 +184,44 @@ def test_rates_script_judges_only_auto_parts(tmp_path):
     assert done.returncode == 2 and "no per-message rates" in done.stdout
 
 
+def with_busy(halo, pack_gbs, unpack_gbs):
+    """The rate_files halo file with each record's stages at these busy rates (6 faces of 240000 B)."""
+    records = jsonl_records(halo)
+    for rec in records[1:]:
+        for field, gbs in (("pack_busy", pack_gbs), ("unpack_busy", unpack_gbs)):
+            bytes_ = 6 * 240000
+            rec[field] = {
+                "min_bytes": 65536,
+                "messages": 6,
+                "bytes": bytes_,
+                "busy_ns_median": bytes_ / gbs,
+                "gbs_median": gbs,
+            }
+    return write_jsonl(halo, records)
+
+
+def test_stages_are_judged_on_their_busy_rates(tmp_path):
+    # Each message alone at 0.2 of the reference (6 faces sharing the link), the stages at 0.9 and 0.75.
+    halo, bw = rate_files(tmp_path, auto_gbs=(10.0, 8.0))
+    with_busy(halo, 45.0, 30.0)
+    stages = hetprobe.halo_rates(halo, bw, per="stage")
+    assert len(stages) == 2 * 2 and set(stages["messages"]) == {6}
+    auto = stages[stages["parts"] == "auto"].set_index("direction")
+    assert auto.loc["pack", "ratio"] == pytest.approx(45 / 50) and auto.loc["unpack", "ratio"] == pytest.approx(30 / 40)
+    assert auto.loc["pack", "busy_ns_median"] == pytest.approx(6 * 240000 / 45.0)
+    done = rates_script(halo, bw)
+    assert done.returncode == 0, done.stdout
+    assert "stage ratios pack 0.900, unpack 0.750 (lowest message 0.200): ok (minimum 0.7)" in done.stdout
+    assert "  pack             6    1440000" in done.stdout  # the stage's line: messages, bytes
+    done = rates_script(halo, bw, "--min-ratio", "0.8")  # the unpack stage (0.75) falls short
+    assert done.returncode == 1 and "unpack 0.750 (lowest message 0.200): UNDER (minimum 0.8)" in done.stdout
+    # A file from before busy rates: no stage rows, judged per message as before.
+    halo_old, _ = rate_files(tmp_path)
+    assert hetprobe.halo_rates(halo_old, bw, per="stage").empty
+    with pytest.raises(hetprobe.UsageError, match="per='run'"):
+        hetprobe.halo_rates(halo, bw, per="run")
+
+
 def test_a_fresh_host_run_through_mpirun(tmp_path):
     r = hetprobe.run_mpi(
         "halo",

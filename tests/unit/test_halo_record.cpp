@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,33 @@ TEST(HaloPhases, CopyMediansPerMessage) {
   EXPECT_EQ(c.send_ns, (std::vector<double>{10, 40}));  // (25 - 20) x 2, (70 - 50) x 2
   EXPECT_EQ(c.recv_ns, (std::vector<double>{20, 60, 120}));
   EXPECT_TRUE(copy_medians(run(HaloStaging::pinned)).send_ns.empty());
+}
+
+TEST(HaloPhases, BusyTimeCountsOverlapsOnceAndGapsNot) {
+  // Receives: the vertex (not long) and two faces, [400k, 500k) and [350k, 410k):
+  // busy 150k, 300 ns in iteration 2 for 200000 B. Sends: one face, [5k, 50k).
+  const HaloRun r = run(HaloStaging::pinned);
+  const std::optional<HaloBusy> unpack = busy_time(r, layout().recvs, false);
+  ASSERT_TRUE(unpack);
+  EXPECT_EQ(unpack->messages, 2u);
+  EXPECT_EQ(unpack->bytes, 2 * kFace);
+  EXPECT_EQ(unpack->busy_ns_median, 300.0);
+  const Json pack = to_json(busy_time(r, layout().sends, true));
+  EXPECT_EQ(pack["messages"], 1);
+  EXPECT_EQ(pack["busy_ns_median"], 90.0);
+  EXPECT_EQ(pack["min_bytes"], kHaloLongMessageBytes);
+  EXPECT_DOUBLE_EQ(pack["gbs_median"].get<double>(), kFace / 90.0);
+  // Apart, the faces' spans add and the time between them does not count.
+  HaloRun apart = r;
+  for (HaloIteration& it : apart.iterations) {  // the first face 1000 ns after the second, as long as before
+    const double span = it.unpack_end_ns[1] - it.unpack_start_ns[1];
+    it.unpack_start_ns[1] = it.unpack_end_ns[2] + 1000;
+    it.unpack_end_ns[1] = it.unpack_start_ns[1] + span;
+  }
+  EXPECT_EQ(busy_time(apart, layout().recvs, false)->busy_ns_median, 200.0 + 120.0);
+  // No long message: null.
+  EXPECT_FALSE(busy_time(r, layout().recvs, false, 2 * kFace));
+  EXPECT_TRUE(to_json(busy_time(r, layout().recvs, false, 2 * kFace)).is_null());
 }
 
 TEST(HaloRecord, RatesCopiesAndLaunches) {

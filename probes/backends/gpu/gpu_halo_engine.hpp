@@ -68,11 +68,11 @@ class GpuHaloEngine final : public HaloEngine {
                               : reinterpret_cast<const void*>(halo_unpack_kernel);
     const std::uint64_t room = static_cast<std::uint64_t>(blocks_per_sm(kernel, threads, table)) *
                                static_cast<std::uint64_t>(info_.multiprocessors) / 2;
-    // Each thread keeps kHaloUnroll units in flight: one round of the block per part.
+    // Each thread keeps kHaloUnroll units in flight: a part of several rounds of the block.
     if (launch.host_messages == nullptr) throw Error(ErrorKind::check, "HaloEngine::start: no host_messages");
+    const std::uint64_t round = static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll;
     args.part_bytes = halo_part_bytes(launch.part_bytes, launch.host_messages, args.count,
-                                      static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll,
-                                      std::max<std::uint64_t>(1, room));
+                                      std::max(kHaloAutoPartMinBytes, round), std::max<std::uint64_t>(1, room));
     args.parts = args.part_bytes != 0 ? part_states(pack ? 0 : 1, args.count) : nullptr;
     const auto blocks = static_cast<unsigned>(halo_launch_teams(launch, launch.host_messages, args.part_bytes, room));
     if (pack) halo_pack_kernel<<<blocks, threads, table, s>>>(args);

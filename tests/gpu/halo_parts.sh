@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The halo kernels' pack and unpack rates on one GPU, without a second GPU or
+# a peer: one rank sends a cube's 26 messages to itself (a layout file of rank
+# 0 to rank 0 with the faces, edges and corners of the paper's 4x4x4 sub-cubes
+# of cubes 400 and 800, 24-byte cells), so every stage has the GPU and its link
+# to itself; swept over block sizes and part sizes. Then each stage's busy
+# rate (its long messages' bytes over the time any of them moved) against
+# `hetprobe bandwidth`'s plain kernels (tests/gpu/halo_rates.py): what
+# tests/gpu/halo.sh holds to 70% on two GPUs, checked where one GPU is lent.
+# Exit 1 when a setup with parts auto falls under 70%.
+#   tests/gpu/halo_parts.sh [more halo options]
+# Results: $RESULTS_DIR (default build-gpu/halo-parts): bandwidth.{txt,jsonl},
+# self-CUBE.{layout,txt,jsonl}, rates-CUBE.txt. HALO_PARTS_CUBES: the cubes (default 400 800).
+set -euo pipefail
+default_results=halo-parts
+source "$(dirname "$0")/common.sh"
+build_gpu
+
+step "GPU write and read rates of pinned memory"
+rm -f "$results/bandwidth.jsonl"
+"$hetprobe" bandwidth --load write,read --quiet --out "$results/bandwidth.jsonl" | tee "$results/bandwidth.txt"
+
+status=0
+for cube in ${HALO_PARTS_CUBES-400 800}; do
+  # Faces, edges and corners of one sub-cube of cube/4 cells a side.
+  python3 -c 'import sys; s = int(sys.argv[1]); [print(0, 0, b) for b in [s * s * 24] * 6 + [s * 24] * 12 + [24] * 8]' \
+    $((cube / 4)) >"$results/self-$cube.layout"
+  step "cube $cube: rank 0's 26 messages to itself, block and part sizes swept"
+  rm -f "$results/self-$cube.jsonl"
+  "$hetprobe" halo --layout-file "$results/self-$cube.layout" --variants all --staging pinned \
+    --threads 128,256,1024 --parts 8KiB,32KiB,auto,whole --iterations 30 --timeline median --quiet "$@" \
+    --out "$results/self-$cube.jsonl" >"$results/self-$cube.txt"
+  grep -v "^#" "$results/self-$cube.txt"
+  code=0
+  python3 "$root/tests/gpu/halo_rates.py" "$results/self-$cube.jsonl" "$results/bandwidth.jsonl" \
+    >"$results/rates-$cube.txt" || code=$?
+  grep -E "^file|stage ratios|setups judged" "$results/rates-$cube.txt"
+  ((code > status)) && status=$code
+done
+exit $status
