@@ -9,12 +9,17 @@
 # tests/gpu/halo.sh holds to 70% on two GPUs, checked where one GPU is lent.
 # Exit 1 when a setup with parts auto falls under 70%.
 #   tests/gpu/halo_parts.sh [more halo options]
-# Results: $RESULTS_DIR (default build-gpu/halo-parts): bandwidth.{txt,jsonl},
+# Results: $RESULTS_DIR (default build-gpu/halo-parts): bare-unpack.txt, bandwidth.{txt,jsonl},
 # self-CUBE.{layout,txt,jsonl}, rates-CUBE.txt. HALO_PARTS_CUBES: the cubes (default 400 800).
 set -euo pipefail
 default_results=halo-parts
 source "$(dirname "$0")/common.sh"
 build_gpu
+
+if command -v nvcc >/dev/null; then
+  step "the bare unpack reference (tests/gpu/bare_unpack.cu)"
+  nvcc -O2 -o "$build/bare_unpack" "$root/tests/gpu/bare_unpack.cu" && "$build/bare_unpack" | tee "$results/bare-unpack.txt"
+fi
 
 step "GPU write and read rates of pinned memory"
 rm -f "$results/bandwidth.jsonl"
