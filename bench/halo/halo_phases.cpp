@@ -91,18 +91,20 @@ HaloCriticalPath critical_path(const HaloIteration& it, const HaloLayout& layout
 std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pack,
                                   std::uint64_t min_bytes) {
   HaloBusy busy;
+  std::vector<std::size_t> long_ones;
+  for (std::size_t i = 0; i < msgs.size(); ++i)
+    if (msgs[i].bytes >= min_bytes) {
+      long_ones.push_back(i);
+      ++busy.messages;
+      busy.bytes += msgs[i].bytes;
+    }
   std::vector<double> per_iteration;
   for (const HaloIteration& it : run.iterations) {
     const std::vector<double>& starts = pack ? it.pack_start_ns : it.unpack_start_ns;
     const std::vector<double>& ends = pack ? it.pack_end_ns : it.unpack_end_ns;
     std::vector<std::pair<double, double>> spans;
-    busy = {};
-    for (std::size_t i = 0; i < msgs.size() && i < starts.size() && i < ends.size(); ++i) {
-      if (msgs[i].bytes < min_bytes) continue;
-      spans.emplace_back(starts[i], ends[i]);
-      ++busy.messages;
-      busy.bytes += msgs[i].bytes;
-    }
+    for (std::size_t i : long_ones)
+      if (i < starts.size() && i < ends.size()) spans.emplace_back(starts[i], ends[i]);
     if (spans.empty()) continue;
     std::sort(spans.begin(), spans.end());
     double total = 0, from = spans[0].first, to = spans[0].second;

@@ -63,6 +63,19 @@ def references(bandwidth_records) -> dict[str, float]:
     return out
 
 
+def _setup_of(record: dict) -> dict:
+    """The columns that name a halo record's layout and setup, shared by its rows."""
+    return {
+        "layout": record.get("layout"),
+        "cube": record.get("cube"),
+        "setup": record.get("setup", record.get("variant")),
+        "variant": record.get("variant"),
+        "staging": record.get("staging"),
+        "parts": record.get("parts"),
+        "judged": record.get("parts") == "auto",
+    }
+
+
 def has_rates(record: dict) -> bool:
     """Whether a halo record lists per-message rates (files from before them do not)."""
     return any(field in m for direction, (field, _, _) in DIRECTIONS.items() for m in record.get(direction) or [])
@@ -92,13 +105,7 @@ def rate_rows(halo_records, bandwidth_records, min_bytes: int = MIN_BYTES) -> li
                 gbs = m.get(field)
                 rows.append(
                     {
-                        "layout": rec.get("layout"),
-                        "cube": rec.get("cube"),
-                        "setup": rec.get("setup", rec.get("variant")),
-                        "variant": rec.get("variant"),
-                        "staging": rec.get("staging"),
-                        "parts": rec.get("parts"),
-                        "judged": rec.get("parts") == "auto",
+                        **_setup_of(rec),
                         "direction": direction,
                         "tag": m.get("tag"),
                         "kind": m.get("kind"),
@@ -131,13 +138,7 @@ def busy_rows(halo_records, bandwidth_records) -> list[dict]:
             gbs = busy.get("gbs_median")
             rows.append(
                 {
-                    "layout": rec.get("layout"),
-                    "cube": rec.get("cube"),
-                    "setup": rec.get("setup", rec.get("variant")),
-                    "variant": rec.get("variant"),
-                    "staging": rec.get("staging"),
-                    "parts": rec.get("parts"),
-                    "judged": rec.get("parts") == "auto",
+                    **_setup_of(rec),
                     "direction": direction,
                     "messages": busy["messages"],
                     "bytes": busy["bytes"],
