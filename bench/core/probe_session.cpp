@@ -84,7 +84,8 @@ Json session_header(const Prepared& p, const ProbeSession& session, const Sessio
   const Json placement = pinned != nullptr ? placement_json(p.placement, *p.topo, pinned->host(), pinned->size())
                                            : placement_json(p.placement, *p.topo);
   Json header = run_header({session.probe, argv, p.placement.device_choice, p.config, resumed, placement,
-                            p.topo->describe().to_json(), p.mpi_transport},
+                            p.topo->describe().to_json(), p.mpi_transport,
+                            pinned != nullptr ? pinned->host() : nullptr},
                            *p.placement.device, mpi, *p.clock);
   if (session.expected_records) header["planned_records"] = session.expected_records();
   if (session.ranks_take_turns && mpi.rank == 0) header["ranks_in_turn"] = in_turn(session, o);

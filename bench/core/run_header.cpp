@@ -5,9 +5,12 @@
 #include <chrono>
 #include <ctime>
 
+#include "bench/core/cpu_conditions.hpp"
 #include "bench/core/noise.hpp"
+#include "bench/core/numa_of.hpp"
 #include "bench/core/version.hpp"
 #include "topology/node_info.hpp"
+#include "topology/pci_link.hpp"
 
 namespace hetprobe {
 
@@ -32,20 +35,52 @@ Json device_json(const DeviceInfo& d) {
   return device;
 }
 
-Json rank_json(const MpiContext& mpi, const Device& device, const Json& placement) {
+// sched_getcpu() readings, 1 ms apart, that say which CPUs a rank ran on.
+constexpr int kCpuSamples = 16;
+
+// What moves this rank's baseline besides the thing measured: the CPUs it ran
+// on with their frequency and idle settings, THP, and where its pinned buffer
+// lives. Read on every rank: sender and receiver may sit on different cores.
+Json rank_conditions_json(std::byte* pinned) {
+  const std::string root = sysfs_root();
+  const std::vector<int> ran_on = sample_cpus_ran_on(kCpuSamples, std::chrono::milliseconds(1));
+  std::vector<bool> flags;
+  Json cpus = Json::array();
+  for (const int cpu : ran_on) {
+    if (flags.size() <= static_cast<std::size_t>(cpu)) flags.resize(static_cast<std::size_t>(cpu) + 1, false);
+    flags[static_cast<std::size_t>(cpu)] = true;
+    cpus.push_back(cpu_conditions_json(read_cpu_conditions(cpu, root)));
+  }
+  std::optional<int> pinned_node;
+  if (pinned != nullptr) {
+    // A page not yet present has no node: an unlocked host allocation gets
+    // its first page here, as the probe's first write would place it.
+    volatile std::byte* first = pinned;
+    *first = *first;
+    pinned_node = numa_node_of(pinned);
+  }
+  return Json{{"cpus_ran_on", format_cpu_list(flags)},
+              {"cpu_samples", kCpuSamples},
+              {"cpus", cpus},
+              {"transparent_hugepages", transparent_hugepages_json(read_transparent_hugepages(root))},
+              {"pinned_buffer_numa_node", pinned_node ? Json(*pinned_node) : Json(nullptr)}};
+}
+
+Json rank_json(const MpiContext& mpi, const Device& device, const RunContext& run) {
   const NodeInfo node = read_node_info();
   return Json{{"rank", mpi.rank},
               {"host", mpi.host},
               {"pid", static_cast<long>(getpid())},
               {"cpu_affinity", cpu_affinity_list()},
-              {"placement", placement},
+              {"placement", run.placement},
               {"device", device_json(device.info())},
               {"node",
                {{"cpu_model", node.cpu_model},
                 {"online_cpus", node.online_cpus},
                 {"page_size_bytes", node.page_size_bytes},
                 {"transparent_hugepages", node.transparent_hugepages},
-                {"kernel_release", node.kernel_release}}}};
+                {"kernel_release", node.kernel_release}}},
+              {"conditions", rank_conditions_json(run.pinned)}};
 }
 
 // CPUs the ranks on `host` may use: the union of their affinities.
@@ -77,7 +112,7 @@ std::string utc_now_iso8601() {
 
 Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi, const HostClock& clock) {
   const double overhead = clock.empty_region_ns();
-  const std::string mine = rank_json(mpi, device, run.placement).dump();
+  const std::string mine = rank_json(mpi, device, run).dump();
   // Read while the other ranks head for the gather below: they count as
   // running, as they will be in the run (MPI waits spin).
   NodeReadings readings;

@@ -3,6 +3,7 @@
 // with their warnings (noise.hpp). Schema: docs/results-schema.md.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,15 @@ struct RunContext {
   Json placement;      // this rank's placement (placement_json), read back; null if none
   Json topology;       // this rank's node as hwloc describes it; rank 0's goes in the header
   Json mpi_transport;  // this rank's MPI transport settings (read_mpi_transport); rank 0's goes in the header
+  // This rank's pinned buffer (host address), if the probe allocated one: its
+  // first byte is rewritten (kept) so that its page is present, and its NUMA
+  // node goes in the rank's conditions.
+  std::byte* pinned = nullptr;
 };
 
 // Collective over mpi.comm; the full record is returned on rank 0 only.
-// Rank 0 reads the node's conditions first (about 100 ms).
+// Every rank samples the CPUs it runs on first (about 16 ms), then rank 0
+// reads the node's conditions (about 100 ms).
 Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi, const HostClock& clock);
 
 std::string hetprobe_version();

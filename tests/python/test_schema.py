@@ -19,12 +19,14 @@ jsonschema = pytest.importorskip("jsonschema")
 COMMITTED = sorted(DATA.rglob("*.jsonl"))
 UNITS = {
     "ns",
+    "us",
     "s",
     "GB/s",
     "GT/s",
     "B/s",
     "bytes",
     "Hz",
+    "MHz",
     "ppm",
     "ticks",
     "ticks/ns",
