@@ -16,9 +16,9 @@ default_results=halo-parts
 source "$(dirname "$0")/common.sh"
 build_gpu
 
-if command -v nvcc >/dev/null; then
+if [[ -x $build/tests/gpu/bare_unpack ]]; then  # built with the CUDA backend (tests/gpu/CMakeLists.txt)
   step "the bare unpack reference (tests/gpu/bare_unpack.cu)"
-  nvcc -O2 -o "$build/bare_unpack" "$root/tests/gpu/bare_unpack.cu" && "$build/bare_unpack" | tee "$results/bare-unpack.txt"
+  "$build/tests/gpu/bare_unpack" | tee "$results/bare-unpack.txt"
 fi
 
 step "GPU write and read rates of pinned memory"

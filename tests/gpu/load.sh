@@ -27,11 +27,9 @@ if [[ $stage == check || $stage == all ]]; then
   rm -f "$results/bandwidth.jsonl"
   "$hetprobe" bandwidth --out "$results/bandwidth.jsonl" | tee "$results/bandwidth.txt"
   step "the bare async-copy loop (tests/gpu/bare_copy.cu)"
-  nvcc -O2 -o "$build/bare_copy" "$root/tests/gpu/bare_copy.cu"
-  "$build/bare_copy" | tee "$results/bare-copy.txt"
+  "$build/tests/gpu/bare_copy" | tee "$results/bare-copy.txt"
   step "the bare interference program (tests/gpu/bare_interference.cu) and hetprobe's write load, same sizes"
-  nvcc -O2 -ccbin mpicxx -o "$build/bare_interference" "$root/tests/gpu/bare_interference.cu"
-  mpirun -np 2 "$build/bare_interference" | tee "$results/bare-interference.txt"
+  mpirun -np 2 "$build/tests/gpu/bare_interference" | tee "$results/bare-interference.txt"
   rm -f "$results/write-vs-bare.jsonl"
   mpirun -np 2 "$hetprobe" interference --sizes "$sizes" --layouts SSB,P2AB --access stacked --load write \
     --load-bytes 256MiB --reps 50 --quiet --no-host-stream --out "$results/write-vs-bare.jsonl" |

@@ -40,9 +40,9 @@ step "notify: flag placement and spacing"
 rm -f "$results/notify-placement.jsonl"
 "$hetprobe" notify --parts roundtrip --orders volatile,fence --placement pinned,managed \
   --spacing same-line,line,page --quiet --out "$results/notify-placement.jsonl" | tee "$results/notify-placement.txt"
-if command -v nvcc >/dev/null; then
+if [[ -x $build/tests/gpu/bare_pingpong ]]; then  # built with the CUDA backend (tests/gpu/CMakeLists.txt)
   step "the bare ping-pong reference (tests/gpu/bare_pingpong.cu)"
-  nvcc -O2 -o "$build/bare_pingpong" "$root/tests/gpu/bare_pingpong.cu" && "$build/bare_pingpong" | tee "$results/bare-pingpong.txt"
+  "$build/tests/gpu/bare_pingpong" | tee "$results/bare-pingpong.txt"
 fi
 
 step "clock (defaults)"
