@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -54,6 +55,29 @@ void check_samples(const std::vector<ClockSample>& samples) {
   }
 }
 
+// The samples `filter` keeps, per input sample; `longest` gets the longest kept interval. The
+// windows are n / window_samples equal-count runs (at least one) of the samples in host-time order
+// (input order among equal stamps).
+std::vector<bool> choose(const std::vector<ClockSample>& samples, const ClockFilter& filter, std::uint64_t& longest) {
+  const std::size_t n = samples.size();
+  std::vector<std::size_t> by_time(n);
+  std::iota(by_time.begin(), by_time.end(), std::size_t{0});
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](std::size_t a, std::size_t b) { return samples[a].host_ns < samples[b].host_ns; });
+  const std::size_t windows = std::max<std::size_t>(n / filter.window_samples, 1);
+  std::vector<bool> used(n, false);
+  longest = 0;
+  for (std::size_t w = 0; w < windows; ++w) {
+    const std::size_t first = w * n / windows, last = (w + 1) * n / windows;
+    std::vector<std::uint64_t> intervals;
+    for (std::size_t j = first; j < last; ++j) intervals.push_back(samples[by_time[j]].interval_ticks());
+    const std::uint64_t cutoff = near_minimum_cutoff(intervals, filter);
+    longest = std::max(longest, cutoff);
+    for (std::size_t j = first; j < last; ++j) used[by_time[j]] = intervals[j - first] <= cutoff;
+  }
+  return used;
+}
+
 }  // namespace
 
 double ClockMapping::to_host_ns(std::uint64_t ticks) const {
@@ -75,41 +99,54 @@ double ClockMapping::drift_ppm(double nominal_ns_per_tick) const {
 std::size_t keep_count(std::size_t n, double keep_fraction) {
   const double want = keep_fraction * static_cast<double>(n);
   auto k = static_cast<std::size_t>(std::ceil(want * (1 - 1e-12)));
-  return std::clamp<std::size_t>(k, 2, n);
+  return std::min(std::max<std::size_t>(k, 2), n);
+}
+
+std::uint64_t near_minimum_cutoff(const std::vector<std::uint64_t>& intervals, const ClockFilter& filter) {
+  if (intervals.empty()) throw Error(ErrorKind::check, "clock filter of an empty window");
+  std::vector<std::uint64_t> sorted = intervals;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  // In doubles: intervals are far below 2^53 ticks. An infinite margin keeps every sample.
+  const double limit = static_cast<double>(sorted.front()) * (1 + filter.margin);
+  const auto within = [&](std::uint64_t v) { return std::isinf(filter.margin) || static_cast<double>(v) <= limit; };
+  const auto near = static_cast<std::size_t>(std::partition_point(sorted.begin(), sorted.end(), within) -
+                                             sorted.begin());
+  const std::size_t floor = std::min(filter.min_kept, n);
+  const std::size_t k = std::min(std::max(near, floor), keep_count(n, filter.keep_fraction));
+  return sorted[k - 1];
 }
 
 ClockFit fit_clock(const std::vector<ClockSample>& samples, double keep_fraction) {
+  ClockFilter filter;
+  filter.keep_fraction = keep_fraction;
+  return fit_clock(samples, filter);
+}
+
+ClockFit fit_clock(const std::vector<ClockSample>& samples, const ClockFilter& filter) {
   const std::size_t n = samples.size();
   if (n < 2) {
     throw Error(ErrorKind::check, "clock fit needs at least 2 samples, got " + std::to_string(n));
   }
   // Written so that NaN fails too.
-  if (!(keep_fraction > 0 && keep_fraction <= 1)) {
-    throw Error(ErrorKind::check, "clock fit keep_fraction " + std::to_string(keep_fraction) + " outside (0, 1]");
+  if (!(filter.keep_fraction > 0 && filter.keep_fraction <= 1)) {
+    throw Error(ErrorKind::check,
+                "clock fit keep_fraction " + std::to_string(filter.keep_fraction) + " outside (0, 1]");
+  }
+  if (!(filter.margin >= 0)) {
+    throw Error(ErrorKind::check, "clock fit margin " + std::to_string(filter.margin) + " is not >= 0");
+  }
+  if (filter.min_kept == 0 || filter.window_samples == 0) {
+    throw Error(ErrorKind::check, "clock fit needs min_kept and window_samples of at least 1");
   }
   check_samples(samples);
 
   ClockFit fit;
   fit.samples_total = n;
-
-  // Long intervals mean the kernel or the host thread was held up; their midpoints say little.
-  std::vector<std::uint64_t> intervals;
-  intervals.reserve(n);
-  for (const ClockSample& s : samples) intervals.push_back(s.interval_ticks());
-  std::vector<std::uint64_t> sorted_intervals = intervals;
-  const std::size_t k = keep_count(n, keep_fraction);
-  std::nth_element(sorted_intervals.begin(), sorted_intervals.begin() + static_cast<std::ptrdiff_t>(k - 1),
-                   sorted_intervals.end());
-  fit.interval_cutoff_ticks = sorted_intervals[k - 1];
-
-  fit.used.assign(n, false);
+  fit.used = choose(samples, filter, fit.interval_cutoff_ticks);
   std::vector<std::size_t> kept;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (intervals[i] <= fit.interval_cutoff_ticks) {
-      fit.used[i] = true;
-      kept.push_back(i);
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (fit.used[i]) kept.push_back(i);
   fit.samples_used = kept.size();
 
   // Center x on an integer tick and y on a kept host stamp, then on their means, so the sums only

@@ -1,7 +1,8 @@
 // Relating a device timer to the host clock from ping-pong sync samples (Vanecek thesis Sec 4.3.2):
-// filter out samples with long intervals, fit host_ns = f(device ticks) by least squares, and check
-// the fit on a later sample. Device timers can read ~1.8e18 ticks, beyond what a double holds to the
-// nanosecond, so every tick difference is taken in integers before it becomes a double.
+// keep the samples whose round trips lie nearest the minimum (NTP's clock filter), fit host_ns =
+// f(device ticks) by least squares, and check the fit on a later sample. Device timers can read
+// ~1.8e18 ticks, beyond what a double holds to the nanosecond, so every tick difference is taken in
+// integers before it becomes a double.
 #pragma once
 
 #include <cstddef>
@@ -34,11 +35,40 @@ struct ClockMapping {
   double drift_ppm(double nominal_ns_per_tick) const;
 };
 
+// Which samples a fit uses, chosen as NTP's clock filter chooses (RFC 5905 Sec. 10): a round trip
+// is lengthened, never shortened, by whatever delays it (a descheduled host thread, a busy link,
+// a poll that just missed), and the host stamp may lie anywhere inside it, so the round trips
+// nearest the minimum are the ones whose midpoint is known best. Their length is set by the
+// hardware path, so it is the same from launch to launch, unlike the shape of the tail.
+//
+// The samples, in host-time order, are cut into windows of `window_samples` (n / window_samples
+// runs of equal count, at least one), so every part of the span stays in the fit even when one part
+// was noisier: the syncs come in batches of that many (16 before and 16 after a measurement in the
+// interference, load and halo probes; the clock probe passes its batch size), and each batch is a
+// window. Of each window, the samples with
+//   interval <= (1 + margin) x the window's shortest interval
+// are kept, but at least the min_kept shortest (if the window has that many) and at most the
+// keep_count(window size, keep_fraction) shortest; every sample tied with the longest kept interval
+// is kept too.
+struct ClockFilter {
+  // 5%: on an H100 a flag round trip takes ~1.7 us on %globaltimer, which moves in steps of 32 ns,
+  // so 5% (~85 ns) holds the minimum and the two or three steps above it: a handful of each batch
+  // of 200. The precision (median kept half-interval) is then within ~1.05x of the best sample's.
+  double margin = 0.05;
+  // 4: a window's intercept rests on at least four midpoints, so no single sample whose host stamp
+  // sat at one end of its interval sets it; with two windows, eight points for two parameters. In
+  // a window of 16 the fourth shortest is its first quartile.
+  std::size_t min_kept = 4;
+  // The cap the fit kept before this filter (the shortest half); it wins over min_kept.
+  double keep_fraction = 0.5;
+  std::size_t window_samples = 16;
+};
+
 struct ClockFit {
   ClockMapping mapping;
   std::size_t samples_total = 0;
   std::size_t samples_used = 0;
-  std::uint64_t interval_cutoff_ticks = 0;  // samples with a longer interval were dropped
+  std::uint64_t interval_cutoff_ticks = 0;  // the longest kept interval (each window has its own cutoff)
   double precision_ns = 0;                  // median half-interval of the used samples, ns (interval * ns_per_tick / 2)
   double best_precision_ns = 0;             // smallest half-interval among used samples, ns
   double span_ns = 0;                       // host_ns span (max - min) of the used samples
@@ -49,18 +79,22 @@ struct ClockFit {
   double residual_max_abs_ns = 0;  // over used samples
 };
 
-// Keeps the ceil(keep_fraction * n) samples with the shortest intervals (ties
-// at the cutoff are all kept; at least 2 samples), fits host_ns against the
-// device midpoint by ordinary least squares (centered on an integer reference
-// tick: the first kept sample's device_start), and fills every field above.
-// Throws hetprobe::Error(ErrorKind::check, ...) when fewer than 2 samples are
-// given, keep_fraction is not in (0, 1], any sample has device_end <
-// device_start or a non-finite host_ns, or the kept samples' midpoints do not
-// span at least one tick (the slope would be undefined).
-ClockFit fit_clock(const std::vector<ClockSample>& samples, double keep_fraction = 0.5);
+// Keeps the samples `filter` chooses, fits host_ns against the device midpoint by ordinary least
+// squares (centered on an integer reference tick: the first kept sample's device_start), and fills
+// every field above. Throws hetprobe::Error(ErrorKind::check, ...) when fewer than 2 samples are
+// given, the filter is invalid (keep_fraction not in (0, 1], margin negative or NaN, min_kept or
+// window_samples 0), any sample has device_end < device_start or a non-finite host_ns, or the kept
+// samples' midpoints do not span at least one tick (the slope would be undefined).
+ClockFit fit_clock(const std::vector<ClockSample>& samples, const ClockFilter& filter = {});
+// The default filter with its cap at keep_fraction (the interference and halo probes' syncs).
+ClockFit fit_clock(const std::vector<ClockSample>& samples, double keep_fraction);
 
-// How many of n samples keep_fraction keeps: ceil(keep_fraction * n), at least 2, at most n (n >= 2).
+// How many of n samples keep_fraction keeps: ceil(keep_fraction * n), at least 2, at most n (n >= 1).
 std::size_t keep_count(std::size_t n, double keep_fraction);
+
+// The cutoff of one window, given its samples' intervals (not empty): the window's samples with
+// interval <= the result are the ones `filter` keeps (its `window_samples` is not used).
+std::uint64_t near_minimum_cutoff(const std::vector<std::uint64_t>& intervals, const ClockFilter& filter);
 
 // The tightest (shortest-interval) sample of a batch, the first one on ties;
 // throws Error(check) if empty.

@@ -20,8 +20,17 @@ Json ClockSyncConfig::to_json() const {
               {"span_s", span_s},
               {"check_after_s", check_after_s},
               {"keep_fraction", keep_fraction},
+              {"near_min_margin", filter().margin},
+              {"min_kept_per_batch", filter().min_kept},
               {"order", to_string(order)},
               {"timeout_s", timeout_s}};
+}
+
+ClockFilter ClockSyncConfig::filter() const {
+  ClockFilter f;
+  f.keep_fraction = keep_fraction;
+  f.window_samples = static_cast<std::size_t>(std::max(samples_per_batch, 1));
+  return f;
 }
 
 double reference_ns_per_tick(const DeviceInfo& info, bool& nominal) {
@@ -49,27 +58,18 @@ std::vector<ClockSample> host_side(const HostClock& clock, unsigned long long* g
   return out;
 }
 
-// The `fraction` of a batch with the shortest round trips: filtering batch by
-// batch keeps every batch in the fit, so the fit spans the whole run even when
-// one batch was noisier than the others.
-std::vector<ClockSample> keep_shortest(std::vector<ClockSample> batch, double fraction) {
-  std::stable_sort(batch.begin(), batch.end(),
-                   [](const ClockSample& a, const ClockSample& b) { return a.interval_ticks() < b.interval_ticks(); });
-  batch.resize(keep_count(batch.size(), fraction));
-  std::sort(batch.begin(), batch.end(),
-            [](const ClockSample& a, const ClockSample& b) { return a.host_ns < b.host_ns; });
-  return batch;
-}
-
+// `filter`: the fit's, for a fitted batch (its cutoff is recorded: the batch's samples with an
+// interval up to it are fitted); null for the check batch.
 Json batch_record(int index, const char* role, double at_s, const std::vector<ClockSample>& batch,
-                  const HostClock& clock, double device_ns_per_tick) {
-  std::vector<std::uint64_t> start, end, host;
+                  const HostClock& clock, double device_ns_per_tick, const ClockFilter* filter) {
+  std::vector<std::uint64_t> start, end, host, intervals;
   std::vector<double> half_ns;
   for (const ClockSample& s : batch) {
     start.push_back(s.device_start);
     end.push_back(s.device_end);
     host.push_back(static_cast<std::uint64_t>(s.host_ns * clock.ticks_per_ns() + 0.5));
     half_ns.push_back(static_cast<double>(s.interval_ticks()) * device_ns_per_tick / 2);
+    intervals.push_back(s.interval_ticks());
   }
   const Json half = summary_json(half_ns);
   return Json{{"record", "clock_batch"},
@@ -78,6 +78,7 @@ Json batch_record(int index, const char* role, double at_s, const std::vector<Cl
               {"role", role},
               {"at_s", at_s},
               {"half_interval_ns", half},
+              {"interval_cutoff_ticks", filter ? Json(near_minimum_cutoff(intervals, *filter)) : Json(nullptr)},
               {"warnings", spread_warnings(half, "half_interval_ns")},
               {"device_start", raw_ticks_json("device_ticks", device_ns_per_tick, start)},
               {"device_end", raw_ticks_json("device_ticks", device_ns_per_tick, end)},
@@ -123,23 +124,23 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
   (void)sync_batch(device, *engine, clock, 10, cfg.order, cfg.timeout_s);  // warm-up: first launch, first touch
   using Steady = std::chrono::steady_clock;
   const auto t0 = Steady::now();
+  // Batches of window_samples each, in time order: the fit's windows are the batches, and each
+  // batch record's cutoff is the one the fit applies to it.
+  const ClockFilter filter = cfg.filter();
   std::vector<ClockSample> fitted;
-  std::size_t total = 0;
   for (int b = 0; b < cfg.batches; ++b) {
     sleep_until_or_interrupted(t0, cfg.span_s * b / (cfg.batches - 1));
     const auto batch = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
     sink(batch_record(b, "fit", std::chrono::duration<double>(Steady::now() - t0).count(), batch, clock,
-                      dev_ns_per_tick));
-    const auto kept = keep_shortest(batch, cfg.keep_fraction);
-    fitted.insert(fitted.end(), kept.begin(), kept.end());
-    total += batch.size();
+                      dev_ns_per_tick, &filter));
+    fitted.insert(fitted.end(), batch.begin(), batch.end());
   }
   sleep_until_or_interrupted(t0, cfg.span_s + cfg.check_after_s);
   const auto check = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
   sink(batch_record(cfg.batches, "check", std::chrono::duration<double>(Steady::now() - t0).count(), check, clock,
-                    dev_ns_per_tick));
+                    dev_ns_per_tick, nullptr));
 
-  const ClockFit fit = fit_clock(fitted, 1.0);
+  const ClockFit fit = fit_clock(fitted, filter);
   const ClockSample later = best_sample(check);
   const ClockPrediction p = predict(fit.mapping, later);
   bool nominal = false;
@@ -162,7 +163,7 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
             {"reference_ns_per_tick", reference},
             {"precision_ns", fit.precision_ns},
             {"best_precision_ns", fit.best_precision_ns},
-            {"samples_total", total},
+            {"samples_total", fit.samples_total},
             {"samples_used", fit.samples_used},
             {"interval_cutoff_ticks", fit.interval_cutoff_ticks},
             {"span_s", fit.span_ns * 1e-9},

@@ -17,16 +17,20 @@ namespace hetprobe {
 
 struct ClockSyncConfig {
   int samples_per_batch = 200;
-  int batches = 6;             // fitted batches, evenly spread over span_s
-  double span_s = 10;          // from the first fitted batch to the last
-  double check_after_s = 5;    // the independent check batch, this long after the last fitted one
-  double keep_fraction = 0.5;  // of each batch, the samples with the shortest round trips are fitted
+  int batches = 6;           // fitted batches, evenly spread over span_s
+  double span_s = 10;        // from the first fitted batch to the last
+  double check_after_s = 5;  // the independent check batch, this long after the last fitted one
+  // Of each batch, those with round trips within ClockFilter's margin of the batch's shortest are
+  // fitted, at least its min_kept and at most this fraction (the shortest).
+  double keep_fraction = 0.5;
   // Flag accesses on both sides. fence (volatile loads, store + system fence)
   // has the shortest flag round trip; on H200s its sync precision was 0.78-0.85
   // us, volatile's 0.66 us on one other machine: both under 1 us, not compared
   // on one machine.
   MemoryOrder order = MemoryOrder::fence;
   double timeout_s = 30;
+  // The fit's filter: ClockFilter's defaults, capped at keep_fraction, a window per batch.
+  ClockFilter filter() const;
   Json to_json() const;
 };
 
