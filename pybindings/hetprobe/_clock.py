@@ -1,4 +1,4 @@
-"""Per-ping-pong table of the clock probe (Results.clock_samples), redoing bench/clock/clock_sync.cpp's selection.
+"""Per-ping-pong table of the clock probe (Results.clock_samples), with bench/clock/clock_sync.cpp's selection.
 
 Device ticks are ~1.8e18, beyond float64's 2**53, so every tick difference is taken in uint64 first
 and only then converted, as bench/clock/clock_fit.cpp does.
@@ -40,14 +40,17 @@ def keep_count(n: int, keep_fraction: float) -> int:
     return max(2, min(k, n)) if n >= 2 else n
 
 
-def _used(intervals: np.ndarray, keep_fraction: float) -> np.ndarray:
+def _used(rec: dict, intervals: np.ndarray, keep_fraction: float) -> np.ndarray:
     """The samples of one fit batch that went into the fit.
 
-    bench/clock/clock_sync.cpp keep_shortest: a stable sort by interval and the first keep_count(n) samples,
-    so among equal intervals the earlier samples are kept. (Its later fit_clock(fitted, 1.0) keeps all
-    of these: interval_cutoff_ticks is the longest kept interval over all batches, so "interval <=
-    cutoff" alone would also count unkept ties in batches whose own cut was shorter.)
+    The batch record's interval_cutoff_ticks where it has one (bench/clock/clock_fit.cpp's near-minimum
+    filter, one window per batch: the samples with an interval up to it). Files from before it: the
+    old keep_shortest, a stable sort by interval and the first keep_count(n) samples, so among equal
+    intervals the earlier samples are kept.
     """
+    cutoff = rec.get("interval_cutoff_ticks")
+    if cutoff is not None:
+        return intervals <= int(cutoff)
     used = np.zeros(len(intervals), dtype=bool)
     used[np.argsort(intervals, kind="stable")[: keep_count(len(intervals), keep_fraction)]] = True
     return used
@@ -86,7 +89,7 @@ def clock_samples(records: list[dict], headers: dict[int, dict]) -> pd.DataFrame
             residual = (host_ns - float(m["host_ref_ns"])) - k * mid  # large values cancel first
             predicted = float(m["host_ref_ns"]) + k * mid
         keep_fraction = float((header.get("config") or {}).get("keep_fraction", 0.5))
-        used = _used(interval, keep_fraction) if rec["role"] == "fit" and fit is not None else np.zeros(n, bool)
+        used = _used(rec, interval, keep_fraction) if rec["role"] == "fit" and fit is not None else np.zeros(n, bool)
         device = (header.get("device") or {}).get("name")
         parts.append(
             pd.DataFrame(
