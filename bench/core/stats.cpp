@@ -69,4 +69,25 @@ Summary summarize(std::span<const double> samples) {
   return summary;
 }
 
+std::size_t median_ci95_rank(std::size_t n) {
+  // P(Bin(n, 1/2) <= j), summed term by term in doubles: exact enough for the
+  // n of a benchmark (a few to a few thousand rounds).
+  double term = std::pow(0.5, static_cast<double>(n)), tail = term;
+  std::size_t k = 0;
+  for (std::size_t j = 0; j < n && tail <= 0.025; ++j) {
+    k = j + 1;  // P(B <= j) = P(B < j + 1) <= 2.5%: rank j + 1 qualifies
+    term *= static_cast<double>(n - j) / static_cast<double>(j + 1);
+    tail += term;
+  }
+  return k;
+}
+
+std::optional<Interval> median_ci95(std::span<const double> values) {
+  const std::size_t k = median_ci95_rank(values.size());
+  if (k == 0) return std::nullopt;
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return Interval{sorted[k - 1], sorted[sorted.size() - k]};
+}
+
 }  // namespace hetprobe

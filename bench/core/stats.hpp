@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 
 namespace hetprobe {
@@ -21,5 +22,19 @@ double percentile_sorted(std::span<const double> sorted, double q);
 
 // Summary of the samples (any order). Throws std::invalid_argument if empty.
 Summary summarize(std::span<const double> samples);
+
+// A distribution-free 95% confidence interval of the median: the order
+// statistics x(k) and x(n+1-k) (1-based) of the n values, with k the largest
+// rank whose binomial tail P(Bin(n, 1/2) < k) is at most 2.5% (Le Boudec,
+// "Performance Evaluation of Computer and Communication Systems", Sec. 2.2;
+// Hoefler & Belli SC15 Rule 6). Its coverage is at least 95% for any
+// continuous distribution. nullopt for fewer than 6 values, where even
+// [min, max] covers less than 95%.
+struct Interval {
+  double low = 0, high = 0;
+};
+std::optional<Interval> median_ci95(std::span<const double> values);
+// The 1-based rank k above, for n values; 0 when n < 6.
+std::size_t median_ci95_rank(std::size_t n);
 
 }  // namespace hetprobe

@@ -1,17 +1,19 @@
-// The protocol of the interference probe (DIGEST 4.5), on both ranks. A point:
+// The protocol of the interference probe (DIGEST 4.5), on both ranks. A size:
 //
-//   side with the GPU (--writer): two payloads (of the point's two sample
-//             epochs, alternating) are written by the GPU into device memory;
-//             each GPU to load is synced with the host clock; the loads start,
-//             and run for kLoadSettleSeconds before the first sample.
-//   samples:  the sender's GPU copies the sample's payload into the send
-//             buffer (the copy engine: the loads hold every SM; where the load
-//             is the copy engine's, a kernel writes it instead); the receiver
-//             posts its MPI_Irecv; MPI_Barrier; the sender times MPI_Send (or
-//             Isend + Wait), the receiver its MPI_Wait; the receiver checks the payload.
-//   end:      the loads stop; the clocks are synced again; each timed call is
-//             put on each GPU's timer by the fit, and the bytes inside it read
-//             off the load's stamps.
+//   plan:     each point's loads (rates calibrated once, before any round);
+//   rounds:   every round visits each point of the size once, in the order
+//             round_order() gives (seeded, the same on both ranks);
+//   a visit:  side with the GPU (--writer): each GPU to load is synced with
+//             the host clock; the loads start and run for kLoadSettleSeconds;
+//             then per send: the sender's CPU writes the payload into the
+//             send buffer (the same for SSB and every load); the receiver
+//             posts its MPI_Irecv; MPI_Barrier; the sender spends its --gap,
+//             then times MPI_Send (or Isend + Wait), the receiver its
+//             MPI_Wait; the receiver checks the payload. Then the loads stop;
+//             the clocks are synced again; each timed call is put on each
+//             GPU's timer by the fit, and the bytes inside it read off the
+//             load's stamps.
+//   records:  once every round is done, rank 0 gets each point's samples.
 //
 // --paper keeps the paper's own sample: one kernel writes the payload, sets
 // its ready flag and goes on writing during the send, stopped and joined after it.
@@ -29,8 +31,8 @@
 #include "bench/core/interrupt.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/payload.hpp"
-#include "probes/copy/copy_engine.hpp"
 #include "probes/writer/writer_engine.hpp"
+#include "topology/node_info.hpp"
 
 namespace hetprobe {
 
@@ -40,6 +42,8 @@ constexpr int kTag = 4242;
 constexpr int kSyncSamples = 16;  // clock-sync ping-pongs before and after each point
 // Rank 1's samples of a point travel to rank 0 as one MPI message of int bytes.
 constexpr long long kMaxSamplesPerPoint = 0x7FFFFFFF / static_cast<long long>(sizeof(SideSample));
+// A load visit's outcome, kept per GPU in the point's load info under this key.
+constexpr const char* kVisits = "visits";
 // Receiver-side writers use epochs in their own range, so that a payload its
 // own pre-write left behind is never mistaken for the sender's.
 constexpr std::uint64_t kReceiverEpochBit = 1ull << 20;  // the payload keeps 21 epoch bits
@@ -50,55 +54,36 @@ struct PointLoads {
   Json info = nullptr;  // per GPU: placement, shape, full and target rates; then what it did
 };
 
-// Waits (bounded, and ended by Ctrl-C) until a copy lane has finished.
-void wait_copy(CopyEngine& copies, double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  for (unsigned spins = 0; !copies.done(0); ++spins)
-    if ((spins & 0xFF) == 0) {
-      throw_if_interrupted();
-      if (std::chrono::steady_clock::now() > deadline)
-        throw Error(ErrorKind::timeout, "the payload copy did not end within " + std::to_string(timeout_s) + " s");
-    }
+// The host threads a load runs beside its GPU work, with the CPUs they may
+// use: the copy engine's feeder, or the host backend's workers.
+Json host_threads_json(const LoadShape& shape, const std::vector<int>& cpus) {
+  Json list = Json::array();
+  std::vector<bool> flags;
+  for (int c : cpus) {
+    if (c < 0) continue;
+    if (flags.size() <= static_cast<std::size_t>(c)) flags.resize(static_cast<std::size_t>(c) + 1);
+    flags[static_cast<std::size_t>(c)] = true;
+  }
+  const Json cpu_list = cpus.empty() ? Json("any") : Json(format_cpu_list(flags));
+  if (shape.engine == "copy engine") list.push_back({{"role", "copy feeder"}, {"count", 1}, {"cpus", cpu_list}});
+  else if (shape.engine == "host threads")
+    list.push_back({{"role", "load workers"}, {"count", shape.workers + 1}, {"cpus", cpu_list}});
+  return list;
 }
 
 class PointRunner {
  public:
   PointRunner(const InterferenceConfig& cfg, Device& dev, LoadSet* loads, const MpiContext& mpi, const HostClock& clock,
               PinnedBuffer& mem)
-      : cfg_(cfg),
-        dev_(dev),
-        writer_(dev.make_writer_engine()),
-        copies_(dev.make_copy_engine()),
-        loads_(loads),
-        mpi_(mpi),
-        clock_(clock),
-        mem_(mem) {}
+      : cfg_(cfg), dev_(dev), writer_(dev.make_writer_engine()), loads_(loads), mpi_(mpi), clock_(clock), mem_(mem) {}
 
   bool writer_here() const { return gpu_on_rank(cfg_.writer, mpi_.rank); }
   WriterShape writer_shape(Access access) const { return writer_->shape(access); }
 
-  // Every sample of one point; `epoch` counts on, the same on both ranks.
-  std::vector<SideSample> run_point(const PointKey& key, const LayoutPlan& plan, PointLoads& loads,
-                                    std::uint64_t& epoch) {
+  // One visit of a point: its loads (if any) start and settle, then its
+  // warm-up and timed sends; `epoch` counts on, the same on both ranks.
+  std::vector<SideSample> visit(const PointKey& key, const LayoutPlan& plan, PointLoads& loads, std::uint64_t& epoch) {
     std::vector<SideSample> out;
-    if (cfg_.paper) {
-      for (int i = 0; i < samples_per_point(); ++i) {
-        throw_if_interrupted();
-        const SideSample s = run_paper_sample(plan, key, ++epoch);
-        if (i >= cfg_.warmup) out.push_back(s);
-      }
-      return out;
-    }
-    // The payload's writer (payload_writer()): a kernel per sample, as SSB's
-    // is, unless the sender's kernel load holds every SM: then the copy engine,
-    // from two payloads the GPU wrote first. Never the copy engine beside a
-    // copy load (its copy would queue behind the load's, seconds at times).
-    const std::uint64_t base = epoch;
-    epoch += 2 + static_cast<std::uint64_t>(samples_per_point());
-    const bool by_kernel = payload_writer(cfg_, key) == PayloadWriter::kernel;
-    auto sample_epoch = [&](int i) { return base + 1 + (by_kernel ? i : (i & 1)); };
-    const bool payload_by_gpu = writer_here() && mpi_.rank == 0;
-    if (payload_by_gpu && !by_kernel) write_payloads(plan.message_bytes, {sample_epoch(0), sample_epoch(1)});
     const int n = static_cast<int>(loads.tasks.size());
     std::vector<std::vector<ClockSample>> syncs;
     if (n) {
@@ -107,10 +92,10 @@ class PointRunner {
       std::this_thread::sleep_for(std::chrono::duration<double>(kLoadSettleSeconds));
     }
     try {
-      for (int i = 0; i < samples_per_point(); ++i) {
+      for (int i = 0; i < sends_per_visit(); ++i) {
         throw_if_interrupted();
         if (n) loads_->keep_alive();
-        const SideSample s = run_sample(plan, sample_epoch(i), payload_by_gpu, by_kernel ? nullptr : &payload_[i & 1]);
+        const SideSample s = cfg_.paper ? run_paper_sample(plan, key, ++epoch) : run_sample(plan, ++epoch);
         if (i >= cfg_.warmup) out.push_back(s);
       }
     } catch (...) {
@@ -158,6 +143,8 @@ class PointRunner {
                     {"chunk_bytes", s.chunk_bytes}};
       d["full_rate_gbs"] = std::isnan(full) ? Json(nullptr) : Json(full);
       d["target_gbs"] = t.rate_gbs > 0 ? Json(t.rate_gbs) : Json(nullptr);
+      d["host_threads"] = host_threads_json(s, g.helper_cpus);
+      d[kVisits] = Json::array();
       p.info.push_back(d);
       p.tasks.push_back(t);
     }
@@ -165,52 +152,16 @@ class PointRunner {
   }
 
  private:
-  // Warm-up and timed samples of a point. The CLI bounds both; a config from
-  // elsewhere that would overflow an int is refused here.
-  int samples_per_point() const {
-    const long long n = static_cast<long long>(cfg_.warmup) + cfg_.reps;
-    if (cfg_.warmup < 0 || cfg_.reps < 1 || n > kMaxSamplesPerPoint)
-      throw usage_error("--reps " + std::to_string(cfg_.reps) + " and --warmup " + std::to_string(cfg_.warmup) +
-                        ": reps at least 1, warm-up at least 0, together at most " +
-                        std::to_string(kMaxSamplesPerPoint));
-    return static_cast<int>(n);
-  }
+  // Warm-up and timed sends of a visit (check_sampling has passed them).
+  int sends_per_visit() const { return cfg_.warmup + cfg_.reps; }
 
-  // The point's two payloads, written by the GPU into device memory.
-  void write_payloads(std::uint64_t bytes, const std::array<std::uint64_t, 2>& epochs) {
-    for (int k = 0; k < 2; ++k) {
-      if (payload_[k].size() < bytes) payload_[k] = dev_.alloc_device(bytes);
-      write_payload(payload_[k].device(), bytes, epochs[k], last_payload_write_);
-    }
-  }
-
-  // The payload of `epoch` written by a kernel of the whole GPU at `target` (a device address).
-  void write_payload(std::byte* target, std::uint64_t bytes, std::uint64_t epoch, SideSample& into) {
-    WriterTask t;
-    t.access = Access::stacked;
-    t.pre = target;
-    t.pre_bytes = bytes;
-    t.epoch = epoch;
-    t.timeout_s = cfg_.timeout_s;
-    writer_->start(t);
-    record_writer(writer_->join(), into);
-  }
-
-  // One sample with the loads (if any) running: payload (the GPU's: copied
-  // from `payload` or written by a kernel; else the CPU's), barrier, timed call.
-  SideSample run_sample(const LayoutPlan& plan, std::uint64_t sample_epoch, bool by_gpu, const PinnedBuffer* payload) {
+  // One send: the sender's CPU writes the payload (the same preparation for
+  // SSB and every load), barrier, the timed call, the receiver's check.
+  SideSample run_sample(const LayoutPlan& plan, std::uint64_t sample_epoch) {
     const bool sender = mpi_.rank == 0;
     std::byte* mpi_buf = mem_.host() + plan.mpi_offset;
     SideSample s;
-    if (by_gpu && payload) {
-      copies_->start_to_host(0, mpi_buf, payload->device(), plan.message_bytes);
-      wait_copy(*copies_, cfg_.timeout_s);
-      s.writer_pre_s = last_payload_write_.writer_pre_s;
-    } else if (by_gpu) {
-      write_payload(mem_.device() + plan.mpi_offset, plan.message_bytes, sample_epoch, s);
-    } else if (sender) {
-      fill_payload(mpi_buf, plan.message_bytes, sample_epoch);
-    }
+    if (sender) fill_payload(mpi_buf, plan.message_bytes, sample_epoch);
     timed_call(plan, s, false);
     if (!sender && cfg_.check_payload)
       s.mismatched_bytes = count_payload_mismatches(mpi_buf, plan.message_bytes, sample_epoch);
@@ -262,6 +213,7 @@ class PointRunner {
     mpi_check(MPI_Barrier(mpi_.comm), "MPI_Barrier");
     std::uint64_t t0, t1;
     if (sender) {
+      gap_sink_ += spend_gap(cfg_.gap, gap_buffer_);
       // The harness's own cost, measured in the conditions of this very send.
       s.empty_region_ns = clock_.empty_region_sample_ns();
       const std::uint64_t c0 = count_passes ? writer_->passes_completed() : 0;
@@ -305,14 +257,14 @@ class PointRunner {
       const LoadOutcome& o = outcomes[g];
       const LoadGpu& gpu = loads_->gpu(g);
       const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / gpu.device->info().timer_hz;
-      Json& d = loads.info[g];
-      d["workers_started"] = o.workers_started;
-      d["seconds"] = seconds;
-      d["rate_over_point_gbs"] = seconds > 0 ? Json(gpu.engine->rate_gbs(o)) : Json(nullptr);
-      d["clock_sync"] = {{"samples", fit.samples_total},
-                         {"used", fit.samples_used},
-                         {"precision_ns", fit.precision_ns},
-                         {"residual_rms_ns", fit.residual_rms_ns}};
+      loads.info[g][kVisits].push_back(Json{{"workers_started", o.workers_started},
+                                            {"seconds", seconds},
+                                            {"rate_gbs", seconds > 0 ? Json(gpu.engine->rate_gbs(o)) : Json(nullptr)},
+                                            {"clock_sync",
+                                             {{"samples", fit.samples_total},
+                                              {"used", fit.samples_used},
+                                              {"precision_ns", fit.precision_ns},
+                                              {"residual_rms_ns", fit.residual_rms_ns}}}});
     }
   }
 
@@ -342,14 +294,13 @@ class PointRunner {
 
   const InterferenceConfig& cfg_;
   Device& dev_;
-  PinnedBuffer payload_[2];  // the point's two payloads, in device memory; they outlive the engines that use them
   std::unique_ptr<WriterEngine> writer_;
-  std::unique_ptr<CopyEngine> copies_;  // the GPU's payload, copied from device memory
   LoadSet* loads_;
   const MpiContext& mpi_;
   const HostClock& clock_;
   PinnedBuffer& mem_;
-  SideSample last_payload_write_;  // the GPU's write of the last payload
+  std::vector<std::uint64_t> gap_buffer_;  // --gap sweep:SIZE's memory
+  std::uint64_t gap_sink_ = 0;             // what the sweeps computed, kept from the optimiser
 };
 
 // Rank 1's samples, moved to rank 0 as raw bytes (both run this binary).
@@ -401,10 +352,38 @@ std::vector<PointKey> sweep_points(const InterferenceConfig& config) {
   return points;
 }
 
-PayloadWriter payload_writer(const InterferenceConfig& cfg, const PointKey& key) {
-  if (cfg.writer == WriterSide::receiver) return PayloadWriter::cpu;
-  if (cfg.paper || key.load == LoadKind::none || !load_uses_threads(key.load)) return PayloadWriter::kernel;
-  return PayloadWriter::copy_engine;
+void check_sampling(const InterferenceConfig& cfg) {
+  const long long n = static_cast<long long>(cfg.warmup) + cfg.reps;
+  if (cfg.warmup < 0 || cfg.reps < 1 || cfg.rounds < 1 || n > kMaxSamplesPerPoint ||
+      static_cast<long long>(cfg.reps) * cfg.rounds > kMaxSamplesPerPoint)
+    throw usage_error("--rounds " + std::to_string(cfg.rounds) + ", --reps " + std::to_string(cfg.reps) +
+                      " and --warmup " + std::to_string(cfg.warmup) +
+                      ": rounds and reps at least 1, warm-up at least 0, rounds x reps at most " +
+                      std::to_string(kMaxSamplesPerPoint) + " (a point's samples travel in one MPI message)");
+}
+
+PayloadWriter payload_writer(const InterferenceConfig& cfg) {
+  return cfg.paper && cfg.writer != WriterSide::receiver ? PayloadWriter::kernel : PayloadWriter::cpu;
+}
+
+std::vector<std::size_t> round_order(std::uint64_t seed, std::uint64_t size, int round, std::size_t count) {
+  std::vector<std::size_t> order(count);
+  for (std::size_t i = 0; i < count; ++i) order[i] = i;
+  // splitmix64 of the seed, size and round: a stream of its own per round.
+  std::uint64_t state = seed ^ (size * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(round) << 32);
+  auto next = [&state] {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  // Fisher-Yates, drawing j in [0, i] by multiply-shift: the same on every
+  // platform (std::shuffle's draws are the standard library's own).
+  for (std::size_t i = count; i > 1; --i) {
+    const auto j = static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * i) >> 64);
+    std::swap(order[i - 1], order[j]);
+  }
+  return order;
 }
 
 bool gpu_on_rank(WriterSide side, int rank) {
@@ -431,38 +410,68 @@ void run_interference(const InterferenceConfig& cfg, Device& device, PinnedBuffe
                       const MpiContext& mpi, const HostClock& clock, const std::set<PointKey>& done,
                       const PointSink& sink) {
   if (mpi.size != 2) throw usage_error("the interference probe needs exactly 2 MPI ranks");
+  check_sampling(cfg);
   if (mem.size() < interference_allocation_bytes(cfg))
     throw Error(ErrorKind::check, "pinned memory too small for the sweep");
   PointRunner runner(cfg, device, loads, mpi, clock, mem);
   auto pinger = device.make_signal_engine();  // the paper writer's clock syncs
   const auto base = reinterpret_cast<std::uintptr_t>(mem.host());
+  // The paper writer's stamps go on the host timeline through a clock fit
+  // from syncs on either side of each visit (thesis 003 Sec. 4.3.2).
+  const bool sender_clock = cfg.paper && mpi.rank == 0 && cfg.writer != WriterSide::receiver;
+  const std::vector<PointKey> sweep = sweep_points(cfg);
   std::uint64_t epoch = 0;
-  for (const PointKey& key : sweep_points(cfg)) {
-    if (done.count(key)) continue;
-    PointData point;
-    point.key = key;
-    point.plan = plan_layout(key.layout, key.size, cfg.load_bytes_for(key.size), base);
-    PointLoads point_loads = runner.plan_loads(key, point.plan);
-    // The paper writer's stamps go on the host timeline through a clock fit
-    // from syncs on either side of the point (thesis 003 Sec. 4.3.2).
-    const bool sender_clock = cfg.paper && mpi.rank == 0 && cfg.writer != WriterSide::receiver;
-    std::vector<ClockSample> syncs;
-    if (sender_clock) syncs = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
-    std::vector<SideSample> mine = runner.run_point(key, point.plan, point_loads, epoch);
-    if (sender_clock) {
-      const auto after = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
-      syncs.insert(syncs.end(), after.begin(), after.end());
-      point.sender_clock = fit_clock(syncs, 0.5);
+  for (std::uint64_t size : cfg.sizes) {
+    std::vector<PointKey> keys;
+    for (const PointKey& k : sweep)
+      if (k.size == size) keys.push_back(k);
+    // A size is measured whole: its ratios pair with its own rounds' SSB.
+    if (std::all_of(keys.begin(), keys.end(), [&](const PointKey& k) { return done.count(k) > 0; })) continue;
+    std::vector<PointData> points(keys.size());
+    std::vector<PointLoads> plans(keys.size());
+    std::vector<std::vector<SideSample>> mine(keys.size());
+    std::vector<std::vector<ClockSample>> syncs(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      points[i].key = keys[i];
+      points[i].plan = plan_layout(keys[i].layout, size, cfg.load_bytes_for(size), base);
+      plans[i] = runner.plan_loads(keys[i], points[i].plan);  // calibrates paced rates, before any round
     }
-    std::vector<SideSample> theirs = collect_receiver(mpi, mine);
-    const std::vector<std::string> infos = gather_strings(mpi, point_loads.info.dump());
-    if (mpi.rank == 0) {
-      point.writer_shape = runner.writer_shape(key.access);
-      point.sender = std::move(mine);
+    for (int round = 0; round < cfg.rounds; ++round) {
+      const std::vector<std::size_t> order = round_order(cfg.seed, size, round, keys.size());
+      for (std::size_t pos = 0; pos < order.size(); ++pos) {
+        const std::size_t i = order[pos];
+        points[i].positions.push_back(static_cast<int>(pos));
+        auto sync = [&] {
+          const auto got = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, cfg.timeout_s);
+          syncs[i].insert(syncs[i].end(), got.begin(), got.end());
+        };
+        if (sender_clock) sync();
+        for (SideSample& s : runner.visit(keys[i], points[i].plan, plans[i], epoch)) {
+          s.round = round;
+          mine[i].push_back(s);
+        }
+        if (sender_clock) sync();
+      }
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      PointData& point = points[i];
+      if (sender_clock) point.sender_clock = fit_clock(syncs[i], 0.5);
+      std::vector<SideSample> theirs = collect_receiver(mpi, mine[i]);
+      const std::vector<std::string> infos = gather_strings(mpi, plans[i].info.dump());
+      if (mpi.rank != 0) continue;
+      point.writer_shape = runner.writer_shape(point.key.access);
+      point.sender = std::move(mine[i]);
       point.receiver = std::move(theirs);
       point.sender_load = Json::parse(infos[0]);
       point.receiver_load = Json::parse(infos[1]);
-      sink(point);
+    }
+    if (mpi.rank != 0) continue;
+    for (const PointData& point : points) {
+      if (done.count(point.key)) continue;
+      const PointData* ssb = nullptr;
+      for (const PointData& other : points)
+        if (other.key.layout == Layout::SSB && other.key.access == point.key.access && &other != &point) ssb = &other;
+      sink(point, ssb);
     }
   }
 }

@@ -1,8 +1,7 @@
 // The interference probe (paper 002 Sec. 4.3; DIGEST 4.1, 4.5): rank 0 times
 // MPI_Send of a pinned buffer to rank 1 while GPU traffic runs in pinned host
-// memory. Before each send the GPU writes the payload into the send buffer;
-// in every layout but SSB a load runs through the whole point, so each send
-// meets it at steady state:
+// memory. In every layout but SSB a load runs through each visit of a point,
+// so each send meets it at steady state:
 //   kind    write, read, poll (every thread polls one flag), copy-d2h, copy-h2d
 //   layout  where it lands: PSB the send buffer, PCB a buffer right after it,
 //           P2AB one 2 MiB after it (on the sender's GPU; other GPUs load a
@@ -11,10 +10,12 @@
 //           kinds the GPU's threads make
 //   rate    full, or paced to a fraction of the full rate or to GB/s
 //   gpus    how many GPUs load at once, the sender's first
-// Each record carries the traffic measured inside the timed send. --paper is
-// the paper's own configuration: its writer (the payload, then the same
-// kernel writes on, grid-synchronised between passes) into a buffer the size
-// of the message.
+// A size's points are measured in rounds: each round visits every point of
+// the size once, in a seeded shuffled order, and a point's ratio to SSB is
+// paired within its round (docs/metrics.md). Each record carries the traffic
+// measured inside the timed sends. --paper is the paper's own configuration:
+// its writer (the payload, then the same kernel writes on, grid-synchronised
+// between passes) into a buffer the size of the message.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,7 @@
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
 #include "bench/interference/layout.hpp"
+#include "bench/interference/send_gap.hpp"
 #include "bench/load/load_options.hpp"
 #include "bench/load/load_set.hpp"
 #include "probes/device/device.hpp"
@@ -60,8 +62,11 @@ struct InterferenceConfig {
   std::vector<LoadRate> rates;
   std::vector<int> gpu_counts = {1};
   std::vector<int> load_devices;  // the order GPUs join a load (the sender's first)
-  int reps = 50;                  // timed samples per point
-  int warmup = 5;                 // untimed full samples per point, first
+  int rounds = 10;                // visits of every point of a size, each round in a shuffled order
+  int reps = 5;                   // timed sends per visit
+  int warmup = 1;                 // untimed sends per visit, first
+  std::uint64_t seed = 1;         // the rounds' orders (the CLI draws one unless --seed is given)
+  SendGap gap;                    // what the sender does before each timed send
   double timeout_s = 30;          // bound of every wait, host and device
   bool check_payload = true;
   bool host_stream = true;  // measure the host's memory bandwidth first (rank 0)
@@ -85,16 +90,18 @@ struct PointKey {
   auto operator<=>(const PointKey&) const = default;
 };
 std::vector<PointKey> sweep_points(const InterferenceConfig& config);
-// Who writes a point's payload into the send buffer: a kernel (the paper's
-// writer; SSB and the copy loads), the copy engine (from two payloads the GPU
-// wrote before its kernel loads took every SM), or the CPU (no GPU on the sender).
-enum class PayloadWriter { kernel, copy_engine, cpu };
-inline constexpr EnumTable<PayloadWriter, 3> kPayloadWriterNames{"payload writer",
+// Throws a usage Error unless rounds and reps are at least 1, warm-up at
+// least 0, and a point's samples fit one MPI message.
+void check_sampling(const InterferenceConfig& config);
+// Who writes a point's payload into the send buffer before each send: the
+// paper's writer kernel (--paper), or else the sender's CPU, the same for the
+// baseline and every load, so that every send starts from the same state.
+enum class PayloadWriter { kernel, cpu };
+inline constexpr EnumTable<PayloadWriter, 2> kPayloadWriterNames{"payload writer",
                                                                  {{{PayloadWriter::kernel, "kernel"},
-                                                                   {PayloadWriter::copy_engine, "copy engine"},
                                                                    {PayloadWriter::cpu, "cpu"}}}};
 inline const char* to_string(PayloadWriter writer) { return kPayloadWriterNames.name(writer); }
-PayloadWriter payload_writer(const InterferenceConfig& config, const PointKey& key);
+PayloadWriter payload_writer(const InterferenceConfig& config);
 // Whether rank `rank` (0 sends, 1 receives) has the GPU that writes and loads.
 bool gpu_on_rank(WriterSide side, int rank);
 // Key of a point record read back from a results file.
@@ -116,12 +123,14 @@ struct SideSample {
   std::uint64_t writer_ticks[3] = {0, 0, 0};  // the paper writer's start, ready flag and end, device timer
   // Bytes each load GPU of this rank moved inside the timed call; NaN when unknown.
   double load_bytes[kMaxLoadGpus] = {};
+  int round = 0;  // the round of the visit that took it
 };
 
 struct PointData {
   PointKey key;
   LayoutPlan plan;
-  std::vector<SideSample> sender, receiver;  // timed samples only
+  std::vector<SideSample> sender, receiver;  // timed samples only, round after round
+  std::vector<int> positions;                // per round: where in the round's order the point was visited
   // The sender's device timer on its host clock, fitted from ping-pong syncs
   // just before and after the point; empty when the sender has no writer.
   std::optional<ClockFit> sender_clock;
@@ -131,26 +140,34 @@ struct PointData {
   WriterShape writer_shape;  // the writer's launch shape for the point's access mode
 };
 
-// How long the loads run before the first sample of a point: long enough for
+// How long the loads run before the first send of a visit: long enough for
 // the GPU's caches and queues to fill, so the sends meet the steady traffic.
 inline constexpr double kLoadSettleSeconds = 0.005;
 
-// Receives each finished point on rank 0, in sweep order.
-using PointSink = std::function<void(const PointData&)>;
+// The order of round `round` of the points of size `size`: a permutation of
+// 0..count-1, the same on every rank and every build for the same seed.
+std::vector<std::size_t> round_order(std::uint64_t seed, std::uint64_t size, int round, std::size_t count);
+
+// Receives each finished point on rank 0, in sweep order, once every round of
+// its size is done, with the SSB point of its size and access (null where the
+// sweep has none, and for SSB itself).
+using PointSink = std::function<void(const PointData&, const PointData* ssb)>;
 
 // Pinned bytes the sweep needs: one allocation holds every point's buffers.
 std::uint64_t interference_allocation_bytes(const InterferenceConfig& config);
 
-// Runs every point not in `done` on both ranks (collective over mpi.comm,
+// Runs every size not wholly in `done` on both ranks (collective over mpi.comm,
 // which must have exactly 2 ranks) in `memory` (interference_allocation_bytes
 // large). `loads`: the GPUs this rank loads (null when it loads none). `sink`
-// is called on rank 0 only. Checks interrupted() between samples.
+// is called on rank 0 only, for the points not in `done`. Checks
+// interrupted() between samples.
 void run_interference(const InterferenceConfig& config, Device& device, PinnedBuffer& memory, LoadSet* loads,
                       const MpiContext& mpi, const HostClock& clock, const std::set<PointKey>& done,
                       const PointSink& sink);
 
 // The JSON record of a point (schema: pybindings/hetprobe/results.schema.json).
-// `ssb_median_ns`: median send time of SSB at the same size and access, if known.
-Json point_record(const InterferenceConfig& config, const PointData& point, std::optional<double> ssb_median_ns);
+// `ssb`: the SSB point of the same size and access, measured in the same
+// rounds (null: none); the ratio is paired round by round.
+Json point_record(const InterferenceConfig& config, const PointData& point, const PointData* ssb);
 
 }  // namespace hetprobe

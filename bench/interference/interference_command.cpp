@@ -2,10 +2,12 @@
 // (interference_run.hpp) wired into the common session frame
 // (probe_session.hpp).
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <random>
 
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
@@ -33,10 +35,21 @@ struct Options {
   std::string writer = "sender";
   std::string load, load_bytes, load_rate, load_gpus, load_devices;  // "": the default (or --paper's)
   bool paper = false, no_host_stream = false;
-  int reps = 50, warmup = 5;
+  int rounds = 10, reps = 5, warmup = 1;
+  std::string seed;  // "": drawn by rank 0 and shared
+  std::string gap = "0";
   double timeout_s = 30;
   bool no_check = false;
 };
+
+// --seed: a whole number in [0, 2^64).
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t seed = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    throw usage_error("--seed " + text + ": expected a whole number from 0 to 18446744073709551615");
+  return seed;
+}
 
 InterferenceConfig build_config(const Options& o) {
   InterferenceConfig c;
@@ -61,12 +74,25 @@ InterferenceConfig build_config(const Options& o) {
   c.loads = o.load.empty() ? std::vector<LoadKind>{LoadKind::write} : parse_option("--load", o.load, parse_load_kinds);
   c.load_bytes = parse_load_bytes(o.load_bytes.empty() ? (c.paper ? "message" : "auto") : o.load_bytes);
   c.rates = parse_load_rates(o.load_rate.empty() ? "1" : o.load_rate);
-  c.reps = o.reps;  // range-checked by the parser, as --warmup and --timeout are
+  c.rounds = o.rounds;  // range-checked by the parser, as --reps, --warmup and --timeout are
+  c.reps = o.reps;
   c.warmup = o.warmup;
   c.timeout_s = o.timeout_s;
   c.check_payload = !o.no_check;
   c.host_stream = !o.no_host_stream;
+  check_sampling(c);
+  c.gap = parse_option("--gap", o.gap, parse_send_gap);
+  if (!o.seed.empty()) c.seed = parse_seed(o.seed);
   return c;
+}
+
+// Rank 0's seed for every rank, drawn where --seed gives none (collective).
+void share_seed(const Options& o, InterferenceConfig& c, const MpiContext& mpi) {
+  if (!o.seed.empty()) return;
+  unsigned long long seed = 0;
+  if (mpi.rank == 0) seed = (static_cast<unsigned long long>(std::random_device{}()) << 32) ^ std::random_device{}();
+  mpi_check(MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, mpi.comm), "MPI_Bcast");
+  c.seed = seed;
 }
 
 // The load GPUs, once the node's device count is known (after placement).
@@ -99,12 +125,13 @@ int run(const Options& o, const std::vector<std::string>& argv) {
                        [&o, run](Device& device, const HostClock& clock, const MpiContext& mpi,
                                  const RecordSink& sink) { measure(*run, o.session.quiet, device, clock, mpi, sink); },
                        [run](const Json& header, const std::vector<Json>&) { run->table.print_footer(header); },
-                       [](const MpiContext& mpi) {
+                       [&o, run](const MpiContext& mpi) {
                          if (mpi.size != 2)
                            throw usage_error(
                                "the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); "
                                "got " +
                                std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
+                         share_seed(o, run->cfg, mpi);
                        }};
   // The header's planned records: the points still to measure and the host memory record.
   session.expected_records = [run] {
@@ -123,9 +150,7 @@ int run(const Options& o, const std::vector<std::string>& argv) {
   };
   session.release = [run] { run->loads.reset(); };  // stops any load still running
   session.read_done = [run](const ResultsFile& existing, const Device& device) {
-    ResumedPoints resumed = resumed_points(existing, run->cfg.to_json(), device.info().backend);
-    run->ssb_medians = std::move(resumed.ssb_medians);
-    return done_to_string(resumed.done);
+    return done_to_string(resumed_points(existing, run->cfg.to_json(), device.info().backend).done);
   };
   session.take_done = [run](const std::string& done) {
     run->done = done_from_string(done);
@@ -205,8 +230,21 @@ CommandFn add_interference_command(CLI::App& app) {
                 "Whose GPU writes the payload and runs the loads: sender, receiver or both "
                 "(the receiver's load traffic is measured during its MPI_Wait)")
       ->capture_default_str();
-  add_reps_option(c, o->reps, "Timed samples per point");
-  add_warmup_option(c, o->warmup, "Untimed full samples per point before the timed ones");
+  c->add_option("--rounds", o->rounds,
+                "Rounds per size: each visits every point of the size once, in a shuffled order, and a point's "
+                "ratio to SSB is paired within its round (its 95% CI needs 6 rounds or more)")
+      ->check(count_from(1))
+      ->capture_default_str();
+  add_reps_option(c, o->reps, "Timed sends per visit (a point gets rounds x reps)");
+  add_warmup_option(c, o->warmup, "Untimed sends per visit, before the timed ones");
+  c->add_option("--seed", o->seed,
+                "Seed of the rounds' orders, a whole number (recorded in the header: give it again to replay "
+                "the same orders) [default: drawn at random]");
+  c->add_option("--gap", o->gap,
+                "What the sender does before each timed send, baseline and loads alike: 0 (back to back, "
+                "warm), a time it spins for (2ms, 500us: a cold send after computing), or sweep:SIZE (it reads "
+                "and writes a buffer of SIZE, as computing between sends would)")
+      ->capture_default_str();
   add_timeout_option(c, o->timeout_s);
   add_session_options(c, o->session, "interference");
   add_single_copy_option(c, o->session);

@@ -1,8 +1,11 @@
 // JSON records of the interference probe. Field meanings and units:
 // docs/results-schema.md. Numbers are as measured; a quantity that does not
 // apply is null.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
+#include "bench/core/effect.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/noise.hpp"
 #include "bench/core/stats.hpp"
@@ -29,15 +32,19 @@ Json gbs(double bytes, double seconds) {
 // The timed interval of a side: the sender's send, the receiver's wait.
 double timed_ns(const SideSample& s, bool sender) { return sender ? s.send_ns : s.wait_ns; }
 
-// The payload writer (every point) and the paper's writer after it (--paper).
+// The paper's writer: its payload write, and its traffic after the ready
+// flag. Without --paper the CPU writes the payload and the traffic is the load's.
 Json writer_json(const std::vector<SideSample>& samples, const LayoutPlan& plan, bool sender, bool paper) {
   const double target = static_cast<double>(plan.post_bytes());
   const double message = static_cast<double>(plan.message_bytes);
   Json w;
+  if (!paper) {
+    w["pre_write_gbs"] = nullptr;
+    return w;
+  }
   w["pre_write_gbs"] = summary_json(each(samples, [&](const SideSample& s) {
     return s.writer_pre_s > 0 ? message / s.writer_pre_s * 1e-9 : 0.0;
   }));
-  if (!paper) return w;  // the payload writer only; the traffic is the load's
   std::vector<double> post_gbs;
   for (const SideSample& s : samples)
     if (s.writer_post_s > 0) post_gbs.push_back(target * static_cast<double>(s.writer_passes) / s.writer_post_s * 1e-9);
@@ -58,6 +65,26 @@ Json writer_json(const std::vector<SideSample>& samples, const LayoutPlan& plan,
   return w;
 }
 
+// A load GPU's visits summed up: seconds in all, the median visit's rate,
+// the fewest workers that started, and the clock fit of its least precise visit.
+void summarize_visits(Json& d) {
+  const Json& visits = d["visits"];
+  double seconds = 0, worst_precision = -1;
+  std::vector<double> rates;
+  Json workers = nullptr, clock = nullptr;
+  for (const Json& v : visits) {
+    seconds += v["seconds"].get<double>();
+    if (v["rate_gbs"].is_number()) rates.push_back(v["rate_gbs"].get<double>());
+    if (workers.is_null() || v["workers_started"].get<double>() < workers.get<double>()) workers = v["workers_started"];
+    if (const double p = v["clock_sync"]["precision_ns"].get<double>(); p > worst_precision)
+      worst_precision = p, clock = v["clock_sync"];
+  }
+  d["seconds"] = seconds;
+  d["rate_over_point_gbs"] = rates.empty() ? Json(nullptr) : summary_json(rates)["median"];
+  d["workers_started"] = workers;
+  d["clock_sync"] = clock;
+}
+
 // One side's loads: per GPU the bytes inside each timed interval (null where
 // the stamps did not cover it), and the traffic = their sum / the intervals' sum.
 Json load_side_json(const std::vector<SideSample>& samples, const Json& info, bool sender) {
@@ -68,6 +95,7 @@ Json load_side_json(const std::vector<SideSample>& samples, const Json& info, bo
   double traffic = 0;
   for (std::size_t g = 0; g < info.size(); ++g) {
     Json d = info[g];
+    summarize_visits(d);
     Json window = Json::array();
     double bytes = 0, ns = 0;
     int unresolved = 0;
@@ -176,6 +204,71 @@ Json payload_json(const InterferenceConfig& cfg, const PointData& p, std::string
   return j;
 }
 
+// Per round: the median of the sender's samples in it (NaN for a round with none).
+std::vector<double> round_medians(const std::vector<SideSample>& samples, int rounds) {
+  std::vector<std::vector<double>> by_round(static_cast<std::size_t>(std::max(rounds, 0)));
+  for (const SideSample& s : samples)
+    if (s.round >= 0 && s.round < rounds) by_round[static_cast<std::size_t>(s.round)].push_back(s.send_ns);
+  std::vector<double> out;
+  for (const auto& v : by_round) out.push_back(v.empty() ? std::nan("") : summarize(v).median);
+  return out;
+}
+
+Json nulls_for_nan(const std::vector<double>& v) {
+  Json j = Json::array();
+  for (double x : v) j.push_back(std::isnan(x) ? Json(nullptr) : Json(x));
+  return j;
+}
+
+// The baseline's round medians spread by more than this (max / min) warn: the
+// conditions moved during the size's rounds.
+constexpr double kSsbDriftRatio = 1.2;
+
+Json drift_warnings(const std::vector<double>& medians) {
+  Json out = Json::array();
+  double lo = INFINITY, hi = 0;
+  for (double m : medians)
+    if (!std::isnan(m)) lo = std::min(lo, m), hi = std::max(hi, m);
+  if (hi > 0 && lo > 0 && hi / lo > kSsbDriftRatio) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "send_time_ns: the SSB median drifted by %.0f%% across its rounds (round medians %.4g to %.4g ns; "
+                  "above %.0f%%): the node's conditions moved during the measurement, the paired ratios still hold",
+                  (hi / lo - 1) * 100, lo, hi, (kSsbDriftRatio - 1) * 100);
+    out.push_back(text);
+  }
+  return out;
+}
+
+// The ratio to SSB paired round by round: each round's median over the same
+// round's SSB median; their median, its 95% interval (median_ci95: order
+// statistics of the rounds' ratios), and the absolute medians beside them.
+void paired_ratio_json(const PointData& p, const PointData* ssb, int rounds, const std::vector<double>& medians,
+                       Json& r) {
+  r["ssb_send_time_ns_median"] = nullptr;
+  r["ratio_to_ssb_rounds"] = nullptr;
+  r["ratio_to_ssb_median"] = nullptr;
+  r["ratio_to_ssb_ci95"] = nullptr;
+  r["effect"] = nullptr;
+  if (ssb == nullptr || ssb->sender.empty()) return;
+  const std::vector<double> base = round_medians(ssb->sender, rounds);
+  std::vector<double> ratios;
+  Json per_round = Json::array();
+  for (std::size_t k = 0; k < medians.size() && k < base.size(); ++k) {
+    const bool ok = !std::isnan(medians[k]) && base[k] > 0;
+    if (ok) ratios.push_back(medians[k] / base[k]);
+    per_round.push_back(ok ? Json(medians[k] / base[k]) : Json(nullptr));
+  }
+  r["ssb_send_time_ns_median"] = summarize(each(ssb->sender, [](const SideSample& s) { return s.send_ns; })).median;
+  r["ratio_to_ssb_rounds"] = per_round;
+  if (ratios.empty()) return;
+  r["ratio_to_ssb_median"] = summarize(ratios).median;
+  if (const auto ci = median_ci95(ratios)) {
+    r["ratio_to_ssb_ci95"] = {ci->low, ci->high};
+    r["effect"] = to_string(classify_ratio(*ci));
+  }
+}
+
 Json list_json(const std::vector<std::string>& items) {
   Json j = Json::array();
   for (const auto& s : items) j.push_back(s);
@@ -210,8 +303,12 @@ Json InterferenceConfig::to_json() const {
               {"load_devices", load_devices},
               {"load_settle_s", kLoadSettleSeconds},
               {"secondary_bytes", per_message ? Json("message size") : Json(load_bytes_for(largest))},
+              {"rounds", rounds},
               {"reps", reps},
               {"warmup", warmup},
+              {"seed", seed},
+              {"gap", gap.to_json()},
+              {"payload_writer", to_string(payload_writer(*this))},
               {"timeout_s", timeout_s},
               {"check_payload", check_payload},
               {"host_stream", host_stream},
@@ -221,7 +318,7 @@ Json InterferenceConfig::to_json() const {
 
 PointKey point_key_of(const Json& r) { return point_key({r, "interference point"}); }
 
-Json point_record(const InterferenceConfig& cfg, const PointData& p, std::optional<double> ssb_median_ns) {
+Json point_record(const InterferenceConfig& cfg, const PointData& p, const PointData* ssb) {
   const auto send_ns = each(p.sender, [](const SideSample& s) { return s.send_ns; });
   const WriterShape& shape = p.writer_shape;
   std::string status = "ok";
@@ -236,6 +333,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, std::option
   r["load_rate"] = p.key.rate.empty() ? Json(nullptr) : Json(p.key.rate);
   r["send_mode"] = to_string(cfg.send_mode);
   r["writer_side"] = to_string(cfg.writer);
+  r["gap"] = cfg.gap.to_json();
   r["buffers"] = {{"mpi_offset_bytes", p.plan.mpi_offset},
                   {"secondary_offset_bytes", p.plan.secondary_bytes ? Json(p.plan.secondary_offset) : Json(nullptr)},
                   {"secondary_bytes", p.plan.secondary_bytes},
@@ -245,16 +343,23 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, std::option
                                                                   : Json("secondary")},
                   {"writer_target_bytes", p.key.layout == Layout::SSB ? 0 : p.plan.post_bytes()}};
   r["writer_shape"] = {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}};
-  r["payload_writer"] = to_string(payload_writer(cfg, p.key));
+  r["payload_writer"] = to_string(payload_writer(cfg));
   r["warmup"] = cfg.warmup;
+  r["rounds"] = cfg.rounds;
+  r["reps"] = cfg.reps;
+  r["round_positions"] = p.positions;
   r["n"] = send_ns.size();
   Json t = summary_json(send_ns);
   t["samples"] = send_ns;
+  t["rounds"] = each(p.sender, [](const SideSample& s) { return static_cast<double>(s.round); });
+  const std::vector<double> medians = round_medians(p.sender, cfg.rounds);
+  t["round_medians"] = nulls_for_nan(medians);
   r["send_time_ns"] = t;
   r["warnings"] = spread_warnings(t, "send_time_ns");
+  if (p.key.layout == Layout::SSB)
+    for (Json& w : drift_warnings(medians)) r["warnings"].push_back(std::move(w));
   r["harness_empty_region_ns"] = summary_json(each(p.sender, [](const SideSample& s) { return s.empty_region_ns; }));
-  const double median = t["median"].get<double>();
-  r["ratio_to_ssb_median"] = ssb_median_ns && *ssb_median_ns > 0 ? Json(median / *ssb_median_ns) : Json(nullptr);
+  paired_ratio_json(p, ssb, cfg.rounds, medians, r);
   const bool on_sender = cfg.writer != WriterSide::receiver;
   const bool on_receiver = cfg.writer != WriterSide::sender;
   r["writer"] = {{"sender", on_sender ? writer_json(p.sender, p.plan, true, cfg.paper) : Json(nullptr)},

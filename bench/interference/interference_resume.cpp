@@ -9,8 +9,8 @@ namespace {
 
 // The settings a resumed file must share with this run: its points would not
 // be comparable otherwise.
-constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper",        "load_bytes",
-                                         "reps",      "warmup",      "check_payload"};
+constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper", "load_bytes",     "rounds",
+                                         "reps",      "warmup",      "gap",   "payload_writer", "check_payload"};
 
 void check_header(const RecordRef& h, const Json& config, const std::string& backend, const std::string& name) {
   const Json& stored = field_json(h, "config");
@@ -78,7 +78,6 @@ ResumedPoints resumed_points(const ResultsFile& file, const Json& config, const 
     try {
       const PointKey k = point_key(r);
       (void)interference_row(r);  // every field `hetprobe show` reads
-      if (k.layout == Layout::SSB) out.ssb_medians[{k.size, k.access}] = field<double>(r, "send_time_ns.median");
       out.done.insert(k);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::usage) throw;

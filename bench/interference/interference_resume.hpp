@@ -1,5 +1,6 @@
 // What an interference results file already holds, for --resume: the points
-// done (skipped by the run) and the SSB medians the new points' ratios need.
+// done. The run skips the sizes whose points are all done, and measures the
+// others whole (their ratios pair with their own rounds' SSB).
 #pragma once
 
 #include <map>
@@ -14,13 +15,13 @@ namespace hetprobe {
 
 struct ResumedPoints {
   std::set<PointKey> done;
-  std::map<std::pair<std::uint64_t, Access>, double> ssb_medians;  // by size and access, ns
 };
 
 // Reads back `file` (records of an interference run; see open_results_for)
 // for a run with this `config` (InterferenceConfig::to_json()) on `backend`.
 // The file's last header must agree on what makes points comparable (send
-// mode, writer side, paper, load bytes, reps, warm-up, payload check) and the
+// mode, writer side, paper, load bytes, rounds, reps, warm-up, gap, payload
+// writer and check) and the
 // backend, or it is a usage Error naming the setting. A point record that is
 // malformed (a field missing or of the wrong type: anything `hetprobe show`
 // could not print) is not counted as done: the file is refused with a usage

@@ -83,22 +83,23 @@ const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topolog
 void measure(InterferenceRun& run, bool quiet, Device& device, const HostClock& clock, const MpiContext& mpi,
              const RecordSink& sink) {
   if (run.cfg.host_stream) host_memory_reference(run, quiet, mpi, sink);
-  run_interference(run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done, [&](const PointData& p) {
-    std::optional<double> ssb;
-    if (auto it = run.ssb_medians.find({p.key.size, p.key.access}); it != run.ssb_medians.end()) ssb = it->second;
-    const Json record = point_record(run.cfg, p, ssb);
-    if (p.key.layout == Layout::SSB)
-      run.ssb_medians[{p.key.size, p.key.access}] = record["send_time_ns"]["median"].get<double>();
-    sink(record);
-  });
+  run_interference(run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done,
+                   [&](const PointData& p, const PointData* ssb) { sink(point_record(run.cfg, p, ssb)); });
 }
 
 std::string progress_label(const Json& record) {
   const RecordRef r{record, "record"};
   if (record_kind(r) != "point") return "";
-  char median[64];
-  std::snprintf(median, sizeof median, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
-  return describe(point_key(r)) + median;
+  char text[128];
+  int n = std::snprintf(text, sizeof text, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
+  const Json& ratio = record["ratio_to_ssb_median"];
+  const Json& ci = record["ratio_to_ssb_ci95"];
+  if (ratio.is_number() && n > 0)
+    n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.3fx SSB", ratio.get<double>());
+  if (ci.is_array() && n > 0)
+    std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), " (95%% CI %.3f-%.3f)", ci[0].get<double>(),
+                  ci[1].get<double>());
+  return describe(point_key(r)) + text;
 }
 
 }  // namespace hetprobe

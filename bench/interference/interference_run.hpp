@@ -28,8 +28,7 @@ struct InterferenceRun {
   const Topology* topo = nullptr;
   PinnedBuffer memory;
   std::unique_ptr<LoadSet> loads;
-  std::set<PointKey> done;                                         // points already in a resumed file
-  std::map<std::pair<std::uint64_t, Access>, double> ssb_medians;  // rank 0: SSB's by size and access, ns
+  std::set<PointKey> done;  // points already in a resumed file
   InterferenceTable table{stdout};
 };
 

@@ -14,7 +14,7 @@ using Align = Column::Align;
 using Shown = Column::Shown;
 
 // Column positions the footer reads back from a row.
-constexpr std::size_t kMedianUs = 8, kHarnessNs = 18;
+constexpr std::size_t kMedianUs = 8, kHarnessNs = 22;
 
 // The GPU traffic during the send, GB/s: the load's (files from before the
 // load kinds: the sender writer's, else the receiver's over its post phase).
@@ -65,6 +65,28 @@ std::string point_label(const std::vector<Json>& row) {
   return label;
 }
 
+// "0.97-1.12", or "-" without an interval.
+std::string ci_text(const Json& ci) {
+  if (!ci.is_array()) return "-";
+  char text[48];
+  std::snprintf(text, sizeof text, "%.2f-%.2f", ci[0].get<double>(), ci[1].get<double>());
+  return text;
+}
+
+// "10 rounds x 5 sends/point, 1 warm-up per visit" (files from before the
+// rounds: "50 samples/point after 5 warm-up").
+std::string sampling_text(const RecordRef& h) {
+  const int reps = field<int>(h, "config.reps"), warmup = field<int>(h, "config.warmup");
+  const Json* rounds = find_field(h, "config.rounds");
+  if (rounds == nullptr || !rounds->is_number_integer())
+    return std::to_string(reps) + " samples/point after " + std::to_string(warmup) + " warm-up";
+  std::string text = std::to_string(rounds->get<int>()) + " rounds x " + std::to_string(reps) + " sends/point, " +
+                     std::to_string(warmup) + " warm-up per visit, seed " + field_json(h, "config.seed").dump();
+  if (const Json* gap = find_field(h, "config.gap.label"); gap != nullptr && gap->is_string() && *gap != "0")
+    text += ", gap " + gap->get<std::string>() + " before each send";
+  return text;
+}
+
 }  // namespace
 
 Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
@@ -72,12 +94,13 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
   const Json* bytes = find_field(h, "config.load_bytes");
   if (bytes == nullptr) bytes = &field_json(h, "config.secondary_bytes");
   about.push_back(device_line(h, "interference") + ", MPI " + field<std::string>(h, "config.send_mode") +
-                  ", GPU on the " + field<std::string>(h, "config.writer_side") + ", " +
-                  std::to_string(field<int>(h, "config.reps")) + " samples/point after " +
-                  std::to_string(field<int>(h, "config.warmup")) + " warm-up" + (paper ? "; the paper's writer" : ""));
+                  ", GPU on the " + field<std::string>(h, "config.writer_side") + ", " + sampling_text(h) +
+                  (paper ? "; the paper's writer" : ""));
   for (const std::string& line : mpi_transport_about(h)) about.push_back(line);
   about.push_back(
-      "MPI_Send time in microseconds (median, p10, p90); vs_SSB = median / SSB median; load = kind x GPUs "
+      "MPI_Send time in microseconds (median, p10, p90); vs_SSB = the median over rounds of (the round's "
+      "median / the same round's SSB median), ci95 its 95% confidence interval, effect = slowdown or "
+      "speedup where that interval lies wholly beyond 5%; load = kind x GPUs "
       "@ rate (of full, or GB/s per GPU) into " +
       (bytes->is_string() ? bytes->get<std::string>() : bytes->dump()) +
       " B; traffic_gbs = GB/s the load moved during the send");
@@ -94,6 +117,10 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                {"p10_us", 11, Align::right, 3},
                {"p90_us", 11, Align::right, 3},
                {"vs_SSB", 7, Align::right, 2},
+               {"ci95", 11, Align::right, -1, Shown::text},
+               {"ratio_ci95_low", 0, Align::right, -1, Shown::data},
+               {"ratio_ci95_high", 0, Align::right, -1, Shown::data},
+               {"effect", 9, Align::left},
                {"traffic_gbs", 9, Align::right, 2},
                {"payload", 0, Align::left, -1, Shown::text, 2},
                {"payload_check", 0, Align::left, -1, Shown::data},
@@ -113,6 +140,11 @@ std::vector<Json> interference_row(const RecordRef& p) {
   if (torn.is_number()) std::snprintf(torn_text, sizeof torn_text, "%.3f", torn.get<double>());
   const Json access = field<std::string>(p, "access");
   if (access != "stream" && access != "stacked") bad_field(p, "access", "stream or stacked");
+  // Files from before the rounds have neither.
+  const Json* found_ci = find_field(p, "ratio_to_ssb_ci95");
+  const Json ci = found_ci != nullptr && found_ci->is_array() && found_ci->size() == 2 ? *found_ci : Json(nullptr);
+  const Json* found_effect = find_field(p, "effect");
+  const Json effect = found_effect != nullptr ? *found_effect : Json(nullptr);
   return {format_size(size),
           size,
           access,
@@ -125,6 +157,10 @@ std::vector<Json> interference_row(const RecordRef& p) {
           field<double>(p, "send_time_ns.p10") / 1e3,
           field<double>(p, "send_time_ns.p90") / 1e3,
           number_or_null(p, "ratio_to_ssb_median"),
+          ci_text(ci),
+          ci.is_array() ? ci[0] : Json(nullptr),
+          ci.is_array() ? ci[1] : Json(nullptr),
+          effect.is_string() ? effect : Json("-"),
           traffic_gbs(p),
           check == "torn" ? "torn " + std::string(torn_text) : check,
           check,

@@ -1,15 +1,18 @@
 // Checks an interference results file the MPI tests produced:
 //   check_interference FILE POINTS|any REPS [--allow-truncated] [--headers N] [--rate-tolerance F]
-// Exits 1 naming the first thing that is wrong. Each point must have REPS
-// samples, sane statistics, its payload check as the layout and load demand,
-// a writer that ran, and a load that moved data inside the sends from as many
-// GPUs as it names (each with its own placement); point keys must be unique.
+// Exits 1 naming the first thing that is wrong. The header's reps must be
+// REPS; each point must have rounds x REPS samples, each with its round, one
+// visit per round (the points of a size taking every place of each round's
+// order once), a paired ratio to SSB whose interval holds it, sane statistics, its payload check as the layout and load
+// demand, a writer that ran, and a load that moved data inside the sends from as many GPUs as it names (each with its
+// own placement); point keys must be unique.
 // --rate-tolerance F: every paced load GPU moved within F of its target rate;
 // --rate-ceiling F: no paced load GPU moved more than (1 + F) x its target (a
 // load sharing a busy core may fall short of its rate, but never overshoots).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -88,7 +91,9 @@ int main(int argc, char** argv) {
   bool paper_run = false, moved = false, loaded = false;
   const hetprobe::ResultsFile file = hetprobe::read_results(argv[1]);
   if (file.truncated_tail && !allow_truncated) return fail("incomplete last line");
-  std::size_t headers = 0;
+  std::size_t headers = 0, rounds = 0;
+  // Per size and round, the places its points took in the round's order.
+  std::map<std::pair<std::uint64_t, std::size_t>, std::multiset<int>> places;
   std::set<std::tuple<std::uint64_t, std::string, std::string, std::string, int, std::string>> keys;
   for (const Json& r : file.records) {
     if (r["record"] == "host_memory") {
@@ -101,6 +106,10 @@ int main(int argc, char** argv) {
     if (r["record"] == "header") {
       ++headers;
       paper_run = r["config"]["paper"].get<bool>();
+      if (r["config"]["reps"].get<std::size_t>() != reps)
+        return fail("the header's reps is not " + std::to_string(reps));
+      rounds = r["config"]["rounds"].get<std::size_t>();
+      if (rounds < 1 || !r["config"]["seed"].is_number_unsigned()) return fail("header lacks its rounds or seed");
       for (const char* k : {"schema_version", "hetprobe_version", "git_revision", "command_line", "start_time_utc",
                             "host", "device", "mpi", "ranks", "host_clock", "config"})
         if (!r.contains(k)) return fail(std::string("header lacks ") + k);
@@ -125,10 +134,24 @@ int main(int argc, char** argv) {
     loaded = loaded || (kind != "none" && !paper_run);
     if ((layout == "SSB") != (kind == "none") || (kind == "none") != (gpus == 0))
       return fail(where + ": SSB and only SSB is the baseline without a load");
-    if (const char* why = check_load(r, reps, rate_tolerance, rate_ceiling, paced, moved))
-      return fail(where + ": " + why);
+    const std::size_t n = rounds * reps;
+    if (const char* why = check_load(r, n, rate_tolerance, rate_ceiling, paced, moved)) return fail(where + ": " + why);
     const Json& t = r["send_time_ns"];
-    if (t["samples"].size() != reps || r["n"] != reps) return fail(where + ": wrong sample count");
+    if (t["samples"].size() != n || r["n"] != n || t["rounds"].size() != n) return fail(where + ": wrong sample count");
+    for (std::size_t i = 0; i < n; ++i)
+      if (t["rounds"][i].get<std::size_t>() != i / reps) return fail(where + ": samples out of round order");
+    if (r["round_positions"].size() != rounds || t["round_medians"].size() != rounds)
+      return fail(where + ": not one visit per round");
+    for (std::size_t k = 0; k < rounds; ++k)
+      places[{r["size_bytes"].get<std::uint64_t>(), k}].insert(r["round_positions"][k].get<int>());
+    if (const Json& ci = r["ratio_to_ssb_ci95"]; ci.is_array()) {
+      const double ratio = r["ratio_to_ssb_median"];
+      if (!(ci[0].get<double>() <= ratio && ratio <= ci[1].get<double>()))
+        return fail(where + ": the ratio lies outside its interval");
+      if (!r["effect"].is_string()) return fail(where + ": an interval without its effect");
+    } else if (layout != "SSB" && rounds >= 6 && !r["ratio_to_ssb_median"].is_null()) {
+      return fail(where + ": 6 rounds or more and no interval");
+    }
     if (!(t["min"] <= t["median"] && t["median"] <= t["max"] && t["min"].get<double>() > 0))
       return fail(where + ": implausible statistics");
     const std::string check = r["payload"]["check"];
@@ -147,9 +170,8 @@ int main(int argc, char** argv) {
     if ((paper_run && !r["writer"]["sender"].is_null()) != !tl.is_null())
       return fail(where + ": a writer timeline iff the paper's writer ran on the sender");
     if (!tl.is_null()) {
-      if (tl["start_ns"].size() != reps || tl["end_ns"].size() != reps)
-        return fail(where + ": writer timeline incomplete");
-      for (std::size_t i = 0; i < reps; ++i) {
+      if (tl["start_ns"].size() != n || tl["end_ns"].size() != n) return fail(where + ": writer timeline incomplete");
+      for (std::size_t i = 0; i < n; ++i) {
         const double start = tl["start_ns"][i], ready = tl["ready_ns"][i], end = tl["end_ns"][i];
         if (!(start <= ready && ready <= end)) return fail(where + ": writer timeline out of order");
         if (layout == "SSB" && end > tl["clock_sync"]["precision_ns"].get<double>())
@@ -159,14 +181,29 @@ int main(int argc, char** argv) {
     for (const char* side : {"sender", "receiver"}) {
       const Json& w = r["writer"][side];
       if (w.is_null()) continue;
+      if (!paper_run) {  // the CPU wrote the payload
+        if (!w["pre_write_gbs"].is_null() || r["payload_writer"] != "cpu") return fail(where + ": the CPU's payload");
+        continue;
+      }
       if (!w["pre_write_gbs"].is_object()) return fail(where + ": the payload writer's rate is missing");
-      if (!paper_run) continue;  // the payload writer alone: no passes
-      if (w["passes"].size() != reps) return fail(where + ": writer passes missing");
+      if (w["passes"].size() != n) return fail(where + ": writer passes missing");
       for (const Json& p : w["passes"])  // the writer checks the stop flag only after a full pass
         if ((layout == "SSB") != (p.get<double>() == 0)) return fail(where + ": writer passes do not fit the layout");
     }
   }
   if (loaded && !moved) return fail("no load moved any data in any point");
+  // A whole size: its points took each place 0..count-1 of every round's order
+  // once (in one run: a resumed size keeps the first run's finished points).
+  std::map<std::uint64_t, std::size_t> per_size;
+  for (const auto& k : keys) ++per_size[std::get<0>(k)];
+  if (!allow_truncated && headers == 1)
+    for (const auto& [where, seen] : places) {
+      std::multiset<int> want;
+      for (std::size_t i = 0; i < per_size[where.first]; ++i) want.insert(static_cast<int>(i));
+      if (seen != want)
+        return fail("size " + std::to_string(where.first) + ": round " + std::to_string(where.second) +
+                    " did not visit each point once");
+    }
   if (rate_tolerance >= 0 && paced == 0) return fail("a rate check was asked for, but no load had a target rate");
   if (host_memory > headers) return fail("more host_memory records than headers");
   if (headers != headers_expected)

@@ -79,7 +79,7 @@ TEST(EnumTable, RecordNamesStayAsTheyWere) {
   EXPECT_STREQ(to_string(FlagSpacing::same_line), "same-line");
   EXPECT_STREQ(to_string(HaloVariant::notify_stacked), "notify-stacked");
   EXPECT_STREQ(to_string(HaloPeers::pair), "pair");
-  EXPECT_STREQ(to_string(PayloadWriter::copy_engine), "copy engine");
+  EXPECT_STREQ(to_string(PayloadWriter::cpu), "cpu");
   EXPECT_STREQ(to_string(Layout::P2AB), "P2AB");
   EXPECT_STREQ(to_string(ErrorKind::unsupported), "unsupported");
   EXPECT_STREQ(to_string(ErrorKind::interrupted), "interrupted");

@@ -1,0 +1,47 @@
+#include "bench/core/effect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace hetprobe {
+
+namespace {
+
+// Student's t 0.975 quantile for 1..30 degrees of freedom (standard tables);
+// past 30 the normal's 1.96 is within 2%.
+double t975(std::size_t df) {
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  return df >= 1 && df <= 30 ? kTable[df - 1] : 1.96;
+}
+
+}  // namespace
+
+Effect classify_ratio(const Interval& ci) {
+  if (ci.low > 1 + kEffectMargin) return Effect::slowdown;
+  if (ci.high < 1 - kEffectMargin) return Effect::speedup;
+  return Effect::none;
+}
+
+PooledRatio pool_launch_ratios(const std::vector<double>& ratios) {
+  if (ratios.empty()) throw std::invalid_argument("no launches to pool");
+  std::vector<double> logs;
+  for (double r : ratios) {
+    if (!(r > 0) || !std::isfinite(r)) throw std::invalid_argument("a ratio to pool is not a finite number above 0");
+    logs.push_back(std::log(r));
+  }
+  PooledRatio p;
+  p.launches = ratios.size();
+  p.median = summarize(ratios).median;
+  p.min = *std::min_element(ratios.begin(), ratios.end());
+  p.max = *std::max_element(ratios.begin(), ratios.end());
+  if (ratios.size() < 3) return p;
+  const Summary s = summarize(logs);
+  const double half = t975(ratios.size() - 1) * s.stddev / std::sqrt(static_cast<double>(ratios.size()));
+  p.ci95 = Interval{std::exp(s.mean - half), std::exp(s.mean + half)};
+  return p;
+}
+
+}  // namespace hetprobe

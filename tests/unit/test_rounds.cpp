@@ -1,0 +1,128 @@
+// The statistics of interleaved rounds: the median's interval, the rounds'
+// orders, what a ratio's interval claims, launches pooled, and --gap.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "bench/core/effect.hpp"
+#include "bench/core/stats.hpp"
+#include "bench/interference/interference.hpp"
+#include "bench/interference/send_gap.hpp"
+#include "tests/unit/expect_usage_error.hpp"
+
+namespace hetprobe {
+namespace {
+
+TEST(MedianCi, RanksFollowTheBinomialTail) {
+  // n < 6: even [min, max] covers less than 95% (1 - 2 / 2^5 = 93.75% at n = 5).
+  EXPECT_EQ(median_ci95_rank(5), 0u);
+  EXPECT_EQ(median_ci95_rank(6), 1u);   // 1 - 2/64 = 96.9%
+  EXPECT_EQ(median_ci95_rank(9), 2u);   // P(B <= 1) = 10/512 = 1.95%
+  EXPECT_EQ(median_ci95_rank(10), 2u);  // P(B <= 2) = 56/1024 = 5.5% > 2.5%
+  EXPECT_EQ(median_ci95_rank(16), 4u);  // P(B <= 3) = 1.06%, P(B <= 4) = 3.8%
+}
+
+TEST(MedianCi, IsTheOrderStatistics) {
+  const std::vector<double> v = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};
+  const auto ci = median_ci95(v);
+  ASSERT_TRUE(ci);
+  EXPECT_EQ(ci->low, 2);
+  EXPECT_EQ(ci->high, 9);
+  EXPECT_FALSE(median_ci95(std::vector<double>{1, 2, 3, 4, 5}));
+}
+
+TEST(MedianCi, CoversTheTrueMedianAtLeast95Percent) {
+  // Lognormal samples (true median 1), 2000 draws of 12: the interval must
+  // hold the median in at least 95% of them (exact coverage at n = 12: 96.1%).
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> dist(0, 0.3);
+  int covered = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<double> v(12);
+    for (double& x : v) x = dist(rng);
+    const auto ci = median_ci95(v);
+    covered += ci->low <= 1 && 1 <= ci->high;
+  }
+  EXPECT_GE(covered, 1900);
+}
+
+TEST(RoundOrder, IsAPermutationThatReplays) {
+  const auto a = round_order(42, 1024, 0, 9);
+  std::vector<std::size_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::size_t> identity(9);
+  std::iota(identity.begin(), identity.end(), 0);
+  EXPECT_EQ(sorted, identity);
+  EXPECT_EQ(round_order(42, 1024, 0, 9), a);  // the same seed replays
+  EXPECT_NE(round_order(42, 1024, 1, 9), a);  // another round, another order
+  EXPECT_NE(round_order(43, 1024, 0, 9), a);  // another seed, another order
+  EXPECT_NE(round_order(42, 2048, 0, 9), a);  // another size
+}
+
+TEST(RoundOrder, PutsEveryPointFirstAboutEquallyOften) {
+  std::vector<int> first(6);
+  for (int r = 0; r < 6000; ++r) ++first[round_order(1, 4096, r, 6)[0]];
+  for (int n : first) EXPECT_NEAR(n, 1000, 150);
+}
+
+TEST(Effect, NeedsTheWholeIntervalBeyondTheMargin) {
+  EXPECT_EQ(classify_ratio({1.06, 1.4}), Effect::slowdown);
+  EXPECT_EQ(classify_ratio({1.04, 1.4}), Effect::none);
+  EXPECT_EQ(classify_ratio({0.5, 0.94}), Effect::speedup);
+  EXPECT_EQ(classify_ratio({0.5, 0.96}), Effect::none);
+  EXPECT_STREQ(to_string(Effect::slowdown), "slowdown");
+}
+
+TEST(PooledLaunches, IntervalFromTheSpreadBetweenLaunches) {
+  const PooledRatio two = pool_launch_ratios({1.1, 1.2});
+  EXPECT_FALSE(two.ci95);  // two launches: no interval
+  EXPECT_DOUBLE_EQ(two.median, 1.15);
+  const PooledRatio agree = pool_launch_ratios({1.30, 1.31, 1.29});
+  const PooledRatio disagree = pool_launch_ratios({1.0, 1.3, 1.7});
+  ASSERT_TRUE(agree.ci95 && disagree.ci95);
+  EXPECT_LT(agree.ci95->low, 1.29);
+  EXPECT_GT(agree.ci95->high, 1.31);
+  EXPECT_EQ(classify_ratio(*agree.ci95), Effect::slowdown);
+  EXPECT_EQ(classify_ratio(*disagree.ci95), Effect::none);  // the launches' spread swallows it
+  EXPECT_GT(disagree.ci95->high - disagree.ci95->low, 10 * (agree.ci95->high - agree.ci95->low));
+  EXPECT_EQ(disagree.min, 1.0);
+  EXPECT_EQ(disagree.max, 1.7);
+  EXPECT_THROW(pool_launch_ratios({}), std::invalid_argument);
+  EXPECT_THROW(pool_launch_ratios({1.0, -1.0}), std::invalid_argument);
+}
+
+TEST(SendGap, ParsesTimesAndSweeps) {
+  EXPECT_EQ(parse_send_gap("0").kind, GapKind::none);
+  const SendGap spin = parse_send_gap("2ms");
+  EXPECT_EQ(spin.kind, GapKind::spin);
+  EXPECT_DOUBLE_EQ(spin.seconds, 2e-3);
+  EXPECT_EQ(spin.label(), "2ms");
+  EXPECT_DOUBLE_EQ(parse_send_gap("500us").seconds, 500e-6);
+  const SendGap sweep = parse_send_gap("sweep:64MiB");
+  EXPECT_EQ(sweep.kind, GapKind::sweep);
+  EXPECT_EQ(sweep.bytes, 64ull << 20);
+  EXPECT_EQ(sweep.label(), "sweep:64 MiB");
+  EXPECT_EQ(sweep.to_json()["kind"], "sweep");
+}
+
+TEST(SendGap, RefusesBadInput) {
+  for (const char* bad : {"-1ms", "sweep:0", "sweep:", "2", "2 ms", "1h", "11s", "nan", "sweep:abc", "ms"})
+    expect_usage_error([&] { parse_send_gap(bad); }, "gap");
+}
+
+TEST(SendGap, SpinTakesItsTime) {
+  std::vector<std::uint64_t> buffer;
+  const auto t0 = std::chrono::steady_clock::now();
+  spend_gap(parse_send_gap("3ms"), buffer);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(3));
+  spend_gap(parse_send_gap("sweep:1MiB"), buffer);
+  EXPECT_EQ(buffer.size(), (1u << 20) / 8);
+}
+
+}  // namespace
+}  // namespace hetprobe
