@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/cli/command.hpp"
+#include "bench/core/effect.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/run_header.hpp"
 
@@ -139,6 +140,29 @@ PYBIND11_MODULE(_core, m) {
       "topology", [](const std::string& file) { return cli::topology_report(file).dump(); },
       py::arg("topology_file") = "", "`hetprobe topo --json` as JSON text (this machine, or a saved hwloc XML file)");
   m.def("devices", [] { return cli::devices_report().dump(); }, "`hetprobe devices --json` as JSON text");
+  // The judgement of a ratio and the pooling of launches, computed once in
+  // C++ (bench/core/effect.hpp) for the tables, the headline and the plots.
+  m.def(
+      "classify_ratio", [](double low, double high) { return std::string(to_string(classify_ratio({low, high}))); },
+      py::arg("low"), py::arg("high"),
+      "'slowdown', 'speedup' or 'none': what a ratio's 95% interval [low, high] claims (margin effect_margin)");
+  m.def(
+      "pool_launch_ratios",
+      [](const std::vector<double>& ratios) {
+        const PooledRatio p = pool_launch_ratios(ratios);
+        py::dict d;
+        d["median"] = p.median;
+        d["ci95"] = p.ci95 ? py::object(py::make_tuple(p.ci95->low, p.ci95->high)) : py::object(py::none());
+        d["effect"] = p.ci95 ? py::object(py::str(to_string(classify_ratio(*p.ci95)))) : py::object(py::none());
+        d["min"] = p.min;
+        d["max"] = p.max;
+        d["launches"] = p.launches;
+        return d;
+      },
+      py::arg("ratios"),
+      "A ratio pooled over launches: {median, ci95 (low, high) or None under 3 launches, effect, min, max, "
+      "launches}; ValueError for no ratio or one not above 0");
+  m.attr("effect_margin") = kEffectMargin;
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();
   m.attr("in_process_probes") = std::vector<std::string>{"notify", "clock"};
