@@ -15,6 +15,7 @@
 #include "bench/cli/option_checks.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/results_report.hpp"
+#include "bench/interference/interference_launches.hpp"
 
 namespace hetprobe::cli {
 
@@ -26,6 +27,7 @@ struct Options {
   std::vector<std::string> paths;
   std::string format = "table";
   std::string table;
+  bool pool = false;
 };
 
 // A directory's results files (*.jsonl), by name; no std::filesystem call
@@ -74,6 +76,16 @@ int run(const Options& o) {
     for (const fs::path& f : files_in(p)) files.emplace_back(f, true);
     headings = true;
   }
+  if (o.pool) {  // the interference files as launches of one command
+    std::vector<ResultsFile> launches;
+    for (const auto& [f, in_directory] : files) {
+      ResultsFile file = read_results(f);
+      if (!file.records.empty() && file.probe() == "interference") launches.push_back(std::move(file));
+      else if (!in_directory) throw usage_error("--pool: " + f.string() + " is not an interference results file");
+    }
+    print_report(stdout, format, interference_launches_report(launches));
+    return 0;
+  }
   // Every file is read before anything is printed: a malformed one is named
   // (FILE:LINE: field ...) and nothing half-printed precedes it.
   std::vector<std::pair<std::string, Report>> reports;
@@ -104,6 +116,10 @@ CommandFn add_show_command(CLI::App& app) {
   c->add_option("--table", o->table,
                 "Only this table: interference, overhead, roundtrip, mechanisms, clock_batches, "
                 "clock_fit, halo, bandwidth (one CSV document when only one file has it)");
+  c->add_flag("--pool", o->pool,
+              "Pool the interference files given (or in the directories given) as launches of one command: "
+              "per point, each launch's ratio to SSB, their median and, from 3 launches, a 95% interval from "
+              "the spread between launches");
   return [o](const std::vector<std::string>&) { return run(*o); };
 }
 

@@ -1,0 +1,127 @@
+#include "bench/interference/interference_launches.hpp"
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "bench/core/effect.hpp"
+#include "bench/core/errors.hpp"
+#include "bench/core/record_field.hpp"
+#include "bench/core/results_report.hpp"
+#include "bench/core/stats.hpp"
+#include "bench/core/sizes.hpp"
+#include "bench/interference/interference.hpp"
+#include "bench/interference/interference_resume.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+using Align = Column::Align;
+using Shown = Column::Shown;
+
+// What launches must share to be launches of one command.
+constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper",          "load_bytes", "rounds",
+                                         "reps",      "warmup",      "gap",            "payload_writer"};
+
+// The header of a file, checked to be an interference header like the first's.
+const Json& launch_header(const ResultsFile& file, const Json* first, const std::string& first_name) {
+  if (file.records.empty() || file.probe() != "interference")
+    throw usage_error("--pool: " + file.path.string() + " is not an interference results file");
+  const Json& h = file.records.front();
+  if (first == nullptr) return h;
+  if (h.value("host", Json()) != first->value("host", Json()))
+    throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() +
+                      ", " + first_name + " on " + first->value("host", Json()).dump() +
+                      ": launches pool on one node only");
+  for (const char* key : kSameSettings) {
+    const Json a = h["config"].value(key, Json()), b = (*first)["config"].value(key, Json());
+    if (a != b)
+      throw usage_error("--pool: " + file.path.string() + " has " + key + " = " + a.dump() + ", " + first_name +
+                        " " + b.dump() + ": not launches of one command");
+  }
+  return h;
+}
+
+std::string ratios_text(const std::vector<double>& ratios) {
+  std::string text;
+  char one[16];
+  for (double r : ratios) {
+    std::snprintf(one, sizeof one, "%s%.3f", text.empty() ? "" : " ", r);
+    text += one;
+  }
+  return text;
+}
+
+}  // namespace
+
+Report interference_launches_report(const std::vector<ResultsFile>& files) {
+  if (files.empty()) throw usage_error("--pool: no interference results files");
+  const Json* first = nullptr;
+  const std::string first_name = files.front().path.string();
+  // Per point (in the first file's order): each launch's paired ratio.
+  std::vector<PointKey> order;
+  std::map<PointKey, std::vector<double>> ratios;
+  std::map<PointKey, std::vector<double>> ssb_medians;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const Json& h = launch_header(files[f], first, first_name);
+    if (first == nullptr) first = &h;
+    for (std::size_t i = 1; i < files[f].records.size(); ++i) {
+      const RecordRef r{files[f].records[i], files[f].place(i)};
+      if (field_or<std::string>(r, "record", "") != "point") continue;
+      const PointKey k = point_key(r);
+      if (k.layout == Layout::SSB) continue;
+      const Json ratio = number_or_null(r, "ratio_to_ssb_median");
+      if (!ratio.is_number() || !(ratio.get<double>() > 0)) continue;
+      if (f == 0) order.push_back(k);
+      if (ratios[k].size() != f) continue;  // a point twice in one launch counts once
+      ratios[k].push_back(ratio.get<double>());
+      const Json ssb = number_or_null(r, "ssb_send_time_ns_median");
+      if (ssb.is_number()) ssb_medians[k].push_back(ssb.get<double>());
+    }
+  }
+  Report report;
+  report.about.push_back(device_line({*first, first_name}, "interference") + ": " + std::to_string(files.size()) +
+                         " launches pooled (a launch is the unit of replication)");
+  report.about.push_back(
+      "ratio = the median of the launches' paired ratios to SSB; ci95 = exp(mean +- t * s / sqrt(k)) of their log "
+      "ratios (3 launches or more); effect = slowdown or speedup where that interval lies wholly beyond 5%");
+  Table t{"interference_launches", {}, {}};
+  t.columns = {{"size", 10, Align::right, -1, Shown::text},
+               {"size_bytes", 0, Align::right, -1, Shown::data},
+               {"access", 8, Align::left},
+               {"layout", 5, Align::left},
+               {"load", 18, Align::left},
+               {"launches", 8, Align::right},
+               {"launch_ratios", 20, Align::left},
+               {"ratio", 7, Align::right, 3},
+               {"ci95", 11, Align::right, -1, Shown::text},
+               {"ratio_ci95_low", 0, Align::right, -1, Shown::data},
+               {"ratio_ci95_high", 0, Align::right, -1, Shown::data},
+               {"effect", 9, Align::left},
+               {"min", 6, Align::right, 3},
+               {"max", 6, Align::right, 3},
+               {"ssb_median_us", 13, Align::right, 3}};
+  for (const PointKey& k : order) {
+    const std::vector<double>& v = ratios[k];
+    if (v.size() != files.size())
+      throw usage_error("--pool: " + describe(k) + " is in " + std::to_string(v.size()) + " of the " +
+                        std::to_string(files.size()) + " launches: pool launches of one command");
+    const PooledRatio p = pool_launch_ratios(v);
+    char ci[48] = "-";
+    if (p.ci95) std::snprintf(ci, sizeof ci, "%.2f-%.2f", p.ci95->low, p.ci95->high);
+    std::string load = std::string(to_string(k.load)) + " x" + std::to_string(k.gpus);
+    if (k.rate != "1") load += " @" + k.rate;
+    const auto& ssb = ssb_medians[k];
+    t.rows.push_back({format_size(k.size), k.size, to_string(k.access), to_string(k.layout), load,
+                      static_cast<int>(v.size()), ratios_text(v), p.median, std::string(ci),
+                      p.ci95 ? Json(p.ci95->low) : Json(nullptr), p.ci95 ? Json(p.ci95->high) : Json(nullptr),
+                      p.ci95 ? Json(to_string(classify_ratio(*p.ci95))) : Json("-"), p.min, p.max,
+                      ssb.empty() ? Json(nullptr) : Json(summarize(ssb).median / 1e3)});
+  }
+  if (files.size() < 3) t.notes.push_back("fewer than 3 launches: no interval from the spread between launches");
+  report.tables.push_back(std::move(t));
+  return report;
+}
+
+}  // namespace hetprobe

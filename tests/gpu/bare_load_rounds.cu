@@ -1,0 +1,181 @@
+// The bare reference for hetprobe's interference ratios: rank 0 times
+// MPI_Send to rank 1 while GPU 0 runs a full grid over 512 MiB of pinned host
+// memory, with no hetprobe code. Loads: idle, write (16-byte stores), read
+// (16-byte loads), poll (every thread of the grid polls one pinned flag, a
+// kernel waiting on the CPU). Each round visits the four in a shuffled order
+// (the same on both ranks); a visit starts the kernel, waits 2 ms, then per
+// send: prepares the payload, pre-posts the receive, barrier, times MPI_Send.
+// The ratio is each round's loaded median over the same round's idle median.
+//   mpirun -np 2 bare_load_rounds PAYLOAD ROUNDS REPS GAP_US SIZE...
+// PAYLOAD: none (the buffer is never rewritten: warm), cpu (the CPU writes it
+// before each send), gpu (the copy engine writes it from device memory before
+// each send). GAP_US: the sender spins this long before each timed send.
+// Prints one line per size and load: median ratio, its order-statistic 95%
+// interval, the idle median (us), and the kernel's rate over its visits.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+enum Load { kIdle, kWrite, kRead, kPoll };
+const char* kNames[] = {"idle", "write", "read", "poll"};
+
+// write/read: grid-stride 16-byte units, pass after pass; block leaders count
+// bytes and read the stop flag every 64 units. poll: every thread reads the
+// flag until it is set, as a kernel waiting on the host does.
+__global__ void load(int kind, ulonglong2* buf, unsigned long long units, const volatile int* stop,
+                     unsigned long long* bytes, unsigned long long* sink) {
+  __shared__ int halt;
+  if (kind == kPoll) {
+    unsigned long long polls = 0;
+    while (*stop == 0) ++polls;
+    atomicAdd(bytes, 8 * polls);
+    return;
+  }
+  const unsigned long long step = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  unsigned long long u = blockIdx.x * blockDim.x + threadIdx.x, acc = 0;
+  for (unsigned long long i = 1;; ++i) {
+    if (kind == kWrite) {
+      buf[u] = make_ulonglong2(i, i);
+    } else {
+      const ulonglong2 v = __ldcv(buf + u);  // not cached: every pass reads host memory
+      acc ^= v.x ^ v.y;
+    }
+    if ((u += step) >= units) u -= units;
+    if (i % 64 == 0) {
+      if (threadIdx.x == 0) {
+        atomicAdd(bytes, 64ull * 16 * blockDim.x);
+        halt = *stop;
+      }
+      __syncthreads();
+      if (halt) break;
+    }
+  }
+  if (acc == 42) atomicAdd(sink, acc);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc < 6) {
+    if (rank == 0) std::fprintf(stderr, "usage: bare_load_rounds none|cpu|gpu ROUNDS REPS GAP_US SIZE...\n");
+    MPI_Finalize();
+    return 2;
+  }
+  const std::string payload = argv[1];
+  const int rounds = std::atoi(argv[2]), reps = std::atoi(argv[3]);
+  const double gap_us = std::atof(argv[4]);
+  std::vector<long> sizes;
+  for (int i = 5; i < argc; ++i) sizes.push_back(std::atol(argv[i]));
+  const long max_size = *std::max_element(sizes.begin(), sizes.end());
+  const unsigned long long load_bytes = 512ull << 20;
+  char *buf = nullptr, *message = nullptr;
+  ulonglong2* target = nullptr;
+  int* stop = nullptr;
+  unsigned long long *bytes = nullptr, *sink = nullptr;
+  cudaSetDevice(0);
+  cudaHostAlloc(reinterpret_cast<void**>(&buf), max_size, cudaHostAllocMapped);
+  cudaMalloc(reinterpret_cast<void**>(&message), max_size);
+  cudaMemset(message, 0x5A, max_size);
+  cudaHostAlloc(reinterpret_cast<void**>(&target), load_bytes, cudaHostAllocMapped);
+  cudaHostAlloc(reinterpret_cast<void**>(&stop), 4096, cudaHostAllocMapped);
+  cudaMalloc(reinterpret_cast<void**>(&bytes), sizeof(unsigned long long));
+  cudaMalloc(reinterpret_cast<void**>(&sink), sizeof(unsigned long long));
+  std::memset(buf, 0x33, max_size);
+  cudaStream_t run, copy;
+  cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking);
+  int sms = 0, per_sm = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, load, 1024, 0);
+  const int blocks = sms * per_sm;
+  if (rank == 0)
+    std::printf(
+        "# bare_load_rounds: payload %s, %d rounds x %d sends, gap %.0f us, %d x 1024 threads over 512 MiB\n"
+        "# size_bytes load ratio_median ci95_low ci95_high idle_median_us load_gbs\n",
+        payload.c_str(), rounds, reps, gap_us, blocks);
+  std::mt19937_64 rng(12345);  // the same orders on both ranks
+  for (long n : sizes) {
+    std::vector<std::vector<double>> round_medians(4);
+    double moved[4] = {}, seconds[4] = {};
+    for (int r = 0; r < rounds; ++r) {
+      int order[4] = {kIdle, kWrite, kRead, kPoll};
+      std::shuffle(order, order + 4, rng);
+      for (int kind : order) {
+        const auto started = std::chrono::steady_clock::now();
+        if (rank == 0 && kind != kIdle) {
+          *stop = 0;
+          cudaMemsetAsync(bytes, 0, sizeof(unsigned long long), run);
+          load<<<blocks, 1024, 0, run>>>(kind, target, load_bytes / 16, stop, bytes, sink);
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        std::vector<double> us;
+        for (int i = 0; i < reps + 1; ++i) {
+          if (rank == 0 && payload == "cpu") std::memset(buf, 0x40 + (i & 7), n);
+          if (rank == 0 && payload == "gpu")
+            cudaMemcpyAsync(buf, message, n, cudaMemcpyDeviceToHost, copy), cudaStreamSynchronize(copy);
+          MPI_Request req;
+          if (rank == 1) MPI_Irecv(buf, static_cast<int>(n), MPI_BYTE, 0, 0, MPI_COMM_WORLD, &req);
+          MPI_Barrier(MPI_COMM_WORLD);
+          if (rank == 0 && gap_us > 0) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(gap_us);
+            while (std::chrono::steady_clock::now() < until) {
+            }
+          }
+          const auto t0 = std::chrono::steady_clock::now();
+          if (rank == 0) MPI_Send(buf, static_cast<int>(n), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+          else MPI_Wait(&req, MPI_STATUS_IGNORE);
+          const double t = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+          if (i > 0) us.push_back(t);  // the first is a warm-up
+        }
+        round_medians[kind].push_back(median(us));
+        if (rank == 0 && kind != kIdle) {
+          *stop = 1;
+          cudaStreamSynchronize(run);
+          unsigned long long b = 0;
+          cudaMemcpy(&b, bytes, sizeof b, cudaMemcpyDeviceToHost);
+          moved[kind] += static_cast<double>(b);
+          seconds[kind] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        }
+      }
+    }
+    if (rank != 0) continue;
+    // The order-statistic 95% interval of a median of R values (k from the binomial tail).
+    const int R = rounds;
+    int k = 0;
+    double term = std::pow(0.5, R), tail = term;
+    for (int j = 0; j < R && tail <= 0.025; ++j) {
+      k = j + 1;
+      term *= static_cast<double>(R - j) / (j + 1);
+      tail += term;
+    }
+    for (int kind : {kWrite, kRead, kPoll}) {
+      std::vector<double> ratio;
+      for (int r = 0; r < R; ++r) ratio.push_back(round_medians[kind][r] / round_medians[kIdle][r]);
+      std::vector<double> sorted = ratio;
+      std::sort(sorted.begin(), sorted.end());
+      const double lo = k ? sorted[k - 1] : NAN, hi = k ? sorted[R - k] : NAN;
+      std::printf("%ld %s %.4f %.4f %.4f %.3f %.2f\n", n, kNames[kind], median(ratio), lo, hi,
+                  median(round_medians[kIdle]), seconds[kind] > 0 ? moved[kind] / seconds[kind] * 1e-9 : 0.0);
+    }
+    std::fflush(stdout);
+  }
+  MPI_Finalize();
+  return 0;
+}
