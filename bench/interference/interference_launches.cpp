@@ -8,8 +8,8 @@
 #include "bench/core/errors.hpp"
 #include "bench/core/record_field.hpp"
 #include "bench/core/results_report.hpp"
-#include "bench/core/stats.hpp"
 #include "bench/core/sizes.hpp"
+#include "bench/core/stats.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
 
@@ -21,8 +21,8 @@ using Align = Column::Align;
 using Shown = Column::Shown;
 
 // What launches must share to be launches of one command.
-constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper",          "load_bytes", "rounds",
-                                         "reps",      "warmup",      "gap",            "payload_writer"};
+constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper", "load_bytes",    "rounds",
+                                         "reps",      "warmup",      "gap",   "payload_writer"};
 
 // The header of a file, checked to be an interference header like the first's.
 const Json& launch_header(const ResultsFile& file, const Json* first, const std::string& first_name) {
@@ -31,14 +31,13 @@ const Json& launch_header(const ResultsFile& file, const Json* first, const std:
   const Json& h = file.records.front();
   if (first == nullptr) return h;
   if (h.value("host", Json()) != first->value("host", Json()))
-    throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() +
-                      ", " + first_name + " on " + first->value("host", Json()).dump() +
-                      ": launches pool on one node only");
+    throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() + ", " +
+                      first_name + " on " + first->value("host", Json()).dump() + ": launches pool on one node only");
   for (const char* key : kSameSettings) {
     const Json a = h["config"].value(key, Json()), b = (*first)["config"].value(key, Json());
     if (a != b)
-      throw usage_error("--pool: " + file.path.string() + " has " + key + " = " + a.dump() + ", " + first_name +
-                        " " + b.dump() + ": not launches of one command");
+      throw usage_error("--pool: " + file.path.string() + " has " + key + " = " + a.dump() + ", " + first_name + " " +
+                        b.dump() + ": not launches of one command");
   }
   return h;
 }
