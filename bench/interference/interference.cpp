@@ -257,7 +257,13 @@ class PointRunner {
       const LoadOutcome& o = outcomes[g];
       const LoadGpu& gpu = loads_->gpu(g);
       const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / gpu.device->info().timer_hz;
+      // The load's own traffic: stamps written and flags read over the link
+      // (the copy engine's feeder stamps from the host: two kernel stamps a visit).
+      const bool stamps_over_link = loads.info[g]["shape"]["engine"] != "copy engine";
+      const std::uint64_t control = (stamps_over_link ? o.stamps : 2) * kStampBytes +
+                                    o.control_reads * kControlReadBytes;
       loads.info[g][kVisits].push_back(Json{{"workers_started", o.workers_started},
+                                            {"control_bytes", control},
                                             {"seconds", seconds},
                                             {"rate_gbs", seconds > 0 ? Json(gpu.engine->rate_gbs(o)) : Json(nullptr)},
                                             {"clock_sync",

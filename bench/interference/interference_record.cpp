@@ -69,17 +69,19 @@ Json writer_json(const std::vector<SideSample>& samples, const LayoutPlan& plan,
 // the fewest workers that started, and the clock fit of its least precise visit.
 void summarize_visits(Json& d) {
   const Json& visits = d["visits"];
-  double seconds = 0, worst_precision = -1;
+  double seconds = 0, worst_precision = -1, control = 0;
   std::vector<double> rates;
   Json workers = nullptr, clock = nullptr;
   for (const Json& v : visits) {
     seconds += v["seconds"].get<double>();
+    control += v["control_bytes"].get<double>();
     if (v["rate_gbs"].is_number()) rates.push_back(v["rate_gbs"].get<double>());
     if (workers.is_null() || v["workers_started"].get<double>() < workers.get<double>()) workers = v["workers_started"];
     if (const double p = v["clock_sync"]["precision_ns"].get<double>(); p > worst_precision)
       worst_precision = p, clock = v["clock_sync"];
   }
   d["seconds"] = seconds;
+  d["control_traffic_gbs"] = seconds > 0 ? Json(control / seconds * 1e-9) : Json(nullptr);
   d["rate_over_point_gbs"] = rates.empty() ? Json(nullptr) : summary_json(rates)["median"];
   d["workers_started"] = workers;
   d["clock_sync"] = clock;
@@ -114,6 +116,10 @@ Json load_side_json(const std::vector<SideSample>& samples, const Json& info, bo
     }
     d["bytes_during_send"] = window;
     d["traffic_during_send_gbs"] = gbs(bytes, ns * 1e-9);
+    // Its stamps and flag reads at their rate over the visits, inside the sends (GB/s = B/ns).
+    d["control_bytes_during_send"] = d["control_traffic_gbs"].is_number()
+                                         ? Json(d["control_traffic_gbs"].get<double>() * ns)
+                                         : Json(nullptr);
     d["unresolved_samples"] = unresolved;
     if (d["traffic_during_send_gbs"].is_number()) traffic += d["traffic_during_send_gbs"].get<double>();
     devices.push_back(d);

@@ -119,6 +119,7 @@ LoadOutcome LoadEngine::finish() {
   out.t_ready_ticks = r.t_ready;
   out.t_end_ticks = r.t_end;
   out.workers_started = r.workers_started;
+  out.control_reads = r.control_reads;
   out.stamps = stamps_ = load_acquire(control_->stamps);
   if (out.timed_out)
     throw Error(ErrorKind::timeout, "the " + device_.info().backend + " load gave up: no sign from the host for " +

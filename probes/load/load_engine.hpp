@@ -42,12 +42,20 @@ struct LoadShape {
   std::uint64_t chunk_bytes = 0;  // a worker's bytes between progress updates (copies: one copy)
 };
 
+// A load's own traffic besides its named kind: each progress stamp is a
+// 16-byte ring entry and an 8-byte counter written into pinned host memory,
+// each control read 8 bytes read from it.
+inline constexpr std::uint64_t kStampBytes = 16 + 8, kControlReadBytes = 8;
+
 struct LoadOutcome {
   bool timed_out = false;
   std::uint64_t bytes = 0;                                              // moved in all (poll: 8 per thread-poll)
   std::uint64_t t_start_ticks = 0, t_ready_ticks = 0, t_end_ticks = 0;  // device timer
   std::uint64_t workers_started = 0;
   std::uint64_t stamps = 0;  // progress stamps written
+  // The reporter's reads of the host's flags (stop, alive): 8 B each over the
+  // link; 0 where the host reads them itself (the copy engine's feeder).
+  std::uint64_t control_reads = 0;
 };
 
 class LoadEngine {

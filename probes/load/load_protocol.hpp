@@ -54,6 +54,7 @@ struct LoadControl {
     unsigned long long bytes;                    // moved in all
     unsigned long long t_start, t_ready, t_end;  // device timer
     unsigned long long workers_started;
+    unsigned long long control_reads;  // the reporter's reads of the host's flags (8 B each over the link)
   } result;
 };
 
@@ -225,6 +226,7 @@ HETPROBE_HD inline void run_load_reporter(Ops& ops, const LoadArgs& a) {
   unsigned long long alive = ops.load_acquire(&c->alive.value);
   std::uint64_t t_alive = t_start;  // when the host last showed it is there
   unsigned long long status = writer_status_ok;
+  unsigned long long control_reads = 0;  // the host's flags read over the link: its own traffic, recorded
   bool ready = false;
   for (std::uint64_t iter = 0;; ++iter) {
     const std::uint64_t now = ops.timer();
@@ -243,6 +245,7 @@ HETPROBE_HD inline void run_load_reporter(Ops& ops, const LoadArgs& a) {
     // The host's flags are reads over the link: asked one iteration in four,
     // so stamps stay close together.
     if ((iter & 3) == 0) {
+      control_reads += 2;
       if (ops.load_acquire(&c->stop.value) >= a.epoch) break;
       const unsigned long long seen = ops.load_acquire(&c->alive.value);
       if (seen != alive) alive = seen, t_alive = now;
@@ -270,6 +273,7 @@ HETPROBE_HD inline void run_load_reporter(Ops& ops, const LoadArgs& a) {
   c->result.t_ready = t_ready;
   c->result.t_end = t_end;
   c->result.workers_started = ops.load_shared(&a.shared->started);
+  c->result.control_reads = control_reads;
   ops.fence_system();
   ops.store_release(&c->done.value, a.epoch);
 }

@@ -10,6 +10,8 @@
 // PAYLOAD: none (the buffer is never rewritten: warm), cpu (the CPU writes it
 // before each send), gpu (the copy engine writes it from device memory before
 // each send). GAP_US: the sender spins this long before each timed send.
+// BARE_LOAD_NEAR=1: the load's 512 MiB start 2 MiB after the send buffer's
+// end, in one allocation (hetprobe's P2AB), instead of an allocation of their own.
 // Prints one line per size and load: median ratio, its order-statistic 95%
 // interval, the idle median (us), and the kernel's rate over its visits.
 #include <cuda_runtime.h>
@@ -90,10 +92,19 @@ int main(int argc, char** argv) {
   int* stop = nullptr;
   unsigned long long *bytes = nullptr, *sink = nullptr;
   cudaSetDevice(0);
-  cudaHostAlloc(reinterpret_cast<void**>(&buf), max_size, cudaHostAllocMapped);
+  const char* near_env = std::getenv("BARE_LOAD_NEAR");
+  const bool near = near_env != nullptr && std::string(near_env) == "1";
+  const unsigned long long gap = 2ull << 20;
+  const unsigned long long send_bytes = (max_size + 4095) / 4096 * 4096;
+  if (near) {
+    cudaHostAlloc(reinterpret_cast<void**>(&buf), send_bytes + gap + load_bytes, cudaHostAllocMapped);
+    target = reinterpret_cast<ulonglong2*>(buf + send_bytes + gap);
+  } else {
+    cudaHostAlloc(reinterpret_cast<void**>(&buf), max_size, cudaHostAllocMapped);
+    cudaHostAlloc(reinterpret_cast<void**>(&target), load_bytes, cudaHostAllocMapped);
+  }
   cudaMalloc(reinterpret_cast<void**>(&message), max_size);
   cudaMemset(message, 0x5A, max_size);
-  cudaHostAlloc(reinterpret_cast<void**>(&target), load_bytes, cudaHostAllocMapped);
   cudaHostAlloc(reinterpret_cast<void**>(&stop), 4096, cudaHostAllocMapped);
   cudaMalloc(reinterpret_cast<void**>(&bytes), sizeof(unsigned long long));
   cudaMalloc(reinterpret_cast<void**>(&sink), sizeof(unsigned long long));

@@ -311,6 +311,7 @@ class GpuLoadEngine final : public LoadEngine {
     c->result.t_start = c->result.t_ready = ring[0].ticks;
     c->result.t_end = ring[(stamps - 1) & ring_mask()].ticks;
     c->result.workers_started = 1;
+    c->result.control_reads = 0;  // the feeder reads the flags in host memory, from the host
     std::atomic_ref<unsigned long long>(c->done.value).store(task.epoch, std::memory_order_release);
   }
 
