@@ -9,6 +9,11 @@
 // the bound `hetprobe clock`'s precision_ns is judged against (its default
 // --order fence: fence_half_min_ns), since a sync sample's interval is one such
 // round trip and its precision half of it.
+// A second exchange is the clock sync's own, at its barest: the GPU stamps
+// %globaltimer, posts it, waits for the host to clear it, stamps again; the
+// device interval's minimum, halved, is the bound of a sync sample's
+// precision measured as hetprobe clock measures it (its last line,
+//   bare-clock-sync-min exchanges=19000 device_min_ns=X device_half_min_ns=X/2).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -25,6 +30,44 @@ __global__ void echo(const volatile unsigned long long* in, volatile unsigned lo
     *out = i;
     if (Fence) __threadfence_system();
   }
+}
+
+__device__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// GPU-initiated: post the timer (non-zero), fence, wait until the host has
+// cleared it, read the timer again; the intervals go to device memory.
+__global__ void sync_exchanges(volatile unsigned long long* slot, unsigned long long* intervals, int n) {
+  for (int i = 0; i < n; ++i) {
+    const unsigned long long t0 = globaltimer();
+    *slot = t0 | 1;
+    __threadfence_system();
+    while (*slot != 0) {
+    }
+    intervals[i] = globaltimer() - t0;
+  }
+}
+
+// The host's side of sync_exchanges: wait for a post, clear it.
+double sync_min_ns(unsigned long long* host, unsigned long long* dev, int n, int warmup) {
+  unsigned long long* intervals = nullptr;
+  if (cudaMalloc(reinterpret_cast<void**>(&intervals), n * sizeof(unsigned long long)) != cudaSuccess) return -1;
+  std::memset(host, 0, 4096);
+  volatile unsigned long long* slot = host + 32;
+  sync_exchanges<<<1, 1>>>(dev + 32, intervals, n);
+  for (int i = 0; i < n; ++i) {
+    while (*slot == 0) {
+    }
+    *slot = 0;
+  }
+  if (cudaDeviceSynchronize() != cudaSuccess) return -1;
+  std::vector<unsigned long long> v(n);
+  cudaMemcpy(v.data(), intervals, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+  cudaFree(intervals);
+  return static_cast<double>(*std::min_element(v.begin() + warmup, v.end()));
 }
 
 int main() {
@@ -61,5 +104,9 @@ int main() {
       "bare-pingpong-min exchanges=%d volatile_min_ns=%.1f volatile_half_min_ns=%.1f fence_min_ns=%.1f "
       "fence_half_min_ns=%.1f\n",
       n - warmup, min_ns[0], min_ns[0] / 2, min_ns[1], min_ns[1] / 2);
+  const double device_min = sync_min_ns(host, dev, n, warmup);
+  if (device_min < 0) return 1;
+  std::printf("bare-clock-sync-min exchanges=%d device_min_ns=%.1f device_half_min_ns=%.1f\n", n - warmup, device_min,
+              device_min / 2);
   return 0;
 }
