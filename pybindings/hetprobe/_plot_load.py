@@ -1,8 +1,11 @@
 """Plots and tables of the interference loads: MPI_Send slowdown against the GPU traffic measured
 during the sends (per kind and size), and against the number of GPUs loading at once.
 
-slowdown = median send time ÷ the SSB median at the same size and access (the GPU idle);
+slowdown = send time ÷ the SSB's at the same size and access (the GPU idle): for points measured in
+           rounds, the median over rounds of the paired ratio (ratio_to_ssb_median), drawn with its
+           95% interval as error bars; for older points, median ÷ the SSB median of the same run;
 traffic  = bytes every load GPU moved inside the timed sends ÷ their time, GB/s (10^9 B/s).
+The plots shade the ±5% "no effect" margin around 1 (docs/metrics.md, "Rounds and confidence intervals").
 """
 
 from __future__ import annotations
@@ -10,7 +13,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._plotting import finish, log_if_wide, new_figure, run_title
+from ._plotting import (
+    CI_TEXT,
+    dodges,
+    finish,
+    log_if_wide,
+    new_figure,
+    no_effect_band,
+    paired_ratios,
+    ratio_line,
+    run_title,
+)
 from ._units import size_label
 from .errors import UsageError
 
@@ -21,8 +34,9 @@ HEADLINE_SIZES = (1024, 64 * 1024, 1 << 20, 16 << 20)
 
 
 def _loaded_points(results) -> pd.DataFrame:
-    """Every load point's send_time_ns row with `slowdown`: its median ÷ the SSB median of its own run
-    (file), size and access (NaN without one)."""
+    """Every load point's send_time_ns row with `slowdown` and its 95% interval `ci_low`, `ci_high`:
+    measured in rounds, the paired ratio and its interval; older, its median ÷ the SSB median of its own
+    run (file), size and access (NaN without one), and no interval."""
     s = results.summary
     s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
     if s.empty:
@@ -35,12 +49,15 @@ def _loaded_points(results) -> pd.DataFrame:
         m / ssb.get((f, b, a), np.nan)
         for m, f, b, a in zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])
     ]
+    paired = paired_ratios(results, loaded, loaded["slowdown"])
+    loaded["slowdown"], loaded["ci_low"], loaded["ci_high"] = paired["ratio"], paired["ci_low"], paired["ci_high"]
     return loaded
 
 
 def load_points(results, layout=None, access=None) -> pd.DataFrame:
     """The load points of one layout and access (default: the first non-SSB layout and the first access),
-    each with `slowdown` (÷ the SSB median) and `traffic` (GB/s during the sends)."""
+    each with `slowdown` (÷ the SSB), its interval `ci_low`, `ci_high` (NaN without one) and `traffic`
+    (GB/s during the sends)."""
     loaded = _loaded_points(results)
     first = results.summary[(results.summary["probe"] == "interference") & (results.summary["record"] == "point")]
     out = loaded[loaded["access"] == (access or first["access"].iloc[0])]
@@ -64,15 +81,21 @@ def _kinds(points) -> list[str]:
     return [k for k in KIND_ORDER if k in seen] + [k for k in seen if k not in KIND_ORDER]
 
 
-def _ratio_axis(ax, slowdowns) -> None:
-    """The shared slowdown axis: logarithmic when the slowdowns and 1 span more than a factor of 10."""
-    log = log_if_wide(ax, list(slowdowns) + [1.0])
-    ax.set_ylabel(f"median send time ÷ SSB median (ratio{', log' if log else ''})")
+def _ratio_axis(ax, points) -> bool:
+    """The shared slowdown axis: logarithmic when the slowdowns, their intervals and 1 span more than a
+    factor of 10. Returns whether some point has an interval (the legend then says what the bars are)."""
+    shown = pd.concat([points["slowdown"], points["ci_low"], points["ci_high"]]).dropna()
+    log = log_if_wide(ax, list(shown) + [1.0])
+    with_ci = bool(points["ci_low"].notna().any())
+    what = "send time ÷ SSB, median over rounds" if with_ci else "median send time ÷ SSB median"
+    ax.set_ylabel(f"{what} (ratio{', log' if log else ''})")
+    return with_ci
 
 
 def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None, title=None):
     """MPI_Send slowdown (÷ SSB) against the GPU traffic during the sends (GB/s), one panel per message
-    size: a colour per load kind, a marker per GPU count, the rates of one kind and count joined by a line."""
+    size: a colour per load kind, a marker per GPU count, the rates of one kind and count joined by a line;
+    95% intervals as error bars where the points have them, the ±5% "no effect" margin shaded."""
     points = load_points(results, layout, access)
     sizes = _sizes(points, sizes)
     fig, axes = new_figure(1, len(sizes), width=4.4, height=4.0, sharey=True)
@@ -84,23 +107,33 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
             for (gpus, _), d in panel[panel["load_kind"] == kind].groupby(["load_gpus", "file"]):
                 d = d.sort_values("traffic")
                 label = f"{kind} x{int(gpus)}"
-                ax.plot(
+                ratio_line(
+                    ax,
                     d["traffic"],
                     d["slowdown"],
-                    color=KIND_COLORS.get(kind, "grey"),
+                    d["ci_low"],
+                    d["ci_high"],
+                    KIND_COLORS.get(kind, "grey"),
                     marker=GPU_MARKERS[int(gpus - 1) % len(GPU_MARKERS)],
                     ms=5,
                     linewidth=1,
                     label=None if label in labelled else label,
                 )
                 labelled.add(label)
+        no_effect_band(ax)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
-        ax.set_xlim(left=0)
+        ax.set_xlim(left=-0.02 * ax.get_xlim()[1])  # points at ~0 GB/s (poll) clear of the axis
         ax.set_title(size_label(size))
         ax.set_xlabel("GPU traffic during the send (GB/s)")
         ax.grid(True, which="both", alpha=0.3)
-    _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)]["slowdown"])
-    axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    with_ci = _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)])
+    axes[0][-1].legend(
+        fontsize="x-small",
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        title=CI_TEXT if with_ci else None,
+        title_fontsize="x-small",
+    )
     first = points.iloc[0]
     return finish(
         fig,
@@ -111,31 +144,44 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
 
 def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, path=None, title=None):
     """MPI_Send slowdown (÷ SSB) against the number of GPUs loading at once (0: the SSB baseline), one
-    panel per message size, a line per load kind, at one rate (default full)."""
+    panel per message size, a line per load kind, at one rate (default full); 95% intervals as error bars
+    where the points have them (the kinds nudged apart), the ±5% "no effect" margin shaded."""
     points = load_points(results, layout, access)
     points = points[points["load_rate"] == rate]
     if points.empty:
         raise UsageError(f"no load points at rate {rate}")
     sizes = _sizes(points, sizes)
+    with_ci = bool(points.loc[points["size_bytes"].isin(sizes), "ci_low"].notna().any())
     fig, axes = new_figure(1, len(sizes), width=4.0, height=4.0, sharey=True)
     for ax, size in zip(axes[0], sizes):
         panel = points[points["size_bytes"] == size]
-        for kind in _kinds(panel):
+        kinds = _kinds(panel)
+        for kind, dx in zip(kinds, dodges(len(kinds), 0.07 if with_ci else 0.0)):
             d = panel[panel["load_kind"] == kind].sort_values("load_gpus")
-            ax.plot(
-                [0] + list(d["load_gpus"]),
+            ratio_line(
+                ax,
+                [0] + [g + dx for g in d["load_gpus"]],  # the baseline (0 GPUs) is the same for every kind
                 [1.0] + list(d["slowdown"]),
-                color=KIND_COLORS.get(kind, "grey"),
+                [np.nan] + list(d["ci_low"]),
+                [np.nan] + list(d["ci_high"]),
+                KIND_COLORS.get(kind, "grey"),
                 marker="o",
                 ms=4,
                 label=kind,
             )
+        no_effect_band(ax)
         ax.set_xticks(sorted({0} | set(int(g) for g in points["load_gpus"])))
         ax.set_title(size_label(size))
         ax.set_xlabel("GPUs loading at once (count)")
         ax.grid(True, alpha=0.3)
-    _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)]["slowdown"])
-    axes[0][-1].legend(fontsize="small")
+    _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)])
+    axes[0][-1].legend(
+        fontsize="small",
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),  # beside the panels: never over a point
+        title=CI_TEXT if with_ci else None,
+        title_fontsize="small",
+    )
     return finish(fig, title or run_title(points, "MPI_Send slowdown against the number of GPUs loading"), path)
 
 

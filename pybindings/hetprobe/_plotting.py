@@ -19,6 +19,10 @@ ACCESS_ORDER = ["stream", "stacked"]
 DIRECTION_COLORS = {"cpu-gpu-cpu": "#1f77b4", "gpu-cpu-gpu": "#ff7f0e"}
 DPI = 110
 US = 1e-3  # ns -> µs
+# docs/metrics.md, "Rounds and confidence intervals": an effect is claimed only where a ratio's 95%
+# interval lies wholly beyond ±5% of 1; the plots of ratios shade that margin.
+NO_EFFECT = (0.95, 1.05)
+CI_TEXT = "bars: 95% CI over rounds"
 
 
 def layout_color(layout: str) -> str:
@@ -114,3 +118,69 @@ def log_if_wide(ax, values, axis: str = "y", decades: float = 1.0) -> bool:
         return False
     (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
     return True
+
+
+def _record_ci(rec) -> tuple[float, float]:
+    """A record's ratio_to_ssb_ci95 as (low, high); NaN where it has none (SSB, under 6 rounds, old files)."""
+    ci = rec.get("ratio_to_ssb_ci95") if isinstance(rec, dict) else None
+    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
+        return float(ci[0]), float(ci[1])
+    return np.nan, np.nan
+
+
+def paired_ratios(results, rows: pd.DataFrame, fallback) -> pd.DataFrame:
+    """Per interference point row: `ratio`, `ci_low`, `ci_high` (NaN where none), aligned with `rows`.
+
+    A point measured in rounds is drawn at its `ratio_to_ssb_median` (the median over rounds of the
+    paired ratio, which its interval is about); an older point at `fallback` (its median ÷ the SSB
+    median, as before). The interval comes from the frame's `ratio_ci95_low`/`ratio_ci95_high` columns
+    where the frames have them (pooled launches), else from each row's record (`record_id`)."""
+    fallback = np.asarray(fallback, dtype=float)
+    if {"ratio_ci95_low", "ratio_ci95_high"} <= set(rows.columns):
+        low = rows["ratio_ci95_low"].to_numpy(dtype=float)
+        high = rows["ratio_ci95_high"].to_numpy(dtype=float)
+    else:
+        pairs = [_record_ci(results.records[int(i)]) for i in rows["record_id"]]
+        low = np.array([p[0] for p in pairs], dtype=float).reshape(len(rows))
+        high = np.array([p[1] for p in pairs], dtype=float).reshape(len(rows))
+    rounds = np.array([results.records[int(i)].get("rounds") is not None for i in rows["record_id"]], dtype=bool)
+    paired = rows["ratio_to_ssb_median"].to_numpy(dtype=float) if "ratio_to_ssb_median" in rows else fallback
+    use = (rounds | np.isfinite(low)) & np.isfinite(paired)
+    return pd.DataFrame({"ratio": np.where(use, paired, fallback), "ci_low": low, "ci_high": high}, index=rows.index)
+
+
+def dodges(n: int, step: float) -> list[float]:
+    """Sideways offsets of n series, `step` apart and centred on 0."""
+    return [(i - (n - 1) / 2) * step for i in range(n)]
+
+
+def ratio_line(ax, x, y, low, high, color, dodge: float = 0.0, xscale: str = "linear", **style):
+    """One ratio series as ax.plot draws it (`style`: marker, label, ...), with its 95% intervals as
+    asymmetric error bars (median - low, high - median) where it has them; points without one are drawn
+    as before. `dodge` shifts the series sideways so that bars at the same x do not hide each other
+    (in octaves where xscale is "log2"); callers pass it only where some interval is drawn, so older
+    files keep their x. Returns the line."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    has = np.isfinite(low) & np.isfinite(high) & np.isfinite(y)
+    if dodge:
+        x = x * 2.0**dodge if xscale == "log2" else x + dodge
+    (line,) = ax.plot(x, y, color=color, **style)
+    if has.any():
+        ax.errorbar(
+            x[has],
+            y[has],
+            yerr=[np.maximum(y[has] - low[has], 0), np.maximum(high[has] - y[has], 0)],
+            fmt="none",
+            ecolor=color,
+            elinewidth=1.2,
+            capsize=3,
+            alpha=0.85,
+        )
+    return line
+
+
+def no_effect_band(ax):
+    """The ±5% "no effect" margin around 1 (docs/metrics.md), shaded behind the data; returns its patch."""
+    low, high = NO_EFFECT
+    return ax.axhspan(low, high, color="grey", alpha=0.18, linewidth=0, zorder=0, label=f"no effect ({low}-{high})")

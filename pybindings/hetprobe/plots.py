@@ -5,7 +5,10 @@ and `title=` to replace the default title. Times are shown in µs unless the axi
 layouts have the same colours everywhere: SSB black (grey band), PSB red, PCB blue, P2AB green.
 
 Interference: send_time, ratio_to_ssb, writer_timeline, compare, compare_table; the loads (in
-hetprobe._plot_load): slowdown_vs_traffic, slowdown_vs_gpus, load_table, worst_slowdown.
+hetprobe._plot_load): slowdown_vs_traffic, slowdown_vs_gpus, load_table, worst_slowdown; several runs'
+ratios side by side (in hetprobe._plot_ratios): ratio_rows, ratios_side_by_side. Every plot of ratios to
+SSB draws a point's 95% interval (files measured in rounds) as error bars and shades the ±5% "no
+effect" margin around 1.
 Notify and clock (in hetprobe._plot_notify): notify_table, roundtrip_table, mechanism_table,
 roundtrip, mechanisms, clock. Every GPU of a node (in hetprobe._plot_gpus): per_gpu.
 """
@@ -20,16 +23,22 @@ from ._plot_gpus import per_gpu
 from ._plot_halo import halo_phases, halo_rates, halo_table, halo_timeline, halo_times
 from ._plot_load import load_table, slowdown_vs_gpus, slowdown_vs_traffic, worst_slowdown
 from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
+from ._plot_ratios import ratio_rows, ratios_side_by_side
 from ._plotting import (
     ACCESS_ORDER,
     BAND_COLORS,
+    CI_TEXT,
     LAYOUT_ORDER,
     US,
+    dodges,
     finish,
     layout_color,
     log_if_wide,
     new_figure,
+    no_effect_band,
     ordered,
+    paired_ratios,
+    ratio_line,
     run_title,
     single_run,
 )
@@ -46,6 +55,8 @@ __all__ = [
     "slowdown_vs_traffic",
     "slowdown_vs_gpus",
     "worst_slowdown",
+    "ratio_rows",
+    "ratios_side_by_side",
     "notify_table",
     "roundtrip_table",
     "mechanism_table",
@@ -94,11 +105,14 @@ def _points(results, send_mode=None, writer_side=None, load=None, gpus=None, rat
     return single_run(s, ["size_bytes", "layout", "access"], "interference points")
 
 
-def _with_ratio(points: pd.DataFrame) -> pd.DataFrame:
-    """Adds ratio = median ÷ the SSB median at the same size and access (NaN where there is no SSB)."""
+def _with_ratio(points: pd.DataFrame, results) -> pd.DataFrame:
+    """Adds ratio, ci_low and ci_high: a point measured in rounds has its paired ratio and 95% interval
+    (hetprobe._plotting.paired_ratios); an older one median ÷ the SSB median at the same size and
+    access (NaN where there is no SSB) and no interval."""
     ssb = points.loc[points["layout"] == "SSB", ["size_bytes", "access", "median"]]
     out = points.merge(ssb.rename(columns={"median": "ssb_median"}), on=["size_bytes", "access"], how="left")
-    return out.assign(ratio=out["median"] / out["ssb_median"])
+    paired = paired_ratios(results, out, out["median"] / out["ssb_median"])
+    return out.assign(**{c: paired[c].to_numpy() for c in paired.columns})
 
 
 def _access_panels(points, rows=1, height=4.2):
@@ -157,24 +171,49 @@ def send_time(
 
 
 def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=None, load=None, gpus=None, rate=None):
-    """Median send time ÷ the SSB median at the same size and access, per layout; a line at 1. The
-    y axis is logarithmic once the ratios and 1 span more than a factor of 10 (one outlier would flatten
-    the rest)."""
-    points = _with_ratio(_points(results, send_mode, writer_side, load, gpus, rate))
+    """Send time ÷ the SSB's at the same size and access, per layout; a line at 1 and the ±5% "no
+    effect" margin shaded. Points measured in rounds show the median over rounds of the paired ratio
+    with its 95% interval as error bars (the layouts nudged apart so that their bars stay visible);
+    older points median ÷ the SSB median, without bars. The y axis is logarithmic once the ratios and
+    1 span more than a factor of 10 (one outlier would flatten the rest)."""
+    points = _with_ratio(_points(results, send_mode, writer_side, load, gpus, rate), results)
+    with_ci = bool(points["ci_low"].notna().any())
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
         panel = points[(points["access"] == acc) & (points["layout"] != "SSB")]
-        for layout in ordered(panel["layout"], LAYOUT_ORDER):
+        layouts = ordered(panel["layout"], LAYOUT_ORDER)
+        for layout, dx in zip(layouts, dodges(len(layouts), 0.12 if with_ci else 0.0)):
             d = panel[panel["layout"] == layout].sort_values("size_bytes")
-            ax.plot(d["size_bytes"], d["ratio"], marker="o", ms=3, color=layout_color(layout), label=layout)
+            ratio_line(
+                ax,
+                d["size_bytes"],
+                d["ratio"],
+                d["ci_low"],
+                d["ci_high"],
+                layout_color(layout),
+                dodge=dx,
+                xscale="log2",
+                marker="o",
+                ms=3,
+                label=layout,
+            )
+        no_effect_band(ax)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="SSB")
-        log_if_wide(ax, list(panel["ratio"]) + [1.0])  # with the line at 1
+        shown = pd.concat([panel["ratio"], panel["ci_low"], panel["ci_high"]])
+        log_if_wide(ax, list(shown.dropna()) + [1.0])  # with the line at 1
         set_size_axis(ax, points.loc[points["access"] == acc, "size_bytes"].unique())
         ax.set_title(f"{acc} access")
         ax.set_xlabel("message size (bytes, log2)")
         ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel("median send time ÷ SSB median (ratio)")
-    axes[0][0].legend(fontsize="small")
+    what = "send time ÷ SSB, median over rounds" if with_ci else "median send time ÷ SSB median"
+    axes[0][0].set_ylabel(f"{what} (ratio)")
+    axes[0][-1].legend(  # beside the panels: never over a bar
+        fontsize="small",
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        title=CI_TEXT if with_ci else None,
+        title_fontsize="small",
+    )
     return finish(fig, title or run_title(points, "send time relative to SSB"), path)
 
 
@@ -277,7 +316,7 @@ def _headline(results) -> dict:
         out["clock drift"] = ("ppm", fit["drift_ppm"].iloc[0])
         out["clock precision"] = ("ns", fit["precision_ns"].iloc[0])
     try:
-        points = _with_ratio(_points(results))
+        points = _with_ratio(_points(results), results)
     except UsageError:
         points = None
     if points is not None:

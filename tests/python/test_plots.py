@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
-from conftest import DATA, REPO, write_jsonl
+from conftest import DATA, REPO, jsonl_records, write_jsonl
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from hetprobe import plots
@@ -259,6 +261,120 @@ def test_compare_table(sweep, timeline, notify):
 
 
 def test_no_pyplot_in_the_plotting_modules():
-    for name in ("plots.py", "_plot_notify.py", "_plotting.py", "_units.py"):
+    for name in ("plots.py", "_plot_notify.py", "_plot_load.py", "_plot_ratios.py", "_plotting.py", "_units.py"):
         text = (REPO / "pybindings" / "hetprobe" / name).read_text()
         assert "pyplot" not in text.replace("no pyplot", "") and "plt." not in text, name
+
+
+# --- 95% intervals (files measured in rounds) ---------------------------------------------------
+
+ROUNDS = DATA / "h100-rounds"
+
+
+@pytest.fixture(scope="module")
+def rounds():
+    return load(ROUNDS / "interference-1.jsonl")
+
+
+def _bars(ax) -> list[tuple[float, float, float]]:
+    """(x, low, high) of each error bar drawn on an axis (errorbar's LineCollection segments)."""
+    out = []
+    for c in ax.collections:
+        if isinstance(c, LineCollection):
+            out += [(s[0][0], min(s[0][1], s[1][1]), max(s[0][1], s[1][1])) for s in c.get_segments()]
+    return out
+
+
+def _band(ax):
+    """The shaded "no effect" margin's (low, high), or None."""
+    for p in ax.patches:
+        if p.get_label().startswith("no effect"):
+            ys = [y for _, y in p.get_path().transformed(p.get_patch_transform()).vertices]
+            return min(ys), max(ys)
+    return None
+
+
+def _cis(path, kind="write"):
+    """{size: (ratio_to_ssb_median, low, high)} of a file's P2AB points of one load kind, read independently."""
+    return {
+        r["size_bytes"]: (r["ratio_to_ssb_median"], *r["ratio_to_ssb_ci95"])
+        for r in jsonl_records(path)
+        if r["record"] == "point" and r["layout"] == "P2AB" and r["load_kind"] == kind
+    }
+
+
+def test_ratio_to_ssb_draws_the_intervals(rounds, tmp_path):
+    fig = plots.ratio_to_ssb(rounds, path=tmp_path / "ratio.png")
+    _saved(fig, tmp_path / "ratio.png")
+    ax = fig.axes[0]
+    expected = _cis(ROUNDS / "interference-1.jsonl")  # the write load, the default
+    line = [ln for ln in ax.lines if ln.get_label() == "P2AB"][0]
+    np.testing.assert_allclose(line.get_ydata(), [expected[s][0] for s in sorted(expected)])  # the paired ratio
+    bars = sorted(_bars(ax))
+    assert len(bars) == len(expected)
+    for (x, low, high), size in zip(bars, sorted(expected)):
+        assert x == pytest.approx(size) and (low, high) == pytest.approx(expected[size][1:])
+    assert _band(ax) == pytest.approx((0.95, 1.05))
+    assert fig.axes[-1].get_legend().get_title().get_text() == "bars: 95% CI over rounds"
+    assert "median over rounds" in ax.get_ylabel()
+
+
+def test_old_files_draw_no_bars_but_the_margin(sweep):
+    for fig in (plots.ratio_to_ssb(sweep), plots.slowdown_vs_traffic(load(DATA / "h200x2-load" / "matrix.jsonl"))):
+        assert all(not _bars(ax) for ax in fig.axes)
+        assert all(_band(ax) == pytest.approx((0.95, 1.05)) for ax in fig.axes)
+
+
+def test_load_plots_draw_the_intervals(rounds, tmp_path):
+    fig = plots.slowdown_vs_traffic(rounds, path=tmp_path / "traffic.png")
+    _saved(fig, tmp_path / "traffic.png")
+    for kind in ("write", "read", "poll"):
+        expected = _cis(ROUNDS / "interference-1.jsonl", kind)
+        for ax, size in zip(fig.axes, sorted(expected)):
+            assert len(_bars(ax)) == 3 and _band(ax) is not None
+            assert (expected[size][1], expected[size][2]) in [pytest.approx(b[1:]) for b in _bars(ax)]
+    fig = plots.slowdown_vs_gpus(rounds, path=tmp_path / "gpus.png")
+    _saved(fig, tmp_path / "gpus.png")
+    write = _cis(ROUNDS / "interference-1.jsonl")
+    for ax, size in zip(fig.axes, sorted(write)):
+        assert len(_bars(ax)) == 3  # write, read and poll from one GPU; none at 0 GPUs (SSB)
+        line = [ln for ln in ax.lines if ln.get_label() == "write"][0]
+        assert line.get_xdata()[0] == 0 and line.get_ydata()[1] == pytest.approx(write[size][0])
+    legend = fig.axes[-1].get_legend()
+    assert legend.get_title().get_text() == "bars: 95% CI over rounds"
+    assert legend.get_bbox_to_anchor().x0 > fig.axes[-1].get_window_extent().x1  # beside the panels
+
+
+def test_frame_interval_columns_come_first(rounds):
+    """Frames that carry ratio_ci95_low/high (pooled launches) are drawn with those, not the records'."""
+    s = rounds.summary.copy()
+    s["ratio_ci95_low"], s["ratio_ci95_high"] = 0.5, 2.0
+    pooled = type(rounds)(**{**rounds.__dict__, "summary": s})
+    ax = plots.ratio_to_ssb(pooled).axes[0]
+    assert {(b[1], b[2]) for b in _bars(ax)} == {(0.5, 2.0)}
+
+
+def test_ratios_side_by_side(tmp_path):
+    rows = pd.concat(
+        [plots.ratio_rows(load(ROUNDS / f"interference-{k}.jsonl"), f"launch {k}") for k in (1, 2, 3)],
+        ignore_index=True,
+    )
+    first = rows[rows["label"] == "launch 1"].set_index(["size_bytes", "load"])
+    for size, (ratio, low, high) in _cis(ROUNDS / "interference-1.jsonl", "poll").items():
+        assert tuple(first.loc[(size, "poll"), ["ratio", "ci_low", "ci_high"]]) == pytest.approx((ratio, low, high))
+    plain = pd.DataFrame(  # rows from elsewhere, one without an interval: a marker, no bar
+        {"label": ["other"] * 2, "size_bytes": [1024] * 2, "load": ["write", "poll"], "ratio": [1.5, 2.0]}
+    ).assign(ci_low=[1.2, np.nan], ci_high=[1.8, np.nan])
+    fig = plots.ratios_side_by_side(pd.concat([rows, plain]), path=tmp_path / "side.png")
+    _saved(fig, tmp_path / "side.png")
+    assert [ax.get_title() for ax in fig.axes] == ["1 KiB", "64 KiB", "1 MiB", "16 MiB"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["write", "read", "poll"]
+    assert len(_bars(fig.axes[0])) == 3 * 3 + 1 and len(_bars(fig.axes[1])) == 3 * 3
+    assert all(_band(ax) is not None for ax in fig.axes)
+    with pytest.raises(UsageError, match="missing"):
+        plots.ratios_side_by_side(rows.drop(columns="ci_low"))
+    with pytest.raises(UsageError, match="more than once"):
+        plots.ratios_side_by_side(rows.assign(label="one"))
+    layouts = plots.ratio_rows(load(DATA / "h200x2-load" / "layouts.jsonl"))  # several layouts: named in load
+    assert "PCB stream write" in set(layouts["load"]) and layouts["ci_low"].isna().all()
+    plots.ratios_side_by_side(layouts, sizes=[1024])
