@@ -130,6 +130,63 @@ def check_interference(nb, sweep: Path, timeline: Path):
         assert "has no writer_timeline" in shown and images(nb, "timeline") == 0
 
 
+def ci_text(ratio: float, low: float, high: float) -> str:
+    return f"{ratio:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def bare_lines(path) -> list[dict]:
+    """A bare_load_rounds output's rows (size_bytes load ratio_median ci95_low ci95_high ...)."""
+    lines = Path(path).read_text().splitlines()
+    columns = next(line for line in lines if line.startswith("# size_bytes"))[2:].split()
+    return [dict(zip(columns, line.split())) for line in lines if line.strip() and not line.startswith("#")]
+
+
+def bare_text(row: dict) -> str:
+    return ci_text(*(float(row[k]) for k in ("ratio_median", "ci95_low", "ci95_high")))
+
+
+def check_rounds(nb):
+    """The committed H100 rounds section: every launch's ratio and interval, the max and min over the
+    launches, the bare program beside them, the payload experiment and the cold sends."""
+    rounds = DATA / "h100-rounds"
+    for tag in ("rounds_launches", "rounds_bare", "rounds_payload", "rounds_cold"):
+        assert images(nb, tag) == 1, tag
+    launches = html(nb, "rounds_launches")[0]
+    by_point: dict = {}
+    for k in (1, 2, 3):
+        for p in points(rounds / f"interference-{k}.jsonl"):
+            if p["layout"] == "SSB":
+                continue
+            assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in launches, (k, p["size_bytes"])
+            by_point.setdefault((p["size_bytes"], p["load_kind"]), []).append(p["ratio_to_ssb_median"])
+    for ratios in by_point.values():  # the smallest and largest over the launches, 3 decimals
+        assert shows_number(launches, min(ratios), 3) and shows_number(launches, max(ratios), 3)
+    assert "launch 1" in launches and "max over launches" in launches
+    bare = html(nb, "rounds_bare")[0]
+    for k in (1, 2, 3):
+        for row in bare_lines(rounds / f"bare-cpu-{k}.txt"):
+            assert bare_text(row) in bare, (k, row)
+    for p in points(rounds / "interference-bind-none.jsonl"):
+        if p["layout"] != "SSB":
+            assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in bare
+    payload = text(nb, "rounds_payload")
+    poll = {
+        name: next(
+            r for r in bare_lines(rounds / f"bare-{name}.txt") if r["size_bytes"] == "1024" and r["load"] == "poll"
+        )
+        for name in ("none", "cpu-1", "gpu")
+    }
+    assert float(poll["gpu"]["ratio_median"]) > 2 > 1.1 > float(poll["none"]["ratio_median"])  # the data's claim
+    assert "1 KiB poll" in payload and all(bare_text(r) in payload for r in poll.values())
+    cold = text(nb, "rounds_cold")
+    for name in ("gap0", "gap2ms"):
+        for p in points(rounds / f"interference-{name}.jsonl"):
+            if p["layout"] != "SSB":
+                assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in cold, (name, p["size_bytes"])
+    for row in bare_lines(rounds / "bare-cpu-gap2ms.txt"):
+        assert bare_text(row) in cold
+
+
 def check_notify_clock(nb, notify: Path, clock: Path, placements: bool):
     cfg = header(notify, "notify")["config"]
     table1 = text(nb, "table1")
@@ -213,6 +270,7 @@ def test_committed_data(name):
         check_interference(nb, DATA / "h200-interference-sweep.jsonl", DATA / "h200-interference-timeline.jsonl")
         assert "The writers alone" in text(nb, "writer_bw")  # h200-bandwidth.jsonl
         check_loads(nb, [DATA / "h200x2-load" / "matrix.jsonl"])
+        check_rounds(nb)
     elif name == "notify_clock":
         check_notify_clock(nb, DATA / "h200-notify.jsonl", DATA / "h200-clock.jsonl", placements=True)
     elif name == "node_report":
@@ -251,6 +309,7 @@ def test_host_run(name, host_run):
         check_interference(nb, paper, paper)
         assert ("Host backend" in text(nb, "how")) == host
         check_loads(nb, [directory / "interference.jsonl", directory / "interference-rate.jsonl"])
+        check_rounds(nb)  # the committed H100 section, whatever run the rest reads
     elif name == "notify_clock":
         check_notify_clock(nb, directory / "notify.jsonl", directory / "clock.jsonl", placements=False)
     elif name == "node_report":
