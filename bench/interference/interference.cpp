@@ -213,7 +213,9 @@ class PointRunner {
     mpi_check(MPI_Barrier(mpi_.comm), "MPI_Barrier");
     std::uint64_t t0, t1;
     if (sender) {
+      const std::uint64_t g0 = clock_.now();
       gap_sink_ += spend_gap(cfg_.gap, gap_buffer_);
+      s.gap_ns = clock_.to_ns(clock_.now() - g0);
       // The harness's own cost, measured in the conditions of this very send.
       s.empty_region_ns = clock_.empty_region_sample_ns();
       const std::uint64_t c0 = count_passes ? writer_->passes_completed() : 0;

@@ -113,6 +113,7 @@ struct SideSample {
   double send_ns = 0;                         // sender: the timed send
   double wait_ns = 0;                         // receiver: its timed MPI_Wait
   double empty_region_ns = 0;                 // sender: an empty timed region just before it
+  double gap_ns = 0;                          // sender: the time its --gap took, just before it
   std::uint64_t passes_during_send = 0;       // paper's writer on the sender: passes completed while timing
   std::uint64_t writer_passes = 0;            // paper's writer: post-ready passes in all
   double writer_post_s = 0;                   // device-timed: ready flag to writer exit

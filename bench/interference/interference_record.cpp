@@ -340,6 +340,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Point
   r["send_mode"] = to_string(cfg.send_mode);
   r["writer_side"] = to_string(cfg.writer);
   r["gap"] = cfg.gap.to_json();
+  r["gap"]["spent_ns"] = summary_json(each(p.sender, [](const SideSample& s) { return s.gap_ns; }))["median"];
   r["buffers"] = {{"mpi_offset_bytes", p.plan.mpi_offset},
                   {"secondary_offset_bytes", p.plan.secondary_bytes ? Json(p.plan.secondary_offset) : Json(nullptr)},
                   {"secondary_bytes", p.plan.secondary_bytes},

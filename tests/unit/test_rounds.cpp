@@ -126,3 +126,95 @@ TEST(SendGap, SpinTakesItsTime) {
 
 }  // namespace
 }  // namespace hetprobe
+
+namespace hetprobe {
+namespace {
+
+// A point's samples: `rounds` rounds of `reps` sends, each send `base_ns`
+// times the round's factor (drift shared with the baseline) times the load's
+// slowdown, with multiplicative noise of `noise` (lognormal sigma).
+PointData synthetic_point(Layout layout, LoadKind load, int rounds, int reps, double slowdown, double noise,
+                          std::mt19937_64& rng, const std::vector<double>& drift) {
+  PointData p;
+  p.key = {1024, layout, Access::stacked, load, load == LoadKind::none ? 0 : 1, load == LoadKind::none ? "" : "1"};
+  std::lognormal_distribution<double> jitter(0, noise);
+  for (int r = 0; r < rounds; ++r) {
+    p.positions.push_back(0);
+    for (int i = 0; i < reps; ++i) {
+      SideSample s;
+      s.send_ns = 1000 * drift[static_cast<std::size_t>(r)] * slowdown * jitter(rng);
+      s.round = r;
+      p.sender.push_back(s);
+      p.receiver.push_back(s);
+    }
+  }
+  return p;
+}
+
+InterferenceConfig synthetic_config(int rounds, int reps) {
+  InterferenceConfig c;
+  c.sizes = {1024};
+  c.layouts = {Layout::SSB, Layout::P2AB};
+  c.access = {Access::stacked};
+  c.rounds = rounds;
+  c.reps = reps;
+  c.check_payload = false;
+  c.rates = {{"1", 1, 0}};
+  return c;
+}
+
+TEST(PairedRatio, DriftBetweenRoundsCancelsAndAQuietSlowdownIsClaimed) {
+  std::mt19937_64 rng(3);
+  std::vector<double> drift;  // the node's conditions move 1.5x between rounds
+  for (int r = 0; r < 12; ++r) drift.push_back(1 + 0.5 * (r % 3) / 2.0);
+  const InterferenceConfig c = synthetic_config(12, 5);
+  const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 5, 1.0, 0.01, rng, drift);
+  const PointData loaded = synthetic_point(Layout::P2AB, LoadKind::write, 12, 5, 1.3, 0.01, rng, drift);
+  const Json r = point_record(c, loaded, &ssb);
+  EXPECT_NEAR(r["ratio_to_ssb_median"].get<double>(), 1.3, 0.02);
+  const Json& ci = r["ratio_to_ssb_ci95"];
+  ASSERT_TRUE(ci.is_array());
+  EXPECT_LE(ci[0].get<double>(), r["ratio_to_ssb_median"].get<double>());
+  EXPECT_GE(ci[1].get<double>(), r["ratio_to_ssb_median"].get<double>());
+  EXPECT_GT(ci[0].get<double>(), 1.2);  // the drift is paired away
+  EXPECT_EQ(r["effect"], "slowdown");
+  EXPECT_EQ(r["ratio_to_ssb_rounds"].size(), 12u);
+  EXPECT_EQ(r["send_time_ns"]["round_medians"].size(), 12u);
+  // The baseline's own record warns of the drift (1.5x across its rounds).
+  const Json base = point_record(c, ssb, nullptr);
+  EXPECT_TRUE(base["ratio_to_ssb_ci95"].is_null());
+  ASSERT_FALSE(base["warnings"].empty());
+  EXPECT_NE(base["warnings"].back().get<std::string>().find("drifted"), std::string::npos);
+}
+
+TEST(PairedRatio, ANoisyDeviceWidensTheIntervalAndClaimsNothing) {
+  std::mt19937_64 rng(5);
+  const std::vector<double> flat(12, 1.0);
+  const InterferenceConfig c = synthetic_config(12, 3);
+  const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 3, 1.0, 0.02, rng, flat);
+  const PointData quiet = synthetic_point(Layout::P2AB, LoadKind::write, 12, 3, 1.08, 0.02, rng, flat);
+  const PointData noisy_ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 3, 1.0, 0.4, rng, flat);
+  const PointData noisy = synthetic_point(Layout::P2AB, LoadKind::write, 12, 3, 1.08, 0.4, rng, flat);
+  const Json q = point_record(c, quiet, &ssb), n = point_record(c, noisy, &noisy_ssb);
+  const auto width = [](const Json& r) {
+    return r["ratio_to_ssb_ci95"][1].get<double>() - r["ratio_to_ssb_ci95"][0].get<double>();
+  };
+  EXPECT_GT(width(n), 4 * width(q));
+  EXPECT_EQ(q["effect"], "slowdown");
+  EXPECT_EQ(n["effect"], "none");
+}
+
+TEST(PairedRatio, FewerThanSixRoundsHaveNoInterval) {
+  std::mt19937_64 rng(9);
+  const std::vector<double> flat(5, 1.0);
+  const InterferenceConfig c = synthetic_config(5, 4);
+  const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 5, 4, 1.0, 0.01, rng, flat);
+  const PointData loaded = synthetic_point(Layout::P2AB, LoadKind::write, 5, 4, 1.5, 0.01, rng, flat);
+  const Json r = point_record(c, loaded, &ssb);
+  EXPECT_NEAR(r["ratio_to_ssb_median"].get<double>(), 1.5, 0.05);
+  EXPECT_TRUE(r["ratio_to_ssb_ci95"].is_null());
+  EXPECT_TRUE(r["effect"].is_null());
+}
+
+}  // namespace
+}  // namespace hetprobe
