@@ -43,10 +43,14 @@ _INT = {
     "mpi_ranks",
     "cube",
     "load_gpus",
+    "rounds",
+    "reps",
 }
 _BOOL = {"contended", "unresolved", "check_within_precision", "resumed"}
 _FLOAT = (
-    set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label", "payload_writer"})
+    set(STATS) - {"n"}
+    | {"at_s", "value"}
+    | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label", "payload_writer", "effect"})
 )
 _SETUP = ["cpu_order", "gpu_order", "placement", "spacing", "spacing_bytes", "host_memory"]
 _NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -137,6 +141,12 @@ def _interference(rec, header):
     first = devices[0]
     extras = {
         "ratio_to_ssb_median": number(rec, "ratio_to_ssb_median"),
+        # The rounds (absent before them): the SSB median of the same rounds, and what the ratio's 95%
+        # interval claims (ratio_to_ssb_ci95 itself is read by Results.interference_ratios).
+        "rounds": opt(rec, "rounds", "integer"),
+        "reps": opt(rec, "reps", "integer"),
+        "ssb_send_time_ns_median": number(rec, "ssb_send_time_ns_median"),
+        "effect": opt(rec, "effect", "string"),
         "payload_check": opt(rec, "payload.check", "string"),
         "torn_fraction_median": number(torn, "median") if torn else np.nan,
         "bandwidth_during_send_gbs": old_traffic,
@@ -148,6 +158,9 @@ def _interference(rec, header):
         "full_rate_gbs": number(first, "full_rate_gbs"),
         "payload_writer": opt(rec, "payload_writer", "string"),
     }
+    ci = numbers(rec, "ratio_to_ssb_ci95")  # checked here, once: Results.interference_ratios reads it
+    if len(ci) not in (0, 2):
+        raise Malformed("ratio_to_ssb_ci95", f"expected [low, high], got {len(ci)} numbers")
     rows = [("send_time_ns", "ns", stats_of(need(rec, "send_time_ns", "object"), "send_time_ns"), extras)]
     if isinstance(rec.get("harness_empty_region_ns"), dict):  # absent before revision b8686a9
         rows.append(

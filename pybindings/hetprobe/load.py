@@ -170,6 +170,29 @@ class Results:
         ]
         return pd.DataFrame(rows, columns=columns)
 
+    def interference_ratios(self, pooled: bool = True) -> pd.DataFrame:
+        """Each interference point's ratio to SSB (paired per round: docs/metrics.md, "Rounds and
+        confidence intervals"), one row per point key, pooled over the launches that measured it.
+
+        Launches of one measurement are the runs (segments; a resumed segment continues its run) with
+        the same host, backend, device, binding and config but for the seed: characterize's
+        interference.jsonl, interference.launch2.jsonl, ..., or those files merged into one (``series``
+        numbers each such measurement, ``step`` names its file). A point's key: size_bytes, layout,
+        access, load_kind, load_gpus, load_rate, send_mode, writer_side and gap (its --gap label).
+
+        ``ratio``, ``ratio_ci95_low``/``ratio_ci95_high`` and ``effect``: with one launch, the point's own
+        (ratio_to_ssb_median, its 95% interval over rounds, what it claims); with several, pooled by
+        hetprobe._core.pool_launch_ratios (the one place that pools): the median of the launches'
+        ratios, and from 3 launches on an interval from their spread and its effect (none under 3).
+        ``ratio_min``/``ratio_max``: the launches' lowest and highest ratio. ``median_ns``,
+        ``ssb_median_ns`` (the SSB median of the same rounds; an SSB row's own median) and
+        ``traffic_gbs`` (GB/s the loads moved during the sends): the median over launches.
+        SSB rows have no ratio (NaN). ``pooled=False``: one row per point and launch instead, with
+        ``launch`` (1, 2, ... in load order within its series), ``file``, ``segment`` and ``record_id``.
+        """
+        rows = _launch_rows(self)
+        return _pool(rows) if pooled else rows
+
     def warnings(self) -> pd.DataFrame:
         """One row per warning the runs recorded: a header's (the run's conditions: CPUs shared,
         high load) and each record's own (its spread). Columns file, segment, record_id, probe,
@@ -211,6 +234,132 @@ class Results:
             f"{len(self.headers)} segment(s), {len(self.records)} records, {len(self.summary)} summary rows, "
             f"{len(self.samples)} samples{', truncated: ' + str(len(self.truncated)) if self.truncated else ''}>"
         )
+
+
+_POINT_KEY = [
+    "size_bytes",
+    "layout",
+    "access",
+    "load_kind",
+    "load_gpus",
+    "load_rate",
+    "send_mode",
+    "writer_side",
+    "gap",
+]
+_LAUNCH_COLUMNS = (
+    ["series", "step", "launch", "file", "segment", "record_id", "host", "backend", "device"]
+    + _POINT_KEY
+    + ["rounds", "reps", "n", "median_ns", "ssb_median_ns", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect"]
+    + ["traffic_gbs", "status"]
+)
+_POOLED_COLUMNS = (
+    ["series", "step", "host", "backend", "device"]
+    + _POINT_KEY
+    + ["launches", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect", "ratio_min", "ratio_max"]
+    + ["median_ns", "ssb_median_ns", "traffic_gbs", "rounds", "reps", "n", "status", "record_ids", "files"]
+)
+
+
+def _measurement(header: dict) -> str:
+    """What a run measured, the same for every launch of one command: host, backend, device, the
+    ranks' binding and the config without its seed (each launch draws its own) and host_stream (the
+    node's STREAM, measured once: characterize's further launches leave it out)."""
+    config = {k: v for k, v in (header.get("config") or {}).items() if k not in ("seed", "host_stream")}
+    binding = [(r.get("placement") or {}).get("bind") for r in header.get("ranks") or [] if isinstance(r, dict)]
+    device = (header.get("device") or {}).get("name")
+    return json.dumps([header.get("host"), header.get("backend"), device, binding, config], sort_keys=True)
+
+
+def _launch_rows(results: Results) -> pd.DataFrame:
+    """Results.interference_ratios(pooled=False)."""
+    from ._step_records import split_launch
+
+    s = results.summary
+    points = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
+    headers = results._segment_headers()
+    started, previous = {}, None  # segment -> the segment its launch began with (a resumed one continues)
+    for segment in sorted(headers):
+        h = headers[segment]
+        resumed = h.get("resumed") and previous is not None and previous[0] == h["_file"]
+        started[segment] = previous[1] if resumed else segment
+        previous = (h["_file"], started[segment])
+    series: dict[str, int] = {}
+    launches: dict[int, dict[int, int]] = {}  # series -> {first segment: launch number}
+    rows = []
+    for p in points.to_dict("records"):
+        rec = results.records[int(p["record_id"])]
+        key = series.setdefault(_measurement(headers[rec["_segment"]]), len(series))
+        numbers = launches.setdefault(key, {})
+        launch = numbers.setdefault(started[rec["_segment"]], len(numbers) + 1)
+        ci = rec.get("ratio_to_ssb_ci95") or [np.nan, np.nan]
+        rows.append(
+            {
+                "series": key,
+                "step": split_launch(p["file"])[0],
+                "launch": launch,
+                **{k: p[k] for k in ("file", "segment", "record_id", "host", "backend", "device")},
+                **{k: p[k] for k in _POINT_KEY if k != "gap"},
+                "size_bytes": int(p["size_bytes"]),  # the summary's column is float where other records have none
+                "load_gpus": int(p["load_gpus"]),
+                "gap": (rec.get("gap") or {}).get("label") or "0",  # files from before --gap: back to back
+                "rounds": p["rounds"],
+                "reps": p["reps"],
+                "n": p["n"],
+                "median_ns": p["median"],
+                "ssb_median_ns": p["median"] if p["layout"] == "SSB" else p["ssb_send_time_ns_median"],
+                "ratio": p["ratio_to_ssb_median"],
+                "ratio_ci95_low": float(ci[0]),
+                "ratio_ci95_high": float(ci[1]),
+                "effect": p["effect"] if isinstance(p["effect"], str) else None,
+                "traffic_gbs": p["traffic_during_send_gbs"],
+                "status": p["status"],
+            }
+        )
+    return pd.DataFrame(rows, columns=_LAUNCH_COLUMNS)
+
+
+def _median(values) -> float:
+    """The median over launches of a reading that is not a ratio (times, GB/s); NaN without one."""
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    return float(np.median(x)) if len(x) else np.nan
+
+
+def _pool(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per series and point key: the launches' ratios pooled (Results.interference_ratios)."""
+    from . import _core  # the compiled module: the pooling and the effect rule live in bench/core/effect.cpp
+
+    out = []
+    for _, g in rows.groupby(["series"] + _POINT_KEY, sort=False, dropna=False):
+        first = g.iloc[0]
+        ratios = [float(r) for r in g["ratio"] if np.isfinite(r)]
+        row = {k: first[k] for k in ["series", "step", "host", "backend", "device"] + _POINT_KEY}
+        row.update(launches=len(g), ratio=np.nan, ratio_ci95_low=np.nan, ratio_ci95_high=np.nan, effect=None)
+        row.update(ratio_min=np.nan, ratio_max=np.nan)
+        if len(g) == 1:  # one launch: the point's own interval over its rounds stands
+            row.update({k: first[k] for k in ("ratio", "ratio_ci95_low", "ratio_ci95_high", "effect")})
+            row.update(ratio_min=first["ratio"], ratio_max=first["ratio"])
+        elif ratios:
+            pooled = _core.pool_launch_ratios(ratios)
+            low, high = pooled["ci95"] or (np.nan, np.nan)
+            row.update(ratio=pooled["median"], ratio_ci95_low=low, ratio_ci95_high=high, effect=pooled["effect"])
+            row.update(ratio_min=pooled["min"], ratio_max=pooled["max"])
+        bad = [s for s in g["status"] if s != "ok"]
+        row.update(
+            median_ns=_median(g["median_ns"]),
+            ssb_median_ns=_median(g["ssb_median_ns"]),
+            traffic_gbs=_median(g["traffic_gbs"]),
+            rounds=first["rounds"],
+            reps=first["reps"],
+            n=int(g["n"].sum()),
+            status=bad[0] if bad else "ok",
+            record_ids=[int(i) for i in g["record_id"]],
+            files=list(dict.fromkeys(g["file"])),
+        )
+        out.append(row)
+    pooled = pd.DataFrame(out, columns=_POOLED_COLUMNS)
+    return pooled.astype({"size_bytes": np.int64, "load_gpus": np.int64, "launches": np.int64, "n": np.int64})
 
 
 def _parse(line: bytes):
