@@ -1,12 +1,37 @@
-"""How many records each step of characterize will write, so that progress can show done/total and
-the time left: the probe says so in its header (`planned_records`), counted where it sweeps."""
+"""The steps of characterize: which probe a step runs, the name of each launch of a step (its results
+file, table and log are named after it), and how many records each step will write, so that progress
+can show done/total and the time left: the probe says so in its header (`planned_records`), counted
+where it sweeps."""
 
 from __future__ import annotations
 
+import os
+import re
+
+_LAUNCH = re.compile(r"(?P<step>.+)\.launch(?P<launch>[1-9][0-9]*)")
+
+
+def launch_name(step: str, launch: int) -> str:
+    """The name of a step's launch: the step's own for the first ("interference"), then
+    "interference.launch2", ...; its files are <name>.jsonl, <name>.txt and logs/<name>.log."""
+    return step if launch == 1 else f"{step}.launch{launch}"
+
+
+def split_launch(name: str) -> tuple[str, int]:
+    """(step, launch) of a launch's name or of its file's ("interference.launch2.jsonl" ->
+    ("interference", 2); "interference-rate" -> ("interference-rate", 1))."""
+    name = os.path.basename(str(name))
+    for suffix in (".jsonl", ".txt", ".log"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    found = _LAUNCH.fullmatch(name)
+    return (found["step"], int(found["launch"])) if found else (name, 1)
+
 
 def family(step: str) -> str:
-    """The probe a step runs: "interference-rate" is the interference probe."""
-    return step.split("-")[0]
+    """The probe a step (or one of its launches) runs: "interference-rate.launch2" is the interference probe."""
+    return split_launch(step)[0].split("-")[0]
 
 
 def expected_records(header: dict) -> int | None:

@@ -6,8 +6,10 @@ this node with sensible defaults and leaves a run directory:
     bandwidth.jsonl                    tables beside them (*.txt): every GPU on its own,
     interference.jsonl                 the loads during MPI_Send,
     interference-rate.jsonl            the write load's rate curve,
-    interference-paper.jsonl           the paper's layout sweep
-    logs/                              each probe's stderr
+    interference-paper.jsonl           the paper's layout sweep,
+    interference-cold.jsonl            cold sends (2 ms of computing before each) under the loads;
+    <step>.launch2.jsonl, ...          the interference steps' further launches (--launches)
+    logs/                              each step's stderr
     report.md, report.html, *.png      the report: plots, headline numbers, the per-GPU table
     characterize.json                  what ran: commands, exit codes, wall times; the per-GPU
                                        table, the GPUs flagged ("anomalies"), the baseline check
@@ -20,6 +22,11 @@ its own GPU; interference runs its pair of ranks under mpirun or srun. A GPU
 worse than the node's others by more than --tolerance, or whose PCIe link runs
 below its maximum, is flagged (hetprobe.gpus says how); --baseline DIR then
 compares every GPU with the same GPU of a known-good node's run.
+
+The interference steps measure each size in rounds (the ratio to SSB paired per round, with its 95%
+interval over the rounds) and run as several launches, each a separate mpirun or srun into its own
+file: a process launch is the unit of replication (docs/metrics.md), and the report pools them
+(Results.interference_ratios).
 """
 
 from __future__ import annotations
@@ -39,26 +46,36 @@ from pathlib import Path
 
 from . import gpus as gpu_table
 from ._paths import file_kind
-from ._step_records import expected_records, family
+from ._step_records import expected_records, family, launch_name
 from .errors import UsageError
 from .load import Results, load
 from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
-# Presets: the defaults aim at 30 s plus 15 s per GPU on a node of H200s (notify about 5 s, the clock
-# about 7 s and bandwidth about 3 s per GPU, the GPUs one after the other; the interference steps
-# about 14 s); --quick is for tests and a first look (about 40 s on 2 CPU cores with one device).
+# Presets: the defaults aim at 30 s plus 15 s per GPU (on one H100: notify 4.4 s, the clock 7.4 s and
+# bandwidth 4.0 s per GPU, the GPUs one after the other; a launch of the four interference steps 21 s,
+# the loads 8 s, the rates 6, the paper's 3 and the cold sends 4: the budget fits one launch there, and
+# --launches 3 measures in about 80 s); --quick is for tests and a first look (on 2 CPU cores with one
+# host device about 7 s for the per-GPU steps and 10 s per launch of the interference steps).
 # bandwidth: the plain passes of the per-GPU table, the persistent writer, and the write load, during
 # which the GPU's PCIe link is read (an idle NVIDIA GPU lowers its link speed).
+# interference: each size in rounds, each visiting every point once (--reps sends per visit after
+# --warmup): 10 rounds give the ratio's 95% interval [q(2), q(9)]; --quick's 6 are the fewest that
+# give one (docs/metrics.md, "Rounds and confidence intervals").
+_ROUNDS = ["--rounds", "10", "--reps", "4", "--warmup", "1"]
+_QUICK_ROUNDS = ["--rounds", "6", "--reps", "2", "--warmup", "1"]
 _LOAD_SIZES = "1KiB,64KiB,1MiB,16MiB"
-_LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked", "--reps", "20", "--warmup", "3"]
+_LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked"]
+# Cold sends: the sender spins 2 ms before each timed send (an application computes between sends),
+# the GPU idle (SSB) and under every load from the sender's GPU.
+_COLD = _LOADS + ["--load", "all", "--gap", "2ms", "--no-host-stream"]
 PRESETS = {
     "default": {
         "notify": [],
         "clock": ["--span", "4", "--check-after", "2"],  # drift to about 0.6 ppm at 1.2 us precision
         "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.1", "--load", "write"],
         # Every load kind at full rate, from the sender's GPU and from every GPU.
-        "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS,
+        "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS + _ROUNDS,
         # The write load's curve: slowdown against its rate.
         "interference-rate": [
             "--sizes",
@@ -69,73 +86,49 @@ PRESETS = {
             "0.25,0.5,0.75,1",
             "--no-host-stream",
         ]
-        + _LOADS,
+        + _LOADS
+        + _ROUNDS,
         # The paper's configuration: its writer in a message-sized buffer, every layout, both access modes.
-        "interference-paper": [
-            "--paper",
-            "--sizes",
-            "1KiB:16MiB:x16",
-            "--reps",
-            "20",
-            "--warmup",
-            "3",
-            "--no-host-stream",
-        ],
+        "interference-paper": ["--paper", "--sizes", "1KiB:16MiB:x16", "--no-host-stream"] + _ROUNDS,
+        "interference-cold": ["--sizes", "1KiB,1MiB"] + _COLD + _ROUNDS,
     },
     "quick": {
         "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
         "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
         "bandwidth": ["--size", "64MiB", "--reps", "3", "--duration", "0.05", "--load", "write"],
-        "interference": [
-            "--sizes",
-            "1KiB,64KiB",
-            "--layouts",
-            "SSB,P2AB",
-            "--access",
-            "stacked",
-            "--load",
-            "all",
-            "--load-gpus",
-            "1,all",
-            "--load-bytes",
-            "8MiB",
-            "--reps",
-            "5",
-            "--warmup",
-            "1",
-        ],
+        "interference": ["--sizes", "1KiB,64KiB", "--load", "all", "--load-gpus", "1,all", "--load-bytes", "8MiB"]
+        + _LOADS
+        + _QUICK_ROUNDS,
         "interference-rate": [
             "--sizes",
             "64KiB",
-            "--layouts",
-            "SSB,P2AB",
-            "--access",
-            "stacked",
             "--load",
             "write",
             "--load-rate",
             "0.5,1",
             "--load-bytes",
             "8MiB",
-            "--reps",
-            "5",
-            "--warmup",
-            "1",
             "--no-host-stream",
-        ],
-        "interference-paper": [
-            "--paper",
-            "--sizes",
-            "1KiB:1MiB:x16",
-            "--reps",
-            "5",
-            "--warmup",
-            "2",
-            "--no-host-stream",
-        ],
+        ]
+        + _LOADS
+        + _QUICK_ROUNDS,
+        "interference-paper": ["--paper", "--sizes", "1KiB:1MiB:x16", "--no-host-stream"] + _QUICK_ROUNDS,
+        "interference-cold": ["--sizes", "1KiB,64KiB", "--load-bytes", "8MiB"] + _COLD + _QUICK_ROUNDS,
     },
 }
-PROBES = ("notify", "clock", "bandwidth", "interference", "interference-rate", "interference-paper")
+PROBES = (
+    "notify",
+    "clock",
+    "bandwidth",
+    "interference",
+    "interference-rate",
+    "interference-paper",
+    "interference-cold",
+)
+LAUNCHED_STEPS = PROBES[3:]  # each launch of these is a separate mpirun/srun into its own file
+DEFAULT_LAUNCHES = 3  # the fewest that give a pooled point its interval from the launches' spread
+MAX_LAUNCHES = 100
+BUDGET_S = (30.0, 15.0)  # the whole run's time the presets aim at: 30 s + 15 s per GPU
 PER_GPU_STEPS = ("notify", "clock", "bandwidth")  # one rank per device
 DEVICES = ("auto", "cuda", "hip", "host")
 MAX_TIMEOUT_S = 7 * 24 * 3600  # --timeout bounds a whole probe; a week is past any sensible sweep
@@ -144,14 +137,20 @@ MAX_REPS = 1_000_000  # --reps; the interference probe may refuse fewer (it chec
 
 @dataclass
 class Step:
-    probe: str
+    probe: str  # the step: "interference-rate"
     command: list[str]
+    launch: int | None = None  # the interference steps' launch, 1, 2, ...; None for the per-GPU steps
     status: str = "not run"
     exit_code: int | None = None
     wall_s: float | None = None
     records: int = 0
     error: str | None = None  # the last error of its log, when it did not finish
     ranks: int = 1  # ranks that write records (the header's planned_records is per rank)
+
+    @property
+    def name(self) -> str:
+        """Its results file, table and log are <name>.jsonl, <name>.txt, logs/<name>.log."""
+        return launch_name(self.probe, self.launch or 1)
 
 
 @dataclass
@@ -167,6 +166,10 @@ class Run:
     anomalies: list = field(default_factory=list)  # the GPUs flagged: against the node, the baseline
     baseline: dict | None = None  # {"directory", "within_tolerance"} with --baseline
     compare_error: str | None = None  # why the per-GPU table could not be built
+    launches: int = 0  # launches of the interference steps run
+    launches_asked: int | None = None  # --launches; None: the default, as many of 3 as the budget allows
+    budget_s: float | None = None  # the time the default's launches had to fit in
+    launches_note: str | None = None  # why fewer launches ran than asked
 
     def outside_baseline(self) -> list[dict]:
         return [a for a in self.anomalies if a["reference_kind"] == "baseline"]
@@ -249,7 +252,7 @@ def per_gpu_launcher(gpus: int, launcher: str | None) -> list[str]:
     return cmd
 
 
-def _probe_command(step: str, args, out: Path, gpus: int = 1) -> list[str]:
+def _probe_command(step: str, args, out: Path, gpus: int = 1, launch: int = 1) -> list[str]:
     probe = family(step)
     base = [binary(), probe, "--out", str(out), "--quiet", "--device", args.device]
     given = list(getattr(args, f"{probe}_args") or [])
@@ -258,6 +261,8 @@ def _probe_command(step: str, args, out: Path, gpus: int = 1) -> list[str]:
     if probe == "interference" and args.reps:
         given += ["--reps", str(args.reps)]
     extra = _overridden(list(PRESETS["quick" if args.quick else "default"][step]), given)
+    if launch > 1 and "--no-host-stream" not in extra:  # the node's STREAM: the first launch measured it
+        extra.append("--no-host-stream")
     if probe != "interference":
         return per_gpu_launcher(gpus, args.launcher) + base + extra
     try:
@@ -288,23 +293,23 @@ def _exit_error(code: int | None) -> str:
 
 
 def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout_s: float | None) -> None:
-    log = directory / "logs" / f"{step.probe}.log"
+    log = directory / "logs" / f"{step.name}.log"
     state = {"total": None}
 
     def on_record(record: dict) -> None:
         if record.get("record") == "header":
             planned = expected_records(record)
             state["total"] = planned * step.ranks if planned is not None else None
-            progress.start(step.probe, state["total"])
+            progress.start(step.name, state["total"])
             return
         step.records += 1
         label = record_label(record)
         if step.ranks > 1:
             label = f"GPU {record.get('rank', 0)}: {label}"
-        progress.update(step.probe, step.records, state["total"], label)
+        progress.update(step.name, step.records, state["total"], label)
 
     start = time.monotonic()
-    with open(directory / f"{step.probe}.txt", "w") as table, open(log, "w") as err:
+    with open(directory / f"{step.name}.txt", "w") as table, open(log, "w") as err:
         try:
             step.exit_code = follow(
                 step.command, out, on_record, env=launch_env(), stdout=table, stderr=err, timeout_s=timeout_s
@@ -320,10 +325,17 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
     step.status = "ok" if step.exit_code == 0 else "failed"
     if step.status != "ok":
         step.error = last_error(log) or _exit_error(step.exit_code)
-    progress.finish(step.probe, step.status, step.records, step.wall_s, log if step.status != "ok" else None)
+    progress.finish(step.name, step.status, step.records, step.wall_s, log if step.status != "ok" else None)
 
 
-def _check_options(device, timeout_s, reps, hosts, skip, directory: Path) -> None:
+def parse_launches(text: str) -> int:
+    """--launches' value: a whole number (checked with the other options by _check_options)."""
+    if not text.strip().isdigit():
+        raise UsageError(f"--launches {text!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
+    return int(text)
+
+
+def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launches=None) -> None:
     """characterize's own options, checked before anything is written (the probes check theirs)."""
     if device not in DEVICES:
         raise UsageError(f"--device {device}: expected one of {', '.join(DEVICES)}")
@@ -338,13 +350,17 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path) -> Non
         )
     if reps is not None and (isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= MAX_REPS):
         raise UsageError(f"--reps {reps}: expected an integer from 1 to {MAX_REPS:,}")
+    if launches is not None and (
+        isinstance(launches, bool) or not isinstance(launches, int) or not 1 <= launches <= MAX_LAUNCHES
+    ):
+        raise UsageError(f"--launches {launches!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
     if hosts is not None and (len(hosts.split(",")) != 2 or not all(h.strip() for h in hosts.split(","))):
         raise UsageError(f"--hosts {hosts!r}: expected two host names, comma-separated (a,b; a,a for one node)")
     unknown = set(skip) - set(PROBES)
     if unknown:
         raise UsageError(
             f"--skip {','.join(sorted(unknown))}: the steps are {', '.join(PROBES)} "
-            "(interference skips all three of its steps)"
+            "(interference skips all four of its steps)"
         )
     kind = file_kind(directory)
     if kind is not None and kind != "a directory":
@@ -363,6 +379,7 @@ def characterize(
     quick: bool = False,
     sizes: str | None = None,
     reps: int | None = None,
+    launches: int | None = None,
     launcher: str | None = None,
     hosts: str | None = None,
     skip=(),
@@ -377,11 +394,15 @@ def characterize(
     baseline=None,
 ) -> Run:
     """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)``
-    loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep.
-    ``launcher``/``hosts``: how the interference pair is launched (default: 2 ranks here, or srun in a
-    Slurm job; the per-GPU steps use its program with one rank per device). ``skip``: steps not to run
-    ("interference" skips its three). ``*_args``: extra CLI options per probe (interference_args go to its
-    three steps). ``tolerance`` (0.1 or "10%"): how far a GPU may be worse than the node's others, or than
+    loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep (reps: timed
+    sends per visit of a point, in each of its rounds). ``launches``: separate launches of each
+    interference step, each into its own file (<step>.jsonl, <step>.launch2.jsonl, ...); None: 3 where
+    the run fits its budget (30 s + 15 s per GPU) at the first launch's pace, else as many as fit, at
+    least 1 (``run.launches``, ``run.launches_note``). ``launcher``/``hosts``: how the interference pair
+    is launched (default: 2 ranks here, or srun in a Slurm job; the per-GPU steps use its program with
+    one rank per device). ``skip``: steps not to run ("interference" skips its four). ``*_args``: extra
+    CLI options per probe (interference_args go to its four steps). ``tolerance`` (0.1 or "10%"): how far
+    a GPU may be worse than the node's others, or than
     the ``baseline`` run directory's same GPU, before it is flagged (``run.anomalies``;
     ``run.outside_baseline()``). Options, and the baseline's GPUs against this node's, are checked
     before anything is written (UsageError). A probe that fails or stops keeps its finished records and
@@ -400,34 +421,55 @@ def characterize(
         interference_args=interference_args,
     )
     directory = Path(directory) if directory else default_directory()
-    _check_options(device, timeout_s, reps, hosts, skip, directory)
+    _check_options(device, timeout_s, reps, hosts, skip, directory, launches)
     fraction = gpu_table.parse_tolerance(tolerance)
     chosen = [probe for probe in PROBES if probe not in skip and family(probe) not in skip]
     per_gpu_steps = [p for p in chosen if p in PER_GPU_STEPS]
     node = node_devices(device) if per_gpu_steps or baseline is not None else Node(None, 1)
     reference = _baseline_table(baseline, node, per_gpu_steps) if baseline is not None else None
+    # Every step of every launch is made now: a launcher not found is refused before anything is written.
     steps = [
-        Step(
-            probe,
-            _probe_command(probe, args, directory / f"{probe}.jsonl", node.gpus),
-            ranks=node.gpus if probe in PER_GPU_STEPS else 1,
-        )
-        for probe in chosen
-    ]  # a launcher not found is refused here
+        Step(probe, _probe_command(probe, args, directory / f"{probe}.jsonl", node.gpus), ranks=node.gpus)
+        for probe in per_gpu_steps
+    ]
+    launched = [
+        [
+            Step(probe, _probe_command(probe, args, directory / f"{launch_name(probe, k)}.jsonl", launch=k), launch=k)
+            for probe in chosen
+            if probe in LAUNCHED_STEPS
+        ]
+        for k in range(1, (launches or DEFAULT_LAUNCHES) + 1)
+    ]
     (directory / "logs").mkdir(parents=True, exist_ok=True)
+    # The steps progress counts: every launch asked for; by default the first, each later one once it fits.
+    planned = launched if launches else launched[:1]
     show = Progress(
-        sys.stderr, bar=sys.stderr.isatty() if progress is None else progress, steps=[s.probe for s in steps]
+        sys.stderr,
+        bar=sys.stderr.isatty() if progress is None else progress,
+        steps=[s.name for s in steps + [s for launch in planned for s in launch]],
     )
-    run = Run(directory, gpus=node.gpus, tolerance=fraction)
+    run = Run(directory, gpus=node.gpus, tolerance=fraction, launches_asked=launches)
+    run.budget_s = None if launches else BUDGET_S[0] + BUDGET_S[1] * node.gpus
     start = time.monotonic()
     _write_topology(directory)
     for step in steps:
-        run.steps.append(step)
-        try:
-            run_step(step, directory / f"{step.probe}.jsonl", directory, show, timeout_s)
-        finally:
-            run.wall_s = time.monotonic() - start
-            _write_manifest(run)
+        _run_and_record(run, step, show, timeout_s, start)
+    paces = []  # each launch's wall time
+    for k, launch in enumerate(launched, 1):
+        if not launch:
+            break
+        if run.budget_s is not None and paces and time.monotonic() - start + max(paces) > run.budget_s:
+            run.launches_note = (
+                f"{run.launches} of {DEFAULT_LAUNCHES} launches: another ({max(paces):.0f} s) would take the run "
+                f"past its budget of {run.budget_s:.0f} s (30 s + 15 s per GPU); --launches N runs N"
+            )
+            break
+        began = time.monotonic()
+        run.launches = k
+        show.steps += [s.name for s in launch if s.name not in show.steps]
+        for step in launch:
+            _run_and_record(run, step, show, timeout_s, start)
+        paces.append(time.monotonic() - began)
     _compare_gpus(run, baseline, reference, [p for p in PER_GPU_STEPS if p not in chosen])
     _write_manifest(run)
     if report:
@@ -440,6 +482,16 @@ def characterize(
         run.report_s = time.monotonic() - start - run.wall_s
         _write_manifest(run)
     return run
+
+
+def _run_and_record(run: Run, step: Step, show: Progress, timeout_s, start: float) -> None:
+    """Runs one step into <its name>.jsonl, the manifest rewritten after it (a killed run keeps it)."""
+    run.steps.append(step)
+    try:
+        run_step(step, run.directory / f"{step.name}.jsonl", run.directory, show, timeout_s)
+    finally:
+        run.wall_s = time.monotonic() - start
+        _write_manifest(run)
 
 
 def _baseline_table(baseline, node: Node, per_gpu_steps: list):
@@ -484,6 +536,8 @@ def _write_manifest(run: Run) -> None:
         "steps": [
             {
                 "probe": s.probe,
+                **({"launch": s.launch} if s.launch is not None else {}),
+                "file": f"{s.name}.jsonl",
                 "command": shlex.join(s.command),
                 "status": s.status,
                 "exit_code": s.exit_code,
@@ -494,6 +548,10 @@ def _write_manifest(run: Run) -> None:
             for s in run.steps
         ],
         **({"report_error": run.report_error} if run.report_error else {}),
+        "launches": run.launches,
+        "launches_asked": run.launches_asked,
+        "launch_budget_s": run.budget_s,
+        **({"launches_note": run.launches_note} if run.launches_note else {}),
         "gpus": run.gpus,
         "tolerance": run.tolerance,
         "per_gpu": run.per_gpu,
@@ -518,14 +576,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="short runs (tests, a first look): fewer samples, sizes 1 KiB to 1 MiB, a 2 s clock span",
+        help="short runs (tests, a first look): fewer samples, 6 rounds of 2 sends per visit, sizes 1 KiB to "
+        "1 MiB, a 2 s clock span",
     )
     p.add_argument(
         "--sizes",
-        help="interference message sizes, as `hetprobe interference --sizes`, for its three "
-        "steps (default: 1KiB,64KiB,1MiB,16MiB for the loads, 1KiB:16MiB:x16 for the paper's layouts)",
+        help="interference message sizes, as `hetprobe interference --sizes`, for its four "
+        "steps (default: 1KiB,64KiB,1MiB,16MiB for the loads, 1KiB:16MiB:x16 for the paper's layouts, "
+        "1KiB,1MiB for the cold sends)",
     )
-    p.add_argument("--reps", type=int, help="interference timed samples per point (default: 20)")
+    p.add_argument(
+        "--reps",
+        type=int,
+        help="interference timed sends per visit of a point, in each of its 10 rounds (default: 4; --quick: 2 in "
+        "6 rounds; `--interference-args '--rounds N'` sets the rounds)",
+    )
+    p.add_argument(
+        "--launches",
+        metavar="N",
+        help="run each interference step N times, each a separate mpirun/srun into its own file (interference.jsonl, "
+        "interference.launch2.jsonl, ...); the report pools them, and from 3 launches on a point's ratio gets its "
+        "95%% interval from the spread between launches (default: 3 where the whole run fits its budget of 30 s + "
+        "15 s per GPU at the first launch's pace, else as many as fit, at least 1)",
+    )
     p.add_argument(
         "--launcher",
         help="how to start the interference pair and the per-GPU steps' ranks (one per device): mpirun, srun, "
@@ -537,7 +610,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--skip",
         default="",
         help="steps not to run, comma-separated: notify, clock, bandwidth, interference (its "
-        "three steps), interference-rate, interference-paper",
+        "four steps), interference-rate, interference-paper, interference-cold",
     )
     p.add_argument(
         "--tolerance",
@@ -578,8 +651,11 @@ def main(argv: list[str]) -> int:
             "Characterise this node: topology; on every GPU, one rank each, CPU<->GPU notification costs, the clock "
             "relation and pinned-memory bandwidth with the PCIe link read under load; and how GPU traffic of every "
             "kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) slows MPI_Send on "
-            "two ranks, with the paper's layouts. Writes a run directory with every result (JSON Lines), a report "
-            "(Markdown + PNG, and one self-contained HTML file) with a per-GPU table that flags a GPU off the "
+            "two ranks, warm and cold (2 ms of computing before each send), with the paper's layouts: each size in "
+            "shuffled rounds, the ratio to the idle GPU's send paired per round, over several launches. A slowdown "
+            "is claimed only where its 95% interval lies wholly above 1.05. Writes a run directory with every "
+            "result (JSON Lines), a report (Markdown + PNG, and one self-contained HTML file) with a per-GPU table "
+            "that flags a GPU off the "
             "others by more than --tolerance or with a link below its maximum, and prints a summary. Runs on host "
             "threads where there is no GPU, and says so. Exit code 0: every probe finished (and, with --baseline, "
             "every GPU is within tolerance of the baseline's); 1: a probe failed or stopped (the report is still "
@@ -600,6 +676,7 @@ def main(argv: list[str]) -> int:
             quick=a.quick,
             sizes=a.sizes,
             reps=a.reps,
+            launches=parse_launches(a.launches) if a.launches is not None else None,
             launcher=a.launcher,
             hosts=a.hosts,
             skip=skip,
@@ -627,10 +704,12 @@ def main(argv: list[str]) -> int:
     if summary.exists():
         sys.stdout.write(summary.read_text())
     print(f"run directory: {run.directory}  (measured in {run.wall_s:.0f} s, report in {run.report_s:.0f} s)")
+    if run.launches_note and not summary.exists():  # the summary names it
+        print(f"interference steps: {run.launches_note}")
     for step in run.failed():
         print(
-            f"FAILED: {step.probe} (exit code {step.exit_code}) after {step.records} record(s): {step.error}; "
-            f"see {run.directory / 'logs' / (step.probe + '.log')}"
+            f"FAILED: {step.name} (exit code {step.exit_code}) after {step.records} record(s): {step.error}; "
+            f"see {run.directory / 'logs' / (step.name + '.log')}"
         )
     if run.baseline:
         outside = run.outside_baseline()

@@ -15,6 +15,16 @@ def _us(summary: dict | None) -> str:
     return f"{summary['median'] / 1000:.2f} us"
 
 
+def _ratio(record: dict) -> str:
+    """ ", x1.12 (1.07-1.19) slowdown": a point's ratio to SSB, its 95% interval and what that claims."""
+    ratio, ci = record.get("ratio_to_ssb_median"), record.get("ratio_to_ssb_ci95")
+    if not isinstance(ratio, (int, float)):
+        return ""
+    interval = f" ({ci[0]:.2f}-{ci[1]:.2f})" if isinstance(ci, list) and len(ci) == 2 else ""
+    effect = f" {record['effect']}" if record.get("effect") in ("slowdown", "speedup") else ""
+    return f", x{ratio:.3g}{interval}{effect}"
+
+
 def record_label(record: dict) -> str:
     """A short human description of a record, for progress output only."""
     kind = record.get("record")
@@ -28,7 +38,7 @@ def record_label(record: dict) -> str:
         )
         return (
             f"{size_label(record['size_bytes'])} {record['layout']} {record['access']}{load}: "
-            f"MPI_Send median {_us(record.get('send_time_ns'))}, {record.get('status')}"
+            f"MPI_Send median {_us(record.get('send_time_ns'))}{_ratio(record)}, {record.get('status')}"
         )
     if kind == "host_memory":
         return f"host memory: STREAM triad {record.get('best_triad_gbs', float('nan')):.1f} GB/s"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,8 @@ import pandas as pd
 
 from . import gpus
 from ._paths import file_kind
-from .characterize import family, last_error
+from ._step_records import family, split_launch
+from .characterize import last_error
 from .errors import UsageError
 from .load import Results, load
 from .report_gpus import gpu_section, summary_lines
@@ -48,9 +50,12 @@ def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
             "tolerance": run.tolerance,
             "anomalies": run.anomalies,
             "baseline": run.baseline,
+            "launches_note": run.launches_note,
             "steps": [
                 {
                     "probe": s.probe,
+                    **({"launch": s.launch} if s.launch is not None else {}),
+                    "file": f"{s.name}.jsonl",
                     "status": s.status,
                     "exit_code": s.exit_code,
                     "wall_s": s.wall_s,
@@ -76,22 +81,31 @@ def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
     return manifest, None
 
 
+def _step_name(step: dict) -> str:
+    """A manifest step's name, which its files carry: "interference.launch2" (runs from before the
+    launches name only the probe)."""
+    file = step.get("file")
+    return file[: -len(".jsonl")] if isinstance(file, str) and file.endswith(".jsonl") else str(step.get("probe"))
+
+
 def _step_errors(directory: Path, manifest: dict | None) -> dict[str, tuple[dict, str]]:
-    """{step: (its manifest entry, the last error of its log)} of the steps that did not finish."""
+    """{step name: (its manifest entry, the last error of its log)} of the steps that did not finish."""
     out = {}
     for step in (manifest or {}).get("steps", []):
         if step.get("status") != "ok":
-            probe = str(step.get("probe"))
-            out[probe] = (
+            name = _step_name(step)
+            out[name] = (
                 step,
-                step.get("error") or last_error(directory / "logs" / f"{probe}.log") or "its log names no error",
+                step.get("error") or last_error(directory / "logs" / f"{name}.log") or "its log names no error",
             )
     return out
 
 
-def _problem(probe: str, step: dict, error: str) -> str:
+def _problem(name: str, step: dict, error: str) -> str:
+    probe, launch = split_launch(name)
+    what = f"{probe} (launch {launch})" if "launch" in step or launch > 1 else probe
     return (
-        f"{probe} {step.get('status')} (exit code {step.get('exit_code')}) after {step.get('records', 0)} "
+        f"{what} {step.get('status')} (exit code {step.get('exit_code')}) after {step.get('records', 0)} "
         f"record(s): {error.rstrip('.')}. Only its finished records are shown."
     )
 
@@ -139,12 +153,12 @@ def write_report(directory, run=None) -> Written:
     header = _first_header(results)
     manifest, manifest_problem = _manifest(directory, run)
     errors = _step_errors(directory, manifest)
-    failed = {probe: _problem(probe, step, error) for probe, (step, error) in errors.items()}
+    failed = {name: _problem(name, step, error) for name, (step, error) in errors.items()}
     unreadable = {
         os.path.basename(f): f"{os.path.basename(f)} cannot be read: {_reason(f, why)}" for f, why in results.unreadable
     }
     for step in (manifest or {}).get("steps", []):
-        name = f"{step.get('probe')}.jsonl"
+        name = f"{_step_name(step)}.jsonl"
         if step.get("records") and not (directory / name).exists():
             unreadable[name] = f"{name} is missing (characterize.json says its step wrote {step['records']} record(s))"
     problems = list(failed.values()) + list(unreadable.values()) + ([manifest_problem] if manifest_problem else [])
@@ -192,7 +206,8 @@ def write_report(directory, run=None) -> Written:
     )
     (directory / "report.md").write_text(doc.markdown())
     (directory / "report.html").write_text(doc.html(directory))
-    lines += summary_lines(table, anomalies)
+    note = (manifest or {}).get("launches_note")
+    lines += summary_lines(table, anomalies) + ([f"interference steps: {note}"] if isinstance(note, str) else [])
     (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, conditions)) + "\n")
     return Written(directory / "report.md", problems)
 
@@ -223,10 +238,20 @@ def _summary(directory: Path, header: dict, lines: list, problems: list, conditi
     if header.get("backend") == "host":
         out.append("  no GPU used: CPU threads played the GPU (see the report)")
     out += [f"  {line}" for line in lines]
-    out += [f"  {MARK} measurement conditions: {w}" for w in conditions]
+    out += [f"  {MARK} measurement conditions: {w}" for w in _alike(conditions)]
     out += [f"  INCOMPLETE: {p}" for p in problems]
     out.append(f"  report: {directory / 'report.md'} and {directory / 'report.html'}")
     return out
+
+
+def _alike(warnings) -> list[str]:
+    """Warnings that differ only in their readings (each launch's load average) once, with how many more."""
+    groups: dict[str, list[str]] = {}
+    for w in warnings:
+        groups.setdefault(re.sub(r"\d+(\.\d+)?", "#", w), []).append(w)
+    return [
+        g[0] + (f" (and {len(g) - 1} similar readings in other runs)" if len(g) > 1 else "") for g in groups.values()
+    ]
 
 
 def _provenance(doc: Document, results: Results, manifest: dict | None, errors: dict, unreadable: list) -> None:
@@ -247,10 +272,14 @@ def _provenance(doc: Document, results: Results, manifest: dict | None, errors: 
     if rows:
         doc.table(pd.DataFrame(rows))
     if manifest:
-        columns = ["probe", "status", "exit_code", "records", "wall_s"]
-        steps = pd.DataFrame(manifest.get("steps", [])).reindex(columns=columns)
+        listed = manifest.get("steps", [])
+        launched = any("launch" in s for s in listed)  # runs from before the launches have no such column
+        columns = ["probe"] + (["launch"] if launched else []) + ["status", "exit_code", "records", "wall_s"]
+        steps = pd.DataFrame(listed).reindex(columns=columns)
+        if launched:
+            steps["launch"] = [s.get("launch", "") for s in listed]
         if errors:  # the last error of each failed step's log, beside it
-            steps["error"] = [errors.get(p, "") for p in steps["probe"]]
+            steps["error"] = [errors.get(_step_name(s), "") for s in listed]
         if isinstance(manifest.get("wall_s"), (int, float)):
             doc.para(f"Wall time of the measurements (topology and every probe): {manifest['wall_s']:.1f} s.")
         doc.table(steps.rename(columns={"wall_s": "wall time (s)"}))

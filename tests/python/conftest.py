@@ -60,7 +60,9 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 @pytest.fixture(scope="session")
 def host_run(tmp_path_factory):
-    """(run directory, completed process) of `python -m hetprobe characterize --quick --device host`."""
+    """(run directory, completed process) of `python -m hetprobe characterize --quick --device host
+    --launches 3`: three launches of each interference step, as the default runs where its budget allows
+    (named, so that a slow machine does not make it fewer)."""
     directory = tmp_path_factory.mktemp("characterize") / "run"
     done = subprocess.run(
         [
@@ -73,6 +75,8 @@ def host_run(tmp_path_factory):
             "host",
             "--progress",
             "lines",
+            "--launches",
+            "3",
             str(directory),
         ],
         capture_output=True,

@@ -1,6 +1,6 @@
-"""hetprobe characterize, the main job, on the host backend (--quick): the run
-directory, the report, the summary and the progress lines; a run whose probes fail
-still leaves its report."""
+"""hetprobe characterize, the main job, on the host backend (--quick, 3 launches of the
+interference steps): the run directory, the report, the summary and the progress lines; a run
+whose probes fail still leaves its report."""
 
 import json
 import os
@@ -12,17 +12,21 @@ import pytest
 
 import hetprobe
 
+LAUNCHED = ("interference", "interference-rate", "interference-paper", "interference-cold")
+# Every step's name in the order characterize runs them: the per-GPU steps, then each launch of the
+# interference steps in turn (launch 1's files keep the step's own name).
+STEPS = ["notify", "clock", "bandwidth"] + [
+    step if k == 1 else f"{step}.launch{k}" for k in (1, 2, 3) for step in LAUNCHED
+]
+
 
 def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     directory, done = host_run
     assert done.returncode == 0, done.stderr
     for name in (
-        "notify.jsonl",
-        "clock.jsonl",
-        "bandwidth.jsonl",
-        "interference.jsonl",
-        "interference-rate.jsonl",
-        "interference-paper.jsonl",
+        *[f"{step}.jsonl" for step in STEPS],
+        *[f"{step}.txt" for step in STEPS],
+        *[f"logs/{step}.log" for step in STEPS[3:]],
         "topology.json",
         "topology.txt",
         "report.md",
@@ -32,14 +36,10 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     ):
         assert (directory / name).stat().st_size > 0, name
     manifest = json.loads((directory / "characterize.json").read_text())
-    assert [s["probe"] for s in manifest["steps"]] == [
-        "notify",
-        "clock",
-        "bandwidth",
-        "interference",
-        "interference-rate",
-        "interference-paper",
-    ]
+    assert [s["file"] for s in manifest["steps"]] == [f"{step}.jsonl" for step in STEPS]
+    assert [s["probe"] for s in manifest["steps"]] == ["notify", "clock", "bandwidth"] + list(LAUNCHED) * 3
+    assert [s.get("launch") for s in manifest["steps"]] == [None] * 3 + [1] * 4 + [2] * 4 + [3] * 4
+    assert manifest["launches"] == 3 and manifest["launches_asked"] == 3 and manifest["launch_budget_s"] is None
     assert all(s["status"] == "ok" and s["wall_s"] > 0 for s in manifest["steps"])
     r = hetprobe.load(directory)
     assert set(r.summary["probe"]) == {"notify", "clock", "bandwidth", "interference"}
@@ -53,7 +53,7 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
 def test_each_header_plans_the_records_its_probe_wrote(host_run):
     """The progress total and its ETA come from the header's planned_records: it must be exact."""
     directory, _ = host_run
-    for name in ("notify", "clock", "bandwidth", "interference", "interference-rate", "interference-paper"):
+    for name in STEPS:
         lines = [json.loads(line) for line in (directory / f"{name}.jsonl").read_text().splitlines()]
         header, records = lines[0], lines[1:]
         assert header["record"] == "header"
@@ -86,29 +86,46 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     directory, done = host_run
     assert "no GPU used" in done.stdout and "run directory:" in done.stdout
     assert "flag round trip" in done.stdout
-    # The headline names the worst slowdown's kind, GPU count, traffic and size.
-    worst = next(line for line in done.stdout.splitlines() if "Worst MPI_Send slowdown under GPU traffic" in line)
-    # The worst point may come from the rate run, which names its rate (report_headline.py).
-    assert re.search(
-        r"× SSB: (write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate (0\.5))?, [0-9.]+ GB/s "
-        r"during the send, (1|64) KiB(  ⚠ noisy: .+)?$",
+    # The headline names the largest slowdown its 95% interval supports, or says there is none beyond
+    # noise with the largest median ratio; either way the point's kind, GPU count, size, its SSB and loaded
+    # medians and the traffic. It may come from the rate run, which names its rate (report_headline.py).
+    worst = next(line for line in done.stdout.splitlines() if "MPI_Send slowdown under GPU traffic:" in line)
+    point = (
+        r"(write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate 0\.5)?, (1|64) KiB: SSB [0-9.]+ µs, loaded "
+        r"[0-9.]+ µs, [0-9.]+ GB/s during the send(  ⚠ noisy: .+)?$"
+    )
+    assert re.search(r": [0-9.]+× SSB \(95% CI [0-9.]+-[0-9.,]+\): " + point, worst) or re.search(
+        r": no slowdown beyond noise: the largest median ratio is [0-9.,]+× SSB \(95% CI [0-9.]+-[0-9.,]+\), " + point,
         worst,
     ), worst
+    # Cold sends: the SSB median with 2 ms of computing before each send against the loads' step's, per size.
+    cold = next(line for line in done.stdout.splitlines() if "Cold MPI_Send, the GPU idle" in line)
+    assert re.search(
+        r"\(2ms of spinning before each send\): 1 KiB: [0-9.]+ µs cold, [0-9.]+ µs back to back \(([0-9.]+ µs "
+        r"(more|less)|the same)\); 64 KiB: [0-9.]+ µs cold, [0-9.]+ µs back to back",
+        cold,
+    ), cold
+    assert "Cold MPI_Send slowdown under GPU traffic: " in done.stdout
     assert "Host memory bandwidth (STREAM" in done.stdout
     count = {
         name: len(
             [line for line in (directory / f"{name}.jsonl").read_text().splitlines() if '"record":"point"' in line]
         )
-        for name in ("interference", "interference-paper")
+        for name in ("interference", "interference.launch3", "interference-paper", "interference-cold")
     }
     assert count["interference"] == 2 * (1 + 5)  # --quick: 1 and 64 KiB, SSB + every kind from 1 GPU (1 host device)
+    assert count["interference.launch3"] == count["interference"]
     assert count["interference-paper"] == 3 * 4 * 2  # 1KiB:1MiB:x16 is 1, 16 and 256 KiB
-    records = count["interference"] + 1  # and the host memory record
+    assert count["interference-cold"] == 2 * (1 + 5)  # 1 and 64 KiB, SSB + every kind, 2 ms before each send
+    records = count["interference"] + 1  # and the host memory record, in the first launch only
     assert f"interference {records}/{records}:" in done.stderr
+    assert f"interference.launch2 {records - 1}/{records - 1}:" in done.stderr
     assert f"interference-paper {count['interference-paper']}/{count['interference-paper']}:" in done.stderr
+    assert f"interference-cold.launch3 {count['interference-cold']}/{count['interference-cold']}:" in done.stderr
     assert "notify 48/48:" in done.stderr  # the count expected from notify's header: 24 + 12 + 12 mechanisms
     assert re.search(r"interference 1/13: .* \[ETA \d+:\d\d\]$", done.stderr, re.M)
-    assert "clock (step 2 of 6): started (6 records expected)" in done.stderr
+    assert "clock (step 2 of 15): started (6 records expected)" in done.stderr
+    assert "interference-cold.launch3 (step 15 of 15): started (12 records expected)" in done.stderr
     # --quick: 4 plain passes, 2 persistent writers, the write load twice (and the link record, where written)
     bandwidth = len((directory / "bandwidth.jsonl").read_text().splitlines()) - 1
     assert bandwidth in (8, 9) and f"bandwidth {bandwidth}/{bandwidth}:" in done.stderr
@@ -147,6 +164,8 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
             "host",
             "--skip",
             "notify,clock,bandwidth,interference-rate",
+            "--launches",
+            "1",
             "--no-report",
             # Many points (15 sizes), so that SIGINT lands mid-run even when the spinning ranks starve
             # this poller: --quick's 12 points take about a second on an idle 2-core machine.
@@ -220,7 +239,9 @@ def failing_run(tmp_path_factory):
             "--progress",
             "lines",
             "--skip",
-            "interference-rate,interference-paper",
+            "interference-rate,interference-paper,interference-cold",
+            "--launches",
+            "1",
             str(directory),
         ],
         env=dict(os.environ, HETPROBE_BIN_DIR=str(bin_dir)),
@@ -262,7 +283,7 @@ def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(fa
     loads = md[md.index("## Interference") : md.index("## Notifications")]
     assert "| write | 1 |" in loads and "](interference_traffic.png)" in loads and "not available" not in loads
     assert "One flag read + write on the CPU (paper Table 1)" in done.stdout  # the headline that has records
-    assert "Worst MPI_Send slowdown under GPU traffic" in done.stdout
+    assert "MPI_Send slowdown under GPU traffic: " in done.stdout
     assert "INCOMPLETE: notify failed" in done.stdout and "flag round trip" not in done.stdout
     again = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(directory)], capture_output=True, text=True)
     assert again.returncode == 1 and (directory / "report.md").read_text() == md

@@ -1,0 +1,294 @@
+"""characterize's launches and the headline's rule: each interference step launched N times into its
+own file, the launches pooled by hetprobe.load (Results.interference_ratios, through
+hetprobe._core.pool_launch_ratios), merged files pooled alike, and the headline naming a slowdown only
+where its 95% interval lies wholly above 1.05 (on the host run, on three launches of one H100, and on
+those launches made noisy)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+
+import numpy as np
+import pytest
+from conftest import DATA, jsonl_records, write_jsonl
+
+import hetprobe
+from hetprobe import UsageError, _core, headline_table
+from hetprobe.cli import main
+from hetprobe.merge import merge
+from hetprobe.report_headline import ci_text
+
+characterize_module = importlib.import_module("hetprobe.characterize")  # the package's name is the function
+ROUNDS = DATA / "h100-rounds"  # tests/gpu/rounds.sh: the same command launched 3 times on one H100
+LAUNCHED = ("interference", "interference-rate", "interference-paper", "interference-cold")
+
+
+def _files(directory, step):
+    return [directory / (f"{step}.jsonl" if k == 1 else f"{step}.launch{k}.jsonl") for k in (1, 2, 3)]
+
+
+def test_each_launch_is_its_own_run_into_its_own_file(host_run):
+    directory, _ = host_run
+    manifest = json.loads((directory / "characterize.json").read_text())
+    commands = {s["file"]: s["command"] for s in manifest["steps"]}
+    for step in LAUNCHED:
+        headers = [jsonl_records(f)[0] for f in _files(directory, step)]
+        assert len({h["config"]["seed"] for h in headers}) == 3, step  # each launch draws its own rounds' orders
+        assert len({h["config"]["rounds"] for h in headers}) == 1 and headers[0]["config"]["rounds"] == 6
+        for f in _files(directory, step):
+            assert f"--out {f}" in commands[f.name] and commands[f.name].startswith("mpirun")
+    # The node's STREAM once: the first launch of the loads' step measured it.
+    assert '"record":"host_memory"' in (directory / "interference.jsonl").read_text()
+    assert "--no-host-stream" in commands["interference.launch2.jsonl"]
+    assert '"record":"host_memory"' not in (directory / "interference.launch2.jsonl").read_text()
+
+
+def test_load_pools_the_launches_of_each_step(host_run):
+    directory, _ = host_run
+    results = hetprobe.load(directory)
+    pooled = results.interference_ratios()
+    each = results.interference_ratios(pooled=False)
+    assert sorted(set(pooled["step"])) == sorted(LAUNCHED)  # one series per step, its launches pooled
+    assert (pooled["launches"] == 3).all()
+    assert sorted(set(each["launch"])) == [1, 2, 3]
+    assert len(each) == 3 * len(pooled)
+    loaded = pooled[pooled["layout"] != "SSB"]
+    assert (
+        len(loaded) == 10 + 1 * 2 + 3 * 2 * 3 + 10
+    )  # loads; the 2 rates; paper's 3 layouts x 2 access x 3 sizes; cold
+    key = ["step", "size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate"]
+    for _, row in loaded.iterrows():
+        mine = each.set_index(key).loc[tuple(row[k] for k in key)]
+        ratios = list(mine["ratio"])
+        expected = _core.pool_launch_ratios(ratios)
+        assert row["ratio"] == pytest.approx(expected["median"])
+        assert (row["ratio_ci95_low"], row["ratio_ci95_high"]) == pytest.approx(
+            expected["ci95"]
+        )  # 3 launches: an interval
+        assert row["effect"] == expected["effect"] == _core.classify_ratio(*expected["ci95"])
+        assert (row["ratio_min"], row["ratio_max"]) == (min(ratios), max(ratios))
+        assert row["median_ns"] == pytest.approx(np.median(mine["median_ns"]))
+        assert sorted(row["record_ids"]) == sorted(mine["record_id"])
+    ssb = pooled[pooled["layout"] == "SSB"]
+    assert len(ssb) and ssb["ratio"].isna().all() and (ssb["median_ns"] == ssb["ssb_median_ns"]).all()
+
+
+def test_two_launches_pool_without_an_interval_and_one_keeps_its_own(host_run):
+    directory, _ = host_run
+    two = hetprobe.load(_files(directory, "interference")[:2]).interference_ratios()
+    loaded = two[two["layout"] != "SSB"]
+    assert len(loaded) == 10 and (loaded["launches"] == 2).all()
+    assert (
+        loaded["ratio_ci95_low"].isna().all()
+        and loaded["ratio_ci95_high"].isna().all()
+        and loaded["effect"].isna().all()
+    )
+    assert ((loaded["ratio_min"] <= loaded["ratio"]) & (loaded["ratio"] <= loaded["ratio_max"])).all()
+    one = hetprobe.load(_files(directory, "interference")[0])
+    table = one.interference_ratios()
+    for _, row in table[table["layout"] != "SSB"].iterrows():
+        (record_id,) = row["record_ids"]
+        record = one.records[record_id]
+        assert row["launches"] == 1 and row["ratio"] == record["ratio_to_ssb_median"]  # the point's own
+        assert [row["ratio_ci95_low"], row["ratio_ci95_high"]] == record["ratio_to_ssb_ci95"]  # 6 rounds: [q(1), q(6)]
+        assert row["effect"] == record["effect"]
+
+
+def test_merged_launches_pool_as_the_files_do(host_run, tmp_path):
+    directory, _ = host_run
+    files = _files(directory, "interference")
+    merged = merge(files, tmp_path / "merged.jsonl")
+    apart = merged.interference_ratios(pooled=False)
+    assert list(apart["launch"].drop_duplicates()) == [1, 2, 3]  # each launch a segment of the merged file
+    assert apart.groupby("launch")["segment"].nunique().tolist() == [1, 1, 1]
+    columns = ["size_bytes", "layout", "load_kind", "launches", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect"]
+    pooled = merged.interference_ratios()[columns]
+    direct = hetprobe.load(files).interference_ratios()[columns]
+    assert pooled.equals(direct)
+
+
+def test_launches_must_be_a_whole_number(tmp_path, capsys):
+    for value in ("0", "two", "1.5", "-3", "101"):
+        assert main(["characterize", "--launches", value, str(tmp_path / "run")]) == 2
+        err = capsys.readouterr().err
+        assert f"--launches {value if value in ('0', '101') else repr(value)}: expected a whole number" in err, err
+    for value in (0, True, 2.0):
+        with pytest.raises(UsageError, match="--launches"):
+            hetprobe.characterize(tmp_path / "run", launches=value)
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_default_runs_the_launches_its_budget_allows(tmp_path, monkeypatch):
+    """No time left in the budget: the first launch runs, the others do not, and the run says why."""
+    monkeypatch.setattr(characterize_module, "BUDGET_S", (0.0, 0.0))
+    run = hetprobe.characterize(
+        tmp_path / "run",
+        quick=True,
+        device="host",
+        skip=["notify", "clock", "bandwidth", "interference-paper", "interference-cold"],
+        report=False,
+        progress=False,
+    )
+    assert run.launches == 1 and run.launches_asked is None and run.budget_s == 0
+    assert [s.name for s in run.steps] == ["interference", "interference-rate"]
+    assert run.launches_note.startswith("1 of 3 launches: another (") and "past its budget of 0 s" in run.launches_note
+    manifest = json.loads((tmp_path / "run" / "characterize.json").read_text())
+    assert manifest["launches"] == 1 and manifest["launches_note"] == run.launches_note
+    assert not list((tmp_path / "run").glob("*.launch2.*"))
+
+
+# --- the headline's rule on three launches of one H100 (tests/gpu/rounds.sh) ---------------------
+
+
+def _run_dir(tmp_path, edit=None):
+    """The three H100 launches as a characterize run's interference step (interference.jsonl,
+    interference.launch2.jsonl, ...), each point's ratio edited by edit(launch, record) where given."""
+    directory = tmp_path / "run"
+    directory.mkdir()
+    for k in (1, 2, 3):
+        records = jsonl_records(ROUNDS / f"interference-{k}.jsonl")
+        for record in records:
+            if edit and record.get("record") == "point" and record.get("ratio_to_ssb_median") is not None:
+                edit(k, record)
+        write_jsonl(directory / ("interference.jsonl" if k == 1 else f"interference.launch{k}.jsonl"), records)
+    return directory
+
+
+def _set_ratio(record, ratio, half_width=0.03):
+    """A point's ratio, its interval over the rounds and what that claims (as the probe writes them)."""
+    low, high = ratio * (1 - half_width), ratio * (1 + half_width)
+    record.update(ratio_to_ssb_median=ratio, ratio_to_ssb_ci95=[low, high], effect=_core.classify_ratio(low, high))
+    record["send_time_ns"]["median"] = ratio * record["ssb_send_time_ns_median"]
+
+
+def _headline(directory) -> dict:
+    table = headline_table(hetprobe.load(directory))
+    return dict(zip(table["quantity"], zip(table["value"], table["how"])))
+
+
+def test_the_headline_names_the_slowdown_three_h100_launches_support(tmp_path):
+    # Each launch's 16 MiB write ratio (1.12, 1.15, 1.20) pools to 1.15 with an interval above 1.05.
+    value, how = _headline(_run_dir(tmp_path))["MPI_Send slowdown under GPU traffic"]
+    pooled = _core.pool_launch_ratios([1.1178487754513107, 1.1466921015465033, 1.2010567319846694])
+    assert pooled["effect"] == "slowdown"
+    low, high = pooled["ci95"]
+    assert value == (
+        f"{pooled['median']:.3g}× SSB (95% CI {low:.2f}-{high:.2f}): write from 1 GPU, 16 MiB: SSB 2.35 ms, loaded "
+        "2.69 ms, 52.1 GB/s during the send"
+    )
+    assert how.startswith("P2AB, stacked access; the median of 3 launches' ratios (1.12 to 1.2), its 95% interval")
+    assert how.endswith("claimed: the interval lies wholly above 1.05")
+
+
+def test_a_larger_median_without_the_intervals_support_is_not_the_headline(tmp_path):
+    # 16 MiB read: 1.6, 1.0, 1.3 over the launches, a median of 1.3 above the write's 1.15, but their
+    # spread gives an interval down to below 1: the write stays the headline.
+    spread = {1: 1.6, 2: 1.0, 3: 1.3}
+
+    def edit(k, record):
+        if record["size_bytes"] == 16 << 20 and record["load_kind"] == "read":
+            _set_ratio(record, spread[k])
+
+    directory = _run_dir(tmp_path, edit)
+    read = hetprobe.load(directory).interference_ratios().query("load_kind == 'read' and size_bytes == 16777216")
+    assert read["ratio"].iloc[0] == pytest.approx(1.3) and read["effect"].iloc[0] == "none"
+    value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
+    assert value.startswith("1.15× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
+
+
+def test_a_noisy_run_has_no_headline_effect(tmp_path):
+    """Launch 2 reads 40% high and launch 3 20% low at every point (a noisy node): each launch's own
+    interval may claim a slowdown, but their spread does not: no slowdown beyond noise."""
+    scale = {1: 1.0, 2: 1.4, 3: 0.8}
+
+    def edit(k, record):
+        _set_ratio(record, record["ratio_to_ssb_median"] * scale[k])
+
+    directory = _run_dir(tmp_path, edit)
+    each = hetprobe.load(directory).interference_ratios(pooled=False)
+    second = each[(each["launch"] == 2) & (each["layout"] != "SSB")]
+    assert len(second) == 12 and (second["effect"] == "slowdown").all()  # one launch alone would claim them all
+    pooled = hetprobe.load(directory).interference_ratios().dropna(subset=["ratio"])
+    assert (pooled["effect"] == "none").all() and pooled["ratio"].max() > 1.05
+    top = pooled.loc[pooled["ratio"].idxmax()]
+    value, how = _headline(directory)["MPI_Send slowdown under GPU traffic"]
+    assert value.startswith(
+        f"no slowdown beyond noise: the largest median ratio is {top['ratio']:.3g}× SSB (95% CI "
+        f"{top['ratio_ci95_low']:.2f}-{top['ratio_ci95_high']:.2f}), {top['load_kind']} from 1 GPU, "
+    )
+    assert how.endswith("no point's interval lies wholly above 1.05")
+    assert not any("speed-up" in q for q in _headline(directory))
+
+
+def test_a_speedup_is_reported_with_a_note_that_asks_why(tmp_path):
+    faster = {1: 0.80, 2: 0.82, 3: 0.81}
+
+    def edit(k, record):
+        if record["size_bytes"] == 64 << 10 and record["load_kind"] == "poll":
+            _set_ratio(record, faster[k])
+
+    headline = _headline(_run_dir(tmp_path, edit))
+    value, how = headline["MPI_Send speed-up under GPU traffic (not expected)"]
+    low, high = _core.pool_launch_ratios(list(faster.values()))["ci95"]
+    assert high < 0.95
+    # The SSB and loaded medians: the median over the launches (11.9 µs; 0.82 x launch 2's 11.89 µs).
+    assert value.startswith(
+        f"0.81× SSB (95% CI {low:.2f}-{high:.2f}): poll from 1 GPU, 64 KiB: SSB 11.9 µs, loaded 9.75 µs"
+    )
+    assert "GPU traffic is not expected to make a send faster: find out why" in how
+    assert headline["MPI_Send slowdown under GPU traffic"][0].startswith("1.15× SSB")  # the slowdown still stands
+
+
+def test_one_launch_is_judged_by_its_own_interval(tmp_path):
+    directory = tmp_path / "one"
+    directory.mkdir()
+    shutil.copyfile(ROUNDS / "interference-2.jsonl", directory / "interference.jsonl")
+    value, how = _headline(directory)["MPI_Send slowdown under GPU traffic"]
+    # Launch 2's own 10 rounds: 16 MiB write 1.15 with [q(2), q(9)] = 1.07-1.23, wholly above 1.05.
+    assert value.startswith("1.15× SSB (95% CI 1.07-1.23): write from 1 GPU, 16 MiB: SSB 2.13 ms")
+    assert "the median over 10 rounds of each round's median ÷ the same round's SSB median (8 sends" in how
+
+
+def test_the_report_shows_each_ratio_with_its_interval_and_the_cold_sends(host_run):
+    directory, _ = host_run
+    md = (directory / "report.md").read_text()
+    loads = md[md.index("## Interference") : md.index("## Cold sends")]
+    assert "| kind | GPUs | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in loads
+    assert "Pooled over 3 launches (each a separate mpirun)" in loads
+    assert "| kind | GPUs | rate | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in loads
+    cold = md[md.index("## Cold sends") : md.index("## The paper's layouts")]
+    assert "| size | access | back to back µs | cold µs | cold − back to back µs |" in cold
+    assert "Under each load, the sends cold (P2AB, stacked):" in cold
+    paper = md[md.index("## The paper's layouts") : md.index("## Notifications")]
+    assert "| kind | GPUs | layout | access | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in paper
+    # Each pooled point of the loads' step is a row: its median ratio, interval, effect and the launches' range.
+    table = hetprobe.load(directory).interference_ratios()
+    for _, row in table[(table["step"] == "interference") & (table["layout"] != "SSB")].iterrows():
+        size = "1 KiB" if row["size_bytes"] == 1024 else "64 KiB"
+        interval = ci_text(row["ratio_ci95_low"], row["ratio_ci95_high"])
+        assert interval and f"| {row['load_kind']} | 1 | {size} | " in loads
+        cells = f"| {row['ratio']:.4g} | {interval} | {row['effect']} | {row['ratio_min']:.2f}-{row['ratio_max']:.2f} |"
+        assert cells in loads, cells
+
+
+def test_a_failed_launch_is_named_in_its_section(host_run, tmp_path):
+    """A launch that failed (here: marked so in characterize.json) is named with its launch number in
+    the section of its step, and the report of the others is written."""
+    directory = tmp_path / "run"
+    shutil.copytree(host_run[0], directory)
+    manifest = json.loads((directory / "characterize.json").read_text())
+    step = next(s for s in manifest["steps"] if s["file"] == "interference-cold.launch2.jsonl")
+    step.update(status="failed", exit_code=1, error="hetprobe interference: timeout error: the receiver did not answer")
+    (directory / "characterize.json").write_text(json.dumps(manifest))
+    assert main(["report", str(directory)]) == 1
+    md = (directory / "report.md").read_text()
+    cold = md[md.index("## Cold sends") : md.index("## The paper's layouts")]
+    assert (
+        f"interference-cold (launch 2) failed (exit code 1) after {step['records']} record(s): hetprobe interference: "
+        "timeout error: the receiver did not answer. Only its finished records are shown."
+    ) in cold
+    assert "| kind | GPUs | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in cold
+    summary = (directory / "summary.txt").read_text()
+    assert "INCOMPLETE: interference-cold (launch 2) failed" in summary
