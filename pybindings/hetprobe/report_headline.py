@@ -281,6 +281,29 @@ def _ci_clause(row) -> str:
     return f" (95% CI {ci})" if ci else " (no 95% interval)"
 
 
+def _short_text(row) -> str:
+    """ "copy-d2h x1 16 MiB 1.13×": a point and its ratio, for a list."""
+    rate = "" if row["load_rate"] == "1" else f" @{row['load_rate']}"
+    return (
+        f"{row['load_kind']}{rate} x{int(row['load_gpus'])} {size_label(int(row['size_bytes']))} "
+        f"{ratio_text(row['ratio'])}×"
+    )
+
+
+def _near_ties(top, claimed: list) -> str:
+    """The other claimed slowdowns whose intervals reach the largest's, named beside it: which of
+    them is largest is within the noise, so a rerun may name another (up to 3, largest first)."""
+    low = top["ratio_ci95_low"]
+    if not np.isfinite(low):
+        return ""
+    ties = [r for r in claimed if r is not top and np.isfinite(r["ratio_ci95_high"]) and r["ratio_ci95_high"] >= low]
+    if not ties:
+        return ""
+    ties.sort(key=lambda r: -r["ratio"])
+    more = f" (+{len(ties) - 3} more)" if len(ties) > 3 else ""
+    return "; as large within the noise: " + ", ".join(_short_text(r) for r in ties[:3]) + more
+
+
 def _slowdown_row(quantity: str, candidates: list, every: dict) -> tuple | None:
     """The headline of one set of (part, pooled row): the largest slowdown its interval supports, else
     "no slowdown beyond noise" with the largest median ratio; None without points."""
@@ -291,6 +314,7 @@ def _slowdown_row(quantity: str, candidates: list, every: dict) -> tuple | None:
     how = how_text(row)
     if claims:
         value = f"{ratio_text(row['ratio'])}× SSB{_ci_clause(row)}: {point_text(row)}"
+        value += _near_ties(row, [c[1] for c in claims])
         how += f"; claimed: the interval lies wholly above {1 + MARGIN:g}"
     elif any(isinstance(c[1]["effect"], str) for c in candidates):
         value = f"no slowdown beyond noise: the largest median ratio is {ratio_text(row['ratio'])}× SSB"

@@ -198,6 +198,20 @@ def test_a_larger_median_without_the_intervals_support_is_not_the_headline(tmp_p
     assert value.startswith("1.15× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
 
 
+def test_slowdowns_within_the_largest_ones_interval_are_named_beside_it(tmp_path):
+    # 16 MiB read made a claimed slowdown of 1.12-1.14 over the launches: its interval reaches the
+    # write's (1.05-1.26), so which is larger is noise, and the headline names both.
+    steady = {1: 1.12, 2: 1.13, 3: 1.14}
+
+    def edit(k, record):
+        if record["size_bytes"] == 16 << 20 and record["load_kind"] == "read":
+            _set_ratio(record, steady[k])
+
+    value, _ = _headline(_run_dir(tmp_path, edit))["MPI_Send slowdown under GPU traffic"]
+    assert value.startswith("1.15× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
+    assert value.endswith("; as large within the noise: read x1 16 MiB 1.13×")
+
+
 def test_a_noisy_run_has_no_headline_effect(tmp_path):
     """Launch 2 reads 40% high and launch 3 20% low at every point (a noisy node): each launch's own
     interval may claim a slowdown, but their spread does not: no slowdown beyond noise."""
