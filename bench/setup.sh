@@ -37,10 +37,16 @@ if ((${#missing[@]})); then
   sudo=""
   [[ $(id -u) == 0 ]] || sudo="sudo"
   echo "setup: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${required[@]}" >/dev/null
+  # On a fresh machine unattended-upgrades can hold apt's lock for minutes:
+  # wait for it (up to 10 min, apt says so) rather than fail at once.
+  apt=(apt-get -o DPkg::Lock::Timeout=600)
+  if command -v fuser >/dev/null && fuser /var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock >/dev/null 2>&1; then
+    echo "setup: another apt (unattended-upgrades?) holds the package lock; waiting for it, up to 10 min" >&2
+  fi
+  $sudo "${apt[@]}" update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq --no-install-recommends "${required[@]}" >/dev/null
   for p in "${optional[@]}"; do
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 ||
+    $sudo env DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 ||
       echo "setup: $p not available here; building without the HIP backend" >&2
   done
   setup_installed_packages=1  # a backend's compiler may be new: build trees reconfigure

@@ -399,13 +399,16 @@ def test_check_refuses_a_missing_or_mismatched_baseline(two_gpus, host_run, tmp_
                 r["ranks"][1]["device"]["name"] = "Other GPU"
 
         edit_records(renamed / name, rename)
+    # The host backend names its simulated devices after this machine's CPU (AMD EPYC, Intel Xeon, ...).
+    with open(directory / PER_GPU_FILES[0]) as f:
+        own_name = next(r for r in map(json.loads, f) if r.get("record") == "header")["ranks"][1]["device"]["name"]
     cases = [
         (tmp_path / "missing", "--baseline {}: no such run directory"),
         (tmp_path / "empty", "--baseline {} is not a run directory: it holds no results (*.jsonl)"),
         (tmp_path / "file.txt", "--baseline {} is a regular file: give a run directory"),
         (tmp_path / "interference-only", "--baseline {} has no per-GPU data"),
         (host_run[0], "the baseline has 1 GPU(s) and this run 2: compare nodes of the same GPUs"),
-        (renamed, "GPU 1 is 'AMD EPYC' in this run and 'Other GPU' in the baseline"),
+        (renamed, f"GPU 1 is '{own_name}' in this run and 'Other GPU' in the baseline"),
     ]
     for baseline, message in cases:
         done = hetprobe_cli("check", str(directory), "--baseline", str(baseline))
