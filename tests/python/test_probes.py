@@ -152,13 +152,15 @@ def test_interference_runs_under_mpirun_with_the_cli_options(tmp_path):
         sizes="1KiB,4KiB",
         layouts="SSB,PCB",
         access="stream",
+        rounds=6,
         reps=3,
         warmup=1,
         quiet=True,
     )
     points = r.summary[(r.summary["record"] == "point") & (r.summary["metric"] == "send_time_ns")]
     assert len(points) == 4 and set(points["layout"]) == {"SSB", "PCB"}
-    assert (points["status"] == "ok").all() and (points["n"] == 3).all()
+    # 6 rounds of 3 sends a visit: 18 samples a point.
+    assert (points["status"] == "ok").all() and (points["n"] == 18).all()
     assert r.header()["mpi"]["ranks"] == 2
     assert [x["record"] for x in seen] == ["header", "host_memory"] + ["point"] * 4  # STREAM first, then the points
 
