@@ -59,7 +59,10 @@ CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
   c->add_option("--check-after", o->config.check_after_s, "Seconds after the last fitted batch to take the check batch")
       ->check(number_in(0, kMaxSeconds, false, " s"))
       ->capture_default_str();
-  c->add_option("--keep", o->config.keep_fraction, "Fraction of samples fitted: those with the shortest round trips")
+  c->add_option(
+       "--keep", o->config.keep_fraction,
+       "Most of each batch fitted: the fit keeps a batch's round trips within 5% of its shortest (at least 4), "
+       "up to this fraction")
       ->check(number_in(0, 1, true))
       ->capture_default_str();
   c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")

@@ -252,10 +252,14 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
             assert len(it["recv_copy_end_ns"]) == 26 and mine["last_recv_copy_end"] is not None
         for name in PHASES:
             assert rec["critical_path_ns"][name] == pytest.approx(float(np.median([p[name] for p in per]))), name
+        # A send's copy runs from the pack's end (a device stamp put on the host clock by the clock
+        # fit) to its host stamp: the difference is known to the fit's precision, no better (on two busy
+        # host cores a near-zero copy has come out at -276 ns).
+        precision = rec["timeline"]["clock_sync"]["precision_ns"]
         for m in rec["pack"] + rec["unpack"]:
             kind = "pack" if "pack_ns_median" in m else "unpack"
             assert m[f"{kind}_gbs_median"] == pytest.approx(m["bytes"] / m[f"{kind}_ns_median"])
-            assert m["copy_ns_median"] >= 0
+            assert m["copy_ns_median"] >= -precision, (m["copy_ns_median"], precision)
         model = next(x for x in r.records if x.get("record") == "halo_model")
         terms = model["terms"][rec["setup"]]
         face = max(rec["unpack"], key=lambda m: m["bytes"])  # the first of the largest
