@@ -32,14 +32,13 @@
 #include "bench/core/sizes.hpp"
 #include "bench/interference/payload.hpp"
 #include "probes/writer/writer_engine.hpp"
-#include "topology/node_info.hpp"
 
 namespace hetprobe {
 
 namespace {
 
 constexpr int kTag = 4242;
-constexpr int kSyncSamples = 16;  // clock-sync ping-pongs before and after each point
+constexpr int kSyncSamples = 16;  // clock-sync ping-pongs before and after each visit (--paper)
 // Rank 1's samples of a point travel to rank 0 as one MPI message of int bytes.
 constexpr long long kMaxSamplesPerPoint = 0x7FFFFFFF / static_cast<long long>(sizeof(SideSample));
 // A load visit's outcome, kept per GPU in the point's load info under this key.
@@ -55,19 +54,14 @@ struct PointLoads {
 };
 
 // The host threads a load runs beside its GPU work, with the CPUs they may
-// use: the copy engine's feeder, or the host backend's workers.
-Json host_threads_json(const LoadShape& shape, const std::vector<int>& cpus) {
+// use (`helper_cpus`, the load GPU's placement: a list, or null for any): the
+// copy engine's feeder, or the host backend's workers.
+Json host_threads_json(const LoadShape& shape, const Json& helper_cpus) {
   Json list = Json::array();
-  std::vector<bool> flags;
-  for (int c : cpus) {
-    if (c < 0) continue;
-    if (flags.size() <= static_cast<std::size_t>(c)) flags.resize(static_cast<std::size_t>(c) + 1);
-    flags[static_cast<std::size_t>(c)] = true;
-  }
-  const Json cpu_list = cpus.empty() ? Json("any") : Json(format_cpu_list(flags));
-  if (shape.engine == "copy engine") list.push_back({{"role", "copy feeder"}, {"count", 1}, {"cpus", cpu_list}});
+  const Json cpus = helper_cpus.is_string() ? helper_cpus : Json("any");
+  if (shape.engine == "copy engine") list.push_back({{"role", "copy feeder"}, {"count", 1}, {"cpus", cpus}});
   else if (shape.engine == "host threads")
-    list.push_back({{"role", "load workers"}, {"count", shape.workers + 1}, {"cpus", cpu_list}});
+    list.push_back({{"role", "load workers"}, {"count", shape.workers + 1}, {"cpus", cpus}});
   return list;
 }
 
@@ -143,7 +137,7 @@ class PointRunner {
                     {"chunk_bytes", s.chunk_bytes}};
       d["full_rate_gbs"] = std::isnan(full) ? Json(nullptr) : Json(full);
       d["target_gbs"] = t.rate_gbs > 0 ? Json(t.rate_gbs) : Json(nullptr);
-      d["host_threads"] = host_threads_json(s, g.helper_cpus);
+      d["host_threads"] = host_threads_json(s, g.placement["helper_cpus"]);
       d[kVisits] = Json::array();
       p.info.push_back(d);
       p.tasks.push_back(t);

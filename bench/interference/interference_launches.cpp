@@ -20,10 +20,6 @@ namespace {
 using Align = Column::Align;
 using Shown = Column::Shown;
 
-// What launches must share to be launches of one command.
-constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper", "load_bytes",    "rounds",
-                                         "reps",      "warmup",      "gap",   "payload_writer"};
-
 // The header of a file, checked to be an interference header like the first's.
 const Json& launch_header(const ResultsFile& file, const Json* first, const std::string& first_name) {
   if (file.records.empty() || file.probe() != "interference")
@@ -33,7 +29,7 @@ const Json& launch_header(const ResultsFile& file, const Json* first, const std:
   if (h.value("host", Json()) != first->value("host", Json()))
     throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() + ", " +
                       first_name + " on " + first->value("host", Json()).dump() + ": launches pool on one node only");
-  for (const char* key : kSameSettings) {
+  for (const char* key : kComparableSettings) {  // launches of one command
     const Json a = h["config"].value(key, Json()), b = (*first)["config"].value(key, Json());
     if (a != b)
       throw usage_error("--pool: " + file.path.string() + " has " + key + " = " + a.dump() + ", " + first_name + " " +

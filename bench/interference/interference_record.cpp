@@ -82,7 +82,7 @@ void summarize_visits(Json& d) {
   }
   d["seconds"] = seconds;
   d["control_traffic_gbs"] = seconds > 0 ? Json(control / seconds * 1e-9) : Json(nullptr);
-  d["rate_over_point_gbs"] = rates.empty() ? Json(nullptr) : summary_json(rates)["median"];
+  d["rate_over_point_gbs"] = rates.empty() ? Json(nullptr) : Json(summarize(rates).median);
   d["workers_started"] = workers;
   d["clock_sync"] = clock;
 }

@@ -1,5 +1,8 @@
 #include "bench/interference/interference_resume.hpp"
 
+#include <iterator>
+#include <vector>
+
 #include "bench/core/errors.hpp"
 #include "bench/interference/interference_table.hpp"
 
@@ -8,14 +11,17 @@ namespace hetprobe {
 namespace {
 
 // The settings a resumed file must share with this run: its points would not
-// be comparable otherwise.
-constexpr const char* kSameSettings[] = {"send_mode", "writer_side", "paper", "load_bytes",     "rounds",
-                                         "reps",      "warmup",      "gap",   "payload_writer", "check_payload"};
+// be comparable otherwise, and a file holds one payload check.
+std::vector<const char*> same_settings() {
+  std::vector<const char*> keys(std::begin(kComparableSettings), std::end(kComparableSettings));
+  keys.push_back("check_payload");
+  return keys;
+}
 
 void check_header(const RecordRef& h, const Json& config, const std::string& backend, const std::string& name) {
   const Json& stored = field_json(h, "config");
   if (!stored.is_object()) bad_field(h, "config", "an object");
-  for (const char* key : kSameSettings) {
+  for (const char* key : same_settings()) {
     const auto it = stored.find(key);
     const Json was = it == stored.end() ? Json() : *it;
     const auto now = config.find(key);
