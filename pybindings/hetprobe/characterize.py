@@ -53,16 +53,16 @@ from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
 # Presets: the defaults aim at 30 s plus 15 s per GPU (on one H100: notify 4.4 s, the clock 7.4 s and
-# bandwidth 4.0 s per GPU, the GPUs one after the other; a launch of the four interference steps 21 s,
-# the loads 8 s, the rates 6, the paper's 3 and the cold sends 4: the budget fits one launch there, and
-# --launches 3 measures in about 80 s); --quick is for tests and a first look (on 2 CPU cores with one
-# host device about 7 s for the per-GPU steps and 10 s per launch of the interference steps).
+# bandwidth 4.0 s per GPU, the GPUs one after the other; each launch of an interference step pays about
+# 2.5 s to start). --quick is for tests and a first look (on 2 CPU cores with one host device about 7 s
+# for the per-GPU steps and 10 s per launch of the interference steps).
 # bandwidth: the plain passes of the per-GPU table, the persistent writer, and the write load, during
 # which the GPU's PCIe link is read (an idle NVIDIA GPU lowers its link speed).
 # interference: each size in rounds, each visiting every point once (--reps sends per visit after
-# --warmup): 10 rounds give the ratio's 95% interval [q(2), q(9)]; --quick's 6 are the fewest that
-# give one (docs/metrics.md, "Rounds and confidence intervals").
-_ROUNDS = ["--rounds", "10", "--reps", "4", "--warmup", "1"]
+# --warmup): 6 rounds are the fewest that give one launch's ratio a 95% interval, [q(1), q(6)]
+# (docs/metrics.md, "Rounds and confidence intervals"). The loads step, which the headline rests on,
+# runs as 3 launches (DEFAULT_LAUNCHES): one launch's headline did not repeat on an H100, three did.
+_ROUNDS = ["--rounds", "6", "--reps", "4", "--warmup", "1"]
 _QUICK_ROUNDS = ["--rounds", "6", "--reps", "2", "--warmup", "1"]
 _LOAD_SIZES = "1KiB,64KiB,1MiB,16MiB"
 _LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked"]
@@ -126,9 +126,10 @@ PROBES = (
     "interference-cold",
 )
 LAUNCHED_STEPS = PROBES[3:]  # each launch of these is a separate mpirun/srun into its own file
-DEFAULT_LAUNCHES = 3  # the fewest that give a pooled point its interval from the launches' spread
+# Launches of each interference step without --launches: the headline's step 3, the fewest that give a
+# pooled point its interval from the launches' spread; the others 1, so the run keeps to its budget.
+DEFAULT_LAUNCHES = {"interference": 3}
 MAX_LAUNCHES = 100
-BUDGET_S = (30.0, 15.0)  # the whole run's time the presets aim at: 30 s + 15 s per GPU
 PER_GPU_STEPS = ("notify", "clock", "bandwidth")  # one rank per device
 DEVICES = ("auto", "cuda", "hip", "host")
 MAX_TIMEOUT_S = 7 * 24 * 3600  # --timeout bounds a whole probe; a week is past any sensible sweep
@@ -166,10 +167,8 @@ class Run:
     anomalies: list = field(default_factory=list)  # the GPUs flagged: against the node, the baseline
     baseline: dict | None = None  # {"directory", "within_tolerance"} with --baseline
     compare_error: str | None = None  # why the per-GPU table could not be built
-    launches: int = 0  # launches of the interference steps run
-    launches_asked: int | None = None  # --launches; None: the default, as many of 3 as the budget allows
-    budget_s: float | None = None  # the time the default's launches had to fit in
-    launches_note: str | None = None  # why fewer launches ran than asked
+    launches: dict = field(default_factory=dict)  # {interference step: its launches run}
+    launches_asked: int | None = None  # --launches; None: the default (DEFAULT_LAUNCHES)
 
     def outside_baseline(self) -> list[dict]:
         return [a for a in self.anomalies if a["reference_kind"] == "baseline"]
@@ -335,6 +334,14 @@ def parse_launches(text: str) -> int:
     return int(text)
 
 
+def launches_of(step: str, launches: int | None, quick: bool = False) -> int:
+    """How many launches an interference step gets: --launches, else its default (DEFAULT_LAUNCHES;
+    --quick, a first look: 1)."""
+    if launches is not None:
+        return launches
+    return 1 if quick else DEFAULT_LAUNCHES.get(step, 1)
+
+
 def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launches=None) -> None:
     """characterize's own options, checked before anything is written (the probes check theirs)."""
     if device not in DEVICES:
@@ -393,21 +400,18 @@ def characterize(
     tolerance=gpu_table.DEFAULT_TOLERANCE,
     baseline=None,
 ) -> Run:
-    """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)``
-    loads it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep (reps: timed
-    sends per visit of a point, in each of its rounds). ``launches``: separate launches of each
-    interference step, each into its own file (<step>.jsonl, <step>.launch2.jsonl, ...); None: 3 where
-    the run fits its budget (30 s + 15 s per GPU) at the first launch's pace, else as many as fit, at
-    least 1 (``run.launches``, ``run.launches_note``). ``launcher``/``hosts``: how the interference pair
-    is launched (default: 2 ranks here, or srun in a Slurm job; the per-GPU steps use its program with
-    one rank per device). ``skip``: steps not to run ("interference" skips its four). ``*_args``: extra
-    CLI options per probe (interference_args go to its four steps). ``tolerance`` (0.1 or "10%"): how far
-    a GPU may be worse than the node's others, or than
-    the ``baseline`` run directory's same GPU, before it is flagged (``run.anomalies``;
-    ``run.outside_baseline()``). Options, and the baseline's GPUs against this node's, are checked
-    before anything is written (UsageError). A probe that fails or stops keeps its finished records and
-    its report section, marked with the last error of its log (``run.failed()``); the others run on,
-    and the report is written."""
+    """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)`` loads
+    it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep (reps: timed sends per visit
+    of a point, in each of its rounds). ``launches``: separate launches of every interference step, each into its
+    own file (<step>.jsonl, <step>.launch2.jsonl, ...); None: 3 of the loads step (the headline's) and 1 of the
+    others, 1 of each with ``quick`` (``run.launches``). ``launcher``/``hosts``: how the interference pair is
+    launched (default: 2 ranks here, or srun in a Slurm job; the per-GPU steps use its program with one rank per
+    device). ``skip``: steps not to run ("interference" skips its four). ``*_args``: extra CLI options per probe
+    (interference_args go to its four steps). ``tolerance`` (0.1 or "10%"): how far a GPU may be worse than the
+    node's others, or than the ``baseline`` run directory's same GPU, before it is flagged (``run.anomalies``;
+    ``run.outside_baseline()``). Options, and the baseline's GPUs against this node's, are checked before anything
+    is written (UsageError). A probe that fails or stops keeps its finished records and its report section, marked
+    with the last error of its log (``run.failed()``); the others run on, and the report is written."""
     args = argparse.Namespace(
         device=device,
         quick=quick,
@@ -432,44 +436,27 @@ def characterize(
         Step(probe, _probe_command(probe, args, directory / f"{probe}.jsonl", node.gpus), ranks=node.gpus)
         for probe in per_gpu_steps
     ]
-    launched = [
-        [
-            Step(probe, _probe_command(probe, args, directory / f"{launch_name(probe, k)}.jsonl", launch=k), launch=k)
-            for probe in chosen
-            if probe in LAUNCHED_STEPS
-        ]
-        for k in range(1, (launches or DEFAULT_LAUNCHES) + 1)
+    chosen_launched = [probe for probe in chosen if probe in LAUNCHED_STEPS]
+    most = max((launches_of(probe, launches, quick) for probe in chosen_launched), default=0)
+    launched = [  # launch 1 of every step, then the further launches of those that have them
+        Step(probe, _probe_command(probe, args, directory / f"{launch_name(probe, k)}.jsonl", launch=k), launch=k)
+        for k in range(1, most + 1)
+        for probe in chosen_launched
+        if k <= launches_of(probe, launches, quick)
     ]
     (directory / "logs").mkdir(parents=True, exist_ok=True)
-    # The steps progress counts: every launch asked for; by default the first, each later one once it fits.
-    planned = launched if launches else launched[:1]
     show = Progress(
         sys.stderr,
         bar=sys.stderr.isatty() if progress is None else progress,
-        steps=[s.name for s in steps + [s for launch in planned for s in launch]],
+        steps=[s.name for s in steps + launched],
     )
     run = Run(directory, gpus=node.gpus, tolerance=fraction, launches_asked=launches)
-    run.budget_s = None if launches else BUDGET_S[0] + BUDGET_S[1] * node.gpus
     start = time.monotonic()
     _write_topology(directory)
-    for step in steps:
+    for step in steps + launched:
+        if step.launch is not None:
+            run.launches[step.probe] = step.launch
         _run_and_record(run, step, show, timeout_s, start)
-    paces = []  # each launch's wall time
-    for k, launch in enumerate(launched, 1):
-        if not launch:
-            break
-        if run.budget_s is not None and paces and time.monotonic() - start + max(paces) > run.budget_s:
-            run.launches_note = (
-                f"{run.launches} of {DEFAULT_LAUNCHES} launches: another ({max(paces):.0f} s) would take the run "
-                f"past its budget of {run.budget_s:.0f} s (30 s + 15 s per GPU); --launches N runs N"
-            )
-            break
-        began = time.monotonic()
-        run.launches = k
-        show.steps += [s.name for s in launch if s.name not in show.steps]
-        for step in launch:
-            _run_and_record(run, step, show, timeout_s, start)
-        paces.append(time.monotonic() - began)
     _compare_gpus(run, baseline, reference, [p for p in PER_GPU_STEPS if p not in chosen])
     _write_manifest(run)
     if report:
@@ -550,8 +537,6 @@ def _write_manifest(run: Run) -> None:
         **({"report_error": run.report_error} if run.report_error else {}),
         "launches": run.launches,
         "launches_asked": run.launches_asked,
-        "launch_budget_s": run.budget_s,
-        **({"launches_note": run.launches_note} if run.launches_note else {}),
         "gpus": run.gpus,
         "tolerance": run.tolerance,
         "per_gpu": run.per_gpu,
@@ -588,16 +573,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--reps",
         type=int,
-        help="interference timed sends per visit of a point, in each of its 10 rounds (default: 4; --quick: 2 in "
-        "6 rounds; `--interference-args '--rounds N'` sets the rounds)",
+        help="interference timed sends per visit of a point, in each of its 6 rounds (default: 4; --quick: 2; "
+        "`--interference-args '--rounds N'` sets the rounds)",
     )
     p.add_argument(
         "--launches",
         metavar="N",
         help="run each interference step N times, each a separate mpirun/srun into its own file (interference.jsonl, "
         "interference.launch2.jsonl, ...); the report pools them, and from 3 launches on a point's ratio gets its "
-        "95%% interval from the spread between launches (default: 3 where the whole run fits its budget of 30 s + "
-        "15 s per GPU at the first launch's pace, else as many as fit, at least 1)",
+        "95%% interval from the spread between launches (default: 3 launches of the loads step, whose points the "
+        "headline names, and 1 of the rate, paper and cold steps; --quick: 1 of each)",
     )
     p.add_argument(
         "--launcher",
@@ -704,8 +689,6 @@ def main(argv: list[str]) -> int:
     if summary.exists():
         sys.stdout.write(summary.read_text())
     print(f"run directory: {run.directory}  (measured in {run.wall_s:.0f} s, report in {run.report_s:.0f} s)")
-    if run.launches_note and not summary.exists():  # the summary names it
-        print(f"interference steps: {run.launches_note}")
     for step in run.failed():
         print(
             f"FAILED: {step.name} (exit code {step.exit_code}) after {step.records} record(s): {step.error}; "

@@ -50,7 +50,6 @@ def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
             "tolerance": run.tolerance,
             "anomalies": run.anomalies,
             "baseline": run.baseline,
-            "launches_note": run.launches_note,
             "steps": [
                 {
                     "probe": s.probe,
@@ -206,8 +205,7 @@ def write_report(directory, run=None) -> Written:
     )
     (directory / "report.md").write_text(doc.markdown())
     (directory / "report.html").write_text(doc.html(directory))
-    note = (manifest or {}).get("launches_note")
-    lines += summary_lines(table, anomalies) + ([f"interference steps: {note}"] if isinstance(note, str) else [])
+    lines += summary_lines(table, anomalies)
     (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, conditions)) + "\n")
     return Written(directory / "report.md", problems)
 

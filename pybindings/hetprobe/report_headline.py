@@ -1,12 +1,13 @@
-"""The headline numbers of a run: the few a reader wants first, each with how it was measured and
-the warnings recorded beside it (the run's conditions, the spread of its samples). A run that lost a
+"""The headline numbers of a run: the few a reader wants first, each with how it was measured and the
+warnings recorded beside it (the run's conditions, the spread of its samples). A run that lost a
 probe still has the others' numbers: a quantity without records is left out, never an error.
 
 MPI_Send under GPU traffic: the headline names the largest slowdown whose 95% interval lies wholly
 above 1.05 (the point's `effect`, pooled over launches where there are several), with its SSB and
-loaded medians; without one it says "no slowdown beyond noise" and shows the largest median ratio
-with its interval. An interval wholly below 0.95 is a speed-up, reported with a note to find out why.
-Files from before the rounds have no interval: their worst median ratio is shown, as it was."""
+loaded medians, among the loads and rate steps' points of the step(s) measured in the most launches;
+without one it says "no slowdown beyond noise" and shows the largest median ratio with its interval.
+An interval wholly below 0.95 is a speed-up, reported with a note to find out why. Files from before
+the rounds have no interval: their worst median ratio is shown, as it was."""
 
 from __future__ import annotations
 
@@ -381,11 +382,20 @@ def _cold_idle_row(cold: pd.DataFrame, warm: pd.DataFrame, every: dict) -> tuple
     )
 
 
+def _most_launched(tables: dict, parts: tuple) -> list[str]:
+    """Of these parts, those measured in the most launches: by default the loads step has 3 and the
+    rate step 1, and a one-launch interval (over rounds) misses the launch-to-launch noise that a
+    three-launch one (over launches) holds, so the headline rests on the launches."""
+    present = {p: tables[p]["launches"].max() for p in parts if p in tables and len(tables[p])}
+    most = max(present.values(), default=0)
+    return [p for p, n in present.items() if n == most]
+
+
 def _judged_headline(every: dict, tables: dict) -> tuple[list, object]:
     """The rows of a run measured in rounds: warm slowdown, cold sends, speed-ups; and the warm row
     the headline names (for the host memory row's share of triad), or None."""
     rows, chosen = [], None
-    warm = [(p, r) for p in ("loads", "rates") if p in tables for _, r in loaded(tables[p]).iterrows()]
+    warm = [(p, r) for p in _most_launched(tables, ("loads", "rates")) for _, r in loaded(tables[p]).iterrows()]
     cold = [("cold", r) for _, r in loaded(tables["cold"]).iterrows()] if "cold" in tables else []
     found = _slowdown_row("MPI_Send slowdown under GPU traffic", warm, every)
     if found:

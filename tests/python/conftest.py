@@ -61,8 +61,8 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 @pytest.fixture(scope="session")
 def host_run(tmp_path_factory):
     """(run directory, completed process) of `python -m hetprobe characterize --quick --device host
-    --launches 3`: three launches of each interference step, as the default runs where its budget allows
-    (named, so that a slow machine does not make it fewer)."""
+    --launches 3`: three launches of each interference step (--quick alone runs one of each), so the
+    report's pooled rows have their intervals from the launches."""
     directory = tmp_path_factory.mktemp("characterize") / "run"
     done = subprocess.run(
         [

@@ -120,23 +120,38 @@ def test_launches_must_be_a_whole_number(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
-def test_the_default_runs_the_launches_its_budget_allows(tmp_path, monkeypatch):
-    """No time left in the budget: the first launch runs, the others do not, and the run says why."""
-    monkeypatch.setattr(characterize_module, "BUDGET_S", (0.0, 0.0))
+def _planned(tmp_path, monkeypatch, **options) -> tuple:
+    """The steps characterize runs with these options, the probes themselves not run (each step is
+    marked finished), and the manifest it writes."""
+
+    def finished(step, out, directory, progress, timeout_s):
+        step.status, step.exit_code, step.wall_s = "ok", 0, 0.0
+
+    monkeypatch.setattr(characterize_module, "run_step", finished)
     run = hetprobe.characterize(
-        tmp_path / "run",
-        quick=True,
-        device="host",
-        skip=["notify", "clock", "bandwidth", "interference-paper", "interference-cold"],
-        report=False,
-        progress=False,
+        tmp_path / "run", device="host", skip=["notify", "clock", "bandwidth"], report=False, progress=False, **options
     )
-    assert run.launches == 1 and run.launches_asked is None and run.budget_s == 0
-    assert [s.name for s in run.steps] == ["interference", "interference-rate"]
-    assert run.launches_note.startswith("1 of 3 launches: another (") and "past its budget of 0 s" in run.launches_note
-    manifest = json.loads((tmp_path / "run" / "characterize.json").read_text())
-    assert manifest["launches"] == 1 and manifest["launches_note"] == run.launches_note
-    assert not list((tmp_path / "run").glob("*.launch2.*"))
+    return [s.name for s in run.steps], json.loads((tmp_path / "run" / "characterize.json").read_text())
+
+
+def test_the_default_launches_the_headline_step_three_times(tmp_path, monkeypatch):
+    """The loads step, which the headline rests on, 3 times (after one launch of every step); the
+    rate, paper and cold steps once; --quick once each; --launches N every step N times."""
+    names, manifest = _planned(tmp_path / "default", monkeypatch)
+    assert names == [*LAUNCHED, "interference.launch2", "interference.launch3"]
+    assert manifest["launches"] == {
+        "interference": 3,
+        "interference-rate": 1,
+        "interference-paper": 1,
+        "interference-cold": 1,
+    }
+    assert manifest["launches_asked"] is None
+    assert "launch_budget_s" not in manifest and "launches_note" not in manifest
+    names, manifest = _planned(tmp_path / "quick", monkeypatch, quick=True)
+    assert names == list(LAUNCHED) and set(manifest["launches"].values()) == {1}
+    names, manifest = _planned(tmp_path / "two", monkeypatch, launches=2)
+    assert names == [*LAUNCHED, *(f"{step}.launch2" for step in LAUNCHED)]
+    assert manifest["launches_asked"] == 2 and set(manifest["launches"].values()) == {2}
 
 
 # --- the headline's rule on three launches of one H100 (tests/gpu/rounds.sh) ---------------------
@@ -253,6 +268,24 @@ def test_a_speedup_is_reported_with_a_note_that_asks_why(tmp_path):
     )
     assert "GPU traffic is not expected to make a send faster: find out why" in how
     assert headline["MPI_Send slowdown under GPU traffic"][0].startswith("1.15× SSB")  # the slowdown still stands
+
+
+def test_the_headline_rests_on_the_step_with_the_most_launches(tmp_path):
+    """The default's rate step has one launch: its interval over rounds misses the noise between
+    launches, so a large claimed ratio there does not outrank the loads step's three launches."""
+    directory = _run_dir(tmp_path)
+    records = jsonl_records(ROUNDS / "interference-1.jsonl")
+    for record in records:
+        if record.get("record") == "point" and record["size_bytes"] == 64 << 10 and record["load_kind"] == "read":
+            _set_ratio(record, 1.5, half_width=0.01)
+    write_jsonl(directory / "interference-rate.jsonl", records)
+    value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
+    assert value.startswith("1.15× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
+    # Launched as often as the loads, the rate step's 1.5 would be the headline.
+    for k in (2, 3):
+        write_jsonl(directory / f"interference-rate.launch{k}.jsonl", records)
+    value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
+    assert value.startswith("1.5× SSB") and "read from 1 GPU, 64 KiB" in value
 
 
 def test_one_launch_is_judged_by_its_own_interval(tmp_path):
