@@ -146,22 +146,34 @@ PYBIND11_MODULE(_core, m) {
       "classify_ratio", [](double low, double high) { return std::string(to_string(classify_ratio({low, high}))); },
       py::arg("low"), py::arg("high"),
       "'slowdown', 'speedup' or 'none': what a ratio's 95% interval [low, high] claims (margin effect_margin)");
+  const auto pooled_dict = [](const PooledRatio& p) {
+    py::dict d;
+    d["median"] = p.median;
+    d["ci95"] = p.ci95 ? py::object(py::make_tuple(p.ci95->low, p.ci95->high)) : py::object(py::none());
+    d["effect"] = p.ci95 ? py::object(py::str(to_string(classify_ratio(*p.ci95)))) : py::object(py::none());
+    d["min"] = p.min;
+    d["max"] = p.max;
+    d["launches"] = p.launches;
+    d["degrees_of_freedom"] = p.degrees_of_freedom;
+    return d;
+  };
   m.def(
       "pool_launch_ratios",
-      [](const std::vector<double>& ratios) {
-        const PooledRatio p = pool_launch_ratios(ratios);
-        py::dict d;
-        d["median"] = p.median;
-        d["ci95"] = p.ci95 ? py::object(py::make_tuple(p.ci95->low, p.ci95->high)) : py::object(py::none());
-        d["effect"] = p.ci95 ? py::object(py::str(to_string(classify_ratio(*p.ci95)))) : py::object(py::none());
-        d["min"] = p.min;
-        d["max"] = p.max;
-        d["launches"] = p.launches;
-        return d;
-      },
+      [pooled_dict](const std::vector<double>& ratios) { return pooled_dict(pool_launch_ratios(ratios)); },
       py::arg("ratios"),
-      "A ratio pooled over launches: {median, ci95 (low, high) or None under 3 launches, effect, min, max, "
-      "launches}; ValueError for no ratio or one not above 0");
+      "A ratio pooled over launches, its interval from its own spread: {median, ci95 (low, high) or None under 3 "
+      "launches, effect, min, max, launches, degrees_of_freedom}; ValueError for no ratio or one not above 0");
+  m.def(
+      "pool_launch_points",
+      [pooled_dict](const std::vector<std::vector<double>>& points) {
+        py::list out;
+        for (const PooledRatio& p : pool_launch_points(points)) out.append(pooled_dict(p));
+        return out;
+      },
+      py::arg("points"),
+      "Points measured side by side over the same launches (one size of one command), each a list of its "
+      "launches' ratios: pool_launch_ratios' dict for each, the launches' variance pooled over the points "
+      "(bench/core/effect.hpp)");
   m.attr("effect_margin") = kEffectMargin;
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();

@@ -25,23 +25,61 @@ Effect classify_ratio(const Interval& ci) {
   return Effect::none;
 }
 
-PooledRatio pool_launch_ratios(const std::vector<double>& ratios) {
+namespace {
+
+std::vector<double> log_ratios(const std::vector<double>& ratios) {
   if (ratios.empty()) throw std::invalid_argument("no launches to pool");
   std::vector<double> logs;
   for (double r : ratios) {
     if (!(r > 0) || !std::isfinite(r)) throw std::invalid_argument("a ratio to pool is not a finite number above 0");
     logs.push_back(std::log(r));
   }
-  PooledRatio p;
-  p.launches = ratios.size();
-  p.median = summarize(ratios).median;
-  p.min = *std::min_element(ratios.begin(), ratios.end());
-  p.max = *std::max_element(ratios.begin(), ratios.end());
-  if (ratios.size() < 3) return p;
-  const Summary s = summarize(logs);
-  const double half = t975(ratios.size() - 1) * s.stddev / std::sqrt(static_cast<double>(ratios.size()));
-  p.ci95 = Interval{std::exp(s.mean - half), std::exp(s.mean + half)};
-  return p;
+  return logs;
 }
+
+double sum_of_squares(const std::vector<double>& x, double mean) {
+  double ss = 0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  return ss;
+}
+
+}  // namespace
+
+std::vector<PooledRatio> pool_launch_points(const std::vector<std::vector<double>>& points) {
+  std::vector<std::vector<double>> logs;
+  double pooled_ss = 0;
+  std::size_t pooled_df = 0;
+  for (const auto& ratios : points) {
+    logs.push_back(log_ratios(ratios));
+    const Summary s = summarize(logs.back());
+    pooled_ss += sum_of_squares(logs.back(), s.mean);
+    pooled_df += logs.back().size() - 1;
+  }
+  std::vector<PooledRatio> out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::vector<double>& ratios = points[i];
+    PooledRatio p;
+    p.launches = ratios.size();
+    p.median = summarize(ratios).median;
+    p.min = *std::min_element(ratios.begin(), ratios.end());
+    p.max = *std::max_element(ratios.begin(), ratios.end());
+    if (ratios.size() >= 3) {
+      const Summary own = summarize(logs[i]);
+      const double pooled_sd = std::sqrt(pooled_ss / static_cast<double>(pooled_df));
+      // A point noisier than the pool keeps its own spread and degrees of freedom:
+      // borrowing never narrows a noisy point's interval.
+      const bool own_wider = own.stddev > pooled_sd;
+      const double sd = own_wider ? own.stddev : pooled_sd;
+      p.degrees_of_freedom = own_wider ? ratios.size() - 1 : pooled_df;
+      const double half = t975(p.degrees_of_freedom) * sd / std::sqrt(static_cast<double>(ratios.size()));
+      const double mean = own.mean;
+      p.ci95 = Interval{std::exp(mean - half), std::exp(mean + half)};
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+PooledRatio pool_launch_ratios(const std::vector<double>& ratios) { return pool_launch_points({ratios}).front(); }
 
 }  // namespace hetprobe

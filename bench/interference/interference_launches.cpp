@@ -80,7 +80,8 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
                          " launches pooled (a launch is the unit of replication)");
   report.about.push_back(
       "ratio = the median of the launches' paired ratios to SSB; ci95 = exp(mean +- t * s / sqrt(k)) of their log "
-      "ratios (3 launches or more); effect = slowdown or speedup where that interval lies wholly beyond 5%");
+      "ratios (3 launches or more), s and t's degrees of freedom pooled over the points of the size; effect = slowdown "
+      "or speedup where that interval lies wholly beyond 5%");
   Table t{"interference_launches", {}, {}};
   t.columns = {{"size", 10, Align::right, -1, Shown::text},
                {"size_bytes", 0, Align::right, -1, Shown::data},
@@ -97,12 +98,25 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
                {"min", 6, Align::right, 3},
                {"max", 6, Align::right, 3},
                {"ssb_median_us", 13, Align::right, 3}};
+  // The points of one size pooled together (bench/core/effect.hpp: their launches' variance is shared).
+  std::map<std::uint64_t, std::vector<PointKey>> by_size;
   for (const PointKey& k : order) {
     const std::vector<double>& v = ratios[k];
     if (v.size() != files.size())
       throw usage_error("--pool: " + describe(k) + " is in " + std::to_string(v.size()) + " of the " +
                         std::to_string(files.size()) + " launches: pool launches of one command");
-    const PooledRatio p = pool_launch_ratios(v);
+    by_size[k.size].push_back(k);
+  }
+  std::map<PointKey, PooledRatio> pooled;
+  for (const auto& [size, keys] : by_size) {
+    std::vector<std::vector<double>> points;
+    for (const PointKey& k : keys) points.push_back(ratios[k]);
+    const std::vector<PooledRatio> p = pool_launch_points(points);
+    for (std::size_t i = 0; i < keys.size(); ++i) pooled.emplace(keys[i], p[i]);
+  }
+  for (const PointKey& k : order) {
+    const std::vector<double>& v = ratios[k];
+    const PooledRatio& p = pooled.at(k);
     char ci[48] = "-";
     if (p.ci95) std::snprintf(ci, sizeof ci, "%.2f-%.2f", p.ci95->low, p.ci95->high);
     std::string load = std::string(to_string(k.load)) + " x" + std::to_string(k.gpus);

@@ -182,8 +182,9 @@ class Results:
 
         ``ratio``, ``ratio_ci95_low``/``ratio_ci95_high`` and ``effect``: with one launch, the point's own
         (ratio_to_ssb_median, its 95% interval over rounds, what it claims); with several, pooled by
-        hetprobe._core.pool_launch_ratios (the one place that pools): the median of the launches'
-        ratios, and from 3 launches on an interval from their spread and its effect (none under 3).
+        hetprobe._core.pool_launch_points (the one place that pools): the median of the launches'
+        ratios, and from 3 launches on an interval from their spread, pooled over the points of the
+        same size and series (bench/core/effect.hpp says why), and its effect (none under 3).
         ``ratio_min``/``ratio_max``: the launches' lowest and highest ratio. ``median_ns``,
         ``ssb_median_ns`` (the SSB median of the same rounds; an SSB row's own median) and
         ``traffic_gbs`` (GB/s the loads moved during the sends): the median over launches.
@@ -327,24 +328,24 @@ def _median(values) -> float:
 
 
 def _pool(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per series and point key: the launches' ratios pooled (Results.interference_ratios)."""
-    from . import _core  # the compiled module: the pooling and the effect rule live in bench/core/effect.cpp
-
+    """One row per series and point key: the launches' ratios pooled (Results.interference_ratios),
+    the points of one size of a series together (their launches' variance pooled in
+    hetprobe._core.pool_launch_points)."""
+    groups = list(rows.groupby(["series"] + _POINT_KEY, sort=False, dropna=False))
+    pooled = _pooled_ratios([g for _, g in groups])
     out = []
-    for _, g in rows.groupby(["series"] + _POINT_KEY, sort=False, dropna=False):
+    for (_, g), pool in zip(groups, pooled):
         first = g.iloc[0]
-        ratios = [float(r) for r in g["ratio"] if np.isfinite(r)]
         row = {k: first[k] for k in ["series", "step", "host", "backend", "device"] + _POINT_KEY}
         row.update(launches=len(g), ratio=np.nan, ratio_ci95_low=np.nan, ratio_ci95_high=np.nan, effect=None)
         row.update(ratio_min=np.nan, ratio_max=np.nan)
         if len(g) == 1:  # one launch: the point's own interval over its rounds stands
             row.update({k: first[k] for k in ("ratio", "ratio_ci95_low", "ratio_ci95_high", "effect")})
             row.update(ratio_min=first["ratio"], ratio_max=first["ratio"])
-        elif ratios:
-            pooled = _core.pool_launch_ratios(ratios)
-            low, high = pooled["ci95"] or (np.nan, np.nan)
-            row.update(ratio=pooled["median"], ratio_ci95_low=low, ratio_ci95_high=high, effect=pooled["effect"])
-            row.update(ratio_min=pooled["min"], ratio_max=pooled["max"])
+        elif pool is not None:
+            low, high = pool["ci95"] or (np.nan, np.nan)
+            row.update(ratio=pool["median"], ratio_ci95_low=low, ratio_ci95_high=high, effect=pool["effect"])
+            row.update(ratio_min=pool["min"], ratio_max=pool["max"])
         bad = [s for s in g["status"] if s != "ok"]
         row.update(
             median_ns=_median(g["median_ns"]),
@@ -360,6 +361,24 @@ def _pool(rows: pd.DataFrame) -> pd.DataFrame:
         out.append(row)
     pooled = pd.DataFrame(out, columns=_POOLED_COLUMNS)
     return pooled.astype({"size_bytes": np.int64, "load_gpus": np.int64, "launches": np.int64, "n": np.int64})
+
+
+def _pooled_ratios(groups: list) -> list:
+    """pool_launch_points' result for each point (a group of its launches' rows) measured in several
+    launches, the points of one series and size pooled together; None for the others."""
+    from . import _core  # the compiled module: the pooling and the effect rule live in bench/core/effect.cpp
+
+    out: list = [None] * len(groups)
+    together: dict = {}
+    for i, g in enumerate(groups):
+        ratios = [float(r) for r in g["ratio"] if np.isfinite(r)]
+        if len(g) > 1 and ratios:
+            first = g.iloc[0]
+            together.setdefault((first["series"], int(first["size_bytes"])), []).append((i, ratios))
+    for points in together.values():
+        for (i, _), pool in zip(points, _core.pool_launch_points([r for _, r in points])):
+            out[i] = pool
+    return out
 
 
 def _parse(line: bytes):

@@ -60,9 +60,9 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 @pytest.fixture(scope="session")
 def host_run(tmp_path_factory):
-    """(run directory, completed process) of `python -m hetprobe characterize --quick --device host
-    --launches 3`: three launches of each interference step (--quick alone runs one of each), so the
-    report's pooled rows have their intervals from the launches."""
+    """(run directory, completed process) of `python -m hetprobe characterize --quick --device host --launches 3
+    --paper`: three launches of each interference step, the paper's among them (--quick alone runs one of
+    each), so the report's pooled rows have their intervals from the launches."""
     directory = tmp_path_factory.mktemp("characterize") / "run"
     done = subprocess.run(
         [
@@ -77,6 +77,7 @@ def host_run(tmp_path_factory):
             "lines",
             "--launches",
             "3",
+            "--paper",
             str(directory),
         ],
         capture_output=True,

@@ -101,8 +101,8 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     # Cold sends: the SSB median with 2 ms of computing before each send against the loads' step's, per size.
     cold = next(line for line in done.stdout.splitlines() if "Cold MPI_Send, the GPU idle" in line)
     assert re.search(
-        r"\(2ms of spinning before each send\): 1 KiB: [0-9.]+ µs cold, [0-9.]+ µs back to back \(([0-9.]+ µs "
-        r"(more|less)|the same)\); 64 KiB: [0-9.]+ µs cold, [0-9.]+ µs back to back",
+        r"\(2ms of spinning before each send\): 1 KiB: [0-9.]+ [µm]s cold, [0-9.]+ [µm]s back to back \(([0-9.]+ [µm]s "
+        r"(more|less)|the same)\); 64 KiB: [0-9.]+ [µm]s cold, [0-9.]+ [µm]s back to back",
         cold,
     ), cold
     assert "Cold MPI_Send slowdown under GPU traffic: " in done.stdout

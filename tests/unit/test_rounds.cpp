@@ -96,6 +96,37 @@ TEST(PooledLaunches, IntervalFromTheSpreadBetweenLaunches) {
   EXPECT_THROW(pool_launch_ratios({1.0, -1.0}), std::invalid_argument);
 }
 
+TEST(PooledLaunches, PointsOfOneSizeShareTheirSpread) {
+  // A 1.15x slowdown over 3 launches: alone, t(2) = 4.30 stretches its interval below 1.05; beside four
+  // points a little noisier (and one of 2 launches), the pooled variance has 11 degrees of freedom
+  // (t = 2.20) and it is claimed.
+  const std::vector<double> slow{1.10, 1.15, 1.21};
+  const PooledRatio alone = pool_launch_ratios(slow);
+  ASSERT_TRUE(alone.ci95);
+  EXPECT_EQ(alone.degrees_of_freedom, 2u);
+  EXPECT_EQ(classify_ratio(*alone.ci95), Effect::none);
+  const std::vector<PooledRatio> side = pool_launch_points(
+      {slow, {0.94, 1.0, 1.06}, {1.06, 1.0, 0.94}, {0.95, 1.01, 1.07}, {1.07, 1.01, 0.95}, {1.0, 1.0}, {1.2}});
+  ASSERT_EQ(side.size(), 7u);
+  ASSERT_TRUE(side[0].ci95);
+  EXPECT_EQ(side[0].degrees_of_freedom, 11u);  // 5 points of 3 launches and one of 2; one launch adds nothing
+  EXPECT_EQ(classify_ratio(*side[0].ci95), Effect::slowdown);
+  EXPECT_DOUBLE_EQ(side[0].median, alone.median);  // the estimate is the point's own
+  EXPECT_LT(side[0].ci95->high - side[0].ci95->low, alone.ci95->high - alone.ci95->low);
+  EXPECT_FALSE(side[5].ci95);  // under 3 launches: no interval, pooled or not
+  EXPECT_FALSE(side[6].ci95);
+  // A noisy neighbour widens everyone's interval: the pool is honest about the size's spread.
+  const std::vector<PooledRatio> noisy = pool_launch_points({slow, {0.7, 1.0, 1.4}});
+  EXPECT_EQ(classify_ratio(*noisy[0].ci95), Effect::none);
+  // A point noisier than its quiet neighbours keeps its own spread (and t(2)): 1.0-1.6 claims nothing.
+  const std::vector<PooledRatio> one_noisy =
+      pool_launch_points({{1.6, 1.0, 1.3}, {1.01, 1.0, 0.99}, {1.0, 1.01, 1.0}, {0.99, 1.0, 1.0}});
+  EXPECT_EQ(one_noisy[0].degrees_of_freedom, 2u);
+  EXPECT_EQ(classify_ratio(*one_noisy[0].ci95), Effect::none);
+  EXPECT_EQ(one_noisy[1].degrees_of_freedom, 8u);
+  EXPECT_THROW(pool_launch_points({slow, {}}), std::invalid_argument);
+}
+
 TEST(SendGap, ParsesTimesAndSweeps) {
   EXPECT_EQ(parse_send_gap("0").kind, GapKind::none);
   const SendGap spin = parse_send_gap("2ms");
