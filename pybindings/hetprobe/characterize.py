@@ -52,10 +52,11 @@ from .load import Results, load
 from .probes import binary, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
-# Presets: the defaults aim at 30 s plus 15 s per GPU (on one H100: notify 4.4 s, the clock 7.4 s and
-# bandwidth 4.0 s per GPU, the GPUs one after the other; each launch of an interference step pays about
-# 2.5 s to start). --quick is for tests and a first look (on 2 CPU cores with one host device about 7 s
-# for the per-GPU steps and 10 s per launch of the interference steps).
+# Presets: the defaults aim at 30 s plus 15 s per GPU (on one H100, 2026-11-25: notify 4.4 s, the
+# clock 5.4 s at a 3 s span and bandwidth 3.8 s per GPU, the GPUs one after the other; a launch of the
+# loads step 5.2 s (6 s with the node's STREAM), the rates 4.4 s, the cold sends 3.2 s, the report 4-5.5
+# s). --quick is for tests and a first look (on 2 CPU cores with one host device about 7 s for the
+# per-GPU steps and 10 s per launch of the interference steps).
 # bandwidth: the plain passes of the per-GPU table, the persistent writer, and the write load, during
 # which the GPU's PCIe link is read (an idle NVIDIA GPU lowers its link speed).
 # interference: each size in rounds, each visiting every point once (--reps sends per visit after
@@ -72,7 +73,7 @@ _COLD = _LOADS + ["--load", "all", "--gap", "2ms", "--no-host-stream"]
 PRESETS = {
     "default": {
         "notify": [],
-        "clock": ["--span", "3", "--check-after", "1"],  # drift to about 0.8 ppm at 1.2 us precision
+        "clock": ["--span", "2.5", "--check-after", "0.5"],  # drift to about 1 ppm at 1.2 us precision
         "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.1", "--load", "write"],
         # Every load kind at full rate, from the sender's GPU and from every GPU.
         "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS + _ROUNDS,
@@ -515,9 +516,15 @@ def _compare_gpus(run: Run, baseline, reference, skipped: list) -> None:
 
 
 def _write_topology(directory: Path) -> None:
+    """topology.json and topology.txt, the two `hetprobe topo` runs side by side (each discovers the node)."""
+    running = []
     for name, extra in (("topology.json", ["--json"]), ("topology.txt", [])):
         with open(directory / name, "w") as f:
-            subprocess.run([binary(), "topo"] + extra, stdout=f, stderr=subprocess.DEVNULL, env=launch_env())
+            running.append(
+                subprocess.Popen([binary(), "topo"] + extra, stdout=f, stderr=subprocess.DEVNULL, env=launch_env())
+            )
+    for proc in running:
+        proc.wait()
 
 
 def _write_manifest(run: Run) -> None:

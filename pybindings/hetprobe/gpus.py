@@ -56,8 +56,9 @@ LAUNCH_SPREAD = {
     # of volatile:volatile: 2333-2516 ns, +8%
     "roundtrip_ns": 0.15,
     # h200x2-nodecheck GPU 1: 7935 ns (run-b) -> 8282 ns (run-a), +4.4%; the H200 VMs of h200x2-characterize
-    # and h200-characterize: 7758 -> 8570 ns, +10%
-    "launch_sync_ns": 0.10,
+    # and h200-characterize: 7758 -> 8570 ns, +10%; one H100, 16 characterize runs on 2026-11-25: 8.67 to
+    # 11.6 us, +34% (back to back 8.86 -> 10.7 us, +20%, failed a rerun's check at 10%)
+    "launch_sync_ns": 0.25,
     # h100-refactor-compare's 6 launches: 52.32 -> 47.45 GB/s (old-2), -9.3%; h200x2-nodecheck a/b: -0.3%
     "write_gbs": 0.10,
     # h100-refactor-compare: 50.68-50.97 GB/s, -0.6%; h200x2-nodecheck GPU 1: 51.29 -> 51.10 GB/s, -0.4%
