@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Which 16 MiB write ratio is right, hetprobe's or the bare program's? (issue
+# 24) Builds hetprobe and the bare programs, then LAUNCHES times (default 3),
+# alternating: the bare program with its 512 MiB load 2 MiB after the send
+# buffer (BARE_LOAD_NEAR=1, hetprobe's P2AB), hetprobe's write load as
+# characterize runs it (256 MiB), and hetprobe's over 512 MiB as the bare
+# program's. Prints each launch's 16 MiB write ratio.
+# Results: $RESULTS_DIR (default build-gpu/write16).
+#   tests/gpu/write16.sh [LAUNCHES]
+set -euo pipefail
+default_results=write16
+source "$(dirname "$0")/common.sh"
+launches=${1:-3}
+[[ -x $build/tests/gpu/bare_load_rounds ]] || build_gpu
+mpirun=(mpirun --oversubscribe -np 2)
+rounds=10 reps=8
+hetprobe_write=(interference --sizes 16MiB --layouts SSB,P2AB --access stacked --load write --rounds $rounds
+  --reps $reps --quiet --no-host-stream)
+ratio() {  # FILE: the loaded point's ratio to SSB and its interval
+  python3 - "$1" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("record") == "point" and r["layout"] != "SSB":
+        low, high = r["ratio_to_ssb_ci95"]
+        print("%.3f ci95 %.3f-%.3f" % (r["ratio_to_ssb_median"], low, high))
+PY
+}
+for launch in $(seq "$launches"); do
+  BARE_LOAD_NEAR=1 "${mpirun[@]}" "$build/tests/gpu/bare_load_rounds" cpu $rounds $reps 0 16777216 \
+    >"$results/bare-near-$launch.txt"
+  echo "launch $launch bare near 512 MiB: $(awk '$2 == "write" {print $3, "ci95", $4 "-" $5}' "$results/bare-near-$launch.txt")"
+  for bytes in 256MiB 512MiB; do
+    out=$results/hetprobe-$bytes-$launch.jsonl
+    rm -f "$out"
+    "${mpirun[@]}" "$hetprobe" "${hetprobe_write[@]}" --load-bytes $bytes --out "$out" >/dev/null
+    echo "launch $launch hetprobe $bytes: $(ratio "$out")"
+  done
+done
