@@ -53,7 +53,7 @@ PLAIN_ROWS = {
 # healthy launches of one node in the committed data (notebooks/data) or an issue, rounded up:
 LAUNCH_SPREAD = {
     # h200x2-nodecheck GPU 1: 2202 ns (run-b) -> 2498 ns (run-a), +13%; h100-refactor-compare's 6 launches
-    # of volatile:volatile: 2333-2516 ns, +8%
+    # of volatile:volatile: 2333-2516 ns, +8% (its tables: docs/measurements/h100-refactor-compare.md)
     "roundtrip_ns": 0.15,
     # h200x2-nodecheck GPU 1: 7935 ns (run-b) -> 8282 ns (run-a), +4.4%; the H200 VMs of h200x2-characterize
     # and h200-characterize: 7758 -> 8570 ns, +10%; one H100, 16 characterize runs on 2026-11-25: 8.67 to
