@@ -146,7 +146,14 @@ def roundtrip(results, path=None, title=None):
     log = log_if_wide(ax, whiskers)  # one slow setup (a loaded machine) would flatten the others
     ax.set_ylabel("round trip per exchange (µs, log)" if log else "round trip per exchange (µs)")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(handles=[Patch(color=DIRECTION_COLORS[d], label=d) for d in DIRECTIONS], fontsize="small")
+    ax.legend(  # above the axes: never over a box
+        handles=[Patch(color=DIRECTION_COLORS[d], label=d) for d in DIRECTIONS],
+        fontsize="small",
+        loc="lower left",
+        bbox_to_anchor=(0, 1.0),
+        ncols=2,
+        frameon=False,
+    )
     return finish(fig, _title(sm, "flag round trips (box p25-p75, whiskers p1-p99)", title), path)
 
 
@@ -157,7 +164,7 @@ def _skipped_note(table: pd.DataFrame) -> str:
         return ""
     reasons = skipped["skipped_reason"].where(skipped["skipped_reason"].notna(), skipped["status"])
     groups = [f"{', '.join(names.index)} ({why})" for why, names in skipped.groupby(reasons, sort=False)]
-    return textwrap.fill("Skipped: " + "; ".join(groups) + ".", width=110)
+    return textwrap.fill("Skipped: " + "; ".join(groups) + ".", width=110, break_on_hyphens=False)
 
 
 def mechanisms(results, path=None, title=None):
