@@ -10,6 +10,8 @@ The plots shade the ±5% "no effect" margin around 1 (docs/metrics.md, "Rounds a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -81,31 +83,84 @@ def _kinds(points) -> list[str]:
     return [k for k in KIND_ORDER if k in seen] + [k for k in seen if k not in KIND_ORDER]
 
 
-def _ratio_axis(ax, points) -> bool:
-    """The shared slowdown axis: logarithmic when the slowdowns, their intervals and 1 span more than a
-    factor of 10. Returns whether some point has an interval (the legend then says what the bars are)."""
+def _ratio_axis(left, points) -> bool:
+    """The shared slowdown axis, labelled on each of the `left` column's panels: logarithmic when the
+    slowdowns, their intervals and 1 span more than a factor of 10. Returns whether some point has an
+    interval (the legend then says what the bars are)."""
     shown = pd.concat([points["slowdown"], points["ci_low"], points["ci_high"]]).dropna()
-    log = log_if_wide(ax, list(shown) + [1.0])
+    log = log_if_wide(left[0], list(shown) + [1.0])
     with_ci = bool(points["ci_low"].notna().any())
-    what = "send time ÷ SSB, median over rounds" if with_ci else "median send time ÷ SSB median"
-    ax.set_ylabel(f"{what} (ratio{', log' if log else ''})")
+    what = "send time ÷ SSB (ratio{})\nmedian over rounds" if with_ci else "median send time ÷ SSB median (ratio{})"
+    for ax in left:  # two lines where long: one per row of panels, each no taller than its panel
+        ax.set_ylabel(what.format(", log" if log else ""))
     return with_ci
+
+
+def size_panels(n: int, width: float, height: float, **subplot_kw):
+    """A figure of n panels (one per message size) in rows of at most two, so that the PNG stays narrow
+    enough for its text to read on a page; the cell left over is removed. Returns (fig, grid, panels):
+    the 2-D array, and the n panels in order."""
+    ncols = min(2, n)
+    fig, grid = new_figure(math.ceil(n / ncols), ncols, width=width, height=height, **subplot_kw)
+    for ax in grid.flat[n:]:
+        ax.remove()
+    return fig, grid, list(grid.flat[:n])
+
+
+def _label_left_and_bottom(grid, n: int, xlabel: str) -> None:
+    """The x label under the lowest panel of each column, the y ticks read from the left column's."""
+    nrows, ncols = grid.shape
+    for i in range(n):
+        row, col = divmod(i, ncols)
+        if i + ncols >= n:  # nothing drawn below it
+            grid[row][col].set_xlabel(xlabel)
+            grid[row][col].xaxis.set_tick_params(labelbottom=True)
+
+
+def _shared_traffic_range(ax, traffic) -> None:
+    """One x range for every panel: from 0 (or below) to the largest traffic, with room on both sides
+    so that a point at 0 GB/s (poll) or at the largest traffic is drawn whole."""
+    t = np.asarray(traffic, dtype=float)
+    t = t[np.isfinite(t)]
+    low, high = min(0.0, t.min()) if len(t) else 0.0, t.max() if len(t) else 1.0
+    pad = 0.06 * (high - low) if high > low else 1.0
+    ax.set_xlim(low - pad, high + pad)
+
+
+def _label_rates(ax, d, color) -> None:
+    """Each point's rate ("@0.5") beside it, above and below in turn along the traffic axis, so that the
+    labels of neighbouring points do not run into each other."""
+    d = d.sort_values("traffic")
+    for i, (x, y, rate) in enumerate(zip(d["traffic"], d["slowdown"], d["load_rate"])):
+        up = i % 2 == 0
+        ax.annotate(
+            f"@{rate}",
+            (x, y),
+            xytext=(4, 5 if up else -5),
+            textcoords="offset points",
+            va="bottom" if up else "top",
+            fontsize="small",
+            color=color,
+        )
 
 
 def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None, title=None):
     """MPI_Send slowdown (÷ SSB) against the GPU traffic during the sends (GB/s), one panel per message
-    size: a colour per load kind, a marker per GPU count, the rates of one kind and count joined by a line;
-    95% intervals as error bars where the points have them, the ±5% "no effect" margin shaded."""
+    size (two to a row, one x range for all): a colour per load kind, a marker per GPU count. A load
+    measured at several rates has each point labelled with its rate (@0.5: half the full rate), not
+    joined: its traffic need not grow with the rate. 95% intervals as error bars where the points have
+    them, the ±5% "no effect" margin shaded."""
     points = load_points(results, layout, access)
     sizes = _sizes(points, sizes)
-    fig, axes = new_figure(1, len(sizes), width=4.4, height=4.0, sharey=True)
-    for ax, size in zip(axes[0], sizes):
+    fig, grid, panels = size_panels(len(sizes), width=4.6, height=3.6, sharex=True, sharey=True)
+    rated = False
+    for ax, size in zip(panels, sizes):
         panel = points[points["size_bytes"] == size]
         for kind in _kinds(panel):
             labelled = set()
-            # One line per run (file) of a kind and GPU count: its rates, joined.
+            color = KIND_COLORS.get(kind, "grey")
+            # One series per run (file) of a kind and GPU count; its rates labelled where it has several.
             for (gpus, _), d in panel[panel["load_kind"] == kind].groupby(["load_gpus", "file"]):
-                d = d.sort_values("traffic")
                 label = f"{kind} x{int(gpus)}"
                 ratio_line(
                     ax,
@@ -113,26 +168,31 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
                     d["slowdown"],
                     d["ci_low"],
                     d["ci_high"],
-                    KIND_COLORS.get(kind, "grey"),
+                    color,
                     marker=GPU_MARKERS[int(gpus - 1) % len(GPU_MARKERS)],
-                    ms=5,
-                    linewidth=1,
+                    ms=6,
+                    linestyle="none",
                     label=None if label in labelled else label,
                 )
                 labelled.add(label)
+                if d["load_rate"].nunique() > 1:
+                    rated = True
+                    _label_rates(ax, d, color)
         no_effect_band(ax)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
-        ax.set_xlim(left=-0.02 * ax.get_xlim()[1])  # points at ~0 GB/s (poll) clear of the axis
         ax.set_title(size_label(size))
-        ax.set_xlabel("GPU traffic during the send (GB/s)")
         ax.grid(True, which="both", alpha=0.3)
-    with_ci = _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)])
-    axes[0][-1].legend(
-        fontsize="x-small",
+    shown = points[points["size_bytes"].isin(sizes)]
+    _shared_traffic_range(panels[0], shown["traffic"])
+    _label_left_and_bottom(grid, len(sizes), "GPU traffic during the send (GB/s)")
+    with_ci = _ratio_axis(grid[:, 0], shown)
+    notes = ([CI_TEXT] if with_ci else []) + (["@r: the load's rate (of full)"] if rated else [])
+    grid[0][-1].legend(
+        fontsize="small",
         loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
-        title=CI_TEXT if with_ci else None,
-        title_fontsize="x-small",
+        bbox_to_anchor=(1.02, 1.0),  # beside the panels: never over a point
+        title="\n".join(notes) or None,
+        title_fontsize="small",
     )
     first = points.iloc[0]
     return finish(
@@ -144,16 +204,16 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
 
 def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, path=None, title=None):
     """MPI_Send slowdown (÷ SSB) against the number of GPUs loading at once (0: the SSB baseline), one
-    panel per message size, a line per load kind, at one rate (default full); 95% intervals as error bars
-    where the points have them (the kinds nudged apart), the ±5% "no effect" margin shaded."""
+    panel per message size (two to a row), a line per load kind, at one rate (default full); 95% intervals
+    as error bars where the points have them (the kinds nudged apart), the ±5% "no effect" margin shaded."""
     points = load_points(results, layout, access)
     points = points[points["load_rate"] == rate]
     if points.empty:
         raise UsageError(f"no load points at rate {rate}")
     sizes = _sizes(points, sizes)
     with_ci = bool(points.loc[points["size_bytes"].isin(sizes), "ci_low"].notna().any())
-    fig, axes = new_figure(1, len(sizes), width=4.0, height=4.0, sharey=True)
-    for ax, size in zip(axes[0], sizes):
+    fig, grid, panels = size_panels(len(sizes), width=4.6, height=3.6, sharex=True, sharey=True)
+    for ax, size in zip(panels, sizes):
         panel = points[points["size_bytes"] == size]
         kinds = _kinds(panel)
         for kind, dx in zip(kinds, dodges(len(kinds), 0.07 if with_ci else 0.0)):
@@ -172,10 +232,10 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
         no_effect_band(ax)
         ax.set_xticks(sorted({0} | set(int(g) for g in points["load_gpus"])))
         ax.set_title(size_label(size))
-        ax.set_xlabel("GPUs loading at once (count)")
         ax.grid(True, alpha=0.3)
-    _ratio_axis(axes[0][0], points[points["size_bytes"].isin(sizes)])
-    axes[0][-1].legend(
+    _label_left_and_bottom(grid, len(sizes), "GPUs loading at once (count)")
+    _ratio_axis(grid[:, 0], points[points["size_bytes"].isin(sizes)])
+    grid[0][-1].legend(
         fontsize="small",
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),  # beside the panels: never over a point

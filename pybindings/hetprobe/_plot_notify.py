@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
+from matplotlib.ticker import NullFormatter
 
 from ._plotting import (
     DIRECTION_COLORS,
@@ -143,59 +146,141 @@ def roundtrip(results, path=None, title=None):
     log = log_if_wide(ax, whiskers)  # one slow setup (a loaded machine) would flatten the others
     ax.set_ylabel("round trip per exchange (µs, log)" if log else "round trip per exchange (µs)")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(handles=[Patch(color=DIRECTION_COLORS[d], label=d) for d in DIRECTIONS], fontsize="small")
+    ax.legend(  # above the axes: never over a box
+        handles=[Patch(color=DIRECTION_COLORS[d], label=d) for d in DIRECTIONS],
+        fontsize="small",
+        loc="lower left",
+        bbox_to_anchor=(0, 1.0),
+        ncols=2,
+        frameon=False,
+    )
     return finish(fig, _title(sm, "flag round trips (box p25-p75, whiskers p1-p99)", title), path)
 
 
-def mechanisms(results, path=None, title=None):
-    """Horizontal bars of each mechanism's median round trip (µs, log x), p10-p90 error bars.
+def _skipped_note(table: pd.DataFrame) -> str:
+    """'Skipped: a, b (reason); c (other reason).' of the mechanisms not measured, "" when none was."""
+    skipped = table[table["median"].isna()]
+    if skipped.empty:
+        return ""
+    reasons = skipped["skipped_reason"].where(skipped["skipped_reason"].notna(), skipped["status"])
+    groups = [f"{', '.join(names.index)} ({why})" for why, names in skipped.groupby(reasons, sort=False)]
+    return textwrap.fill("Skipped: " + "; ".join(groups) + ".", width=110, break_on_hyphens=False)
 
-    The go call's median is marked where the record has it; skipped mechanisms are listed as
-    "skipped: reason" in place of a bar.
+
+def mechanisms(results, path=None, title=None):
+    """Horizontal bars of each measured mechanism's median round trip (µs), p10-p90 error bars; the x
+    axis is logarithmic once the bars and go calls span more than a factor of 10, else linear from 0.
+
+    The go call's median is marked where the record has it; the mechanisms that were skipped are named,
+    with their reasons, in a note under the axis (not as empty rows).
     """
     table = mechanism_table(results)
     rows = first_run(_rows(results, "mechanism", "roundtrip_ns"), ["mechanism"], "notify mechanism records")
-    y = np.arange(len(table))
-    fig, axes = new_figure(1, 1, width=9, height=0.4 * len(y) + 1.8)
+    measured = table[table["median"].notna()]
+    note = _skipped_note(table)
+    y = np.arange(len(measured))
+    fig, axes = new_figure(1, 1, width=9, height=0.4 * max(len(y), 1) + 1.8 + 0.2 * note.count("\n"))
     ax = axes[0][0]
-    ok = table["median"].notna().to_numpy()
-    med, lo, hi = (table[c].to_numpy(dtype=float) * US for c in ("median", "p10", "p90"))
+    med, lo, hi, go = (measured[c].to_numpy(dtype=float) * US for c in ("median", "p10", "p90", "go_call_median"))
     ax.barh(
-        y[ok],
-        med[ok],
-        xerr=[med[ok] - lo[ok], hi[ok] - med[ok]],
-        color="#1f77b4",
-        alpha=0.8,
-        capsize=3,
-        label="round trip median, p10-p90",
+        y, med, xerr=[med - lo, hi - med], color="#1f77b4", alpha=0.8, capsize=3, label="round trip median, p10-p90"
     )
-    go = table["go_call_median"].to_numpy(dtype=float) * US
-    has_go = ok & np.isfinite(go)
+    has_go = np.isfinite(go)
     if has_go.any():
         ax.plot(go[has_go], y[has_go], "k|", markersize=14, markeredgewidth=2, label="go call median")
-    ax.set_xscale("log")
-    if ok.any():
-        low = min(np.nanmin(lo[ok]), np.nanmin(go[has_go]) if has_go.any() else np.inf)
-        ax.set_xlim(low / 3, np.nanmax(hi[ok]) * 2)  # room on the left for the "skipped" notes
-    else:
-        ax.set_xlim(0.1, 100)
-    left = ax.get_xlim()[0]
-    for yi, (_, r) in zip(y, table.iterrows()):
-        if r["status"] != "ok":
-            ax.text(left * 1.1, yi, f"skipped: {r['skipped_reason']}", va="center", fontsize="small", color="dimgrey")
-    ax.set_yticks(y)
-    ax.set_yticklabels(table.index, fontsize="small")
-    ax.invert_yaxis()
-    ax.set_xlabel("round trip: go through done (µs, log)")
+    shown = np.concatenate([lo, hi, go[has_go]])
+    log = log_if_wide(ax, shown, axis="x")  # a go call of 20 ns beside 20 µs round trips: log
+    if log:
+        ax.set_xlim(np.nanmin(shown) / 2, np.nanmax(shown) * 2)
+    elif len(shown):
+        ax.set_xlim(0, np.nanmax(shown) * 1.1)
+    ax.set_yticks(y, measured.index, fontsize="small")
+    ax.set_ylim(len(y) - 0.5, -0.5)  # top row first, every row whole inside the axes
+    ax.set_xlabel("round trip: go through done (µs, log)" if log else "round trip: go through done (µs)")
     ax.set_ylabel("mechanism")
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    ax.legend(fontsize="small", loc="upper right")
+    if len(y):
+        ax.legend(fontsize="small", loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2, frameon=False)  # above
+    else:
+        ax.text(0.5, 0.5, "no mechanism measured", transform=ax.transAxes, ha="center", va="center")
+    if note:  # under the x label, inside the figure's layout
+        ax.annotate(
+            note,
+            xy=(0, 0),
+            xycoords=("axes fraction", ax.xaxis.label),
+            xytext=(0, -6),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize="small",
+            color="dimgrey",
+        )
     return finish(fig, _title(rows, "notification mechanisms", title), path)
 
 
+# The residual panel shows at most this many precisions either side of 0, so that the ±precision band
+# fills a fifth of it or more; residuals beyond are drawn at the edge.
+CLOCK_SPAN = 5.0
+
+
+def _residual_panel(ax, t, residual, used, prec):
+    """Residuals (ns) against time (s), the ±precision band shaded; the axis spans the used samples'
+    residuals but no more than CLOCK_SPAN precisions, and the samples beyond sit at its edge as ▲/▼."""
+    big = 1.2 * np.nanmax(np.abs(residual[used])) if used.any() else 0.0
+    lim = min(max(3 * prec, big), CLOCK_SPAN * prec)
+    beyond = np.abs(residual) > lim
+    edge = np.sign(residual) * lim
+    ax.axhspan(-prec, prec, color="tab:green", alpha=0.18, linewidth=0, label=f"± precision ({prec:.0f} ns)")
+    ax.axhline(0, color="black", linewidth=0.8)
+    for keep, color, ms, label in (
+        (~used, "darkgrey", 2, "not used (check batch, long round trips)"),
+        (used, "tab:blue", 3, "used in the fit"),
+    ):
+        inside = keep & ~beyond
+        ax.plot(t[inside], residual[inside], ".", ms=ms, color=color, label=label)
+        for sign, marker in ((1, "^"), (-1, "v")):
+            out = keep & beyond & (np.sign(residual) == sign)
+            ax.plot(t[out], edge[out], marker, ms=ms + 2, color=color, linestyle="none")
+    if beyond.any():
+        ax.plot(
+            [],
+            [],
+            "^",
+            color="dimgrey",
+            label=f"beyond ±{lim:.0f} ns (at the edge): {int((beyond & used).sum())} used, "
+            f"{int((beyond & ~used).sum())} not",
+        )
+    ax.set_ylim(-1.08 * lim, 1.08 * lim)  # the markers at the edge whole
+    ax.set_xlabel("time since the first fitted batch (s)")
+    ax.set_ylabel("residual: host − fitted device time (ns)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False)  # above: off the data
+
+
+def _round_trip_panel(ax, half, used, prec):
+    """Histogram of each sync's half round trip (ns), all and used, the precision marked. Linear bins up to
+    the 99.5th percentile (the rest in the last bin) where that bulk spans up to a factor of 10, else a
+    log x axis with log-spaced bins over them all (a loaded host: 200 ns to milliseconds)."""
+    top = np.percentile(half, 99.5)
+    if log_if_wide(ax, [half.min(), top], axis="x"):
+        bins = np.geomspace(half.min(), half.max() * 1.001, 50)
+        ax.xaxis.set_minor_formatter(NullFormatter())  # 2×10³ 3×10³ ... would overlap
+    else:
+        bins = np.linspace(half.min(), top * 1.05 + 1, 50)
+        half = np.clip(half, None, bins[-1])
+    ax.hist(half, bins=bins, color="lightgrey", label="all samples")
+    ax.hist(half[used], bins=bins, color="tab:blue", alpha=0.8, label="used in the fit")
+    ax.axvline(prec, color="tab:green", linestyle="--", linewidth=1.2, label=f"precision ({prec:.0f} ns)")
+    ax.set_yscale("log")
+    ax.set_xlabel(f"half round trip of a sync (ns{', log' if ax.get_xscale() == 'log' else ''})")
+    ax.set_ylabel("samples (count)")
+    ax.legend(fontsize="small", loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2, frameon=False)
+
+
 def clock(results, path=None, title=None):
-    """Clock sync: residual (ns) against time (s) with used samples highlighted and ±precision shaded,
-    and the distribution of the per-sample half interval (ns). Title: drift (ppm) and precision (ns)."""
+    """Clock sync: residual (ns) against time (s) with used samples highlighted and ±precision shaded
+    (the axis scaled to show the band, residuals beyond it drawn at the edge), and the distribution of
+    each sync's half round trip (ns). Title: drift (ppm) and precision (ns)."""
     s = results.summary
     fits = s[(s["probe"] == "clock") & (s["record"] == "clock_fit")]
     if fits.empty:
@@ -206,29 +291,10 @@ def clock(results, path=None, title=None):
     cs = results.clock_samples()
     cs = cs[(cs["segment"] == fit["segment"]) & (cs["rank"] == fit["rank"])]
     t0 = cs.loc[cs["role"] == "fit", "host_ns"].min()
-    t = (cs["host_ns"] - t0) * 1e-9
-    used, prec = cs["used"].to_numpy(), float(fit["precision_ns"])
-    fig, axes = new_figure(1, 2, width=6.5, height=4.2)
-    ax, hx = axes[0]
-    ax.axhspan(-prec, prec, color="tab:green", alpha=0.12, label=f"± precision ({prec:.0f} ns)")
-    ax.axhline(0, color="black", linewidth=0.8)
-    ax.plot(
-        t[~used], cs["residual_ns"][~used], ".", ms=2, color="lightgrey", label="not used (check batch, long intervals)"
-    )
-    ax.plot(t[used], cs["residual_ns"][used], ".", ms=3, color="tab:blue", label="used in the fit")
-    lim = max(2 * prec, 1.2 * np.nanmax(np.abs(cs["residual_ns"][used]))) if used.any() else 2 * prec
-    ax.set_ylim(-lim, lim)
-    ax.set_xlabel("time since the first fitted batch (s)")
-    ax.set_ylabel("residual: host − fitted device time (ns)")
-    ax.legend(fontsize="small", loc="upper left")
-    ax.grid(True, alpha=0.3)
-    half = cs["half_interval_ns"].to_numpy()
-    bins = np.linspace(half.min(), np.percentile(half, 99.5) * 1.05 + 1, 50)
-    hx.hist(np.clip(half, None, bins[-1]), bins=bins, color="lightgrey", label="all samples")
-    hx.hist(np.clip(half[used], None, bins[-1]), bins=bins, color="tab:blue", alpha=0.8, label="used")
-    hx.set_yscale("log")
-    hx.set_xlabel("half interval (d_end − d_start)/2 per sample (ns)")
-    hx.set_ylabel("samples (count)")
-    hx.legend(fontsize="small")
+    t = ((cs["host_ns"] - t0) * 1e-9).to_numpy()
+    used, prec = cs["used"].to_numpy(dtype=bool), float(fit["precision_ns"])
+    fig, axes = new_figure(1, 2, width=5.5, height=4.4)
+    _residual_panel(axes[0][0], t, cs["residual_ns"].to_numpy(dtype=float), used, prec)
+    _round_trip_panel(axes[0][1], cs["half_interval_ns"].to_numpy(dtype=float), used, prec)
     default = run_title(fits, f"clock sync, drift {fit['drift_ppm']:.3f} ppm, precision {prec:.0f} ns")
     return finish(fig, title or default, path)

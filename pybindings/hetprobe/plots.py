@@ -163,7 +163,13 @@ def send_time(
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel(f"MPI_Send time, {stat} (µs)")
     band_text = f", {band[0]}-{band[1]} shaded" if band is not None else ""
-    axes[0][0].legend(title=f"layout{band_text}", fontsize="small")
+    axes[0][-1].legend(  # beside the panels: never over a line
+        title=f"layout{band_text}",
+        fontsize="small",
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        title_fontsize="small",
+    )
     first = points.iloc[0]
     timed = {"send": "MPI_Send", "isend": "MPI_Isend + MPI_Wait"}.get(first["send_mode"], first["send_mode"])
     default = run_title(points, f"{timed} time, writer on the {first['writer_side']}")

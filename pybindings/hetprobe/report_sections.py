@@ -264,7 +264,7 @@ def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, m
                 plots.slowdown_vs_traffic(curve if len(curve.summary) else main), directory, "interference_traffic.png"
             ),
             "Slowdown against the GPU traffic measured during the sends, each point against its own run's SSB: "
-            "every kind at full rate from 1 and from all GPUs, and the write load at several rates, joined",
+            "every kind at full rate from 1 and from all GPUs, and the write load at several rates (@rate)",
         ),
     )
     gpus = main.load_gpus()

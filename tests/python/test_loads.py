@@ -90,7 +90,8 @@ def test_load_plots(matrix, tmp_path):
     fig = plots.slowdown_vs_traffic(matrix, path=tmp_path / "traffic.png")
     assert (tmp_path / "traffic.png").stat().st_size > 10_000
     assert [ax.get_title() for ax in fig.axes] == ["1 KiB", "64 KiB", "1 MiB", "16 MiB"]
-    assert all("(GB/s)" in ax.get_xlabel() for ax in fig.axes) and "(ratio)" in fig.axes[0].get_ylabel()
+    assert [ax.get_xlabel() for ax in fig.axes] == ["", "", *["GPU traffic during the send (GB/s)"] * 2]  # bottom row
+    assert all("(ratio)" in fig.axes[i].get_ylabel() for i in (0, 2))  # left column
     fig = plots.slowdown_vs_gpus(matrix, sizes=[1024], path=tmp_path / "gpus.png")
     lines = {line.get_label(): line for line in fig.axes[0].lines}
     assert set(lines) == {"write", "read", "poll", "copy-d2h", "copy-h2d"}
