@@ -46,6 +46,7 @@ from pathlib import Path
 
 from . import gpus as gpu_table
 from ._paths import file_kind
+from ._step_options import check_step_options
 from ._step_records import expected_records, family, launch_name
 from .errors import UsageError
 from .load import Results, load
@@ -440,6 +441,7 @@ def characterize(
         ]
         for k in range(1, (launches or DEFAULT_LAUNCHES) + 1)
     ]
+    check_step_options(steps + launched[0])  # each probe checks its options before anything runs
     (directory / "logs").mkdir(parents=True, exist_ok=True)
     # The steps progress counts: every launch asked for; by default the first, each later one once it fits.
     planned = launched if launches else launched[:1]
