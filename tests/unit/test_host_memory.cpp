@@ -51,7 +51,8 @@ class FakeCgroups : public ::testing::Test {
   }
   // Writes `files` (name -> content) into the cgroup directory `relative` under fs/cgroup.
   fs::path cgroup(const fs::path& relative, const std::map<std::string, std::string>& files) {
-    const fs::path dir = root_ / "fs/cgroup" / relative.relative_path();
+    fs::path dir = root_ / "fs/cgroup";
+    if (!relative.relative_path().empty()) dir /= relative.relative_path();
     fs::create_directories(dir);
     for (const auto& [name, content] : files) std::ofstream(dir / name) << content << "\n";
     return dir;
