@@ -15,7 +15,8 @@ CHECK_TIMEOUT_S = 120  # a check reads its options (and a halo layout file), not
 
 def check_step_options(steps) -> None:
     """Raises UsageError naming the first step (a Step: its probe and command) whose options its probe
-    refuses. Each distinct command is checked once, without its launcher (one process suffices)."""
+    refuses (exit code 2). Each distinct command is checked once, without its launcher (one process
+    suffices)."""
     exe = binary()
     seen = set()
     for step in steps:
@@ -27,7 +28,7 @@ def check_step_options(steps) -> None:
             done = subprocess.run(command, capture_output=True, text=True, env=launch_env(), timeout=CHECK_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise UsageError(f"the {step.probe} step: its options could not be checked ({e})") from None
-        if done.returncode == 0:
+        if done.returncode != 2:  # 2: the options refused; anything else the step meets again when it runs
             continue
         lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
         why = re.sub(r"^hetprobe( \w+)?: (usage )?error: ", "", lines[-1])
