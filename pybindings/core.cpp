@@ -17,6 +17,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/core/effect.hpp"
 #include "bench/core/errors.hpp"
+#include "bench/core/results_report.hpp"
 #include "bench/core/run_header.hpp"
 
 namespace py = pybind11;
@@ -137,9 +138,16 @@ PYBIND11_MODULE(_core, m) {
         "Run notify or clock in this process with CLI arguments; on_record(json) gets the header, then each record");
   m.def("help", &help, py::arg("command"), "The CLI help text of an in-process probe");
   m.def(
-      "topology", [](const std::string& file) { return cli::topology_report(file).dump(); },
+      "topology",
+      [](const std::string& file) {
+        return cli::topology_report(file).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      },
       py::arg("topology_file") = "", "`hetprobe topo --json` as JSON text (this machine, or a saved hwloc XML file)");
   m.def("devices", [] { return cli::devices_report().dump(); }, "`hetprobe devices --json` as JSON text");
+  m.def(
+      "check_results_file", [](const std::string& path) { check_results(read_results(path)); }, py::arg("path"),
+      "The checks `hetprobe show` makes of a results file, run by run: UsageError naming FILE:LINE and the "
+      "field of the first malformed record");
   // The judgement of a ratio and the pooling of launches, computed once in
   // C++ (bench/core/effect.hpp) for the tables, the headline and the plots.
   m.def(

@@ -6,15 +6,13 @@
 
 #include <fstream>
 
+#include "bench/core/echo_text.hpp"
+#include "bench/core/small_file.hpp"
+
 namespace hetprobe {
 
 namespace {
-std::string first_line(const char* path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
+std::string first_line(const char* path) { return valid_utf8(read_first_line(path).value_or("")); }
 
 // "always [madvise] never" -> "madvise"
 std::string bracketed(const std::string& s) {

@@ -1,33 +1,76 @@
 #include "topology/pci_link.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <iterator>
+#include <string_view>
 #include <utility>
 
+#include "bench/core/echo_text.hpp"
+#include "bench/core/small_file.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe {
 
 namespace {
 
-// The first line of a sysfs file; none when it cannot be read.
-std::optional<std::string> read_attribute(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  return line;
+// Speeds above this are no PCIe link's (gen 7 is 128 GT/s): a fake or broken
+// sysfs file, not a number to print.
+constexpr double kMaxLinkSpeedGts = 256;
+
+// One sysfs attribute: its first line, or why there is none ("missing",
+// "is a FIFO, not a regular file").
+struct Attribute {
+  const char* name;
+  std::optional<std::string> line;
+  std::string problem;
+};
+
+Attribute read_attribute(const std::filesystem::path& dir, const char* name) {
+  Attribute a{name, std::nullopt, ""};
+  a.line = read_first_line(dir / name, &a.problem);
+  return a;
 }
+
+// How `hetprobe topo` and the records quote a value read: valid UTF-8, cut short.
+std::string quoted(const std::string& text) {
+  std::string out(1, '\'');  // built up: GCC 12 warns falsely (-Wrestrict) of "'" + a temporary
+  out += echo_text(text);
+  out += '\'';
+  return out;
+}
+
+// The widest PCIe link has 32 lanes; 64 leaves room for what a kernel may report.
+constexpr long kMaxLinkWidth = 64;
 
 // A width file's lanes; none for 0 (unknown) or text that is no whole number.
 std::optional<int> parse_width(const std::string& text) {
   char* end = nullptr;
   const long lanes = std::strtol(text.c_str(), &end, 10);
   while (end != nullptr && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
-  if (end == text.c_str() || end == nullptr || *end != '\0' || lanes <= 0 || lanes > 64) return std::nullopt;
+  if (end == text.c_str() || end == nullptr || *end != '\0' || lanes <= 0 || lanes > kMaxLinkWidth) return std::nullopt;
   return static_cast<int>(lanes);
+}
+
+// Why a value that reads as a number is none the less not taken (a speed
+// above any PCIe link's, a width above 64 lanes); "" when it is fine or
+// plainly unknown ("Unknown", and "0" lanes, which the kernel writes for no link).
+std::string implausible(const Attribute& a, bool speed) {
+  if (!a.line) return "";
+  const char* text = a.line->c_str();
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (end == text) return "";
+  if (speed && !parse_link_speed_gts(*a.line) && std::string_view(end).find("GT/s") != std::string_view::npos)
+    return std::string(a.name) + " " + quoted(*a.line) + ": not a PCIe link speed (above 0, at most " +
+           std::to_string(static_cast<int>(kMaxLinkSpeedGts)) + " GT/s)";
+  if (!speed && !parse_width(*a.line) && value != 0)
+    return std::string(a.name) + " " + quoted(*a.line) + ": not a PCIe link width (1 to " +
+           std::to_string(kMaxLinkWidth) + " lanes)";
+  return "";
 }
 
 // " x16" or " x?".
@@ -45,7 +88,8 @@ std::string speed_text(const std::optional<double>& gts) {
 std::optional<double> parse_link_speed_gts(const std::string& text) {
   char* end = nullptr;
   const double gts = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || !std::isfinite(gts) || gts <= 0) return std::nullopt;  // "Unknown", ""
+  if (end == text.c_str() || !std::isfinite(gts) || gts <= 0 || gts > kMaxLinkSpeedGts)
+    return std::nullopt;  // "Unknown", "", "1e308 GT/s"
   std::string rest = end;
   rest.erase(0, rest.find_first_not_of(' '));
   if (rest.rfind("GT/s", 0) != 0) return std::nullopt;
@@ -58,13 +102,6 @@ std::optional<int> pcie_generation(double gts) {
     if (std::abs(gts - kSpeeds[i]) < 0.05) return i + 1;
   return std::nullopt;
 }
-
-std::string sysfs_root() {
-  const char* root = std::getenv("HETPROBE_SYSFS_ROOT");
-  return root != nullptr && *root != '\0' ? root : "/sys";
-}
-
-bool sysfs_root_overridden() { return sysfs_root() != "/sys"; }
 
 PciLink read_pci_link(const std::string& pci_bus_id, const std::string& root) {
   PciLink link;
@@ -81,27 +118,30 @@ PciLink read_pci_link(const std::string& pci_bus_id, const std::string& root) {
     link.problem = "no " + link.sysfs;
     return link;
   }
-  const auto current_speed = read_attribute(dir / "current_link_speed");
-  const auto max_speed = read_attribute(dir / "max_link_speed");
-  const auto current_width = read_attribute(dir / "current_link_width");
-  const auto max_width = read_attribute(dir / "max_link_width");
-  if (!current_speed && !max_speed && !current_width && !max_width) {
+  const Attribute current_speed = read_attribute(dir, "current_link_speed");
+  const Attribute max_speed = read_attribute(dir, "max_link_speed");
+  const Attribute current_width = read_attribute(dir, "current_link_width");
+  const Attribute max_width = read_attribute(dir, "max_link_width");
+  const Attribute* all[] = {&current_speed, &max_speed, &current_width, &max_width};
+  if (std::all_of(std::begin(all), std::end(all), [](const Attribute* a) { return a->problem == "missing"; })) {
     link.problem = "no current_link_speed, max_link_speed, current_link_width or max_link_width in " + link.sysfs;
     return link;
   }
-  if (current_speed) link.current_speed_gts = parse_link_speed_gts(*current_speed);
-  if (max_speed) link.max_speed_gts = parse_link_speed_gts(*max_speed);
-  if (current_width) link.current_width = parse_width(*current_width);
-  if (max_width) link.max_width = parse_width(*max_width);
+  if (current_speed.line) link.current_speed_gts = parse_link_speed_gts(*current_speed.line);
+  if (max_speed.line) link.max_speed_gts = parse_link_speed_gts(*max_speed.line);
+  if (current_width.line) link.current_width = parse_width(*current_width.line);
+  if (max_width.line) link.max_width = parse_width(*max_width.line);
+  for (const Attribute* a : all) {
+    const std::string why = a->problem.empty() || a->problem == "missing"
+                                ? implausible(*a, a == &current_speed || a == &max_speed)
+                                : std::string(a->name) + " " + a->problem;
+    if (!why.empty()) link.unreadable.push_back(why);
+  }
   if (!link.current_speed_gts && !link.max_speed_gts && !link.current_width && !link.max_width) {
     // Files there, but nothing known in them (a virtual device): say what they hold.
     link.problem = link.sysfs + " knows no link speed or width:";
-    const std::pair<const char*, const std::optional<std::string>*> read[] = {{"current_link_speed", &current_speed},
-                                                                              {"max_link_speed", &max_speed},
-                                                                              {"current_link_width", &current_width},
-                                                                              {"max_link_width", &max_width}};
-    for (const auto& [name, value] : read)
-      link.problem += std::string(" ") + name + (*value ? " '" + **value + "'" : " missing");
+    for (const Attribute* a : all)
+      link.problem += std::string(" ") + a->name + " " + (a->line ? quoted(*a->line) : a->problem);
     return link;
   }
   if (link.current_speed_gts) link.current_generation = pcie_generation(*link.current_speed_gts);
@@ -117,7 +157,9 @@ PciLink read_pci_link(const std::string& pci_bus_id, const std::string& root) {
 std::string PciLink::text() const {
   std::string s = speed_text(current_speed_gts);
   if (current_generation) s += " (gen " + std::to_string(*current_generation) + ")";
-  return s + width_text(current_width) + " of max " + speed_text(max_speed_gts) + width_text(max_width);
+  s += width_text(current_width) + " of max " + speed_text(max_speed_gts) + width_text(max_width);
+  for (const std::string& u : unreadable) s += "; not taken: " + u;
+  return s;
 }
 
 nlohmann::ordered_json PciLink::to_json() const {
@@ -130,9 +172,10 @@ nlohmann::ordered_json PciLink::to_json() const {
       {"current_width", or_null(current_width)},
       {"max_width", or_null(max_width)},
       {"below_max", or_null(below_max)},
-      {"sysfs", sysfs.empty() ? J(nullptr) : J(sysfs)},
+      {"sysfs", sysfs.empty() ? J(nullptr) : J(valid_utf8(sysfs))},
       {"status", read() ? "ok" : "skipped"}};
-  if (!read()) j["skipped_reason"] = problem;
+  if (!read()) j["skipped_reason"] = valid_utf8(problem);
+  if (read() && !unreadable.empty()) j["unreadable"] = unreadable;
   return j;
 }
 

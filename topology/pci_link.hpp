@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "bench/core/small_file.hpp"  // sysfs_root()
 
 namespace hetprobe {
 
@@ -22,28 +25,26 @@ struct PciLink {
   // known; none when neither pair is.
   std::optional<bool> below_max;
   std::string problem;  // why nothing was read ("no /sys/bus/pci/devices/..."); "" when read
+  // Attributes there but not taken, each with why, where others were read:
+  // "current_link_speed '1e308 GT/s': not a PCIe link speed (...)", "max_link_width is a FIFO, ...".
+  std::vector<std::string> unreadable;
 
   bool read() const { return problem.empty(); }
-  // "16.0 GT/s (gen 4) x16 of max 16.0 GT/s x16", "?" for what is unknown.
+  // "16.0 GT/s (gen 4) x16 of max 16.0 GT/s x16", "?" for what is unknown, then what was not taken.
   std::string text() const;
   // The fields a link record carries: current/max speed, generation and
   // width (null where unknown), below_max, sysfs, status "ok" or "skipped"
-  // with skipped_reason.
+  // with skipped_reason, and unreadable where some were not taken.
   nlohmann::ordered_json to_json() const;
 };
-
-// The sysfs root: HETPROBE_SYSFS_ROOT where set (a test option: a directory
-// standing in for /sys), else "/sys".
-std::string sysfs_root();
-// Whether HETPROBE_SYSFS_ROOT names a root.
-bool sysfs_root_overridden();
 
 // Reads the link of `pci_bus_id` ("0000:06:00.0" or the runtime's
 // "00000000:06:00.0") under `root`. Never throws: a missing directory or
 // files give a PciLink whose problem says why.
 PciLink read_pci_link(const std::string& pci_bus_id, const std::string& root = sysfs_root());
 
-// "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> GT/s; "Unknown", "" or anything else -> none.
+// "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> GT/s; "Unknown", "", a speed above
+// 256 GT/s (no PCIe link's) or anything else -> none.
 std::optional<double> parse_link_speed_gts(const std::string& text);
 // The PCIe generation of a link speed (2.5 -> 1, 5 -> 2, 8 -> 3, 16 -> 4, 32 -> 5, 64 -> 6); none for others.
 std::optional<int> pcie_generation(double gts);

@@ -4,13 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
+#include "bench/core/small_file.hpp"
 #include "topology/node_info.hpp"
 
 namespace hetprobe {
@@ -58,16 +60,14 @@ std::string list_of(hwloc_const_bitmap_t set) {
   return copy.list();
 }
 
-std::string read_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
+std::string read_line(const std::string& path) { return valid_utf8(read_first_line(path).value_or("")); }
 
+// -1 where the file is missing or holds no whole number.
 long read_long(const std::string& path) {
   const std::string s = read_line(path);
-  return s.empty() ? -1 : std::stol(s);
+  long value = -1;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  return ec == std::errc() && end == s.data() + s.size() ? value : -1;
 }
 
 const char* kind_of(const hwloc_obj_t pci) {

@@ -1,7 +1,9 @@
 // hetprobe: how the CPU and the GPU of a node get in each other's way, and how
 // fast they can tell each other things. One subcommand per probe.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "bench/cli/command.hpp"
@@ -37,7 +39,13 @@ int main(int argc, char** argv) {
   if (debug) setenv("HETPROBE_DEBUG", "1", 1);  // read by user_message(), here and in the probes' own reports
   const std::vector<std::string> args(argv, argv + argc);
   try {
-    return commands.at(app.get_subcommands().front()->get_name())(args);
+    const int code = commands.at(app.get_subcommands().front()->get_name())(args);
+    // A table printed into a full disk or a closed pipe is not printed: say so.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "hetprobe: io error: cannot write to standard output: %s\n", std::strerror(errno));
+      return code == 0 ? 1 : code;
+    }
+    return code;
   } catch (const Error& e) {
     std::fprintf(stderr, "hetprobe: %s error: %s\n", to_string(e.kind()), user_message(e).c_str());
     return exit_code_for(e.kind());

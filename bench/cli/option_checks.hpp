@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/echo_text.hpp"
 #include "bench/core/enum_table.hpp"
 #include "bench/core/errors.hpp"
 
@@ -69,14 +70,15 @@ inline CLI::Validator integer_in(long long lo, long long hi) {
 inline CLI::Validator count_from(int lo) { return integer_in(lo, kMaxCount); }
 
 // Parses `value` with `parse`; a usage Error it throws gets the option and
-// value in front ("--variants fast: halo variant 'fast': expected ...").
+// value in front ("--variants fast: halo variant 'fast': expected ..."), a
+// long value cut short.
 template <class Parse>
 auto parse_option(const std::string& option, const std::string& value, Parse parse) {
   try {
     return parse(value);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::usage) throw;
-    throw usage_error(option + " " + value + ": " + e.what());
+    throw usage_error(option + " " + echo_text(value) + ": " + e.what());
   }
 }
 

@@ -66,7 +66,9 @@ Topology topology_of(const std::string& file) {
 
 int run(const Options& o) {
   if (o.json) {
-    std::printf("%s\n", topology_report(o.topology_file).dump(2).c_str());
+    // Replace, not throw: a name hwloc or sysfs holds may not be valid UTF-8.
+    const auto text = topology_report(o.topology_file).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::printf("%s\n", text.c_str());
     return 0;
   }
   const Topology topo = topology_of(o.topology_file);

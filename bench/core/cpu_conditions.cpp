@@ -3,9 +3,11 @@
 #include <sched.h>
 
 #include <charconv>
-#include <fstream>
 #include <set>
 #include <thread>
+
+#include "bench/core/echo_text.hpp"
+#include "bench/core/small_file.hpp"
 
 namespace hetprobe {
 
@@ -13,13 +15,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The file's first line without trailing whitespace; none if it cannot be read.
+// The file's first line without trailing whitespace, as valid UTF-8 (it goes
+// into the results header); none if it cannot be read. Bounded: the root may
+// be a test's tree (HETPROBE_SYSFS_ROOT) holding a FIFO or a device.
 std::optional<std::string> read_line(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
-  return line;
+  const auto line = read_first_line(path);
+  if (!line) return std::nullopt;
+  return valid_utf8(*line);
 }
 
 std::optional<long> read_long(const fs::path& path) {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/text_list.hpp"
 
@@ -66,7 +67,7 @@ struct EnumTable {
     for (const std::string& item : split_list(std::string(text), std::string(what) + " list")) {
       const E value = parse_in(item, expected);
       if (std::find(out.begin(), out.end(), value) != out.end())
-        throw usage_error(std::string(what) + " '" + item + "' is listed twice");
+        throw usage_error(std::string(what) + " '" + echo_text(item) + "' is listed twice");
       out.push_back(value);
     }
     return out;
@@ -91,7 +92,7 @@ struct EnumTable {
   E parse_in(std::string_view text, const std::string& expected) const {
     for (const EnumName<E>& n : names)
       if (n.use != EnumUse::internal && same(text, n.name)) return n.value;
-    throw usage_error("unknown " + std::string(what) + " '" + std::string(text) + "' (expected " + expected + ")");
+    throw usage_error("unknown " + std::string(what) + " '" + echo_text(text) + "' (expected " + expected + ")");
   }
 };
 

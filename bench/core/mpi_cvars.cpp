@@ -89,4 +89,20 @@ Json ControlVariables::value(const std::string& name) const {
   return out;
 }
 
+std::vector<std::string> ControlVariables::enum_items(const std::string& name) const {
+  std::vector<std::string> out;
+  const auto found = vars_.find(name);
+  if (found == vars_.end() || found->second.items == MPI_T_ENUM_NULL) return out;
+  int count = 0;
+  char text[256];
+  int len = sizeof text;
+  if (MPI_T_enum_get_info(found->second.items, &count, text, &len) != MPI_SUCCESS) return out;
+  for (int i = 0; i < count; ++i) {
+    int item = 0;
+    len = sizeof text;
+    if (MPI_T_enum_get_item(found->second.items, i, &item, text, &len) == MPI_SUCCESS) out.emplace_back(text);
+  }
+  return out;
+}
+
 }  // namespace hetprobe

@@ -33,6 +33,9 @@ class ControlVariables {
   // A number, a string, or the name of an enum's item; null when it has no
   // value this reader can read (or no such variable).
   Json value(const std::string& name) const;
+  // The names of an enum variable's items, in the library's order; empty
+  // for a variable that is no enum (or no such variable).
+  std::vector<std::string> enum_items(const std::string& name) const;
 
  private:
   struct Var {

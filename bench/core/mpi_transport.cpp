@@ -1,12 +1,17 @@
 #include "bench/core/mpi_transport.hpp"
 
+#include <fcntl.h>
 #include <mpi.h>
-#include <unistd.h>  // environ
+#include <sys/wait.h>
+#include <unistd.h>  // environ, fork
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "bench/core/errors.hpp"
@@ -184,6 +189,84 @@ std::string single_copy_names() {
     out += kSingleCopyNames[i];
   }
   return out;
+}
+
+namespace {
+
+// What a child process finds in this Open MPI's MPI_T: one line per
+// mechanism it offers. Open MPI 4: the items of the shared-memory BTL's
+// single-copy enum; 5: the smsc components that registered variables.
+std::string offered_mechanisms(const Library& lib) {
+  const ControlVariables cv;
+  std::string out;
+  if (lib.major >= 5) {
+    for (const char* m : {"cma", "xpmem", "knem"})
+      for (const std::string& n : cv.names())
+        if (n.starts_with(std::string("smsc_") + m + "_")) {
+          out += std::string(m) + "\n";
+          break;
+        }
+    return out;
+  }
+  for (const std::string& item : cv.enum_items("btl_vader_single_copy_mechanism")) out += item + "\n";
+  return out;
+}
+
+// offered_mechanisms() from a child process; none where it cannot be run or finds nothing.
+std::optional<std::vector<std::string>> offered_mechanisms_in_child(const Library& lib) {
+  int fds[2];
+  if (::pipe(fds) != 0) return std::nullopt;
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::nullopt;
+  }
+  if (child == 0) {  // no MPI here beyond MPI_T, and nothing printed
+    ::close(fds[0]);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      ::dup2(null, STDOUT_FILENO);
+      ::dup2(null, STDERR_FILENO);
+    }
+    const std::string text = offered_mechanisms(lib);
+    const ssize_t written = ::write(fds[1], text.data(), text.size());
+    ::_exit(written == static_cast<ssize_t>(text.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) return std::nullopt;
+  std::vector<std::string> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+std::string single_copy_unavailable(const std::string& mechanism) {
+  const Library lib = library();
+  if (mechanism == "keep" || mechanism == "none" || !is_single_copy_name(mechanism) || lib.name != "open-mpi")
+    return "";  // "none" is always there; another library: check_single_copy says so after MPI_Init
+  const auto offered = offered_mechanisms_in_child(lib);
+  if (!offered || std::find(offered->begin(), offered->end(), mechanism) != offered->end()) return "";
+  std::string list;
+  for (std::size_t i = 0; i < offered->size(); ++i)
+    list += (i == 0 ? "" : i + 1 == offered->size() ? " or " : ", ") + (*offered)[i];
+  return "--single-copy " + mechanism + ": this Open MPI " + lib.version + " was built without it; " +
+         (lib.major >= 5 ? "its single-copy components are " : "its shared-memory BTL offers ") +
+         (list.empty() ? std::string("none") : list) + " (--single-copy keep leaves the choice to Open MPI)";
 }
 
 void request_single_copy(const std::string& mechanism) {

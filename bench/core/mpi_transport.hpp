@@ -20,6 +20,15 @@ bool is_single_copy_name(const std::string& name);
 // kSingleCopyNames for messages: "keep, none, cma, xpmem or knem".
 std::string single_copy_names();
 
+// Before MPI_Init: "" when `mechanism` may be asked for, else why not (a
+// usage message: "--single-copy xpmem: this Open MPI 4.1.4 was built without
+// it; its shared-memory BTL offers cma, emulated or none"), so that Open MPI
+// never sees a value it would warn about. The mechanisms Open MPI has are
+// read through MPI_T in a child process: MPI_T opened in this one before
+// MPI_Init would fix the MCA settings before request_single_copy sets one.
+// "" too where they cannot be known (check_single_copy judges after MPI_Init).
+std::string single_copy_unavailable(const std::string& mechanism);
+
 // Before MPI_Init, on every rank: sets the Open MPI variable that selects
 // `mechanism` in this process's environment (Open MPI 4:
 // OMPI_MCA_btl_vader_single_copy_mechanism; 5: OMPI_MCA_smsc). Nothing for

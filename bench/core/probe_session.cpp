@@ -30,6 +30,10 @@ void add_session_options(CLI::App* c, SessionOptions& o, const std::string& prob
   add_clock_option(c, o.clock);
   add_bind_option(c, o.bind);
   add_quiet_flag(c, o.quiet);
+  c->add_flag("--check-options", o.check_options,
+              "Only check the options (exit code 0, or 2 with the message): nothing is measured or written, and "
+              "what needs the device or the ranks is checked when the run starts (hetprobe characterize checks "
+              "each step's options so before it runs any)");
 }
 
 void add_concurrent_flag(CLI::App* c, SessionOptions& o) {
@@ -191,7 +195,23 @@ bool agreed_steps(const MpiContext& mpi, const std::string& probe, std::initiali
 
 int run_session(const ProbeSession& session, const SessionOptions& o, const std::vector<std::string>& argv,
                 const CommandEnv& env) {
+  if (o.check_options) {  // no MPI, no device, no file
+    try {
+      session.configure();
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::usage) throw;
+      std::fprintf(stderr, "hetprobe %s: error: %s\n", session.probe.c_str(), user_message(e).c_str());
+      return 2;
+    }
+    return 0;
+  }
   if (env.capture) return run_captured(session, o, argv, *env.capture);
+  // A mechanism this Open MPI lacks is refused before MPI_Init, where Open
+  // MPI would print its own warnings first; said once, by the first rank.
+  if (const std::string why = single_copy_unavailable(o.single_copy); !why.empty()) {
+    if (first_launched_rank()) std::fprintf(stderr, "hetprobe %s: error: %s\n", session.probe.c_str(), why.c_str());
+    return 2;
+  }
   request_single_copy(o.single_copy);  // Open MPI reads it at MPI_Init, on every rank
   MPI_Init(nullptr, nullptr);
   const MpiContext mpi = mpi_context(MPI_COMM_WORLD);

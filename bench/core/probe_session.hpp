@@ -31,6 +31,7 @@ struct SessionOptions {
   bool resume = false;               // --resume, where the probe has it (ProbeSession::read_done)
   bool concurrent = false;           // --concurrent, where the ranks take turns (ProbeSession::ranks_take_turns)
   std::string single_copy = "keep";  // --single-copy, where the probe has it (MPI transfers between ranks)
+  bool check_options = false;        // --check-options: check the options (configure) and exit
 };
 
 void add_session_options(CLI::App* command, SessionOptions& options, const std::string& probe);

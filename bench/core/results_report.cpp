@@ -31,6 +31,23 @@ Report results_report(const ResultsFile& file) {
   throw usage_error(name + " holds " + probe + " results; show knows interference, notify, clock, halo and bandwidth");
 }
 
+void check_results(const ResultsFile& file) {
+  if (file.records.empty()) (void)results_report(file);  // says the file holds no results
+  ResultsFile run;
+  run.path = file.path;
+  const auto check = [&] {
+    if (!run.records.empty()) (void)results_report(run);
+    run.records.clear();
+    run.lines.clear();
+  };
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
+    if (i > 0 && record_kind({file.records[i], file.place(i)}) == "header") check();
+    run.records.push_back(file.records[i]);
+    if (i < file.lines.size()) run.lines.push_back(file.lines[i]);
+  }
+  check();
+}
+
 ResultsFile records_of_this_run(const Json& header, const std::vector<Json>& records) {
   ResultsFile file;
   file.path = "this run's records";

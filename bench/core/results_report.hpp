@@ -17,6 +17,12 @@ namespace hetprobe {
 // header of another probe, is a usage Error naming the file.
 Report results_report(const ResultsFile& file);
 
+// The checks results_report makes, for each run in `file` (a header and the
+// records up to the next header: a merged file holds runs of several
+// probes): a usage Error naming FILE:LINE and the field of the first
+// malformed record. What `hetprobe merge` asks of its inputs, as show does.
+void check_results(const ResultsFile& file);
+
 // One report per probe (each reads file.records; records[0] is a header).
 Report interference_report(const ResultsFile& file);
 Report notify_report(const ResultsFile& file);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 
 namespace hetprobe {
@@ -44,8 +45,8 @@ constexpr std::array<std::pair<std::string_view, std::uint64_t>, 15> kUnits{{
 // is reported together with the range it came from.
 [[noreturn]] void fail(std::string_view what, std::string_view text, std::string_view why,
                        std::string_view context = {}) {
-  std::string message = std::string(what) + " \"" + std::string(text) + "\"";
-  if (!context.empty()) message += " in \"" + std::string(context) + "\"";
+  std::string message = std::string(what) + " \"" + echo_text(text) + "\"";
+  if (!context.empty()) message += " in \"" + echo_text(context) + "\"";
   throw usage_error(message + ": " + std::string(why));
 }
 
@@ -59,7 +60,7 @@ std::uint64_t unit_bytes(std::string_view text, std::string_view suffix, std::st
   for (const auto& [name, bytes] : kUnits) {
     if (name == suffix) return bytes;
   }
-  fail("size", text, "unknown unit \"" + std::string(suffix) + "\"", context);
+  fail("size", text, "unknown unit \"" + echo_text(suffix) + "\"", context);
 }
 
 // Bytes in 0.<fraction> units, which must be whole: "5" of KiB is 512.
@@ -117,7 +118,7 @@ std::uint64_t parse_factor(std::string_view range, std::string_view text) {
   std::uint64_t factor = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), factor);
   if (ec != std::errc() || end != digits.data() + digits.size() || factor < 2) {
-    fail("range", range, "factor \"" + std::string(text) + "\" must be an integer >= 2");
+    fail("range", range, "factor \"" + echo_text(text) + "\" must be an integer >= 2");
   }
   return factor;
 }
@@ -156,7 +157,7 @@ void append_range(std::string_view range, std::vector<std::uint64_t>& out) {
     if (bytes == 0) fail("range", range, "step must not be 0");
     append_arithmetic(range, min, max, bytes, out);
   } else {
-    fail("range", range, "step \"" + std::string(step) + "\" must be xFACTOR or +SIZE");
+    fail("range", range, "step \"" + echo_text(step) + "\" must be xFACTOR or +SIZE");
   }
 }
 

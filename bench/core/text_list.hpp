@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 
 namespace hetprobe {
@@ -19,7 +20,7 @@ inline std::vector<std::string> split_list(const std::string& text, const std::s
     const std::size_t end = text.find(sep, start);
     out.push_back(text.substr(start, end - start));
     if (out.back().empty())
-      throw usage_error(what + " '" + text + "': " + (text.empty() ? "empty" : "an empty item") +
+      throw usage_error(what + " '" + echo_text(text) + "': " + (text.empty() ? "empty" : "an empty item") +
                         " (a list takes items separated by single '" + std::string(1, sep) + "')");
     if (end == std::string::npos) return out;
     start = end + 1;

@@ -8,6 +8,7 @@
 
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/probe_session.hpp"
 #include "bench/core/sizes.hpp"
@@ -56,9 +57,23 @@ std::array<int, 3> parse_grid(const std::string& text) {
   return g;
 }
 
+// A list of counts or sizes (ranges too: 200:800:x2), ascending; a value listed
+// twice is refused, as every list option refuses it, not quietly run once.
+std::vector<std::uint64_t> parse_distinct(const std::string& option, const std::string& text) {
+  std::vector<std::uint64_t> out;
+  for (const std::string& item : split_list(text, option))
+    for (std::uint64_t v : parse_option(option, text, [&](const std::string&) { return parse_size_list(item); })) {
+      if (std::find(out.begin(), out.end(), v) != out.end())
+        throw usage_error(option + " " + echo_text(text) + ": " + std::to_string(v) + " is listed twice");
+      out.push_back(v);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<int> parse_cubes(const std::string& text) {
   std::vector<int> out;
-  for (std::uint64_t cube : parse_option("--cube", text, [](const std::string& t) { return parse_size_list(t); })) {
+  for (std::uint64_t cube : parse_distinct("--cube", text)) {
     if (cube > static_cast<std::uint64_t>(kMaxCube))
       throw usage_error("--cube " + text + ": a cube side is at most " + std::to_string(kMaxCube) + " cells, not " +
                         std::to_string(cube));
@@ -111,8 +126,7 @@ HaloConfig build_config(const Options& o) {
   c.signals = parse_enum_list("--signal", o.signal, kHaloSignalNames);
   c.stagings = parse_enum_list("--staging", o.staging, kHaloStagingNames);
   c.threads_per_block.clear();
-  for (std::uint64_t t :
-       parse_option("--threads", o.threads, [](const std::string& t) { return parse_size_list(t); })) {
+  for (std::uint64_t t : parse_distinct("--threads", o.threads)) {
     if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
     c.threads_per_block.push_back(static_cast<int>(t));
   }
@@ -128,6 +142,10 @@ HaloConfig build_config(const Options& o) {
       throw usage_error("--parts " + o.parts + ": '" + item + "' listed twice");
     c.part_bytes.push_back(bytes);
   }
+  for (std::size_t i = 0; i < c.poll_pause_ns.size(); ++i)
+    if (std::find(c.poll_pause_ns.begin(), c.poll_pause_ns.begin() + static_cast<std::ptrdiff_t>(i),
+                  c.poll_pause_ns[i]) != c.poll_pause_ns.begin() + static_cast<std::ptrdiff_t>(i))
+      throw usage_error("--poll-pause: " + std::to_string(c.poll_pause_ns[i]) + " is listed twice");
   if (o.long_bytes != "auto")
     c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
   if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")

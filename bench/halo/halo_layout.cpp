@@ -9,6 +9,7 @@
 #include <sstream>
 #include <utility>
 
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/sizes.hpp"
 
@@ -83,7 +84,8 @@ int parse_rank(const std::string& field, int ranks, const std::string& where) {
   int value = -1;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
   if (ec != std::errc() || end != field.data() + field.size() || value < 0 || value >= ranks) {
-    throw usage_error(where + "rank \"" + field + "\" is not an integer in [0, " + std::to_string(ranks) + ")");
+    throw usage_error(where + "rank \"" + echo_text(field) + "\" is not an integer in [0, " + std::to_string(ranks) +
+                      ")");
   }
   return value;
 }
@@ -95,10 +97,13 @@ std::vector<HaloMessage> read_layout_file(const std::string& path, int ranks) {
   const auto type = std::filesystem::status(path, ec).type();
   if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular)
     throw usage_error("halo layout file \"" + path + "\": not a regular file");
+  if (const auto bytes = std::filesystem::file_size(path, ec); !ec && bytes > kMaxLayoutFileBytes)
+    throw usage_error("halo layout file \"" + path + "\": " + std::to_string(bytes) +
+                      " bytes; a layout file is at most " + format_size(kMaxLayoutFileBytes));
   std::ifstream in(path);
   if (!in) throw usage_error("halo layout file \"" + path + "\": cannot open: " + std::strerror(errno));
   std::vector<HaloMessage> lines;
-  std::vector<int> next_tag(static_cast<std::size_t>(ranks), 0);
+  std::vector<int> next_tag(static_cast<std::size_t>(ranks), 0), receives(static_cast<std::size_t>(ranks), 0);
   std::string text;
   for (int number = 1; std::getline(in, text); ++number) {
     const std::string where = path + ":" + std::to_string(number) + ": ";
@@ -119,6 +124,13 @@ std::vector<HaloMessage> read_layout_file(const std::string& path, int ranks) {
       throw usage_error(where + e.what());
     }
     m.index = next_tag[static_cast<std::size_t>(m.recv_from)]++;
+    const int received = ++receives[static_cast<std::size_t>(m.send_to)];
+    if (m.index >= kMaxMessagesPerRank || received > kMaxMessagesPerRank)
+      throw usage_error(where + "rank " + std::to_string(m.index >= kMaxMessagesPerRank ? m.recv_from : m.send_to) +
+                        (m.index >= kMaxMessagesPerRank ? " sends" : " receives") + " more than " +
+                        std::to_string(kMaxMessagesPerRank) + " messages; a layout gives each rank at most " +
+                        std::to_string(kMaxMessagesPerRank) + " to send and " + std::to_string(kMaxMessagesPerRank) +
+                        " to receive (a cube's rank has 26)");
     lines.push_back(m);
   }
   if (in.bad()) throw usage_error("halo layout file \"" + path + "\": read error");

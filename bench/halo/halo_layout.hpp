@@ -84,10 +84,17 @@ struct HaloCube {
 // [0, ranks), an odd number of ranks with pair peers, a message of 2^63 bytes or more.
 HaloLayout cube_layout(const HaloCube& c, int rank, int ranks);
 
+// A layout file's bounds, checked as it is read, before anything runs: past them a run takes
+// minutes and gigabytes per rank (each message has its buffers, flags and GPU blocks), and MPI
+// guarantees tags only up to 32767.
+inline constexpr std::uint64_t kMaxLayoutFileBytes = 16ull << 20;
+inline constexpr int kMaxMessagesPerRank = 1024;  // to send, and to receive
+
 // The layout of `rank` of `ranks` from a layout file; every rank parses the whole file. Usage
-// errors name the file (and line): unreadable, no messages at all, a line without exactly 3
-// fields, a rank not an integer in [0, ranks), BYTES 0 or not a size. A rank without lines of
-// its own just sends nothing.
+// errors name the file (and line): unreadable, larger than kMaxLayoutFileBytes, no messages at
+// all, a line without exactly 3 fields, a rank not an integer in [0, ranks), BYTES 0 or not a
+// size, a rank sending or receiving more than kMaxMessagesPerRank. A rank without lines of its
+// own just sends nothing.
 HaloLayout file_layout(const std::string& path, int rank, int ranks);
 
 // The layout file for all ranks (every_rank[i] is any rank's layout; each one's sends are written

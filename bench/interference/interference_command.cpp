@@ -11,11 +11,13 @@
 
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/interrupt.hpp"
 #include "bench/core/probe_session.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
+#include "bench/core/text_list.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
 #include "bench/interference/interference_run.hpp"
@@ -33,7 +35,8 @@ struct Options {
   std::string access = "stream,stacked";
   std::string send = "send";
   std::string writer = "sender";
-  std::string load, load_bytes, load_rate, load_gpus, load_devices;  // "": the default (or --paper's)
+  // Not given: the default (or --paper's). Given empty: refused, as every list's empty item is.
+  std::optional<std::string> load, load_bytes, secondary_size, load_rate, load_gpus, load_devices;
   bool paper = false, no_host_stream = false;
   int rounds = 10, reps = 5, warmup = 1;
   std::string seed;  // "": drawn by rank 0 and shared
@@ -67,13 +70,19 @@ InterferenceConfig build_config(const Options& o) {
   c.send_mode = parse_enum("--send", o.send, kSendModeNames);
   c.writer = parse_enum("--writer", o.writer, kWriterSideNames);
   c.paper = o.paper;
-  if (c.paper && (!o.load.empty() || !o.load_rate.empty() || !o.load_gpus.empty() || !o.load_devices.empty()))
+  if (c.paper && (o.load || o.load_rate || o.load_gpus || o.load_devices))
     throw usage_error(
         "--paper is the paper's writer on the sender's GPU at full rate: it takes no --load, "
         "--load-rate, --load-gpus or --load-devices");
-  c.loads = o.load.empty() ? std::vector<LoadKind>{LoadKind::write} : parse_option("--load", o.load, parse_load_kinds);
-  c.load_bytes = parse_load_bytes(o.load_bytes.empty() ? (c.paper ? "message" : "auto") : o.load_bytes);
-  c.rates = parse_load_rates(o.load_rate.empty() ? "1" : o.load_rate);
+  c.loads = o.load ? parse_option("--load", *o.load, parse_load_kinds) : std::vector<LoadKind>{LoadKind::write};
+  if (o.load_bytes && o.secondary_size)
+    throw usage_error("--load-bytes " + echo_text(*o.load_bytes) + " and --secondary-size " +
+                      echo_text(*o.secondary_size) + ": --secondary-size is another name of --load-bytes; give one");
+  const std::optional<std::string>& load_bytes = o.load_bytes ? o.load_bytes : o.secondary_size;
+  const char* load_bytes_option = o.load_bytes ? "--load-bytes" : "--secondary-size";
+  c.load_bytes = load_bytes ? parse_option(load_bytes_option, *load_bytes, parse_load_bytes)
+                            : parse_load_bytes(c.paper ? "message" : "auto");
+  c.rates = parse_load_rates(o.load_rate.value_or("1"));
   c.rounds = o.rounds;  // range-checked by the parser, as --reps, --warmup and --timeout are
   c.reps = o.reps;
   c.warmup = o.warmup;
@@ -98,10 +107,11 @@ void share_seed(const Options& o, InterferenceConfig& c, const MpiContext& mpi) 
 // The load GPUs, once the node's device count is known (after placement).
 void resolve_load_gpus(const Options& o, InterferenceConfig& c, const Device& device) {
   const int available = std::max(1, device_count(device.info().backend));
-  c.gpu_counts = parse_load_gpu_counts(o.load_gpus.empty() ? "1" : o.load_gpus, available);
-  c.load_devices = load_device_order(o.load_devices, device.info().ordinal, available);
-  if (!o.load_devices.empty() && c.load_devices.front() != device.info().ordinal)
-    throw usage_error("--load-devices " + o.load_devices + ": the list starts with the sending rank's own GPU (" +
+  c.gpu_counts = parse_load_gpu_counts(o.load_gpus.value_or("1"), available);
+  if (o.load_devices && o.load_devices->empty()) split_list(*o.load_devices, "--load-devices");  // refuses ""
+  c.load_devices = load_device_order(o.load_devices.value_or(""), device.info().ordinal, available);
+  if (o.load_devices && c.load_devices.front() != device.info().ordinal)
+    throw usage_error("--load-devices " + *o.load_devices + ": the list starts with the sending rank's own GPU (" +
                       std::to_string(device.info().ordinal) + ")");
   if (c.max_gpus() > static_cast<int>(c.load_devices.size()))
     throw usage_error("--load-gpus asks for " + std::to_string(c.max_gpus()) + " GPUs; --load-devices lists " +
@@ -209,7 +219,7 @@ CommandFn add_interference_command(CLI::App& app) {
                 "Bytes of the load's buffer (PCB, P2AB, and each other GPU's own): "
                 "auto (8 x the largest message, at least 256 MiB: a pass outlasts the longest send), message "
                 "(the message size, the paper's), or a size [default: auto; --paper: message]");
-  c->add_option("--secondary-size", o->load_bytes, "Alias of --load-bytes");
+  c->add_option("--secondary-size", o->secondary_size, "Alias of --load-bytes (give one of the two)");
   c->add_option("--load-rate", o->load_rate,
                 "Load rates, a list: fractions of the load's full rate on each GPU "
                 "(0.25, 50%; measured first, 50 ms alone) or GB/s per GPU (12GB/s); one point each [default: 1]");

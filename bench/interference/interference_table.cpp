@@ -90,6 +90,7 @@ std::string sampling_text(const RecordRef& h) {
 }  // namespace
 
 Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
+  (void)field_json(h, "config");  // a header without it is named so, not by the first setting read
   const bool paper = field_or<bool>(h, "config.paper", find_field(h, "config.loads") == nullptr);
   const Json* bytes = find_field(h, "config.load_bytes");
   if (bytes == nullptr) bytes = &field_json(h, "config.secondary_bytes");

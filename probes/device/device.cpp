@@ -1,14 +1,8 @@
 #include "probes/device/device.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <optional>
-#include <sstream>
 #include <utility>
 
 #include "bench/core/errors.hpp"
@@ -74,53 +68,5 @@ TimerCalibration calibrate_timer_once(const std::string& backend, int ordinal,
   if (it == done.end()) it = done.emplace(std::pair{backend, ordinal}, measure()).first;
   return it->second;
 }
-
-namespace {
-
-std::string gib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
-  return text;
-}
-
-// The first number in `path` after `key` (a /proc/meminfo line), or nothing.
-std::optional<std::uint64_t> read_number(const char* path, const std::string& key = "") {
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    if (line.compare(0, key.size(), key) != 0) continue;
-    std::istringstream fields(line.substr(key.size()));
-    std::uint64_t n = 0;
-    if (fields >> n) return n;
-    return std::nullopt;  // "max": no limit
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-HostMemory host_memory() {
-  HostMemory m;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) m.installed = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
-  if (auto kib = read_number("/proc/meminfo", "MemAvailable:")) m.available = *kib * 1024;
-  else m.available = m.installed;
-  // A container's or batch job's cgroup (v2) may allow less than the node has free.
-  const auto limit = read_number("/sys/fs/cgroup/memory.max"), used = read_number("/sys/fs/cgroup/memory.current");
-  if (limit && used && *limit > *used && *limit - *used < m.available) {
-    m.available = *limit - *used;
-    m.cgroup_limited = true;
-  }
-  return m;
-}
-
-void check_memory_available(std::uint64_t bytes, const std::string& what) {
-  const HostMemory m = host_memory();
-  if (m.available == 0 || bytes <= m.available) return;
-  throw usage_error(what + " needs " + gib(bytes) + " of host memory; " + gib(m.available) + " is available now (" +
-                    (m.cgroup_limited ? "this cgroup's limit less its use" : "MemAvailable in /proc/meminfo") +
-                    ", of " + gib(m.installed) + " installed): ask for less");
-}
-
-void check_pinnable(std::size_t bytes) { check_memory_available(bytes, "pinning " + std::to_string(bytes) + " bytes"); }
 
 }  // namespace hetprobe

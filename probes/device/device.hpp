@@ -166,12 +166,14 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal, std
 // Devices of a compiled-in backend on this node (0 when it has none or is not compiled in).
 int device_count(const std::string& backend);
 
-// Host memory now: installed, and available (MemAvailable, or less under a
-// cgroup v2 memory limit): what an allocation can take without the
-// out-of-memory killer ending the run.
+// Host memory now: installed, and available (MemAvailable, or less where a
+// memory cgroup of this process, v2 or v1, allows less: its limit less its
+// use): what an allocation can take without the out-of-memory killer ending
+// the run. The cgroup tree is read under HETPROBE_SYSFS_ROOT's fs/cgroup
+// where that is set (a test's tree).
 struct HostMemory {
   std::uint64_t installed = 0, available = 0;
-  bool cgroup_limited = false;  // `available` is the cgroup's limit less its use
+  std::string limited_by_cgroup;  // the directory of the cgroup whose limit `available` is; "" when none
 };
 HostMemory host_memory();
 

@@ -39,7 +39,9 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal, std
       reasons += (reasons.empty() ? "" : "; ") + b.name + ": " +
                  (why.empty() ? "no device " + std::to_string(ordinal) : why);
     }
-    const int hosts = device_count("host");
+    std::string host_why;
+    const int hosts = find_backend("host")->count(host_why);
+    if (hosts == 0 && !host_why.empty()) throw usage_error(host_why);  // HETPROBE_HOST_DEVICES's text
     if (ordinal >= hosts)  // never silently another device than the one asked for
       throw usage_error("--gpu " + std::to_string(ordinal) + ": no backend has a device " + std::to_string(ordinal) +
                         " (" + (reasons.empty() ? std::string("no GPU backend compiled in") : reasons) +
@@ -58,6 +60,7 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal, std
   }
   std::string why;
   const int n = b->count(why);
+  if (backend == "host" && n == 0 && !why.empty()) throw usage_error(why);
   if (ordinal < 0 || n <= ordinal)
     throw usage_error("--gpu " + std::to_string(ordinal) + " --device " + backend + ": " +
                       (n > 0 ? "the " + backend + " backend has devices 0 to " + std::to_string(n - 1)

@@ -315,6 +315,8 @@ def _halo(rec, header):
     }
     extras = {"payload_check": opt(rec, "payload.check", "string")}
     rows, chunks = [], []
+    if "iteration_ns" not in rec:  # null for a run that measured nothing; absent: malformed, never a dropped row
+        raise Malformed("iteration_ns", "missing")
     for metric in ("iteration_ns", "slowest_rank_iteration_ns"):
         summary = opt(rec, metric, "object")
         if summary is None:

@@ -46,6 +46,7 @@ from pathlib import Path
 
 from . import gpus as gpu_table
 from ._paths import file_kind
+from ._step_options import check_step_options
 from ._step_records import expected_records, family, launch_name
 from .errors import UsageError
 from .load import Results, load
@@ -451,6 +452,7 @@ def characterize(
         for probe in chosen_launched
         if k <= launches_of(probe, launches, quick)
     ]
+    check_step_options(steps + launched[0])  # each probe checks its options before anything runs
     (directory / "logs").mkdir(parents=True, exist_ok=True)
     show = Progress(
         sys.stderr,

@@ -9,6 +9,7 @@ in a missing folder, one of the inputs, or non-empty without --overwrite; a miss
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import tempfile
@@ -31,9 +32,30 @@ def _segments(results: Results):
     return segments
 
 
-def _temporary(target: Path) -> tuple[int, str]:
-    """A new file beside `target` (mode 0644: a results file is for sharing), to rename over it when complete."""
-    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
+def _check_as_show_does(files: list) -> None:
+    """Each results file (JSON Lines) checked as `hetprobe show` checks it (the C++ reader, one run at a
+    time): a field show needs that is missing or of the wrong type is a UsageError naming FILE:LINE."""
+    from . import _core
+
+    for f in files:
+        if str(f).endswith(".jsonl"):
+            _core.check_results_file(str(f))
+
+
+# Failures of the system, not of the paths given: exit 1 (the message names the output all the same).
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.ENOMEM}
+
+
+def _temporary(target: Path, option: str) -> tuple[int, str]:
+    """A new file beside `target` (mode 0644: a results file is for sharing), to rename over it when
+    complete. A folder that takes no new file (/proc, a read-only mount) is a UsageError naming
+    `option` and `target`, not the temporary name."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
+    except OSError as e:
+        if e.errno in _ENVIRONMENT_ERRNOS:
+            raise OSError(e.errno, e.strerror, str(target)) from None
+        raise UsageError(f"{option} {target}: cannot create a file in {target.parent} ({e.strerror})") from None
     os.chmod(tmp, 0o644)
     return fd, tmp
 
@@ -93,6 +115,7 @@ def _merge(paths, out, overwrite, summary_csv=None):
     paths = list(paths)
     out, csv = _check_outputs(paths, out, overwrite, summary_csv)
     results = load(paths)
+    _check_as_show_does(results.files)
     for option, path in (("-o/--out", out), ("--summary-csv", csv)):
         if path is not None and path.exists() and any(same_file(f, path) for f in results.files):
             raise UsageError(f"{option} {path} is one of the inputs; write it elsewhere")  # inside an input folder
@@ -100,22 +123,24 @@ def _merge(paths, out, overwrite, summary_csv=None):
     written = []  # (temporary, final) pairs, renamed together once all are complete
     try:
         if out is not None:
-            fd, tmp = _temporary(out)
+            fd, tmp = _temporary(out, "-o/--out")
             written.append((tmp, out))
             counts = _write(results, fd) + (len(results.files),)
             if csv is not None:  # the merged file's own summary, its rows naming the merged file
                 summary = load(tmp).summary.assign(file=str(out))
         if csv is not None:
-            fd, tmp = _temporary(csv)
+            fd, tmp = _temporary(csv, "--summary-csv")
             written.append((tmp, csv))
             with os.fdopen(fd, "w", newline="") as f:
                 (summary if out is not None else results.summary).to_csv(f, index=False)
         for tmp, final in written:
             os.replace(tmp, final)
-    except BaseException:
+    except BaseException as e:
         for tmp, _ in written:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        if isinstance(e, OSError) and written and (e.filename is None or e.filename == written[-1][0]):
+            raise OSError(e.errno, e.strerror, str(written[-1][1])) from None  # the output's name, not its temporary's
         raise
     return (load(out) if out is not None else results), counts
 

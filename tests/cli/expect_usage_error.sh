@@ -4,7 +4,7 @@
 # replaced by a path in a fresh directory, which must not be created (with
 # --existing, it starts as a copy of FILE and its bytes must not change), and
 # COMMAND runs in an empty directory that must stay empty (a default results
-# file would land there).
+# file would land there). An argument @EMPTY@ is passed as "".
 set -uo pipefail
 existing=
 if [[ $1 == --existing ]]; then
@@ -19,6 +19,7 @@ out=$work/out.jsonl
 [[ -z $existing ]] || cp "$existing" "$out"
 mkdir "$work/cwd"
 cmd=("${@//@OUT@/$out}")
+for k in "${!cmd[@]}"; do [[ ${cmd[k]} != @EMPTY@ ]] || cmd[k]=""; done  # an empty argument (CMake drops "")
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 (cd "$work/cwd" && "${cmd[@]}") >"$work/stdout" 2>"$work/stderr"
 rc=$?

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, REPO
 
 from hetprobe.cli import main
 
@@ -47,6 +47,32 @@ MALFORMED = {
     ),
     "empty.jsonl": ("", r": holds no complete record"),
 }
+
+# An interference run (a header and two points), damaged: what `hetprobe show` refuses, merge refuses too.
+RESULTS = REPO / "tests" / "data" / "results"
+_POINTS = [json.loads(line) for line in (RESULTS / "interference-point-missing-field.jsonl").read_text().splitlines()]
+_POINTS = [_POINTS[0], _POINTS[1], _POINTS[3]]  # line 3 lacks send_time_ns: left out, to damage on purpose
+
+
+def _interference(edit) -> str:
+    records = json.loads(json.dumps(_POINTS))
+    edit(records)
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+MALFORMED.update(
+    {
+        "size_bytes_big.jsonl": (
+            _interference(lambda r: r[1].update(size_bytes="big")),
+            r":2: field 'size_bytes': expected (an integer|a whole number)",
+        ),
+        "no_config.jsonl": (_interference(lambda r: r[0].pop("config")), r":1: field 'config' is missing"),
+        "halo_missing_field.jsonl": (
+            (RESULTS / "halo-missing-field.jsonl").read_text(),
+            r":2: field 'iteration_ns': missing",
+        ),
+    }
+)
 
 
 @pytest.fixture
@@ -121,6 +147,11 @@ CASES = [
     ("merge a FIFO as input", ["merge", "-o", "{new}", "{fifo}"], r"fifo: is a FIFO, not a results file"),
     ("merge a missing input", ["merge", "-o", "{new}", "{missing}"], r"no such results file or directory"),
     ("merge without -o", ["merge", "{in}"], r"the following arguments are required: -o/--out"),
+    (
+        "merge -o in a folder that takes no file",
+        ["merge", "-o", "/proc/hetprobe-merged.jsonl", "{in}"],
+        r"-o/--out /proc/hetprobe-merged.jsonl: cannot create a file in /proc",
+    ),
     # report: a run directory only
     ("report a file", ["report", "{in}"], r"is not a run directory"),
     ("report a FIFO", ["report", "{fifo}"], r"is not a run directory"),
@@ -151,6 +182,22 @@ CASES = [
     ("characterize into a device", ["characterize", "{dev}"], r"null is a character device"),
     ("characterize into a directory with files", ["characterize", "{full}"], r"is not empty"),
     ("characterize under a file", ["characterize", "{existing}/run"], r"not a writable directory"),
+    # characterize: each probe's options, checked by the probe before any step runs
+    (
+        "characterize --notify-args '--orders bogus'",
+        ["characterize", "--notify-args", "--orders bogus", "{run}"],
+        r"the notify step's options: --orders bogus: unknown memory order 'bogus'",
+    ),
+    (
+        "characterize --sizes 0",
+        ["characterize", "--sizes", "0", "{run}"],
+        r"the interference step's options: size \"0\": must be positive",
+    ),
+    (
+        "characterize --interference-args '--load-rate 2'",
+        ["characterize", "--interference-args", "--load-rate 2", "--skip", "notify,clock,bandwidth", "{run}"],
+        r"the interference step's options: --load-rate 2: a fraction of the full rate must be above 0",
+    ),
 ] + [
     (f"merge malformed {name}", ["merge", "-o", "{new}", "{tmp}/" + name], re.escape(name) + message)
     for name, (_, message) in MALFORMED.items()

@@ -202,7 +202,7 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
 FAILING = """#!{python}
 import os, signal, subprocess, sys
 REAL, args = {real!r}, sys.argv[1:]
-if args[:1] not in (["notify"], ["clock"]):
+if args[:1] not in (["notify"], ["clock"]) or "--check-options" in args:
     os.execv(REAL, [REAL] + args)
 out = args[args.index("--out") + 1]
 extra = ["--parts", "overhead"] if args[0] == "notify" else []

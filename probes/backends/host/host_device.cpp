@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 #include "probes/backends/host/host_engines.hpp"
 
@@ -42,14 +44,18 @@ std::byte* alloc_locked(std::size_t bytes, bool& locked) {
 }
 
 // HETPROBE_HOST_DEVICES=N (a test option, default 1): the host backend
-// presents N devices, so multi-GPU paths run without a GPU.
+// presents N devices, so multi-GPU paths run without a GPU. Bad text gives no
+// device, and `why_none` names the variable and its range (open_device makes
+// that a usage error).
 int host_device_count(std::string& why_none) {
   const char* text = std::getenv("HETPROBE_HOST_DEVICES");
   if (text == nullptr || *text == '\0') return 1;
-  char* end = nullptr;
-  const long n = std::strtol(text, &end, 10);
-  if (*end != '\0' || n < 1 || n > 64) {
-    why_none = std::string("HETPROBE_HOST_DEVICES=") + text + " is not a count from 1 to 64";
+  long n = 0;
+  const char* end = text + std::strlen(text);
+  const auto [ptr, ec] = std::from_chars(text, end, n);
+  if (ec != std::errc() || ptr != end || n < 1 || n > 64) {
+    why_none = "HETPROBE_HOST_DEVICES=" + echo_text(text) +
+               " is not a count from 1 to 64 (how many devices the host backend presents; unset: 1)";
     return 0;
   }
   return static_cast<int>(n);

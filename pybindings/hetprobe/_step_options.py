@@ -1,0 +1,35 @@
+"""characterize's steps' probe options, checked by each probe before characterize runs or writes
+anything: `hetprobe PROBE ... --check-options` parses and checks them as a run would (exit 2 with
+the probe's own message), measuring nothing and writing nothing."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+from .errors import UsageError
+from .probes import binary, launch_env
+
+CHECK_TIMEOUT_S = 120  # a check reads its options (and a halo layout file), nothing more
+
+
+def check_step_options(steps) -> None:
+    """Raises UsageError naming the first step (a Step: its probe and command) whose options its probe
+    refuses (exit code 2). Each distinct command is checked once, without its launcher (one process
+    suffices)."""
+    exe = binary()
+    seen = set()
+    for step in steps:
+        command = step.command[step.command.index(exe) :] + ["--check-options"]
+        if tuple(command) in seen:
+            continue
+        seen.add(tuple(command))
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, env=launch_env(), timeout=CHECK_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise UsageError(f"the {step.probe} step: its options could not be checked ({e})") from None
+        if done.returncode != 2:  # 2: the options refused; anything else the step meets again when it runs
+            continue
+        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+        why = re.sub(r"^hetprobe( \w+)?: (usage )?error: ", "", lines[-1])
+        raise UsageError(f"the {step.probe} step's options: {why}")

@@ -1,0 +1,105 @@
+// Host memory available against fake cgroup trees (HETPROBE_SYSFS_ROOT/fs/cgroup):
+// v2 and v1 limits at this process's own cgroup and at a parent, the tightest
+// taken, reclaimable page cache counted free, "max" as no limit, and the
+// message naming the cgroup whose limit refused a run.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "bench/core/errors.hpp"
+#include "bench/core/small_file.hpp"
+#include "probes/device/device.hpp"
+
+namespace hetprobe {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::uint64_t kGiB = 1ull << 30;
+
+// This process's cgroup path: v2's ("0::/path"), or v1's memory controller's ("4:memory:/path").
+std::string own_path(bool v1_memory) {
+  std::istringstream lines(read_small_file("/proc/self/cgroup", 65536).value_or(""));
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string list = line.substr(first + 1, second - first - 1);
+    if (v1_memory ? ("," + list + ",").find(",memory,") != std::string::npos : list.empty())
+      return line.substr(second + 1);
+  }
+  return "/";
+}
+
+class FakeCgroups : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() / ("hetprobe-cgroups-" + std::to_string(::getpid()) + "-" + test->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "fs/cgroup/memory");
+    ::setenv("HETPROBE_SYSFS_ROOT", root_.c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("HETPROBE_SYSFS_ROOT");
+    fs::remove_all(root_);
+  }
+  // Writes `files` (name -> content) into the cgroup directory `relative` under fs/cgroup.
+  fs::path cgroup(const fs::path& relative, const std::map<std::string, std::string>& files) {
+    fs::path dir = root_ / "fs/cgroup";
+    if (!relative.relative_path().empty()) dir /= relative.relative_path();
+    fs::create_directories(dir);
+    for (const auto& [name, content] : files) std::ofstream(dir / name) << content << "\n";
+    return dir;
+  }
+  fs::path root_;
+};
+
+TEST_F(FakeCgroups, WithoutLimitsMemAvailableStands) {
+  const HostMemory m = host_memory();
+  EXPECT_TRUE(m.limited_by_cgroup.empty()) << m.limited_by_cgroup;
+  EXPECT_GT(m.available, 0u);
+  cgroup("", {{"memory.max", "max"}, {"memory.current", "0"}});
+  EXPECT_TRUE(host_memory().limited_by_cgroup.empty()) << "\"max\" is no limit";
+}
+
+TEST_F(FakeCgroups, V2LimitOfThisProcessesCgroupLessItsUseBeyondReclaimableCache) {
+  const fs::path dir = cgroup(own_path(false), {{"memory.max", std::to_string(2 * kGiB)},
+                                                {"memory.current", std::to_string(3 * kGiB / 2)},
+                                                {"memory.stat", "anon 1\ninactive_file " + std::to_string(kGiB)}});
+  const HostMemory m = host_memory();
+  EXPECT_EQ(m.available, 3 * kGiB / 2);
+  EXPECT_EQ(fs::path(m.limited_by_cgroup), dir);
+}
+
+TEST_F(FakeCgroups, TheTightestOfTheCgroupAndItsParentsV1AndV2) {
+  cgroup("", {{"memory.max", std::to_string(8 * kGiB)}, {"memory.current", "0"}});
+  const fs::path v1 = cgroup(fs::path("memory") / fs::path(own_path(true)).relative_path(),
+                             {{"memory.limit_in_bytes", std::to_string(kGiB)},
+                              {"memory.usage_in_bytes", std::to_string(kGiB / 4)}});
+  HostMemory m = host_memory();
+  EXPECT_EQ(m.available, 3 * kGiB / 4);
+  EXPECT_EQ(fs::path(m.limited_by_cgroup), v1);
+  try {
+    check_memory_available(kGiB, "--size 1GiB");
+    FAIL() << "1 GiB is above the cgroup's 0.75 GiB";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("0.75 GiB is available now (the memory limit of cgroup " + v1.string()),
+              std::string::npos)
+        << e.what();
+  }
+  // A used-up limit leaves nothing, and a use above the limit does not wrap.
+  cgroup("", {{"memory.max", std::to_string(kGiB)}, {"memory.current", std::to_string(2 * kGiB)}});
+  m = host_memory();
+  EXPECT_EQ(m.available, 0u);
+  EXPECT_THROW(check_memory_available(4096, "4 KiB"), Error);
+}
+
+}  // namespace
+}  // namespace hetprobe
