@@ -10,25 +10,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <new>
 #include <thread>
 #include <vector>
 
+#include "bench/core/cpu_name.hpp"
 #include "bench/core/errors.hpp"
 #include "probes/backends/host/host_engines.hpp"
 
 namespace hetprobe::host_backend {
 
 namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 
 constexpr std::size_t kAlign = 4096;
 
@@ -98,7 +91,7 @@ class HostDevice final : public Device {
   explicit HostDevice(int ordinal) {
     info_.backend = "host";
     info_.ordinal = ordinal;
-    info_.name = cpu_model();
+    info_.name = host_cpu_name();  // the CPU plays the device
     utsname u{};
     if (uname(&u) == 0) info_.driver_version = std::string(u.sysname) + " " + u.release;
     info_.runtime_version = "libstdc++ " + std::to_string(__GLIBCXX__);
