@@ -36,16 +36,14 @@ std::byte* alloc_locked(std::size_t bytes, bool& locked) {
 
 // HETPROBE_HOST_DEVICES=N (a test option, default 1): the host backend
 // presents N devices, so multi-GPU paths run without a GPU.
-int host_device_count(std::string& why_none) {
+DeviceCount host_device_count() {
   const char* text = std::getenv("HETPROBE_HOST_DEVICES");
-  if (text == nullptr || *text == '\0') return 1;
+  if (text == nullptr || *text == '\0') return {1};
   char* end = nullptr;
   const long n = std::strtol(text, &end, 10);
-  if (*end != '\0' || n < 1 || n > 64) {
-    why_none = std::string("HETPROBE_HOST_DEVICES=") + text + " is not a count from 1 to 64";
-    return 0;
-  }
-  return static_cast<int>(n);
+  if (*end != '\0' || n < 1 || n > 64)
+    return {0, std::string("HETPROBE_HOST_DEVICES=") + text + " is not a count from 1 to 64"};
+  return {static_cast<int>(n)};
 }
 
 // HETPROBE_HOST_SLOW=ORDINAL:FACTOR (a test option): host device ORDINAL's
@@ -101,8 +99,7 @@ class HostDevice final : public Device {
     info_.timer_counts_ns = true;     // steady_clock counts nanoseconds
     info_.cooperative_launch = true;  // stacked: threads meeting at a barrier
     info_.flag_placements = {FlagPlacement::pinned};
-    std::string why_none;
-    info_.simulated_slowdown = host_slowdown(ordinal, host_device_count(why_none));
+    info_.simulated_slowdown = host_slowdown(ordinal, host_device_count().devices);
     if (info_.simulated_slowdown != 1) {
       char suffix[64];
       std::snprintf(suffix, sizeof suffix, " (slowed x%g by HETPROBE_HOST_SLOW)", info_.simulated_slowdown);
