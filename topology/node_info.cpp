@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "bench/core/cpu_name.hpp"
 #include "bench/core/echo_text.hpp"
 #include "bench/core/small_file.hpp"
 
@@ -25,12 +26,7 @@ NodeInfo read_node_info() {
   NodeInfo n;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) n.hostname = host;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0) {
-      n.cpu_model = line.substr(line.find(':') + 2);
-      break;
-    }
+  n.cpu_model = host_cpu_name();
   n.online_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   n.page_size_bytes = sysconf(_SC_PAGESIZE);
   n.transparent_hugepages = bracketed(first_line("/sys/kernel/mm/transparent_hugepage/enabled"));

@@ -13,9 +13,11 @@ namespace hetprobe::cli {
 namespace {
 
 Json describe(const BackendEntry& b) {
-  std::string why;
-  const int n = b.count(why);
-  Json j{{"backend", b.name}, {"devices", n}, {"why_none", why.empty() ? Json(nullptr) : Json(why)}};
+  const DeviceCount count = b.count();
+  const int n = count.devices;
+  Json j{{"backend", b.name},
+         {"devices", n},
+         {"why_none", count.why_none.empty() ? Json(nullptr) : Json(count.why_none)}};
   Json list = Json::array();
   for (int i = 0; i < n; ++i) {
     const auto d = b.open(i);
@@ -73,9 +75,10 @@ CommandFn add_devices_command(CLI::App& app) {
                   b["why_none"].is_string() ? (": " + b["why_none"].get<std::string>()).c_str() : "");
       for (const Json& d : b["list"])
         std::printf(
-            "  [%d] %s %s, %d multiprocessors, %d threads/block max, timer %.6g Hz, "
+            "  [%d] %s%s, %d multiprocessors, %d threads/block max, timer %.6g Hz, "
             "writer shapes: stream %dx%d, stacked %dx%d\n",
-            d["ordinal"].get<int>(), d["name"].get<std::string>().c_str(), d["pci_bus_id"].get<std::string>().c_str(),
+            d["ordinal"].get<int>(), d["name"].get<std::string>().c_str(),
+            d["pci_bus_id"].get<std::string>().empty() ? "" : (" " + d["pci_bus_id"].get<std::string>()).c_str(),
             d["multiprocessors"].get<int>(), d["max_threads_per_block"].get<int>(),
             d["timer_hz_measured"].get<double>(), d["stream_shape"][0].get<int>(), d["stream_shape"][1].get<int>(),
             d["stacked_shape"][0].get<int>(), d["stacked_shape"][1].get<int>());

@@ -1,7 +1,8 @@
 // `hetprobe show PATH...`: the tables of results files (interference, notify,
 // clock, halo, bandwidth), e.g. of a run that was killed and resumed, or one
 // from another node; a directory (a characterize run) shows every results
-// file in it, each under its name. --format table|csv|json|markdown.
+// file in it, each under its name. --format table|csv|json|markdown; CSV
+// holds one table, so several go to one file each (--out DIR, show_csv.hpp).
 // Tolerates an incomplete last line (a killed run).
 #include <sys/stat.h>
 
@@ -13,6 +14,7 @@
 
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "bench/cli/show_csv.hpp"
 #include "bench/core/errors.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/interference/interference_launches.hpp"
@@ -25,8 +27,9 @@ namespace fs = std::filesystem;
 
 struct Options {
   std::vector<std::string> paths;
-  std::string format = "table";
+  std::string format;  // table, or csv with --out
   std::string table;
+  std::string out_dir;
   bool pool = false;
 };
 
@@ -64,8 +67,18 @@ bool is_directory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// Prints the reports to stdout, or with --out writes their CSV files and names them on stderr.
+void show(TableFormat format, const HeadedReports& reports, const Options& o) {
+  if (format != TableFormat::csv) return print_reports(stdout, format, reports);
+  for (const std::string& written : show_csv(stdout, reports, o.out_dir, o.table))
+    std::fprintf(stderr, "hetprobe show: wrote %s\n", written.c_str());
+}
+
 int run(const Options& o) {
-  const TableFormat format = parse_enum("--format", o.format, kTableFormatNames);
+  const TableFormat format = parse_enum("--format", o.format.empty() ? (o.out_dir.empty() ? "table" : "csv") : o.format,
+                                        kTableFormatNames);
+  if (!o.out_dir.empty() && format != TableFormat::csv)
+    throw usage_error("--out " + o.out_dir + " writes CSV files (one per table): not with --format " + o.format);
   std::vector<std::pair<fs::path, bool>> files;  // and whether it came from a directory
   bool headings = o.paths.size() > 1;
   for (const std::string& p : o.paths) {
@@ -83,12 +96,12 @@ int run(const Options& o) {
       if (!file.records.empty() && file.probe() == "interference") launches.push_back(std::move(file));
       else if (!in_directory) throw usage_error("--pool: " + f.string() + " is not an interference results file");
     }
-    print_report(stdout, format, interference_launches_report(launches));
+    show(format, {{"", interference_launches_report(launches)}}, o);
     return 0;
   }
   // Every file is read before anything is printed: a malformed one is named
   // (FILE:LINE: field ...) and nothing half-printed precedes it.
-  std::vector<std::pair<std::string, Report>> reports;
+  HeadedReports reports;
   for (const auto& [f, in_directory] : files)
     if (auto report = report_of(f, o.table, in_directory); report && (o.table.empty() || !report->tables.empty()))
       reports.emplace_back(headings ? f.string() : "", std::move(*report));
@@ -96,7 +109,7 @@ int run(const Options& o) {
     throw usage_error("--table " + o.table +
                       ": no such table in these files (tables: interference, overhead, "
                       "roundtrip, mechanisms, clock_batches, clock_fit, halo, bandwidth)");
-  print_reports(stdout, format, reports);
+  show(format, reports, o);
   return 0;
 }
 
@@ -110,12 +123,15 @@ CommandFn add_show_command(CLI::App& app) {
                                    "(hetprobe characterize's)");
   c->add_option("path", o->paths, "Results files, or directories of them")->required();
   c->add_option("--format", o->format,
-                "table (for reading), csv (RFC 4180, a header row per table), json (one "
-                "document: tables by name, or files by name when several), markdown (GitHub pipe tables)")
-      ->capture_default_str();
+                "table (for reading; the default), csv (RFC 4180: one table, a header row; several need "
+                "--table or --out), json (one document: tables by name, or files by name when several), "
+                "markdown (GitHub pipe tables)");
   c->add_option("--table", o->table,
                 "Only this table: interference, overhead, roundtrip, mechanisms, clock_batches, "
-                "clock_fit, halo, bandwidth (one CSV document when only one file has it)");
+                "clock_fit, halo, bandwidth");
+  c->add_option("--out", o->out_dir,
+                "Write each table as a CSV file into this directory (made if missing): TABLE.csv, or "
+                "FILE.TABLE.csv when several results files are shown (implies --format csv)");
   c->add_flag("--pool", o->pool,
               "Pool the interference files given (or in the directories given) as launches of one command: "
               "per point, each launch's ratio to SSB, their median and, from 3 launches, a 95% interval from "

@@ -27,8 +27,7 @@ nlohmann::ordered_json runtime_devices(const NodeTopology& node) {
   auto out = nlohmann::ordered_json::array();
   for (const auto& b : compiled_backends()) {
     if (b.name == "host") continue;
-    std::string why;
-    const int n = b.count(why);
+    const int n = b.count().devices;
     for (int i = 0; i < n; ++i) {
       const auto address = PciAddress::parse(b.pci_bus_id(i));
       const PciDevice* match = nullptr;

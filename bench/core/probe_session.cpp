@@ -26,7 +26,8 @@ namespace hetprobe::cli {
 void add_session_options(CLI::App* c, SessionOptions& o, const std::string& probe) {
   add_device_option(c, o.device);
   add_gpu_option(c, o.gpu);
-  add_out_option(c, o.out, "Results file, JSON Lines (default: hetprobe-" + probe + "-<UTC time>.jsonl)");
+  add_out_option(c, o.out,
+                 "Results file, JSON Lines (default: hetprobe-" + probe + "-YYYYMMDDTHHMMSSZ.jsonl, the UTC time)");
   add_clock_option(c, o.clock);
   add_bind_option(c, o.bind);
   add_quiet_flag(c, o.quiet);
@@ -217,7 +218,8 @@ int run_session(const ProbeSession& session, const SessionOptions& o, const std:
   const MpiContext mpi = mpi_context(MPI_COMM_WORLD);
   Prepared p;
   std::optional<ResultsWriter> writer;
-  std::filesystem::path path = o.out.empty() ? "hetprobe-" + session.probe + "-" + utc_now_iso8601() + ".jsonl" : o.out;
+  std::filesystem::path path = o.out.empty() ? "hetprobe-" + session.probe + "-" + utc_now_for_file_name() + ".jsonl"
+                                             : o.out;
   const Resume resume = !session.read_done ? Resume::unavailable : o.resume ? Resume::on : Resume::off;
   const PinnedBuffer* pinned = nullptr;
   std::string done_text;  // rank 0: what a resumed file holds already

@@ -100,15 +100,19 @@ std::vector<bool> node_cpus(const Json& ranks, const std::string& host) {
 std::string hetprobe_version() { return kHetprobeVersion; }
 std::string hetprobe_git_revision() { return kHetprobeGitRevision; }
 
-std::string utc_now_iso8601() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+namespace {
+std::string utc_now(const char* format) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
+}  // namespace
+
+std::string utc_now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
+std::string utc_now_for_file_name() { return utc_now("%Y%m%dT%H%M%SZ"); }
 
 Json run_header(const RunContext& run, const Device& device, const MpiContext& mpi, const HostClock& clock) {
   const double overhead = clock.empty_region_ns();

@@ -38,6 +38,10 @@ Json run_header(const RunContext& run, const Device& device, const MpiContext& m
 
 std::string hetprobe_version();
 std::string hetprobe_git_revision();
+// Now in UTC, ISO 8601: "2026-11-25T10:49:31Z" for records; the basic form
+// "20261125T104931Z" for file names (no colons: they break on some file
+// systems, in scp and in make).
 std::string utc_now_iso8601();
+std::string utc_now_for_file_name();
 
 }  // namespace hetprobe

@@ -88,31 +88,6 @@ std::string csv_field(const Json& cell) {
   return quoted;
 }
 
-void print_csv(std::FILE* out, const Report& r, bool& first_block) {
-  for (const Table& t : r.tables) {
-    if (!first_block) std::fprintf(out, "\r\n");
-    first_block = false;
-    std::string line;
-    for (const Column& c : t.columns) {
-      if (!in_data(c)) continue;
-      if (!line.empty()) line += ',';
-      line += csv_field(c.name);
-    }
-    std::fprintf(out, "%s\r\n", line.c_str());
-    for (const auto& row : t.rows) {
-      line.clear();
-      bool first = true;
-      for (std::size_t i = 0; i < t.columns.size(); ++i) {
-        if (!in_data(t.columns[i])) continue;
-        if (!first) line += ',';
-        first = false;
-        line += csv_field(i < row.size() ? row[i] : Json());
-      }
-      std::fprintf(out, "%s\r\n", line.c_str());
-    }
-  }
-}
-
 Json to_json(const Report& r) {
   Json tables = Json::object();
   for (const Table& t : r.tables) {
@@ -206,6 +181,27 @@ void print_text_row(std::FILE* out, const Table& table, const std::vector<Json>&
   text_line(out, table, texts(table, row));
 }
 
+void print_csv(std::FILE* out, const Table& t) {
+  std::string line;
+  for (const Column& c : t.columns) {
+    if (!in_data(c)) continue;
+    if (!line.empty()) line += ',';
+    line += csv_field(c.name);
+  }
+  std::fprintf(out, "%s\r\n", line.c_str());
+  for (const auto& row : t.rows) {
+    line.clear();
+    bool first = true;
+    for (std::size_t i = 0; i < t.columns.size(); ++i) {
+      if (!in_data(t.columns[i])) continue;
+      if (!first) line += ',';
+      first = false;
+      line += csv_field(i < row.size() ? row[i] : Json());
+    }
+    std::fprintf(out, "%s\r\n", line.c_str());
+  }
+}
+
 void print_report(std::FILE* out, TableFormat format, const Report& report) {
   print_reports(out, format, {{"", report}});
 }
@@ -218,12 +214,18 @@ void print_reports(std::FILE* out, TableFormat format, const std::vector<std::pa
     std::fprintf(out, "%s\n", shown.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
     return;
   }
-  bool first_block = true;
+  if (format == TableFormat::csv) {  // one CSV document holds one table
+    std::vector<const Table*> tables;
+    for (const auto& [heading, report] : reports)
+      for (const Table& t : report.tables) tables.push_back(&t);
+    if (tables.size() > 1) throw usage_error("CSV holds one table, and this report has several: print each by itself");
+    if (!tables.empty()) print_csv(out, *tables.front());
+    std::fflush(out);
+    return;
+  }
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const auto& [heading, report] = reports[i];
-    if (format == TableFormat::csv) {
-      print_csv(out, report, first_block);
-    } else if (format == TableFormat::markdown) {
+    if (format == TableFormat::markdown) {
       if (!heading.empty()) std::fprintf(out, "%s## %s\n\n", i > 0 ? "\n" : "", markdown_cell(heading).c_str());
       print_markdown(out, report);
     } else {

@@ -50,14 +50,18 @@ struct Report {
 
 // Prints a report. Text: the about lines, then each table with its title and
 // notes. JSON: one object keyed by table key, each an array of row objects
-// (numbers as recorded). CSV: each table an RFC 4180 block (CRLF, a header row,
-// then rows; numbers as recorded), blocks separated by an empty line.
-// Markdown: GitHub pipe tables. A report with no tables says so (text, Markdown).
+// (numbers as recorded). CSV: its one table (print_csv; a usage Error for a
+// report of several, which is never passed off as one CSV). Markdown: GitHub
+// pipe tables. A report with no tables says so (text, Markdown).
 void print_report(std::FILE* out, TableFormat format, const Report& report);
 
 // Several reports, each under its heading (a run directory's files): text and
-// Markdown one after the other, JSON one object keyed by heading, CSV blocks.
+// Markdown one after the other, JSON one object keyed by heading, CSV as above.
 void print_reports(std::FILE* out, TableFormat format, const std::vector<std::pair<std::string, Report>>& reports);
+
+// One table as an RFC 4180 CSV document: CRLF, a header row of its data
+// columns, then its rows (numbers as recorded, null as an empty field).
+void print_csv(std::FILE* out, const Table& table);
 
 // Text, row by row, for a run that prints points as they finish.
 void print_text_header(std::FILE* out, const Table& table);

@@ -193,7 +193,8 @@ CommandFn add_halo_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* c = app.add_subcommand(
       "halo",
-      "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (paper Table 2 sizes from a cube), packed, "
+      "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (the sizes of Elis et al. 2024, Table 2, from a "
+      "cube), packed, "
       "exchanged with MPI and unpacked each iteration; baseline (fused kernels, device synchronise) against "
       "notify-stream (persistent pack and unpack kernels, pinned-memory flags) and notify-stacked (one cooperative "
       "kernel); the thesis's send, receive-wait, signal and staging options; payload verified; the paper's lower "

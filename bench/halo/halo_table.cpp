@@ -78,7 +78,7 @@ Table halo_table() {
       "vs_base: the fastest baseline's median (same layout, send mode and threads) / this median (> 1: "
       "faster); vs_best: the fastest baseline of the same layout, any setup / this median; pause_ns: ns between "
       "a GPU unpack's flag reads; parts: bytes a block packs or unpacks (auto: the engine's choice, whole: one "
-      "block per message); model_lb_us: paper Eq. 1 lower bound");
+      "block per message); model_lb_us: the lower bound of Elis et al. 2024, Eq. 1");
   return t;
 }
 

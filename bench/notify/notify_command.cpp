@@ -50,10 +50,11 @@ std::size_t expected_records(const NotifyConfig& c) {
 
 CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand(
-      "notify",
-      "CPU<->GPU notification costs: one flag read+write on each side (paper Table 1), the flag round trip both "
-      "ways, and every signalling mechanism side by side (single process; one device per MPI rank)");
+  CLI::App* c =
+      app.add_subcommand("notify",
+                         "CPU<->GPU notification costs: one flag read+write on each side (Elis et al. 2024, Table 1), "
+                         "the flag round trip both "
+                         "ways, and every signalling mechanism side by side (single process; one device per MPI rank)");
   c->add_option("--parts", o->parts, "What to measure: all, or a list of overhead, roundtrip, mechanisms")
       ->capture_default_str();
   c->add_option("--orders", o->orders,

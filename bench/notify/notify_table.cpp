@@ -44,7 +44,7 @@ Json sample_count(const RecordRef& r, const std::string& summary) {
 
 Table overhead_table(const ResultsFile& file) {
   Table t{"overhead",
-          {"Notification overhead (paper 002 Table 1): one flag read + one flag write, per pair;",
+          {"Notification overhead (as in Elis et al. 2024, Table 1): one flag read + one flag write, per pair;",
            "CPU side on the host clock, GPU side on the device timer; contended: the other side polls the flag"},
           setup_columns()};
   t.columns.push_back({"side", 4, Align::left});

@@ -148,11 +148,19 @@ struct TimerCalibration {
 TimerCalibration calibrate_timer_once(const std::string& backend, int ordinal,
                                       const std::function<TimerCalibration()>& measure);
 
+// A backend's devices on this node and, when it has none, why not. `absent`
+// marks the plain "no GPU here" (no driver, no device), which --device auto
+// states as such; any other reason is a fault, named with the runtime's error.
+struct DeviceCount {
+  int devices = 0;
+  std::string why_none = {};  // "" when devices > 0
+  bool absent = false;
+};
+
 // Backends compiled into this binary, and how to open one.
 struct BackendEntry {
   std::string name;  // "host", "cuda", "hip"
-  // Number of devices; 0 with `why_none` set when none can be used.
-  std::function<int(std::string& why_none)> count;
+  std::function<DeviceCount()> count;
   std::function<std::unique_ptr<Device>(int ordinal)> open;
   // PCI bus id of a device without opening it; "" for the host backend.
   std::function<std::string(int ordinal)> pci_bus_id;

@@ -17,6 +17,7 @@
 // clang-format on
 #define HETPROBE_HD __host__ __device__
 #define HETPROBE_BACKEND_NAME "hip"
+#define HETPROBE_RUNTIME_NAME "HIP"  // in messages
 #define HETPROBE_BACKEND_NS hip_backend
 #define HP_RT(name) hip##name
 namespace hetprobe::gpu {
@@ -97,6 +98,7 @@ __device__ inline unsigned long long load_fresh16_xor(const unsigned char* p) {
 #include <string>
 #define HETPROBE_HD __host__ __device__
 #define HETPROBE_BACKEND_NAME "cuda"
+#define HETPROBE_RUNTIME_NAME "CUDA"  // in messages
 #define HETPROBE_BACKEND_NS cuda_backend
 #define HP_RT(name) cuda##name
 namespace hetprobe::gpu {
@@ -190,6 +192,10 @@ namespace hetprobe::gpu {
 inline const char* error_name(Error e) { return HP_RT(GetErrorName)(e); }
 inline const char* error_text(Error e) { return HP_RT(GetErrorString)(e); }
 inline constexpr Error kSuccess = HP_RT(Success);
+// What the runtime answers on a machine without a GPU: no device, or no driver
+// (also a driver older than the runtime).
+inline constexpr Error kNoDevice = HP_RT(ErrorNoDevice);
+inline constexpr Error kInsufficientDriver = HP_RT(ErrorInsufficientDriver);
 }  // namespace hetprobe::gpu
 
 // Checks a runtime call; throws a device Error naming the expression, the

@@ -23,7 +23,7 @@ from ._plotting import (
 )
 from .errors import UsageError
 
-# Paper 002 Table 1 columns: (side, contended) -> name.
+# Elis et al. 2024, Table 1 columns: (side, contended) -> name.
 TABLE1_COLUMNS = {
     ("cpu", False): "cpu",
     ("cpu", True): "cpu, gpu polling",
@@ -42,7 +42,7 @@ def _order(rows: pd.DataFrame) -> pd.Series:
 
 
 def notify_table(results) -> pd.DataFrame:
-    """Paper 002 Table 1: median ns per read+write pair, rows "cpu_order:gpu_order".
+    """Elis et al. 2024, Table 1: median ns per read+write pair, rows "cpu_order:gpu_order".
 
     Columns "cpu", "cpu, gpu polling", "gpu", "gpu, cpu polling" (the side timed; "polling": the
     other side polled the flag meanwhile). One flag setup is shown, the default pinned/line when the

@@ -208,11 +208,13 @@ def _overridden(preset: list[str], given: list[str]) -> list[str]:
 @dataclass
 class Node:
     """The devices the per-GPU steps run on: the backend --device picks, how many devices it has
-    (one rank each) and their names by ordinal."""
+    (one rank each) and their names by ordinal; with --device auto, why it picked that backend
+    ("no GPU found (no CUDA driver); using the host backend")."""
 
     backend: str | None
     gpus: int
     names: dict = field(default_factory=dict)
+    auto_reason: str | None = None
 
 
 def node_devices(device: str) -> Node:
@@ -234,7 +236,8 @@ def node_devices(device: str) -> Node:
         d.get("ordinal"): gpu_table.model(d.get("name") or "") for d in entry.get("list") or [] if isinstance(d, dict)
     }
     count = entry.get("devices") if isinstance(entry.get("devices"), int) else 0
-    return Node(backend, max(1, count), names)
+    reason = listing.get("auto_reason") if device == "auto" else None
+    return Node(backend, max(1, count), names, reason if isinstance(reason, str) else None)
 
 
 def per_gpu_launcher(gpus: int, launcher: str | None) -> list[str]:
@@ -438,6 +441,8 @@ def characterize(
     chosen = [probe for probe in asked if probe not in skip and family(probe) not in skip]
     per_gpu_steps = [p for p in chosen if p in PER_GPU_STEPS]
     node = node_devices(device) if per_gpu_steps or baseline is not None else Node(None, 1)
+    if node.backend == "host" and node.auto_reason:  # said once here; each probe's log says it too
+        print(f"hetprobe characterize: {node.auto_reason}", file=sys.stderr)
     reference = _baseline_table(baseline, node, per_gpu_steps) if baseline is not None else None
     # Every step of every launch is made now: a launcher not found is refused before anything is written.
     steps = [

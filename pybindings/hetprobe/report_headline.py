@@ -26,7 +26,7 @@ from .load import Results
 from .report_notes import Marks, condition_warnings, noisy_suffix, record_warnings
 from .report_render import Document
 
-PAPER_ORDER = ("volatile", "relaxed")  # paper 002 Table 1: plain CPU accesses, GPU atomics
+PAPER_ORDER = ("volatile", "relaxed")  # Elis et al. 2024, Table 1: plain CPU accesses, GPU atomics
 
 # The interference steps of a characterize run: the loads (every kind from the sender's GPU and from
 # all), the write load's rate curve, the paper's layout sweep and the cold sends; each step's files are
@@ -128,7 +128,7 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
                 o = one.iloc[0]
                 rows.append(
                     (
-                        f"One flag read + write on the {side.upper()} (paper Table 1)",
+                        f"One flag read + write on the {side.upper()} (Elis et al. 2024, Table 1)",
                         f"{o['median']:.4g} ns per pair",
                         f"volatile:relaxed, {int(o['n'])} samples of {int(o['ops_per_sample'])} pairs",
                         _warned(results, [o["record_id"]]),

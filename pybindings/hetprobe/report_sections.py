@@ -343,7 +343,7 @@ def _paper_section(
         "The send-time plot",
         lambda: doc.image(
             _save(plots.send_time(paper), directory, "interference_send_time.png"),
-            "MPI_Send time against message size, median with the p10-p90 band (paper Figures 6-11)",
+            "MPI_Send time against message size, median with the p10-p90 band (as in Elis et al. 2024, Figures 6-11)",
         ),
     )
     guarded(
@@ -389,8 +389,9 @@ def notify_section(doc: Document, results: Results, directory: Path, problems=()
     def table1():
         t = plots.notify_table(results)
         doc.para(
-            "One flag read + one flag write, per pair (paper Table 1), in ns: the CPU side timed on the host "
-            "clock, the GPU side on the device timer; 'polling' = the other side polls the same flag meanwhile."
+            "One flag read + one flag write, per pair (as in Elis et al. 2024, Table 1), in ns: the CPU side timed "
+            "on the host clock, the GPU side on the device timer; 'polling' = the other side polls the same flag "
+            "meanwhile."
         )
         rows = _order(pick_setup(_rows(results, "overhead", "ns_per_op")))
         flagged_table(doc, t, _marked(rows, ["order"], t.index, results), index=True)

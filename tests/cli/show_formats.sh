@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `hetprobe show` on the committed results of every probe, in every format:
 # each format holds every record the table shows (counted from the file
-# itself), CSV and JSON parse, and a run directory shows each of its files.
+# itself), CSV (a file per table, --out) and JSON parse, and a run directory
+# shows each of its files.
 # show_formats.sh HETPROBE DATA_DIR
 set -euo pipefail
 hp=$1
@@ -14,20 +15,21 @@ fail() { echo "FAIL: $*"; exit 1; }
 check() {
   local file=$data/$1 table=$2 record=$3
   "$hp" show "$file" >"$work/t.txt" || fail "show $1"
-  for format in csv json markdown; do
+  for format in json markdown; do
     "$hp" show "$file" --format "$format" >"$work/t.$format" || fail "show $1 --format $format"
   done
+  rm -rf "$work/csv"
+  "$hp" show "$file" --format csv --out "$work/csv" 2>/dev/null || fail "show $1 --format csv --out DIR"
   python3 - "$file" "$table" "$record" "$work" <<'PY' || fail "show $1: see above"
-import csv, io, json, sys
+import csv, json, sys
 path, table, record, work = sys.argv[1:]
 expected = sum(1 for line in open(path) if line.strip() and (r := json.loads(line))["record"] == record
                and r.get("rank", 0) == 0 and r.get("iteration_ns", 0) is not None)
 doc = json.load(open(f"{work}/t.json"))
 assert len(doc[table]) == expected, (table, len(doc[table]), expected)
 assert all(isinstance(v, (int, float, str, bool, type(None))) for row in doc[table] for v in row.values())
-blocks = open(f"{work}/t.csv", newline="").read().split("\r\n\r\n")
-rows = [list(csv.reader(io.StringIO(b, newline=""))) for b in blocks]
-block = next(b for b in rows if len(b) - 1 == expected and b[0] == list(doc[table][0].keys()))
+block = list(csv.reader(open(f"{work}/csv/{table}.csv", newline="")))
+assert len(block) - 1 == expected and block[0] == list(doc[table][0].keys()), (len(block), block[:1])
 assert all(len(r) == len(block[0]) for r in block), "ragged CSV"
 md = open(f"{work}/t.markdown").read()
 assert "| --- |" in md or "| ---: |" in md, "no Markdown table"

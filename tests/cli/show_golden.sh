@@ -2,7 +2,7 @@
 # Golden output of `hetprobe show`: the tables it prints from the committed
 # results (notebooks/data), byte for byte, against tests/data/golden/. Every
 # results file and a characterize run directory as a table; one file of each
-# probe in every other --format.
+# probe in every other --format (CSV: one file per table, as show --out writes).
 #   show_golden.sh HETPROBE            compare (ctest cli.show_golden)
 #   show_golden.sh --update HETPROBE   write the golden files again
 # After a deliberate change to show's output: tests/cli/update_golden.sh,
@@ -26,6 +26,7 @@ done
 cases+=("$data/h200x2-characterize json")
 
 # The golden file of PATH FORMAT: PATH under notebooks/data, / as __, the format's extension.
+# CSV holds one table: each table is its own file (show --out), NAME.TABLE.csv.
 golden_name() {
   local name=${1#"$data"/} ext
   name=${name%.jsonl}
@@ -35,35 +36,43 @@ golden_name() {
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+mkdir "$work/out"
 failed=()
 for c in "${cases[@]}"; do
   read -r path format <<<"$c"
   name=$(golden_name "$path" "$format")
-  "$hp" show "$path" --format "$format" >"$work/$name" || { failed+=("$name (show exited $?)"); continue; }
-  if ((update)); then
-    mkdir -p "$golden" && cp "$work/$name" "$golden/$name"
-  elif [[ ! -f $golden/$name ]]; then
+  if [[ $format == csv ]]; then
+    rm -rf "$work/csv"
+    "$hp" show "$path" --out "$work/csv" 2>/dev/null || { failed+=("$name (show --out exited $?)"); continue; }
+    for f in "$work/csv"/*.csv; do cp "$f" "$work/out/${name%.csv}.$(basename "$f")"; done
+  else
+    "$hp" show "$path" --format "$format" >"$work/out/$name" || failed+=("$name (show exited $?)")
+  fi
+done
+if ((update)); then
+  mkdir -p "$golden"
+  rm -f "$golden"/*
+  cp "$work/out"/* "$golden/"
+  echo "wrote $(ls "$work/out" | wc -l) golden files of ${#cases[@]} cases in $golden"
+  exit 0
+fi
+for out in "$work/out"/*; do
+  name=$(basename "$out")
+  if [[ ! -f $golden/$name ]]; then
     failed+=("$name (no golden file: tests/data/golden/$name)")
-  elif ! diff -u "$golden/$name" "$work/$name" >"$work/$name.diff"; then
-    echo "FAIL: hetprobe show $path --format $format differs from tests/data/golden/$name:"
+  elif ! diff -u "$golden/$name" "$out" >"$work/$name.diff"; then
+    echo "FAIL: hetprobe show's output differs from tests/data/golden/$name:"
     head -n 40 "$work/$name.diff"
     failed+=("$name")
   fi
 done
 # A golden file no case writes is a stale one.
-if ((!update)); then
-  for g in "$golden"/*; do
-    found=0
-    for c in "${cases[@]}"; do
-      read -r path format <<<"$c"
-      [[ $(golden_name "$path" "$format") == "$(basename "$g")" ]] && found=1 && break
-    done
-    ((found)) || failed+=("$(basename "$g") (no case writes it: remove it)")
-  done
-fi
+for g in "$golden"/*; do
+  [[ -e $work/out/$(basename "$g") ]] || failed+=("$(basename "$g") (no case writes it: remove it)")
+done
 if ((${#failed[@]})); then
   printf 'FAIL: %s\n' "${failed[@]}"
   echo "If the change is meant: tests/cli/update_golden.sh, then review git diff tests/data/golden"
   exit 1
 fi
-if ((update)); then echo "wrote ${#cases[@]} golden files in $golden"; else echo "OK: ${#cases[@]} outputs of show match tests/data/golden"; fi
+echo "OK: $(ls "$work/out" | wc -l) outputs of show (${#cases[@]} cases) match tests/data/golden"

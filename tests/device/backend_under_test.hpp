@@ -12,9 +12,8 @@ namespace hetprobe {
 inline std::unique_ptr<Device> open_backend_under_test(const std::string& backend, std::string& why_not) {
   for (const auto& b : compiled_backends()) {
     if (b.name != backend) continue;
-    std::string why;
-    if (b.count(why) == 0) {
-      why_not = backend + ": no device (" + why + ")";
+    if (const DeviceCount c = b.count(); c.devices == 0) {
+      why_not = backend + ": no device (" + c.why_none + ")";
       return nullptr;
     }
     return open_device(backend, 0);

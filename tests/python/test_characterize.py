@@ -282,7 +282,9 @@ def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(fa
     assert "No clock fit" in clock
     loads = md[md.index("## Interference") : md.index("## Notifications")]
     assert "| write | 1 |" in loads and "](interference_traffic.png)" in loads and "not available" not in loads
-    assert "One flag read + write on the CPU (paper Table 1)" in done.stdout  # the headline that has records
+    assert (
+        "One flag read + write on the CPU (Elis et al. 2024, Table 1)" in done.stdout
+    )  # the headline that has records
     assert "MPI_Send slowdown under GPU traffic: " in done.stdout
     assert "INCOMPLETE: notify failed" in done.stdout and "flag round trip" not in done.stdout
     again = subprocess.run([sys.executable, "-m", "hetprobe", "report", str(directory)], capture_output=True, text=True)

@@ -59,3 +59,20 @@ def test_the_version_is_written_once_and_every_part_reports_it():
     done = hetprobe("--version")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:2] == ["hetprobe", written]
+
+
+def test_default_output_names_have_no_colons(tmp_path):
+    """Default names carry the UTC time in ISO 8601's basic form (20261125T104931Z): a colon breaks
+    on some file systems, in scp and in make."""
+    import re
+
+    from hetprobe.characterize import default_directory
+
+    done = hetprobe(
+        "notify", "--device", "host", "--parts", "overhead", "--overhead-ops", "10", "--quiet", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    names = [p.name for p in tmp_path.iterdir()]
+    assert len(names) == 1 and re.fullmatch(r"hetprobe-notify-\d{8}T\d{6}Z\.jsonl", names[0]), names
+    assert re.fullmatch(r"characterize-.+-\d{8}T\d{6}Z", default_directory().name), default_directory()
+    assert ":" not in str(default_directory())

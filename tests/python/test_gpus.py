@@ -23,6 +23,9 @@ from hetprobe.errors import UsageError
 from hetprobe.report_gpus import display_table, summary_lines
 
 PER_GPU_FILES = ("notify.jsonl", "clock.jsonl", "bandwidth.jsonl")
+# This module's runs name their host devices as on a machine of another CPU (HETPROBE_HOST_CPU_NAME, a
+# test option), parentheses and all, so the per-GPU tables and checks never lean on this machine's CPU.
+SIMULATED_CPU = "Intel(R) Xeon(R) Processor"
 
 
 def characterize(directory, devices: int, *extra: str, env=None, timeout=900):
@@ -30,7 +33,7 @@ def characterize(directory, devices: int, *extra: str, env=None, timeout=900):
         [sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host", "--progress", "lines"]
         + list(extra)
         + [str(directory)],
-        env=dict(os.environ, HETPROBE_HOST_DEVICES=str(devices), **(env or {})),
+        env=dict(os.environ, HETPROBE_HOST_DEVICES=str(devices), HETPROBE_HOST_CPU_NAME=SIMULATED_CPU, **(env or {})),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -109,6 +112,7 @@ def test_every_simulated_device_has_its_own_records(request, fixture, count):
     assert f"notify {total['notify']}/{total['notify']}: GPU {count - 1}:" in done.stderr
     table = hetprobe.per_gpu(directory)
     assert list(table["GPU"]) == list(range(count)) and list(table["ordinal"]) == list(range(count))
+    assert all(gpus.model(name) == SIMULATED_CPU for name in table["device"]), list(table["device"])
     measured = ["round trip (ns)", "write (GB/s)", "read (GB/s)", "copy-d2h (GB/s)", "copy-h2d (GB/s)"]
     measured += ["clock drift (ppm)", "clock precision (ns)"]
     assert table[measured].notna().all().all(), table
@@ -399,7 +403,7 @@ def test_check_refuses_a_missing_or_mismatched_baseline(two_gpus, host_run, tmp_
                 r["ranks"][1]["device"]["name"] = "Other GPU"
 
         edit_records(renamed / name, rename)
-    # The host backend names its simulated devices after this machine's CPU (AMD EPYC, Intel Xeon, ...).
+    # The host backend names its devices after the CPU: here the simulated one (SIMULATED_CPU).
     with open(directory / PER_GPU_FILES[0]) as f:
         own_name = next(r for r in map(json.loads, f) if r.get("record") == "header")["ranks"][1]["device"]["name"]
     cases = [

@@ -90,6 +90,19 @@ TEST(TablePrinters, AVerticalTableListsEachRowsFields) {
   EXPECT_EQ(printed(TableFormat::csv, r), "rank,drift_ppm\r\n0,-5.7784\r\n");  // machine formats: a row as ever
 }
 
+TEST(TablePrinters, CsvNeverPassesSeveralTablesOffAsOne) {
+  Report r = sample();
+  r.tables.push_back(r.tables.front());
+  r.tables.back().key = "again";
+  char* buf = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = ::open_memstream(&buf, &size);
+  expect_usage_error([&] { print_report(out, TableFormat::csv, r); }, "CSV holds one table");
+  std::fclose(out);
+  EXPECT_EQ(size, 0u) << "nothing is printed before the refusal";
+  std::free(buf);
+}
+
 TEST(TablePrinters, UnknownFormatNamesTheFormats) {
   expect_usage_error([] { kTableFormatNames.parse("xml"); },
                      "unknown table format 'xml' (expected table, csv, json, markdown)");

@@ -4,6 +4,8 @@
 // and agrees with the OS, and that binding is read back as asked.
 #include "topology/topology.hpp"
 
+#include <sched.h>
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -128,10 +130,16 @@ TEST(TopologyXml, TreeAndJsonCarryTheLocality) {
 // The real machine: only that discovery works and agrees with the OS.
 TEST(TopologyThisMachine, DiscoveryAgreesWithTheOs) {
   const NodeTopology n = Topology::discover().describe();
+  cpu_set_t affinity;
+  CPU_ZERO(&affinity);
+  ASSERT_EQ(sched_getaffinity(0, sizeof affinity, &affinity), 0);
   EXPECT_GE(n.packages, 1);
   EXPECT_GE(n.numa_nodes, 1);
   EXPECT_GE(n.cores, 1);
-  EXPECT_EQ(n.pus, read_node_info().online_cpus);
+  // hwloc counts the CPUs this process's cgroup allows (a container's or a batch job's share of the
+  // node): at least those it may run on, at most those online.
+  EXPECT_GE(n.pus, CPU_COUNT(&affinity));
+  EXPECT_LE(n.pus, read_node_info().online_cpus);
   std::uint64_t memory = 0;
   for (const NumaNode& x : n.numa) memory += x.memory_bytes;
   EXPECT_GT(memory, 0u);

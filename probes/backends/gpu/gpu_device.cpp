@@ -198,19 +198,33 @@ class GpuDevice final : public Device {
   DeviceInfo info_;
 };
 
+// Why the runtime finds no device. No driver, or a driver but no device, is
+// simply a machine without this GPU: said plainly, as `absent`. A driver too
+// old for this build's runtime, or any other error, is a fault to fix, and
+// keeps the runtime's own words.
+DeviceCount no_devices(gpu::Error e) {
+  if (e == gpu::kNoDevice) return {0, "no " HETPROBE_RUNTIME_NAME " device", true};
+  if (e == gpu::kInsufficientDriver) {
+    int driver = 0, runtime = 0;  // the driver's version is 0 where none is installed
+    (void)HP_RT(DriverGetVersion)(&driver);
+    (void)HP_RT(RuntimeGetVersion)(&runtime);
+    if (driver == 0) return {0, "no " HETPROBE_RUNTIME_NAME " driver", true};
+    return {0, "the " HETPROBE_RUNTIME_NAME " driver (for " HETPROBE_RUNTIME_NAME " " + gpu::format_version(driver) +
+                   ") is older than this build's runtime (" + gpu::format_version(runtime) + "): update the driver"};
+  }
+  return {0, std::string(gpu::error_name(e)) + ": " + gpu::error_text(e)};
+}
+
 }  // namespace
 
 BackendEntry entry() {
   return {HETPROBE_BACKEND_NAME,
-          [](std::string& why_none) {
+          []() -> DeviceCount {
             int n = 0;
             const gpu::Error e = HP_RT(GetDeviceCount)(&n);
-            if (e != gpu::kSuccess) {
-              (void)HP_RT(GetLastError)();
-              why_none = std::string(gpu::error_name(e)) + ": " + gpu::error_text(e);
-              return 0;
-            }
-            return n;
+            if (e == gpu::kSuccess) return n > 0 ? DeviceCount{n} : no_devices(gpu::kNoDevice);
+            (void)HP_RT(GetLastError)();
+            return no_devices(e);
           },
           [](int ordinal) -> std::unique_ptr<Device> { return std::make_unique<GpuDevice>(ordinal); },
           [](int ordinal) {

@@ -11,12 +11,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <new>
 #include <thread>
 #include <vector>
 
+#include "bench/core/cpu_name.hpp"
 #include "bench/core/echo_text.hpp"
 #include "bench/core/errors.hpp"
 #include "probes/backends/host/host_engines.hpp"
@@ -24,13 +24,6 @@
 namespace hetprobe::host_backend {
 
 namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 
 constexpr std::size_t kAlign = 4096;
 
@@ -47,18 +40,16 @@ std::byte* alloc_locked(std::size_t bytes, bool& locked) {
 // presents N devices, so multi-GPU paths run without a GPU. Bad text gives no
 // device, and `why_none` names the variable and its range (open_device makes
 // that a usage error).
-int host_device_count(std::string& why_none) {
+DeviceCount host_device_count() {
   const char* text = std::getenv("HETPROBE_HOST_DEVICES");
-  if (text == nullptr || *text == '\0') return 1;
+  if (text == nullptr || *text == '\0') return {1};
   long n = 0;
   const char* end = text + std::strlen(text);
   const auto [ptr, ec] = std::from_chars(text, end, n);
-  if (ec != std::errc() || ptr != end || n < 1 || n > 64) {
-    why_none = "HETPROBE_HOST_DEVICES=" + echo_text(text) +
-               " is not a count from 1 to 64 (how many devices the host backend presents; unset: 1)";
-    return 0;
-  }
-  return static_cast<int>(n);
+  if (ec != std::errc() || ptr != end || n < 1 || n > 64)
+    return {0, "HETPROBE_HOST_DEVICES=" + echo_text(text) +
+                   " is not a count from 1 to 64 (how many devices the host backend presents; unset: 1)"};
+  return {static_cast<int>(n)};
 }
 
 // HETPROBE_HOST_SLOW=ORDINAL:FACTOR (a test option): host device ORDINAL's
@@ -104,7 +95,7 @@ class HostDevice final : public Device {
   explicit HostDevice(int ordinal) {
     info_.backend = "host";
     info_.ordinal = ordinal;
-    info_.name = cpu_model();
+    info_.name = host_cpu_name();  // the CPU plays the device
     utsname u{};
     if (uname(&u) == 0) info_.driver_version = std::string(u.sysname) + " " + u.release;
     info_.runtime_version = "libstdc++ " + std::to_string(__GLIBCXX__);
@@ -114,8 +105,7 @@ class HostDevice final : public Device {
     info_.timer_counts_ns = true;     // steady_clock counts nanoseconds
     info_.cooperative_launch = true;  // stacked: threads meeting at a barrier
     info_.flag_placements = {FlagPlacement::pinned};
-    std::string why_none;
-    info_.simulated_slowdown = host_slowdown(ordinal, host_device_count(why_none));
+    info_.simulated_slowdown = host_slowdown(ordinal, host_device_count().devices);
     if (info_.simulated_slowdown != 1) {
       char suffix[64];
       std::snprintf(suffix, sizeof suffix, " (slowed x%g by HETPROBE_HOST_SLOW)", info_.simulated_slowdown);
