@@ -59,7 +59,8 @@ def test_wait_for_apt_gives_up_after_its_limit_and_says_so(tmp_path):
     finally:
         os.close(fd)
     assert out == "", "went on although apt stayed busy"
-    assert f"setup: apt is still busy after 2 s: {Path('/proc/self/comm').read_text().strip()} (pid {os.getpid()})" in err
+    me = f"{Path('/proc/self/comm').read_text().strip()} (pid {os.getpid()})"
+    assert f"setup: apt is still busy after 2 s: {me} holds {lock}" in err
     assert "Run this again once it is done" in err
 
 
