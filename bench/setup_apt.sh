@@ -32,7 +32,7 @@ wait_for_apt() {
   local holder waited=0
   while holder=$(apt_lock_holder) && [[ -n $holder ]]; do
     if ((waited == 0)); then
-      echo "setup: apt is busy: $holder (after boot: unattended-upgrades); waiting for it, up to $apt_lock_wait_s s" >&2
+      echo "setup: apt is busy: $holder (on a machine just booted, often unattended-upgrades); waiting for it, up to $apt_lock_wait_s s" >&2
     elif ((waited >= apt_lock_wait_s)); then
       echo "setup: apt is still busy after $waited s: $holder. Run this again once it is done" >&2
       return 1
