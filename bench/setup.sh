@@ -104,7 +104,7 @@ if [[ ${CI:-} == true ]]; then cmake_checks=(-DHETPROBE_WERROR=ON); fi
 if [[ -f $build/build.ninja ]]; then
   stage 2 build "$build, only what changed"
 else
-  stage 2 build "$build, the first time: about 6 min on 2 free cores (Ninja counts the steps)"
+  stage 2 build "$build, the first time: 7 CPU-minutes, about 4 min on 2 idle cores and longer beside other work (Ninja counts the steps)"
 fi
 build_tree "$build" -DCMAKE_BUILD_TYPE=Release "${cmake_checks[@]}" "${python_module[@]}"
 stage_done
