@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: set up, build, install the Python package, and characterise
+# The main job: set up, build, install the Python package (its runtime
+# dependencies only: the test tools are tests/run_all.sh's), and characterise
 # this node with `hetprobe characterize` (a GPU backend where there is a GPU,
 # else CPU threads, and the report says which): topology, notification costs,
 # the clock relation and the interference sweep on two ranks. Writes
@@ -7,6 +8,5 @@
 # Lines), report.md + PNG plots, report.html, and prints a summary.
 # Extra arguments go to `hetprobe characterize` (see its --help).
 source "$(dirname "$0")/setup.sh"
-source "$root/bench/setup_python.sh"
 cd "$root"
 exec "$hetprobe_command" characterize "$@"

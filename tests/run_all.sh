@@ -7,8 +7,13 @@
 # (pytest), then the ctest suite again built with AddressSanitizer and UBSan
 # (build-asan). GPU tests: tests/gpu/run.sh on a GPU node.
 source "$(dirname "$0")/../bench/setup.sh"
-source "$root/bench/setup_python.sh"
-# The format first (the tools come with the venv's test extra): a quick failure.
+# The test tools, which the main job's environment does without: the package's
+# test extra (pytest, notebook runners, ReFrame, the pinned clang-format and ruff).
+echo "setup: test tools (the test extra; about a minute the first time) ..." >&2
+began=$SECONDS
+setup_python_extra test
+echo "setup: test tools ... done in $((SECONDS - began)) s" >&2
+# The format first: a quick failure.
 "$root/tests/format_check.sh"
 ctest --test-dir "$build" -LE gpu --output-on-failure -j "$(nproc)"
 (cd "$root" && "$python" -m pytest -q tests/python)
