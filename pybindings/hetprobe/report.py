@@ -27,7 +27,7 @@ from .errors import UsageError
 from .load import Results, load
 from .report_gpus import gpu_section, summary_lines
 from .report_headline import headline
-from .report_notes import MARK, conditions_by_warning
+from .report_notes import MARK, conditions_by_warning, short
 from .report_render import Document
 from .report_sections import clock_section, interference_section, node_section, notify_section
 
@@ -242,14 +242,20 @@ def _summary(directory: Path, header: dict, lines: list, problems: list, conditi
     return out
 
 
-def _alike(warnings) -> list[str]:
-    """Warnings that differ only in their readings (each launch's load average) once, with how many more."""
-    groups: dict[str, list[str]] = {}
-    for w in warnings:
-        groups.setdefault(re.sub(r"\d+(\.\d+)?", "#", w), []).append(w)
-    return [
-        g[0] + (f" (and {len(g) - 1} similar readings in other runs)" if len(g) > 1 else "") for g in groups.values()
-    ]
+def _alike(conditions: dict) -> list[str]:
+    """One line per kind of condition warning ({warning: [files]}: the same sentence but for its
+    readings), the worst reading of the kind (its largest number) with the files it was recorded
+    for, and how many readings the kind had."""
+    groups: dict[str, list[tuple[str, list]]] = {}
+    for warning, files in conditions.items():
+        groups.setdefault(re.sub(r"\d+(\.\d+)?", "#", short(warning)), []).append((warning, files))
+    out = []
+    for group in groups.values():
+        worst, files = max(group, key=lambda g: max(map(float, re.findall(r"\d+(?:\.\d+)?", short(g[0]))), default=0))
+        where = f" (in {', '.join(files)}" if files else " ("
+        more = f"; the worst of {len(group)} readings)" if len(group) > 1 else ")"
+        out.append(f"{worst}{where}{more}" if files or len(group) > 1 else worst)
+    return out
 
 
 def _provenance(doc: Document, results: Results, manifest: dict | None, errors: dict, unreadable: list) -> None:

@@ -23,7 +23,7 @@ from ._step_records import split_launch
 from ._units import size_label
 from .errors import UsageError
 from .load import Results
-from .report_notes import Marks, condition_warnings, noisy_suffix, record_warnings
+from .report_notes import MARK, Marks, condition_warnings, conditions_by_warning, noisy_suffix, record_warnings
 from .report_render import Document
 
 PAPER_ORDER = ("volatile", "relaxed")  # Elis et al. 2024, Table 1: plain CPU accesses, GPU atomics
@@ -85,7 +85,16 @@ def headline(doc: Document, results: Results) -> list[str]:
     shown = table.assign(value=values)
     doc.table(shown.drop(columns="warnings"))
     marks.write(doc)
-    return [f"{q}: {v}{noisy_suffix(w)}" for q, v, w in zip(table["quantity"], table["value"], table["warnings"])]
+    # summary.txt: beside each number only its own samples' warnings; the run's conditions, which
+    # apply to every number of a run, are listed once under the numbers.
+    # A warning is written out once: a later number it applies to says "as above".
+    run, seen, lines = set(conditions_by_warning(results)), set(), []
+    for q, v, w in zip(table["quantity"], table["value"], table["warnings"]):
+        own = [x for x in w if x not in run]
+        new = [x for x in own if x not in seen]
+        seen.update(own)
+        lines.append(f"{q}: {v}{noisy_suffix(new) if new else f'  {MARK} noisy, as above' if own else ''}")
+    return lines
 
 
 def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
