@@ -65,6 +65,11 @@ CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
        "up to this fraction")
       ->check(number_in(0, 1, true))
       ->capture_default_str();
+  c->add_option("--flag-pages", o->config.flag_pages,
+                "Pinned allocations tried for the sync's flags; the one with the shortest round trips is kept "
+                "(where the flags lie moves the precision's bound)")
+      ->check(integer_in(1, 64))
+      ->capture_default_str();
   c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
       ->capture_default_str();
   add_timeout_option(c, o->config.timeout_s);

@@ -23,7 +23,8 @@ Json ClockSyncConfig::to_json() const {
               {"near_min_margin", filter().margin},
               {"min_kept_per_batch", filter().min_kept},
               {"order", to_string(order)},
-              {"timeout_s", timeout_s}};
+              {"timeout_s", timeout_s},
+              {"flag_pages", flag_pages}};
 }
 
 ClockFilter ClockSyncConfig::filter() const {
@@ -117,11 +118,42 @@ std::vector<ClockSample> sync_batch(Device& device, SignalEngine& engine, const 
   return out;
 }
 
+Json SyncFlagChoice::to_json() const {
+  return Json{{"tried", p10_half_ns.size()},
+              {"bytes_each", kSyncFlagPageBytes},
+              {"trial_samples", kSyncFlagTrialSamples},
+              {"p10_half_interval_ns", p10_half_ns},
+              {"chosen", chosen}};
+}
+
+SyncFlagChoice choose_sync_flags(Device& device, SignalEngine& engine, const HostClock& clock, int pages,
+                                 MemoryOrder order, double timeout_s) {
+  if (pages < 1) throw usage_error("the clock needs at least one flag page to try");
+  // All allocated before any is tried, so that each is memory of its own.
+  std::vector<PinnedBuffer> tried;
+  for (int i = 0; i < pages; ++i) tried.push_back(device.alloc_pinned(kSyncFlagPageBytes));
+  SyncFlagChoice c;
+  const double ns_per_tick = 1e9 / device.info().timer_hz;
+  for (const PinnedBuffer& flags : tried) {
+    std::vector<std::uint64_t> intervals;
+    for (const ClockSample& s : sync_batch(device, engine, clock, kSyncFlagTrialSamples, order, timeout_s, &flags))
+      intervals.push_back(s.interval_ticks());
+    const auto p10 = intervals.begin() + static_cast<std::ptrdiff_t>(intervals.size() / 10);
+    std::nth_element(intervals.begin(), p10, intervals.end());
+    c.p10_half_ns.push_back(static_cast<double>(*p10) * ns_per_tick / 2);
+  }
+  c.chosen = static_cast<std::size_t>(std::min_element(c.p10_half_ns.begin(), c.p10_half_ns.end()) -
+                                      c.p10_half_ns.begin());
+  c.flags = std::move(tried[c.chosen]);
+  return c;
+}
+
 void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& clock, const RecordSink& sink) {
   if (cfg.batches < 2) throw usage_error("the clock fit needs at least 2 batches");
   const double dev_ns_per_tick = 1e9 / device.info().timer_hz;
   auto engine = device.make_signal_engine();
   (void)sync_batch(device, *engine, clock, 10, cfg.order, cfg.timeout_s);  // warm-up: first launch, first touch
+  const SyncFlagChoice flags = choose_sync_flags(device, *engine, clock, cfg.flag_pages, cfg.order, cfg.timeout_s);
   using Steady = std::chrono::steady_clock;
   const auto t0 = Steady::now();
   // Batches of window_samples each, in time order: the fit's windows are the batches, and each
@@ -130,13 +162,14 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
   std::vector<ClockSample> fitted;
   for (int b = 0; b < cfg.batches; ++b) {
     sleep_until_or_interrupted(t0, cfg.span_s * b / (cfg.batches - 1));
-    const auto batch = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
+    const auto batch = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s,
+                                  &flags.flags);
     sink(batch_record(b, "fit", std::chrono::duration<double>(Steady::now() - t0).count(), batch, clock,
                       dev_ns_per_tick, &filter));
     fitted.insert(fitted.end(), batch.begin(), batch.end());
   }
   sleep_until_or_interrupted(t0, cfg.span_s + cfg.check_after_s);
-  const auto check = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s);
+  const auto check = sync_batch(device, *engine, clock, cfg.samples_per_batch, cfg.order, cfg.timeout_s, &flags.flags);
   sink(batch_record(cfg.batches, "check", std::chrono::duration<double>(Steady::now() - t0).count(), check, clock,
                     dev_ns_per_tick, nullptr));
 
@@ -163,6 +196,7 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
             {"reference_ns_per_tick", reference},
             {"precision_ns", fit.precision_ns},
             {"best_precision_ns", fit.best_precision_ns},
+            {"flag_pages", flags.to_json()},
             {"samples_total", fit.samples_total},
             {"samples_used", fit.samples_used},
             {"interval_cutoff_ticks", fit.interval_cutoff_ticks},

@@ -29,6 +29,9 @@ struct ClockSyncConfig {
   // on one machine.
   MemoryOrder order = MemoryOrder::fence;
   double timeout_s = 30;
+  // Pinned allocations tried for the flags; the sync keeps the one with the shortest round trips
+  // (choose_sync_flags). 1: the first, untried.
+  int flag_pages = 8;
   // The fit's filter: ClockFilter's defaults, capped at keep_fraction, a window per batch.
   ClockFilter filter() const;
   Json to_json() const;
@@ -41,6 +44,23 @@ struct ClockSyncConfig {
 // pinned memory to use (allocated here when null).
 std::vector<ClockSample> sync_batch(Device& device, SignalEngine& engine, const HostClock& clock, int n,
                                     MemoryOrder order, double timeout_s, const PinnedBuffer* flags = nullptr);
+
+// Where the flags lie moves a sync's round trip, and so the precision's bound: on two H200s of one
+// host, 12 pinned allocations of one process gave 10th-percentile round trips from 2432 to 2720 ns,
+// as wide as the bound moved between launches, while the host CPU and the device SM moved it by
+// one 32 ns step (tests/gpu/bare_clock_placement.cu; docs/metrics.md). So the clock tries `pages`
+// allocations of kSyncFlagPageBytes each, kSyncFlagTrialSamples round trips on each, and keeps the
+// one whose 10th-percentile round trip is shortest (the first on ties).
+inline constexpr std::size_t kSyncFlagPageBytes = std::size_t{4} << 20;
+inline constexpr int kSyncFlagTrialSamples = 100;
+struct SyncFlagChoice {
+  PinnedBuffer flags;               // the chosen allocation; its first two 128 B lines are the flags
+  std::vector<double> p10_half_ns;  // per allocation tried: its trial's 10th-percentile half-interval
+  std::size_t chosen = 0;           // index into p10_half_ns
+  Json to_json() const;
+};
+SyncFlagChoice choose_sync_flags(Device& device, SignalEngine& engine, const HostClock& clock, int pages,
+                                 MemoryOrder order, double timeout_s);
 
 // Runs the batches, the fit and the check; `sink` gets one clock_batch record
 // per batch as it is taken, then the clock_fit record.

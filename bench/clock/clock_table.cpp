@@ -2,6 +2,7 @@
 // the same tables from a file as the probe prints at its end).
 #include "bench/clock/clock_table.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "bench/core/record_label.hpp"
@@ -34,6 +35,27 @@ Table clock_batch_table(const ResultsFile& file) {
     add_record_warnings(r, record_label(r.json), t.notes);
   }
   return t;
+}
+
+// Which of the pinned allocations tried holds the flags (files from before the choice have none).
+void add_flag_page_note(const RecordRef& r, std::vector<std::string>& notes) {
+  if (find_field(r, "flag_pages") == nullptr) return;
+  const Json& tried = field_json(r, "flag_pages.p10_half_interval_ns");
+  if (!tried.is_array()) bad_field(r, "flag_pages.p10_half_interval_ns", "a list of numbers");
+  std::vector<double> p10;
+  for (const Json& ns : tried) {
+    if (!ns.is_number()) bad_field(r, "flag_pages.p10_half_interval_ns", "a list of numbers");
+    p10.push_back(ns.get<double>());
+  }
+  const auto chosen = static_cast<std::size_t>(field<std::uint64_t>(r, "flag_pages.chosen"));
+  if (chosen >= p10.size()) bad_field(r, "flag_pages.chosen", "an index into p10_half_interval_ns");
+  const auto [lo, hi] = std::minmax_element(p10.begin(), p10.end());
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "rank %d: the flags lie in allocation %zu of the %zu tried, the one with the shortest round trips "
+                "(10th-percentile half round trip %.0f ns; all tried: %.0f-%.0f ns)",
+                field_or<int>(r, "rank", 0), chosen, p10.size(), p10[chosen], *lo, *hi);
+  notes.emplace_back(line);
 }
 
 Table clock_fit_table(const ResultsFile& file) {
@@ -82,6 +104,7 @@ Table clock_fit_table(const ResultsFile& file) {
       else row.push_back(number_or_null(r, path));  // null where a quantity could not be formed
     }
     t.rows.push_back(std::move(row));
+    add_flag_page_note(r, t.notes);
     add_record_warnings(r, record_label(r.json), t.notes);
   }
   return t;

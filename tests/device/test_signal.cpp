@@ -2,6 +2,7 @@
 // on every backend and memory order: host here (CI), cuda/hip under label gpu.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -218,6 +219,20 @@ TEST_P(SignalTest, ClockSamplesBracketTheHostStamp) {
       EXPECT_GT(batch[i].host_ns, batch[i - 1].host_ns);
     }
   }
+}
+
+TEST_P(SignalTest, ClockKeepsTheFlagPageWithTheShortestRoundTrips) {
+  const HostClock clock = HostClock::create("auto");
+  const SyncFlagChoice c = choose_sync_flags(*device_, *signals_, clock, 3, order_, 20);
+  ASSERT_EQ(c.p10_half_ns.size(), 3u);
+  for (double ns : c.p10_half_ns) EXPECT_GE(ns, 0);
+  EXPECT_EQ(c.chosen, static_cast<std::size_t>(std::min_element(c.p10_half_ns.begin(), c.p10_half_ns.end()) -
+                                               c.p10_half_ns.begin()));
+  ASSERT_NE(c.flags.host(), nullptr);
+  EXPECT_EQ(c.flags.size(), kSyncFlagPageBytes);
+  EXPECT_EQ(c.to_json()["tried"], 3);
+  // The kept page still carries a sync.
+  EXPECT_EQ(sync_batch(*device_, *signals_, clock, 20, order_, 20, &c.flags).size(), 20u);
 }
 
 TEST_P(SignalTest, FlagRoundTripGivesOneSamplePerExchange) {
