@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "base/effect.hpp"
+#include "base/errors.hpp"
 #include "bench/cli/command.hpp"
-#include "bench/core/effect.hpp"
-#include "bench/core/errors.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/run_header.hpp"
 

@@ -6,9 +6,9 @@
 
 #include <fstream>
 
-#include "bench/core/cpu_name.hpp"
-#include "bench/core/echo_text.hpp"
-#include "bench/core/small_file.hpp"
+#include "base/cpu_name.hpp"
+#include "base/echo_text.hpp"
+#include "base/small_file.hpp"
 
 namespace hetprobe {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/small_file.hpp"
+#include "base/echo_text.hpp"
+#include "base/small_file.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/small_file.hpp"  // sysfs_root()
+#include "base/small_file.hpp"  // sysfs_root()
 
 namespace hetprobe {
 

@@ -10,9 +10,9 @@
 #include <map>
 #include <sstream>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/small_file.hpp"
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
+#include "base/small_file.hpp"
 #include "topology/node_info.hpp"
 
 namespace hetprobe {

@@ -2,10 +2,10 @@
 
 #include <string>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/interrupt.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/stats.hpp"
 #include "bench/core/noise.hpp"
-#include "bench/core/stats.hpp"
 #include "probes/load/load_engine.hpp"
 #include "probes/writer/writer_engine.hpp"
 #include "topology/pci_link.hpp"

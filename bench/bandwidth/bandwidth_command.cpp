@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <memory>
 
+#include "base/errors.hpp"
 #include "bench/bandwidth/bandwidth.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/probe_session.hpp"
+#include "bench/cli/probe_session.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/core/table.hpp"

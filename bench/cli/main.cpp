@@ -6,8 +6,8 @@
 #include <cstring>
 #include <map>
 
+#include "base/errors.hpp"
 #include "bench/cli/command.hpp"
-#include "bench/core/errors.hpp"
 #include "bench/core/run_header.hpp"
 
 int main(int argc, char** argv) {

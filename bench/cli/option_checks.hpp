@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/enum_table.hpp"
-#include "bench/core/errors.hpp"
+#include "base/echo_text.hpp"
+#include "base/enum_table.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe::cli {
 

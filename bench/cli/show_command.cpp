@@ -12,10 +12,10 @@
 #include <memory>
 #include <optional>
 
+#include "base/errors.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/show_csv.hpp"
-#include "bench/core/errors.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/interference/interference_launches.hpp"
 

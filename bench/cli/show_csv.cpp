@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe::cli {
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/errors.hpp"
 #include "bench/cli/command.hpp"
-#include "bench/core/errors.hpp"
 #include "probes/device/device.hpp"
 #include "topology/pci_link.hpp"
 #include "topology/topology.hpp"

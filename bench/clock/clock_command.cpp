@@ -3,12 +3,12 @@
 // that the fit predicts an independent later sync.
 #include <memory>
 
+#include "base/errors.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "bench/cli/probe_session.hpp"
 #include "bench/clock/clock_sync.hpp"
 #include "bench/clock/clock_table.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/probe_session.hpp"
 #include "probes/device/device_names.hpp"
 
 namespace hetprobe::cli {

@@ -3,7 +3,7 @@
 // on centered sums, so timers near 1.8e18 ticks still resolve to well below a nanosecond.
 #include "bench/clock/clock_fit.hpp"
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/interrupt.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/stats.hpp"
 #include "bench/core/noise.hpp"
-#include "bench/core/stats.hpp"
 #include "probes/device/host_spin.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 

@@ -6,8 +6,8 @@
 #include <set>
 #include <thread>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/small_file.hpp"
+#include "base/echo_text.hpp"
+#include "base/small_file.hpp"
 
 namespace hetprobe {
 

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <thread>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/interrupt.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
 
 namespace hetprobe {
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <sstream>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/mpi_cvars.hpp"
 

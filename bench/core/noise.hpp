@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/stats.hpp"
 #include "bench/core/results.hpp"
-#include "bench/core/stats.hpp"
 
 namespace hetprobe {
 

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 

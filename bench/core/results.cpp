@@ -1,7 +1,7 @@
 // JSON Lines results files: append-only writer and tail-tolerant reader.
 #include "bench/core/results.hpp"
 
-#include "bench/core/stats.hpp"
+#include "base/stats.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 

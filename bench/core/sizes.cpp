@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <utility>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 namespace {

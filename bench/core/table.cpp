@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe {

@@ -8,11 +8,11 @@
 #include <limits>
 #include <memory>
 
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/stats.hpp"
 #include "bench/clock/clock_sync.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/interrupt.hpp"
 #include "bench/core/sizes.hpp"
-#include "bench/core/stats.hpp"
 #include "probes/copy/copy_engine.hpp"
 #include "probes/halo/halo_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"

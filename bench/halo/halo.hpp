@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "base/enum_table.hpp"
 #include "bench/clock/clock_fit.hpp"
-#include "bench/core/enum_table.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
 #include "bench/halo/halo_layout.hpp"

@@ -6,13 +6,13 @@
 #include <limits>
 #include <memory>
 
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
+#include "base/text_list.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/probe_session.hpp"
+#include "bench/cli/probe_session.hpp"
 #include "bench/core/sizes.hpp"
-#include "bench/core/text_list.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_measure.hpp"
 #include "bench/halo/halo_record.hpp"

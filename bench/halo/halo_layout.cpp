@@ -9,8 +9,8 @@
 #include <sstream>
 #include <utility>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
 #include "bench/core/sizes.hpp"
 
 namespace hetprobe {

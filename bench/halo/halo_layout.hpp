@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe {

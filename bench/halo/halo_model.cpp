@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 namespace {

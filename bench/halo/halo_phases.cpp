@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "bench/core/stats.hpp"
+#include "base/stats.hpp"
 
 namespace hetprobe {
 

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <string>
 
+#include "base/stats.hpp"
 #include "bench/core/noise.hpp"
-#include "bench/core/stats.hpp"
 #include "bench/halo/halo_phases.hpp"
 
 namespace hetprobe {

@@ -26,9 +26,9 @@
 #include <memory>
 #include <thread>
 
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
 #include "bench/clock/clock_sync.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/interrupt.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/payload.hpp"
 #include "probes/writer/writer_engine.hpp"

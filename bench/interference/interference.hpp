@@ -26,8 +26,8 @@
 #include <tuple>
 #include <vector>
 
+#include "base/enum_table.hpp"
 #include "bench/clock/clock_fit.hpp"
-#include "bench/core/enum_table.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
 #include "bench/interference/layout.hpp"

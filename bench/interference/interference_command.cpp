@@ -9,15 +9,15 @@
 #include <optional>
 #include <random>
 
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/text_list.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/interrupt.hpp"
-#include "bench/core/probe_session.hpp"
+#include "bench/cli/probe_session.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
-#include "bench/core/text_list.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
 #include "bench/interference/interference_run.hpp"

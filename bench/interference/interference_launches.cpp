@@ -4,12 +4,12 @@
 #include <map>
 #include <string>
 
-#include "bench/core/effect.hpp"
-#include "bench/core/errors.hpp"
+#include "base/effect.hpp"
+#include "base/errors.hpp"
+#include "base/stats.hpp"
 #include "bench/core/record_field.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
-#include "bench/core/stats.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
 

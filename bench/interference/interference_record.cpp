@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "bench/core/effect.hpp"
-#include "bench/core/errors.hpp"
+#include "base/effect.hpp"
+#include "base/errors.hpp"
+#include "base/stats.hpp"
 #include "bench/core/noise.hpp"
-#include "bench/core/stats.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
 

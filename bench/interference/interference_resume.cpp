@@ -3,7 +3,7 @@
 #include <iterator>
 #include <vector>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "bench/interference/interference_table.hpp"
 
 namespace hetprobe {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "bench/core/interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/interference/interference_resume.hpp"
 #include "bench/load/host_stream.hpp"

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 
 namespace hetprobe {
 

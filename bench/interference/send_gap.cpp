@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "bench/core/sizes.hpp"
 
 namespace hetprobe {

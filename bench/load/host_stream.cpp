@@ -7,9 +7,9 @@
 #include <memory>
 #include <thread>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/stats.hpp"
-#include "bench/core/thread_affinity.hpp"
+#include "base/errors.hpp"
+#include "base/stats.hpp"
+#include "base/thread_affinity.hpp"
 
 namespace hetprobe {
 

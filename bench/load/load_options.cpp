@@ -4,9 +4,9 @@
 #include <charconv>
 #include <cmath>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
+#include "base/text_list.hpp"
 #include "bench/core/sizes.hpp"
-#include "bench/core/text_list.hpp"
 #include "probes/load/load_names.hpp"
 
 namespace hetprobe {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/errors.hpp"
 #include "bench/clock/clock_sync.hpp"
-#include "bench/core/errors.hpp"
 
 namespace hetprobe {
 

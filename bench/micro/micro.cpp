@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "bench/notify/notify.hpp"
 #include "probes/device/device.hpp"
 #include "probes/launch/launch_engine.hpp"

@@ -18,10 +18,10 @@
 #include <optional>
 #include <thread>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
+#include "base/stats.hpp"
+#include "base/text_list.hpp"
 #include "bench/core/noise.hpp"
-#include "bench/core/stats.hpp"
-#include "bench/core/text_list.hpp"
 #include "probes/device/host_spin.hpp"
 #include "probes/launch/launch_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 #include "bench/core/results.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/device_names.hpp"

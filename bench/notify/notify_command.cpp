@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "base/errors.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/probe_session.hpp"
+#include "bench/cli/probe_session.hpp"
 #include "bench/notify/notify.hpp"
 #include "bench/notify/notify_table.hpp"
 

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <utility>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "probes/device/device_names.hpp"
 #include "probes/launch/launch_engine.hpp"
 

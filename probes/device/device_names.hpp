@@ -2,7 +2,7 @@
 // headers stay free of strings for nvcc/hipcc): the names records and options use.
 #pragma once
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 #include "probes/device/device.hpp"
 #include "probes/signal/signal_protocol.hpp"
 

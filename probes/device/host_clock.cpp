@@ -4,8 +4,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/stats.hpp"
+#include "base/errors.hpp"
+#include "base/stats.hpp"
 
 namespace hetprobe {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/small_file.hpp"
+#include "base/errors.hpp"
+#include "base/small_file.hpp"
 #include "probes/device/device.hpp"
 
 namespace hetprobe {

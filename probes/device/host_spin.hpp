@@ -8,8 +8,8 @@
 #include <string>
 #include <thread>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/stop_request.hpp"
+#include "base/errors.hpp"
+#include "base/stop_request.hpp"
 #include "probes/writer/writer_protocol.hpp"
 
 namespace hetprobe {

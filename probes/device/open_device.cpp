@@ -1,6 +1,6 @@
 #include <string>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "probes/device/device.hpp"
 
 namespace hetprobe {

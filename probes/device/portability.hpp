@@ -187,7 +187,7 @@ __device__ inline unsigned long long load_fresh16_xor(const unsigned char* p) {
 #if defined(HETPROBE_GPU_COMPILER)
 #include <string>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 namespace hetprobe::gpu {
 inline const char* error_name(Error e) { return HP_RT(GetErrorName)(e); }
 inline const char* error_text(Error e) { return HP_RT(GetErrorString)(e); }

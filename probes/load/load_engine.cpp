@@ -5,7 +5,8 @@
 #include <chrono>
 #include <thread>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
+#include "base/stop_request.hpp"
 #include "probes/device/host_spin.hpp"
 #include "probes/load/load_names.hpp"
 
@@ -13,16 +14,6 @@ namespace hetprobe {
 
 namespace {
 constexpr std::uint64_t kRingStamps = 1ull << 20;  // about 1 s of stamps at the reporter's 1 us (16 MiB)
-constexpr int kMaxRunning = 64;
-// Stop flags of running loads, for the signal handler.
-std::atomic<unsigned long long*> g_running_stops[kMaxRunning];
-
-void set_running(unsigned long long* stop, bool running) {
-  for (auto& slot : g_running_stops) {
-    unsigned long long* expected = running ? nullptr : stop;
-    if (slot.compare_exchange_strong(expected, running ? stop : nullptr)) return;
-  }
-}
 }  // namespace
 
 const char* to_string(LoadKind kind) { return kLoadKindNames.name(kind); }
@@ -35,7 +26,7 @@ LoadEngine::LoadEngine(const Device& device, PinnedBuffer memory) : device_(devi
   ring_mask_ = kRingStamps - 1;
 }
 
-LoadEngine::~LoadEngine() = default;
+LoadEngine::~LoadEngine() { unregister_stop_flag(&control_->stop.value); }
 
 std::size_t LoadEngine::control_and_ring_bytes() { return sizeof(LoadControl) + kRingStamps * sizeof(LoadStamp); }
 
@@ -57,7 +48,7 @@ void LoadEngine::begin(const LoadTask& task) {
   epoch_ = task.epoch;
   timeout_s_ = task.timeout_s;
   std::atomic_ref<unsigned long long>(control_->stamps.value).store(0, std::memory_order_relaxed);
-  set_running(&control_->stop.value, true);
+  (void)register_stop_flag(&control_->stop.value);  // a Ctrl-C stops it at once
 }
 
 LoadArgs LoadEngine::protocol_args(const LoadTask& task, const LoadShape& shape, LoadShared* shared,
@@ -107,7 +98,7 @@ void LoadEngine::request_stop() {
 }
 
 LoadOutcome LoadEngine::finish() {
-  set_running(&control_->stop.value, false);
+  unregister_stop_flag(&control_->stop.value);
   if (load_acquire(control_->done) != epoch_)
     throw Error(ErrorKind::device, "the " + device_.info().backend + " load of epoch " + std::to_string(epoch_) +
                                        " ended without a result");
@@ -161,12 +152,6 @@ double run_for_rate_gbs(LoadEngine& engine, const LoadTask& task, double seconds
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   engine.request_stop();
   return engine.rate_gbs(engine.join());
-}
-
-void stop_running_loads_from_signal() {
-  for (auto& slot : g_running_stops)
-    if (unsigned long long* stop = slot.load())
-      std::atomic_ref<unsigned long long>(*stop).store(~0ull, std::memory_order_release);
 }
 
 }  // namespace hetprobe

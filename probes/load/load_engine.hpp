@@ -129,7 +129,4 @@ class LoadEngine {
 // its stamps show from ready to end over that time, on the device timer.
 double run_for_rate_gbs(LoadEngine& engine, const LoadTask& task, double seconds);
 
-// For a SIGINT/SIGTERM handler: stops every running load (one store each).
-void stop_running_loads_from_signal();
-
 }  // namespace hetprobe

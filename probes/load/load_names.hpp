@@ -2,7 +2,7 @@
 // for nvcc/hipcc): the names records and --load use.
 #pragma once
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 #include "probes/load/load_protocol.hpp"
 
 namespace hetprobe {

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "bench/core/stop_request.hpp"
+#include "base/stop_request.hpp"
 #include "probes/device/host_spin.hpp"
 
 namespace hetprobe {

@@ -1,6 +1,6 @@
 #include "probes/signal/signal_engine.hpp"
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "probes/device/device_names.hpp"
 
 namespace hetprobe {

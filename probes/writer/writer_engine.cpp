@@ -3,22 +3,15 @@
 #include <atomic>
 #include <string>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
+#include "base/stop_request.hpp"
 #include "probes/device/host_spin.hpp"
 
 namespace hetprobe {
 
-namespace {
-// The flag block of the running writer, for the signal handler.
-std::atomic<WriterControl*> g_running_control{nullptr};
-}  // namespace
-
 WriterEngine::WriterEngine(const Device& device, WriterControl* control) : device_(device), control_(control) {}
 
-WriterEngine::~WriterEngine() {
-  WriterControl* mine = control_;
-  g_running_control.compare_exchange_strong(mine, nullptr);
-}
+WriterEngine::~WriterEngine() { unregister_stop_flag(&control_->stop.value); }
 
 void WriterEngine::start(const WriterTask& task) {
   if (task.epoch <= epoch_)
@@ -26,7 +19,7 @@ void WriterEngine::start(const WriterTask& task) {
                 "writer epochs must grow: got " + std::to_string(task.epoch) + " after " + std::to_string(epoch_));
   std::atomic_ref<unsigned long long>(control_->passes.value).store(0, std::memory_order_relaxed);
   epoch_ = task.epoch;
-  g_running_control.store(control_);
+  (void)register_stop_flag(&control_->stop.value);  // a Ctrl-C stops it at once
   launch(task);
   running_ = true;
 }
@@ -47,7 +40,7 @@ void WriterEngine::request_stop(std::uint64_t epoch) {
 WriterOutcome WriterEngine::join() {
   running_ = false;
   wait_exit();
-  g_running_control.store(nullptr);
+  unregister_stop_flag(&control_->stop.value);
   if (load_acquire(control_->done) != epoch_)
     throw Error(ErrorKind::device, "the " + device_.info().backend + " writer of epoch " + std::to_string(epoch_) +
                                        " ended without a result");
@@ -59,11 +52,6 @@ WriterOutcome WriterEngine::join() {
   out.t_ready_ticks = r.t_ready;
   out.t_end_ticks = r.t_end;
   return out;
-}
-
-void stop_running_writer_from_signal() {
-  if (WriterControl* c = g_running_control.load())
-    std::atomic_ref<unsigned long long>(c->stop.value).store(~0ull, std::memory_order_release);
 }
 
 }  // namespace hetprobe

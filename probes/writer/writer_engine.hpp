@@ -72,8 +72,4 @@ class WriterEngine {
   bool running_ = false;
 };
 
-// For a SIGINT/SIGTERM handler: tells the running writer, if any, to stop
-// (one atomic store to its flag block; async-signal-safe).
-void stop_running_writer_from_signal();
-
 }  // namespace hetprobe

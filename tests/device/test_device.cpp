@@ -7,7 +7,8 @@
 #include <cstring>
 #include <thread>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
+#include "base/stop_request.hpp"
 #include "bench/interference/payload.hpp"
 #include "probes/device/device.hpp"
 #include "probes/load/load_engine.hpp"
@@ -125,6 +126,19 @@ TEST_P(DeviceTest, PsbOverwritesTheSendBufferAfterReady) {
   writer_->request_stop(t.epoch);
   EXPECT_EQ(writer_->join().status, WriterStatus::ok);
   EXPECT_EQ(count_payload_mismatches(buf.host(), n, t.epoch), n) << "every byte should be a post-phase byte";
+}
+
+TEST_P(DeviceTest, AProcessStopRequestStopsTheRunningWriter) {
+  const std::uint64_t n = 4096;
+  PinnedBuffer buf = device_->alloc_pinned(2 * n);
+  WriterTask t = task(buf.device(), n, buf.device() + n, n);
+  t.timeout_s = 5;
+  writer_->start(t);
+  writer_->wait_ready(t.epoch, 20);
+  hetprobe::request_stop();  // what Ctrl-C does: no writer_->request_stop, no timeout
+  const WriterOutcome o = writer_->join();
+  clear_stop_request();
+  EXPECT_EQ(o.status, WriterStatus::ok) << "the writer ran on to its timeout";
 }
 
 TEST_P(DeviceTest, WriterGivesUpWithoutAStopAndTheDeviceStaysUsable) {

@@ -8,7 +8,8 @@
 #include <cstring>
 #include <thread>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
+#include "base/stop_request.hpp"
 #include "probes/load/load_engine.hpp"
 #include "tests/device/backend_under_test.hpp"
 
@@ -146,6 +147,23 @@ TEST_P(LoadTest, KeepsASetRate) {
   EXPECT_LE(gbs(paced), 1.1 * asked) << to_string(kind_) << ": full rate " << full << " GB/s";
   if (std::get<0>(GetParam()) != "host") {
     EXPECT_GE(gbs(paced), 0.9 * asked) << to_string(kind_) << ": full rate " << full << " GB/s";
+  }
+}
+
+TEST_P(LoadTest, AProcessStopRequestStopsTheRunningLoad) {
+  const std::uint64_t n = 64 * 1024;
+  LoadTask t = task(region(n), n);
+  t.timeout_s = 5;
+  engine_->start(t);
+  engine_->wait_ready(20);
+  hetprobe::request_stop();  // what Ctrl-C does: no engine_->request_stop, no timeout
+  try {
+    const LoadOutcome o = engine_->join();
+    clear_stop_request();
+    EXPECT_FALSE(o.timed_out);
+  } catch (const Error& e) {
+    clear_stop_request();
+    FAIL() << "the load ran on to its timeout: " << e.what();
   }
 }
 

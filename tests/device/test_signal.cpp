@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "base/errors.hpp"
+#include "base/stop_request.hpp"
 #include "bench/clock/clock_sync.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/stop_request.hpp"
 #include "bench/notify/notify.hpp"
 #include "probes/device/host_spin.hpp"
 #include "probes/launch/launch_engine.hpp"

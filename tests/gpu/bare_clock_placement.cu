@@ -16,12 +16,12 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    if (cudaError_t e = (call); e != cudaSuccess) {                                   \
+#define CHECK(call)                                                                       \
+  do {                                                                                    \
+    if (cudaError_t e = (call); e != cudaSuccess) {                                       \
       std::fprintf(stderr, "%s: %s (line %d)\n", #call, cudaGetErrorString(e), __LINE__); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+      std::exit(1);                                                                       \
+    }                                                                                     \
   } while (0)
 
 __device__ unsigned long long globaltimer() {
@@ -111,7 +111,8 @@ int main() {
   (void)measure(slot, dev + 32, cpus[0], -1, sms, smem);  // warm-up: first launch
   std::vector<Placement> by_cpu;
   for (int cpu : cpus) by_cpu.push_back(measure(slot, dev + 32, cpu, -1, sms, smem));
-  for (int target : {0, sms / 4, sms / 2, 3 * sms / 4, sms - 1}) (void)measure(slot, dev + 32, cpus[0], target, sms, smem);
+  for (int target : {0, sms / 4, sms / 2, 3 * sms / 4, sms - 1})
+    (void)measure(slot, dev + 32, cpus[0], target, sms, smem);
   // The scheduler's choice again, from the first CPU, three more times.
   for (int i = 0; i < 3; ++i) (void)measure(slot, dev + 32, cpus[0], -1, sms, smem);
   // Flags in other pinned allocations (other physical pages), from the first CPU.

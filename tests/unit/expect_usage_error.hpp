@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 

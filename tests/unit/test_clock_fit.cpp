@@ -3,7 +3,7 @@
 // into a double before the reference is subtracted would be off by hundreds of ns.
 #include "bench/clock/clock_fit.hpp"
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 #include <gtest/gtest.h>
 

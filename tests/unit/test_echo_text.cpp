@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/small_file.hpp"
+#include "base/echo_text.hpp"
+#include "base/small_file.hpp"
 
 namespace hetprobe {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 #include "bench/core/table.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_layout.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "tests/unit/expect_usage_error.hpp"
 
 namespace hetprobe {

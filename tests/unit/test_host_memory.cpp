@@ -13,8 +13,8 @@
 #include <sstream>
 #include <string>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/small_file.hpp"
+#include "base/errors.hpp"
+#include "base/small_file.hpp"
 #include "probes/device/device.hpp"
 
 namespace hetprobe {

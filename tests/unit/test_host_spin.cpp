@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "bench/core/stop_request.hpp"
+#include "base/stop_request.hpp"
 
 namespace hetprobe {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "bench/interference/layout.hpp"
 
 namespace hetprobe {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "probes/load/load_engine.hpp"
 
 namespace hetprobe {

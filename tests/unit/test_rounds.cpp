@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "bench/core/effect.hpp"
-#include "bench/core/stats.hpp"
+#include "base/effect.hpp"
+#include "base/stats.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/send_gap.hpp"
 #include "tests/unit/expect_usage_error.hpp"

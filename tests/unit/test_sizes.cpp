@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/text_list.hpp"
+#include "base/errors.hpp"
+#include "base/text_list.hpp"
 
 namespace hetprobe {
 namespace {

@@ -3,7 +3,7 @@
 // Expected percentiles are numpy.percentile(a, q) with the default "linear"
 // method, worked out by hand: index = (n - 1) * q / 100, then linear
 // interpolation between the two samples around that index.
-#include "bench/core/stats.hpp"
+#include "base/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "topology/node_info.hpp"
 
 namespace hetprobe {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "probes/backends/gpu/gpu_copy_engine.hpp"
 #include "probes/backends/gpu/gpu_halo_engine.hpp"
 #include "probes/backends/gpu/gpu_kernels.hpp"

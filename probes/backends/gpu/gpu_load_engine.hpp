@@ -14,7 +14,7 @@
 #include <exception>
 #include <thread>
 
-#include "bench/core/thread_affinity.hpp"
+#include "base/thread_affinity.hpp"
 #include "probes/device/portability.hpp"
 #include "probes/load/load_engine.hpp"
 

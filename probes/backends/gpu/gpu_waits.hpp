@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "bench/core/stop_request.hpp"
+#include "base/stop_request.hpp"
 #include "probes/backends/gpu/gpu_kernels.hpp"
 
 namespace hetprobe::HETPROBE_BACKEND_NS {

@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "bench/core/cpu_name.hpp"
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
+#include "base/cpu_name.hpp"
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
 #include "probes/backends/host/host_engines.hpp"
 
 namespace hetprobe::host_backend {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 #include "probes/backends/host/host_engines.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 

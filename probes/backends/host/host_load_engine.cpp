@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/thread_affinity.hpp"
+#include "base/errors.hpp"
+#include "base/thread_affinity.hpp"
 #include "probes/backends/host/host_engines.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 #include "probes/writer/writer_protocol.hpp"

@@ -1,4 +1,4 @@
-#include "bench/core/interrupt.hpp"
+#include "base/interrupt.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,11 +6,8 @@
 #include <string>
 #include <thread>
 
-#include "bench/core/errors.hpp"
-#include "bench/core/stop_request.hpp"
-#include "probes/device/device.hpp"
-#include "probes/load/load_engine.hpp"
-#include "probes/writer/writer_engine.hpp"
+#include "base/errors.hpp"
+#include "base/stop_request.hpp"
 
 namespace hetprobe {
 
@@ -19,9 +16,7 @@ volatile std::sig_atomic_t g_signal = 0;
 
 extern "C" void on_signal(int sig) {
   g_signal = sig;
-  request_stop();
-  stop_running_writer_from_signal();
-  stop_running_loads_from_signal();
+  request_stop();  // also stops the running writer and loads (their registered stop flags)
   std::signal(sig, SIG_DFL);
 }
 }  // namespace

@@ -1,4 +1,4 @@
-#include "bench/core/probe_session.hpp"
+#include "bench/cli/probe_session.hpp"
 
 #include "bench/cli/command.hpp"
 
@@ -10,9 +10,9 @@
 #include <memory>
 #include <optional>
 
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/interrupt.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/mpi_transport.hpp"
 #include "bench/core/placement.hpp"

@@ -1,4 +1,4 @@
-#include "bench/core/effect.hpp"
+#include "base/effect.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "bench/core/cpu_name.hpp"
+#include "base/cpu_name.hpp"
 
 #include <cstdlib>
 #include <fstream>

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
-#include "bench/core/text_list.hpp"
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
+#include "base/text_list.hpp"
 
 namespace hetprobe {
 

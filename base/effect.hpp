@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "bench/core/enum_table.hpp"
-#include "bench/core/stats.hpp"
+#include "base/enum_table.hpp"
+#include "base/stats.hpp"
 
 namespace hetprobe {
 

@@ -1,10 +1,10 @@
-#include "bench/core/errors.hpp"
+#include "base/errors.hpp"
 
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
-#include "bench/core/enum_table.hpp"
+#include "base/enum_table.hpp"
 
 namespace hetprobe {
 

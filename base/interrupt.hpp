@@ -1,5 +1,5 @@
-// Ctrl-C / SIGTERM: the first signal stops the running device writer and
-// loads at once (from the handler) and requests a stop (stop_request.hpp), so
+// Ctrl-C / SIGTERM: the first signal requests a stop (stop_request.hpp), which
+// stops the running device writer and loads at once from the handler, so
 // every wait of the run ends within a second with Error(ErrorKind::interrupted)
 // and the probe keeps every finished point; a second signal kills the process
 // the default way.

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/echo_text.hpp"
-#include "bench/core/errors.hpp"
+#include "base/echo_text.hpp"
+#include "base/errors.hpp"
 
 namespace hetprobe {
 

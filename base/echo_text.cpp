@@ -1,4 +1,4 @@
-#include "bench/core/echo_text.hpp"
+#include "base/echo_text.hpp"
 
 namespace hetprobe {
 

@@ -1,4 +1,4 @@
-#include "bench/core/small_file.hpp"
+#include "base/small_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
