@@ -1,7 +1,7 @@
 """The README is a front door and the docs hold together: every relative link in README.md,
 CONTRIBUTING.md and docs/**/*.md names a file that exists and, with a #fragment, a heading of that
-file (GitHub's anchors); the README stays at 150 lines or fewer, with its two commands in the first
-fenced block, within its first 30 lines. Needs no compiled code."""
+file (GitHub's anchors); no table cell is a wall of text; the README stays at 150 lines or fewer,
+with its two commands in the first fenced block, within its first 30 lines. Needs no compiled code."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from conftest import REPO
 
 README_MAX_LINES = 150
 FIRST_COMMAND_BY_LINE = 30
+TABLE_CELL_MAX_CHARS = 400  # longer, a cell wraps into a column of a few words: a subsection reads better
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
@@ -96,6 +97,27 @@ def broken_links(document: Path, root: Path = REPO) -> list[str]:
         elif fragment and resolved.suffix == ".md" and fragment not in anchors(resolved):
             broken.append(f"{where}: no heading with the anchor #{fragment} in {resolved.relative_to(root)}")
     return broken
+
+
+def long_table_cells(text: str, limit: int = TABLE_CELL_MAX_CHARS) -> list[str]:
+    """Line number and length of each Markdown table cell over limit characters."""
+    found = []
+    for number, line in prose_lines(text):
+        if line.lstrip().startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line.strip().strip("|"))
+            found += [f"{number}: a cell of {len(c.strip())} characters" for c in cells if len(c.strip()) > limit]
+    return found
+
+
+@pytest.mark.parametrize("document", documents(), ids=lambda p: str(p.relative_to(REPO)))
+def test_no_table_cell_is_a_wall_of_text(document):
+    long = long_table_cells(document.read_text(encoding="utf-8"))
+    assert not long, f"{document.relative_to(REPO)}: make these a subsection per record:\n" + "\n".join(long)
+
+
+def test_the_cell_check_sees_a_long_cell():
+    table = f"| a | b |\n|---|---|\n| x | {'y' * 401} |\n| `p \\| q` | {'z' * 400} |\n"
+    assert long_table_cells(table) == ["3: a cell of 401 characters"]
 
 
 @pytest.mark.parametrize("document", documents(), ids=lambda p: str(p.relative_to(REPO)))
