@@ -3,7 +3,8 @@
 # show's golden output, the docs, the README, the notebooks and the Python
 # package) cites its sources as a reader can find them ("Elis et al. 2024,
 # Table 1"), never by the project's internal labels ("paper 002", "thesis 003",
-# DIGEST, a seed file's name).
+# DIGEST, a seed file's name). docs/references.md is the one page that names
+# those labels: it is where a reader of the code looks them up.
 set -uo pipefail
 hp=$1
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -12,7 +13,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$hp" --help >"$work/help.txt" 2>&1
 for c in interference notify clock halo bandwidth show devices topo; do "$hp" "$c" --help >>"$work/help.txt" 2>&1; done
-found=$(grep -EHn -- "$labels" "$work/help.txt" "$root"/tests/data/golden/* "$root"/docs/*.md "$root"/README.md \
+shopt -s nullglob
+docs=()
+for f in "$root"/docs/*.md "$root"/docs/probes/*.md; do [[ $f == */docs/references.md ]] || docs+=("$f"); done
+found=$(grep -EHn -- "$labels" "$work/help.txt" "$root"/tests/data/golden/* "${docs[@]}" "$root"/README.md \
   "$root"/pybindings/hetprobe/*.py "$root"/notebooks/*.ipynb | grep -v '"image/png"')
 if [[ -n $found ]]; then
   echo "FAIL: internal labels in user-facing text (cite the source by author and year instead):"
