@@ -184,7 +184,7 @@ class Results:
         (ratio_to_ssb_median, its 95% interval over rounds, what it claims); with several, pooled by
         hetprobe._core.pool_launch_points (the one place that pools): the median of the launches'
         ratios, and from 3 launches on an interval from their spread, pooled over the points of the
-        same size and series (bench/core/effect.hpp says why), and its effect (none under 3).
+        same size and series (base/effect.hpp says why), and its effect (none under 3).
         ``ratio_min``/``ratio_max``: the launches' lowest and highest ratio. ``median_ns``,
         ``ssb_median_ns`` (the SSB median of the same rounds; an SSB row's own median) and
         ``traffic_gbs`` (GB/s the loads moved during the sends): the median over launches.
@@ -366,7 +366,7 @@ def _pool(rows: pd.DataFrame) -> pd.DataFrame:
 def _pooled_ratios(groups: list) -> list:
     """pool_launch_points' result for each point (a group of its launches' rows) measured in several
     launches, the points of one series and size pooled together; None for the others."""
-    from . import _core  # the compiled module: the pooling and the effect rule live in bench/core/effect.cpp
+    from . import _core  # the compiled module: the pooling and the effect rule live in base/effect.cpp
 
     out: list = [None] * len(groups)
     together: dict = {}

@@ -37,7 +37,7 @@ PARTS = {
     "paper": "interference-paper",
     "cold": "interference-cold",
 }
-MARGIN = 0.05  # an effect is claimed where the interval lies wholly beyond 1 ± this (bench/core/effect.hpp)
+MARGIN = 0.05  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)
 
 
 def us(ns) -> str:
