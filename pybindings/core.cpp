@@ -17,7 +17,7 @@
 #include "base/effect.hpp"
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
-#include "bench/core/results_report.hpp"
+#include "bench/cli/probe_table.hpp"
 #include "bench/core/run_header.hpp"
 
 namespace py = pybind11;
@@ -69,6 +69,20 @@ void ensure_mpi() {
   }));
 }
 
+// The probes that run in one process (probe_table.hpp), by name.
+std::vector<std::string> in_process_probes() {
+  std::vector<std::string> names;
+  for (const cli::ProbeEntry& probe : cli::probe_table())
+    if (probe.in_process) names.emplace_back(probe.key);
+  return names;
+}
+
+std::string in_process_names() {
+  std::string text;
+  for (const std::string& name : in_process_probes()) text += (text.empty() ? "" : " or ") + name;
+  return text;
+}
+
 // The CLI's parser with the in-process probes, writing into `capture`.
 struct InProcessApp {
   CLI::App app{"hetprobe (in process)"};
@@ -76,8 +90,8 @@ struct InProcessApp {
   explicit InProcessApp(SessionCapture* capture) {
     app.require_subcommand(1);
     const cli::CommandEnv env{capture};
-    commands["notify"] = cli::add_notify_command(app, env);
-    commands["clock"] = cli::add_clock_command(app, env);
+    for (const cli::ProbeEntry& probe : cli::probe_table())
+      if (probe.in_process) commands[probe.key] = cli::add_probe_command(app, probe, env);
   }
 };
 
@@ -85,7 +99,7 @@ struct InProcessApp {
 // on_record(json_text) with the header, then with each record as it is
 // measured. Ctrl-C stops the run at the next record with KeyboardInterrupt.
 void run(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_record) {
-  if (argv.empty()) throw Error(ErrorKind::usage, "no probe given: notify or clock");
+  if (argv.empty()) throw Error(ErrorKind::usage, "no probe given: " + in_process_names());
   SessionCapture capture;
   InProcessApp in(&capture);
   std::vector<const char*> args{"hetprobe"};
@@ -119,7 +133,7 @@ std::string help(const std::string& command) {
   InProcessApp in(nullptr);
   for (CLI::App* sub : in.app.get_subcommands({}))
     if (sub->get_name() == command) return sub->help();
-  throw Error(ErrorKind::usage, "no in-process probe named '" + command + "': notify or clock");
+  throw Error(ErrorKind::usage, "no in-process probe named '" + command + "': " + in_process_names());
 }
 
 }  // namespace
@@ -135,7 +149,8 @@ PYBIND11_MODULE(_core, m) {
     }
   });
   m.def("run", &run, py::arg("argv"), py::arg("on_record") = nullptr,
-        "Run notify or clock in this process with CLI arguments; on_record(json) gets the header, then each record");
+        "Run an in-process probe (in_process_probes) with CLI arguments; on_record(json) gets the header, then each "
+        "record");
   m.def("help", &help, py::arg("command"), "The CLI help text of an in-process probe");
   m.def(
       "topology",
@@ -185,5 +200,9 @@ PYBIND11_MODULE(_core, m) {
   m.attr("effect_margin") = kEffectMargin;
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();
-  m.attr("in_process_probes") = std::vector<std::string>{"notify", "clock"};
+  m.attr("in_process_probes") = in_process_probes();
+  m.def(
+      "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
+      "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "
+      "that is no progress item");
 }

@@ -5,9 +5,10 @@
 
 #include "base/errors.hpp"
 #include "bench/bandwidth/bandwidth.hpp"
+#include "bench/bandwidth/bandwidth_table.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/cli/probe_session.hpp"
+#include "bench/cli/probe.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/core/table.hpp"
@@ -43,47 +44,50 @@ BandwidthConfig build_config(const Options& o) {
   return c;
 }
 
+class BandwidthProbe final : public Probe {
+ public:
+  std::string description() const override {
+    return "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
+           "async copy each way) against the paper's persistent writer and the interference loads at full rate "
+           "(each rank its own device)";
+  }
+
+  void add_options(CLI::App& app) override {
+    CLI::App* c = &app;
+    Options* o = &options_;
+    c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
+    add_reps_option(c, o->reps, "Samples of each");
+    c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
+        ->check(number_in(0, kMaxSampleSeconds, true, " s"))
+        ->capture_default_str();
+    c->add_option("--load", o->load,
+                  "Load kinds to measure at full rate: all, or a list of write, read, poll, "
+                  "copy-d2h, copy-h2d")
+        ->capture_default_str();
+    add_timeout_option(c, o->timeout_s);
+    add_session_options(c, o->session, "bandwidth");
+    add_concurrent_flag(c, o->session);
+  }
+
+  const SessionOptions& session() const override { return options_.session; }
+  void configure() override { config_ = build_config(options_); }
+  Json config_json() const override { return config_.to_json(); }
+  std::size_t expected_records() const override { return config_.records(); }
+  std::uint64_t host_bytes(const MpiContext&, const Topology&) const override { return config_.bytes; }
+  void measure(Device& d, const HostClock&, const MpiContext&, const RecordSink& sink) override {
+    run_bandwidth(config_, d, sink);
+  }
+  Report report(const ResultsFile& file) const override { return bandwidth_report(file); }
+  std::string record_label(const Json& record) const override { return bandwidth_record_label(record); }
+  bool ranks_take_turns() const override { return true; }
+
+ private:
+  Options options_;
+  BandwidthConfig config_;
+};
+
 }  // namespace
 
-CommandFn add_bandwidth_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand(
-      "bandwidth",
-      "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
-      "async copy each way) against the paper's persistent writer and the interference loads at full rate "
-      "(each rank its own device)");
-  c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
-  add_reps_option(c, o->reps, "Samples of each");
-  c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
-      ->check(number_in(0, kMaxSampleSeconds, true, " s"))
-      ->capture_default_str();
-  c->add_option("--load", o->load,
-                "Load kinds to measure at full rate: all, or a list of write, read, poll, "
-                "copy-d2h, copy-h2d")
-      ->capture_default_str();
-  add_timeout_option(c, o->timeout_s);
-  add_session_options(c, o->session, "bandwidth");
-  add_concurrent_flag(c, o->session);
-  return [o](const std::vector<std::string>& argv) {
-    auto config = std::make_shared<BandwidthConfig>();
-    ProbeSession session{"bandwidth",
-                         [o, config] {
-                           *config = build_config(*o);
-                           return config->to_json();
-                         },
-                         nullptr,
-                         [config](Device& d, const HostClock&, const MpiContext&, const RecordSink& sink) {
-                           run_bandwidth(*config, d, sink);
-                         },
-                         [](const Json& header, const std::vector<Json>& records) {
-                           print_report(stdout, TableFormat::table,
-                                        bandwidth_report(records_of_this_run(header, records)));
-                         }};
-    session.expected_records = [config] { return config->records(); };
-    session.host_bytes = [config](const MpiContext&, const Topology&) { return config->bytes; };
-    session.ranks_take_turns = true;
-    return run_session(session, o->session, argv, {});
-  };
-}
+std::unique_ptr<Probe> make_bandwidth_probe() { return std::make_unique<BandwidthProbe>(); }
 
 }  // namespace hetprobe::cli

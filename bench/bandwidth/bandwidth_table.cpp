@@ -2,8 +2,10 @@
 // min, max of its samples) and how close it comes to its plain pass; under
 // it, the PCIe link each rank read during a write load.
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
+#include "bench/bandwidth/bandwidth_table.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
 #include "topology/pci_link.hpp"
@@ -100,6 +102,17 @@ Report bandwidth_report(const ResultsFile& file) {
   for (const RecordRef& r : links) t.notes.push_back(link_note(r, links.size() > 1));
   report.tables.push_back(std::move(t));
   return report;
+}
+
+std::string bandwidth_record_label(const Json& record) {
+  const RecordRef r{record, "record"};
+  if (record_kind(r) == "point") {
+    char median[64];
+    std::snprintf(median, sizeof median, ": median %.2f GB/s", field_or<double>(r, "median_gbs", 0.0));
+    return "bandwidth " + field_or<std::string>(r, "writer", "?") + median;
+  }
+  if (record_kind(r) == "link") return link_note(r, false);
+  return record_kind(r);
 }
 
 }  // namespace hetprobe

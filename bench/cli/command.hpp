@@ -33,14 +33,14 @@ struct CommandEnv {
   SessionCapture* capture = nullptr;
 };
 
-CommandFn add_interference_command(CLI::App& app);
+// A probe's subcommand (probe_table.hpp): its options, and a run of it
+// through the session frame.
+struct ProbeEntry;
+CommandFn add_probe_command(CLI::App& app, const ProbeEntry& probe, const CommandEnv& env = {});
+// The subcommands that are not probes.
 CommandFn add_devices_command(CLI::App& app);
-CommandFn add_bandwidth_command(CLI::App& app);
 CommandFn add_show_command(CLI::App& app);
-CommandFn add_notify_command(CLI::App& app, const CommandEnv& env = {});
-CommandFn add_clock_command(CLI::App& app, const CommandEnv& env = {});
 CommandFn add_topo_command(CLI::App& app);
-CommandFn add_halo_command(CLI::App& app);
 
 // `hetprobe topo --json` (this machine, or a saved hwloc XML file when
 // `topology_file` is not empty) and `hetprobe devices --json`, as JSON.

@@ -8,6 +8,7 @@
 
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
+#include "bench/cli/probe_table.hpp"
 #include "bench/core/run_header.hpp"
 
 int main(int argc, char** argv) {
@@ -21,14 +22,11 @@ int main(int argc, char** argv) {
   bool debug = false;
   app.add_flag("--debug", debug, "Error messages also name the source line that raised them (or HETPROBE_DEBUG=1)");
   app.fallthrough();  // --debug after the subcommand too; set before the subcommands, which inherit it
-  const std::map<std::string, cli::CommandFn> commands = {{"interference", cli::add_interference_command(app)},
-                                                          {"notify", cli::add_notify_command(app)},
-                                                          {"clock", cli::add_clock_command(app)},
-                                                          {"topo", cli::add_topo_command(app)},
-                                                          {"halo", cli::add_halo_command(app)},
-                                                          {"devices", cli::add_devices_command(app)},
-                                                          {"bandwidth", cli::add_bandwidth_command(app)},
-                                                          {"show", cli::add_show_command(app)}};
+  std::map<std::string, cli::CommandFn> commands;
+  for (const cli::ProbeEntry& probe : cli::probe_table()) commands[probe.key] = cli::add_probe_command(app, probe);
+  commands["topo"] = cli::add_topo_command(app);
+  commands["devices"] = cli::add_devices_command(app);
+  commands["show"] = cli::add_show_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,6 +15,7 @@
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "bench/cli/probe_table.hpp"
 #include "bench/cli/show_csv.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/interference/interference_launches.hpp"

@@ -6,7 +6,7 @@
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/cli/probe_session.hpp"
+#include "bench/cli/probe.hpp"
 #include "bench/clock/clock_sync.hpp"
 #include "bench/clock/clock_table.hpp"
 #include "probes/device/device_names.hpp"
@@ -39,62 +39,67 @@ ClockSyncConfig build_config(const Options& o) {
   return c;
 }
 
+class ClockProbe final : public Probe {
+ public:
+  std::string description() const override {
+    return "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of "
+           "a linear fit over a span, checked against a later independent sync (single process; one device per MPI "
+           "rank)";
+  }
+
+  void add_options(CLI::App& app) override {
+    CLI::App* c = &app;
+    Options* o = &options_;
+    c->add_option("--samples", o->config.samples_per_batch, "Ping-pong samples per batch")
+        ->check(count_from(2))
+        ->capture_default_str();
+    c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
+        ->check(integer_in(2, kMaxBatches))
+        ->capture_default_str();
+    c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")
+        ->check(seconds_up_to_a_day())
+        ->capture_default_str();
+    c->add_option("--check-after", o->config.check_after_s,
+                  "Seconds after the last fitted batch to take the check batch")
+        ->check(number_in(0, kMaxSeconds, false, " s"))
+        ->capture_default_str();
+    c->add_option(
+         "--keep", o->config.keep_fraction,
+         "Most of each batch fitted: the fit keeps a batch's round trips within 5% of its shortest (at least 4), "
+         "up to this fraction")
+        ->check(number_in(0, 1, true))
+        ->capture_default_str();
+    c->add_option("--flag-pages", o->config.flag_pages,
+                  "Pinned allocations tried for the sync's flags; the one with the shortest round trips is kept "
+                  "(where the flags lie moves the precision's bound)")
+        ->check(integer_in(1, 64))
+        ->capture_default_str();
+    c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
+        ->capture_default_str();
+    add_timeout_option(c, o->config.timeout_s);
+    add_session_options(c, o->session, "clock");
+    add_concurrent_flag(c, o->session);
+  }
+
+  const SessionOptions& session() const override { return options_.session; }
+  void configure() override { config_ = build_config(options_); }
+  Json config_json() const override { return config_.to_json(); }
+  // A record per fitted batch, the check batch's, the fit's.
+  std::size_t expected_records() const override { return static_cast<std::size_t>(config_.batches) + 2; }
+  void measure(Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) override {
+    run_clock(config_, d, clock, sink);
+  }
+  Report report(const ResultsFile& file) const override { return clock_report(file); }
+  std::string record_label(const Json& record) const override { return clock_record_label(record); }
+  bool ranks_take_turns() const override { return true; }
+
+ private:
+  Options options_;
+  ClockSyncConfig config_;
+};
+
 }  // namespace
 
-CommandFn add_clock_command(CLI::App& app, const CommandEnv& env) {
-  auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand(
-      "clock",
-      "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of a "
-      "linear fit over a span, checked against a later independent sync (single process; one device per MPI rank)");
-  c->add_option("--samples", o->config.samples_per_batch, "Ping-pong samples per batch")
-      ->check(count_from(2))
-      ->capture_default_str();
-  c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
-      ->check(integer_in(2, kMaxBatches))
-      ->capture_default_str();
-  c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")
-      ->check(seconds_up_to_a_day())
-      ->capture_default_str();
-  c->add_option("--check-after", o->config.check_after_s, "Seconds after the last fitted batch to take the check batch")
-      ->check(number_in(0, kMaxSeconds, false, " s"))
-      ->capture_default_str();
-  c->add_option(
-       "--keep", o->config.keep_fraction,
-       "Most of each batch fitted: the fit keeps a batch's round trips within 5% of its shortest (at least 4), "
-       "up to this fraction")
-      ->check(number_in(0, 1, true))
-      ->capture_default_str();
-  c->add_option("--flag-pages", o->config.flag_pages,
-                "Pinned allocations tried for the sync's flags; the one with the shortest round trips is kept "
-                "(where the flags lie moves the precision's bound)")
-      ->check(integer_in(1, 64))
-      ->capture_default_str();
-  c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
-      ->capture_default_str();
-  add_timeout_option(c, o->config.timeout_s);
-  add_session_options(c, o->session, "clock");
-  add_concurrent_flag(c, o->session);
-  return [o, env](const std::vector<std::string>& argv) {
-    auto config = std::make_shared<ClockSyncConfig>();
-    ProbeSession session{"clock",
-                         [o, config] {
-                           *config = build_config(*o);
-                           return config->to_json();
-                         },
-                         nullptr,
-                         [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
-                           run_clock(*config, d, clock, sink);
-                         },
-                         [](const Json& header, const std::vector<Json>& records) {
-                           print_clock_table(stdout, header, records);
-                         },
-                         nullptr,
-                         // A record per fitted batch, the check batch's, the fit's.
-                         [config] { return static_cast<std::size_t>(config->batches) + 2; }};
-    session.ranks_take_turns = true;
-    return run_session(session, o->session, argv, env);
-  };
-}
+std::unique_ptr<Probe> make_clock_probe() { return std::make_unique<ClockProbe>(); }
 
 }  // namespace hetprobe::cli

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "bench/core/record_label.hpp"
 #include "bench/core/results_report.hpp"
 
 namespace hetprobe {
@@ -32,7 +31,7 @@ Table clock_batch_table(const ResultsFile& file) {
     t.rows.push_back({field_or<int>(r, "rank", 0), field<int>(r, "batch"), field<std::string>(r, "role"),
                       field<double>(r, "at_s"), values.size(), number_or_null(r, "half_interval_ns.median"),
                       number_or_null(r, "half_interval_ns.min")});
-    add_record_warnings(r, record_label(r.json), t.notes);
+    add_record_warnings(r, clock_record_label(r.json), t.notes);
   }
   return t;
 }
@@ -105,7 +104,7 @@ Table clock_fit_table(const ResultsFile& file) {
     }
     t.rows.push_back(std::move(row));
     add_flag_page_note(r, t.notes);
-    add_record_warnings(r, record_label(r.json), t.notes);
+    add_record_warnings(r, clock_record_label(r.json), t.notes);
   }
   return t;
 }
@@ -119,8 +118,19 @@ Report clock_report(const ResultsFile& file) {
   return report;
 }
 
-void print_clock_table(std::FILE* out, const Json& header, const std::vector<Json>& records) {
-  print_report(out, TableFormat::table, clock_report(records_of_this_run(header, records)));
+std::string clock_record_label(const Json& record) {
+  const RecordRef r{record, "record"};
+  if (record_kind(r) == "clock_fit") {
+    char fit[96];
+    std::snprintf(fit, sizeof fit, "clock fit: drift %.2f ppm, precision %.0f ns",
+                  field_or<double>(r, "drift_ppm", 0.0), field_or<double>(r, "precision_ns", 0.0));
+    return fit;
+  }
+  if (record_kind(r) != "clock_batch") return record_kind(r);
+  char at[32];
+  std::snprintf(at, sizeof at, "%.2f", field_or<double>(r, "at_s", 0.0));
+  return "clock batch " + std::to_string(field_or<int>(r, "batch", 0)) + " (" + field_or<std::string>(r, "role", "?") +
+         ") at " + at + " s";
 }
 
 }  // namespace hetprobe

@@ -1,4 +1,4 @@
-// Which probe's report a results file gets, and what every report shares.
+// What every probe's report shares.
 #include "bench/core/results_report.hpp"
 
 #include <algorithm>
@@ -7,46 +7,6 @@
 #include "base/errors.hpp"
 
 namespace hetprobe {
-
-Report results_report(const ResultsFile& file) {
-  const std::string name = file.path.string();
-  if (file.records.empty())
-    throw usage_error(name + " holds no results" + (file.truncated_tail ? " (only an incomplete line)" : ""));
-  const std::string probe = file.probe();
-  if (probe.empty())
-    throw usage_error(file.place(0) +
-                      ": not a hetprobe results header (a results file starts with a record "
-                      "whose \"record\" is \"header\" and whose \"probe\" names the probe)");
-  // A record of another probe means two runs appended to one file: its tables would mix them.
-  for (std::size_t i = 1; i < file.records.size(); ++i)
-    if (const std::string other = field_or<std::string>({file.records[i], file.place(i)}, "probe", probe);
-        other != probe)
-      throw usage_error(file.place(i) + ": a " + other + " record in a file of " + probe +
-                        " results (another run appended to it)");
-  if (probe == "interference") return interference_report(file);
-  if (probe == "notify") return notify_report(file);
-  if (probe == "clock") return clock_report(file);
-  if (probe == "halo") return halo_report(file);
-  if (probe == "bandwidth") return bandwidth_report(file);
-  throw usage_error(name + " holds " + probe + " results; show knows interference, notify, clock, halo and bandwidth");
-}
-
-void check_results(const ResultsFile& file) {
-  if (file.records.empty()) (void)results_report(file);  // says the file holds no results
-  ResultsFile run;
-  run.path = file.path;
-  const auto check = [&] {
-    if (!run.records.empty()) (void)results_report(run);
-    run.records.clear();
-    run.lines.clear();
-  };
-  for (std::size_t i = 0; i < file.records.size(); ++i) {
-    if (i > 0 && record_kind({file.records[i], file.place(i)}) == "header") check();
-    run.records.push_back(file.records[i]);
-    if (i < file.lines.size()) run.lines.push_back(file.lines[i]);
-  }
-  check();
-}
 
 ResultsFile records_of_this_run(const Json& header, const std::vector<Json>& records) {
   ResultsFile file;

@@ -1,6 +1,7 @@
-// What `hetprobe show` prints for a results file: the Report (table.hpp) of
-// whichever probe wrote it, every field read with checked access, so a
-// malformed record is a usage Error naming FILE:LINE and the field.
+// What every probe's report (table.hpp) shares: the lines about a run, its
+// warnings, and checked access to every field, so a malformed record is a
+// usage Error naming FILE:LINE and the field. Which probe's report a file gets
+// is bench/cli/probe_table.hpp's results_report.
 #pragma once
 
 #include <string>
@@ -11,24 +12,6 @@
 #include "bench/core/table.hpp"
 
 namespace hetprobe {
-
-// The report of a results file, chosen by the probe its header names
-// (interference, notify, clock, halo, bandwidth). A file with no header, or a
-// header of another probe, is a usage Error naming the file.
-Report results_report(const ResultsFile& file);
-
-// The checks results_report makes, for each run in `file` (a header and the
-// records up to the next header: a merged file holds runs of several
-// probes): a usage Error naming FILE:LINE and the field of the first
-// malformed record. What `hetprobe merge` asks of its inputs, as show does.
-void check_results(const ResultsFile& file);
-
-// One report per probe (each reads file.records; records[0] is a header).
-Report interference_report(const ResultsFile& file);
-Report notify_report(const ResultsFile& file);
-Report clock_report(const ResultsFile& file);
-Report halo_report(const ResultsFile& file);
-Report bandwidth_report(const ResultsFile& file);
 
 // Records made in this process, as a ResultsFile whose places read "this
 // run's records, record N" (for the tables a probe prints at the end of a run).

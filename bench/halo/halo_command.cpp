@@ -11,7 +11,7 @@
 #include "base/text_list.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/cli/probe_session.hpp"
+#include "bench/cli/probe.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_measure.hpp"
@@ -187,18 +187,16 @@ std::uint64_t check_rank_layouts(const Options& o, const HaloConfig& c, const Mp
   return largest_need;
 }
 
-}  // namespace
+// The subcommand's help line.
+constexpr const char* kDescription =
+    "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (the sizes of Elis et al. 2024, Table 2, from a "
+    "cube), packed, "
+    "exchanged with MPI and unpacked each iteration; baseline (fused kernels, device synchronise) against "
+    "notify-stream (persistent pack and unpack kernels, pinned-memory flags) and notify-stacked (one cooperative "
+    "kernel); the thesis's send, receive-wait, signal and staging options; payload verified; the paper's lower "
+    "bound beside";
 
-CommandFn add_halo_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand(
-      "halo",
-      "Halo-exchange proxy: a 3D domain's 26 halo messages per rank (the sizes of Elis et al. 2024, Table 2, from a "
-      "cube), packed, "
-      "exchanged with MPI and unpacked each iteration; baseline (fused kernels, device synchronise) against "
-      "notify-stream (persistent pack and unpack kernels, pinned-memory flags) and notify-stacked (one cooperative "
-      "kernel); the thesis's send, receive-wait, signal and staging options; payload verified; the paper's lower "
-      "bound beside");
+void add_options(CLI::App* c, Options* o) {
   c->add_option("--cube", o->cubes, "Cells per side of the global cube, a list (the paper's 200, 400, 800)")
       ->capture_default_str();
   c->add_option("--grid", o->grid, "Sub-cubes per axis the message sizes come from (the paper's 64 ranks: 4x4x4)")
@@ -281,37 +279,50 @@ CommandFn add_halo_command(CLI::App& app) {
       ->check(count_from(1));
   add_session_options(c, o->session, "halo");
   add_single_copy_option(c, o->session);
-  return [o](const std::vector<std::string>& argv) {
-    auto config = std::make_shared<HaloConfig>();
-    return run_session(
-        {"halo",
-         [o, config] {
-           *config = build_config(*o);
-           validate_layouts(*o);
-           Json j = config->to_json();
-           j["cubes"] = o->layout_file.empty() ? Json(parse_cubes(o->cubes)) : Json(nullptr);
-           j["grid"] = o->grid;
-           j["cell_bytes"] = o->cell_bytes;
-           j["halo_width"] = o->halo_width;
-           j["peers"] = o->peers;
-           j["layout_file"] = o->layout_file.empty() ? Json(nullptr) : Json(o->layout_file);
-           return j;
-         },
-         nullptr,
-         [o, config](Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) {
-           measure_halo(*config, layouts(*o, mpi.rank, mpi.size), layouts(*o, 0, mpi.size), o->model, d, clock, mpi,
-                        sink);
-         },
-         [](const Json& header, const std::vector<Json>& records) { print_halo_table(stdout, header, records); },
-         [o, config](const MpiContext& mpi) { check_rank_layouts(*o, *config, mpi); },
-         // Per cube: a record per setup, then the model's.
-         [o, config] {
-           const std::size_t cubes = o->layout_file.empty() ? parse_cubes(o->cubes).size() : 1;
-           return cubes * (config->setups().size() + 1);
-         },
-         [o, config](const MpiContext& mpi, const Topology&) { return check_rank_layouts(*o, *config, mpi); }},
-        o->session, argv, {});
-  };
 }
+
+class HaloProbe final : public Probe {
+ public:
+  std::string description() const override { return kDescription; }
+  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &o_); }
+  const SessionOptions& session() const override { return o_.session; }
+
+  void configure() override {
+    config_ = build_config(o_);
+    validate_layouts(o_);
+  }
+  Json config_json() const override {
+    Json j = config_.to_json();
+    j["cubes"] = o_.layout_file.empty() ? Json(parse_cubes(o_.cubes)) : Json(nullptr);
+    j["grid"] = o_.grid;
+    j["cell_bytes"] = o_.cell_bytes;
+    j["halo_width"] = o_.halo_width;
+    j["peers"] = o_.peers;
+    j["layout_file"] = o_.layout_file.empty() ? Json(nullptr) : Json(o_.layout_file);
+    return j;
+  }
+  void check(const Device&, const MpiContext& mpi) override { (void)check_rank_layouts(o_, config_, mpi); }
+  // Per cube: a record per setup, then the model's.
+  std::size_t expected_records() const override {
+    const std::size_t cubes = o_.layout_file.empty() ? parse_cubes(o_.cubes).size() : 1;
+    return cubes * (config_.setups().size() + 1);
+  }
+  std::uint64_t host_bytes(const MpiContext& mpi, const Topology&) const override {
+    return check_rank_layouts(o_, config_, mpi);
+  }
+  void measure(Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
+    measure_halo(config_, layouts(o_, mpi.rank, mpi.size), layouts(o_, 0, mpi.size), o_.model, d, clock, mpi, sink);
+  }
+  Report report(const ResultsFile& file) const override { return halo_report(file); }
+  std::string record_label(const Json& record) const override { return halo_record_label(record); }
+
+ private:
+  Options o_;
+  HaloConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_halo_probe() { return std::make_unique<HaloProbe>(); }
 
 }  // namespace hetprobe::cli

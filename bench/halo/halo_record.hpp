@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "bench/core/table.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_model.hpp"
 
@@ -36,9 +37,9 @@ struct HaloModelSetup {
 };
 Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, const std::vector<HaloRun>& runs);
 
-// The table of a run's records (halo_table.cpp; from a file: halo_report),
-// with the header's device line and warnings when it is given.
-void print_halo_table(std::FILE* out, const std::vector<Json>& records);
-void print_halo_table(std::FILE* out, const Json& header, const std::vector<Json>& records);
+// The tables of a run's records (halo_table.cpp), and a record's label:
+// "halo cube-400 baseline: median 123.4 ns per iteration, ok".
+Report halo_report(const ResultsFile& file);
+std::string halo_record_label(const Json& record);
 
 }  // namespace hetprobe

@@ -154,12 +154,12 @@ Report halo_report(const ResultsFile& file) {
   return report;
 }
 
-void print_halo_table(std::FILE* out, const std::vector<Json>& records) {
-  print_halo_table(out, Json{{"record", "header"}, {"probe", "halo"}}, records);
-}
-
-void print_halo_table(std::FILE* out, const Json& header, const std::vector<Json>& records) {
-  print_report(out, TableFormat::table, halo_report(records_of_this_run(header, records)));
+std::string halo_record_label(const Json& record) {
+  const RecordRef r{record, "record"};
+  if (record_kind(r) != "halo") return record_kind(r);
+  return "halo " + field_or<std::string>(r, "layout", "?") + " " + field_or<std::string>(r, "variant", "?") +
+         ": median " + cell_text({"", 0, Column::Align::right, 1}, number_or_null(r, "iteration_ns.median")) +
+         " ns per iteration, " + field_or<std::string>(r, "status", "?");
 }
 
 }  // namespace hetprobe

@@ -15,7 +15,7 @@
 #include "base/text_list.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/cli/probe_session.hpp"
+#include "bench/cli/probe.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/interference.hpp"
@@ -124,75 +124,15 @@ void resolve_load_gpus(const Options& o, InterferenceConfig& c, const Device& de
         "--load none measures only SSB)");
 }
 
-int run(const Options& o, const std::vector<std::string>& argv) {
-  auto run = std::make_shared<InterferenceRun>();
-  ProbeSession session{"interference",
-                       [&o, run] {
-                         run->cfg = build_config(o);
-                         return run->cfg.to_json();
-                       },
-                       [&o, run](const Device& device) { resolve_load_gpus(o, run->cfg, device); },
-                       [&o, run](Device& device, const HostClock& clock, const MpiContext& mpi,
-                                 const RecordSink& sink) { measure(*run, o.session.quiet, device, clock, mpi, sink); },
-                       [run](const Json& header, const std::vector<Json>&) { run->table.print_footer(header); },
-                       [&o, run](const MpiContext& mpi) {
-                         if (mpi.size != 2)
-                           throw usage_error(
-                               "the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); "
-                               "got " +
-                               std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
-                         share_seed(o, run->cfg, mpi);
-                       }};
-  // The header's planned records: the points still to measure and the host memory record.
-  session.expected_records = [run] {
-    return sweep_points(run->cfg).size() - run->done.size() + (run->cfg.host_stream ? 1 : 0);
-  };
-  session.device_config = [run] { return run->cfg.to_json(); };  // with the load GPUs
-  session.host_bytes = [run](const MpiContext& mpi, const Topology& topo) {
-    return rank_host_bytes(run->cfg, mpi.rank, topo);
-  };
-  session.memory_what = [run](const MpiContext& mpi) {
-    return "this run (--sizes up to " + format_size(run->cfg.sizes.back()) + ", load buffers of " +
-           format_size(max_load_bytes(run->cfg)) + ", " + std::to_string(mpi.node_size) + " rank(s) on this node)";
-  };
-  session.allocate = [run](Device& device, const Topology& topo, const MpiContext& mpi) {
-    return allocate(*run, device, topo, mpi);
-  };
-  session.release = [run] { run->loads.reset(); };  // stops any load still running
-  session.read_done = [run](const ResultsFile& existing, const Device& device) {
-    return done_to_string(resumed_points(existing, run->cfg.to_json(), device.info().backend).done);
-  };
-  session.take_done = [run](const std::string& done) {
-    run->done = done_from_string(done);
-    return run->done.size();
-  };
-  session.begin = [run](const Json& header, const std::filesystem::path& path, std::size_t done) {
-    const Json& device = header["device"];
-    std::fprintf(stderr, "hetprobe interference: %s; device %s (%s); %zu points (%zu already in %s)\n",
-                 header["device_choice"].get<std::string>().c_str(), device["name"].get<std::string>().c_str(),
-                 header["backend"].get<std::string>().c_str(), sweep_points(run->cfg).size(), done, path.c_str());
-    run->table.print_heading(header);
-  };
-  session.on_record = [run](const Json& record) {
-    if (record_kind({record, "record"}) == "point") run->table.print_row(record);
-  };
-  session.progress_label = progress_label;
-  session.progress_total = [run] { return sweep_points(run->cfg).size(); };
-  session.rank_field = false;  // rank 0 makes every record
-  return run_session(session, o.session, argv, {});
-}
+// The subcommand's help line.
+constexpr const char* kDescription =
+    "Time MPI_Send on rank 0 while GPU traffic runs in pinned host memory: the GPU writes the send buffer, "
+    "then a load (--load) runs during the send, landing in the send buffer (PSB), right after it (PCB) or "
+    "2 MiB away (P2AB); SSB is the baseline with no load. Every point records the traffic the load moved "
+    "inside the timed send. --paper runs the paper's writer instead. Needs exactly 2 MPI ranks: "
+    "mpirun -np 2 hetprobe interference ...";
 
-}  // namespace
-
-CommandFn add_interference_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand(
-      "interference",
-      "Time MPI_Send on rank 0 while GPU traffic runs in pinned host memory: the GPU writes the send buffer, "
-      "then a load (--load) runs during the send, landing in the send buffer (PSB), right after it (PCB) or "
-      "2 MiB away (P2AB); SSB is the baseline with no load. Every point records the traffic the load moved "
-      "inside the timed send. --paper runs the paper's writer instead. Needs exactly 2 MPI ranks: "
-      "mpirun -np 2 hetprobe interference ...");
+void add_options(CLI::App* c, Options* o) {
   c->add_option("--sizes", o->sizes,
                 "Message sizes in bytes: a list (8,1KiB,4MiB), a geometric range (1KiB:64MiB:x2) or an "
                 "arithmetic one (1KiB:1MiB:+64KiB). KiB/MiB/GiB and bare K/M/G are powers of 2, KB/MB/GB "
@@ -263,7 +203,75 @@ CommandFn add_interference_command(CLI::App& app) {
   c->add_flag("--no-host-stream", o->no_host_stream,
               "Skip the host memory bandwidth reference (STREAM copy and "
               "triad on the sender's NUMA node, measured first)");
-  return [o](const std::vector<std::string>& argv) { return run(*o, argv); };
 }
+
+class InterferenceProbe final : public Probe {
+ public:
+  std::string description() const override { return kDescription; }
+  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &o_); }
+  const SessionOptions& session() const override { return o_.session; }
+
+  void configure() override { run_.cfg = build_config(o_); }
+  void check(const Device& device, const MpiContext& mpi) override {
+    resolve_load_gpus(o_, run_.cfg, device);
+    if (mpi.size != 2)
+      throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
+                        std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
+    share_seed(o_, run_.cfg, mpi);
+  }
+  Json config_json() const override { return run_.cfg.to_json(); }  // with the load GPUs, after check
+  // The header's planned records: the points still to measure and the host memory record.
+  std::size_t expected_records() const override {
+    return sweep_points(run_.cfg).size() - run_.done.size() + (run_.cfg.host_stream ? 1 : 0);
+  }
+  std::uint64_t host_bytes(const MpiContext& mpi, const Topology& topo) const override {
+    return rank_host_bytes(run_.cfg, mpi.rank, topo);
+  }
+  std::string memory_what(const MpiContext& mpi) const override {
+    return "this run (--sizes up to " + format_size(run_.cfg.sizes.back()) + ", load buffers of " +
+           format_size(max_load_bytes(run_.cfg)) + ", " + std::to_string(mpi.node_size) + " rank(s) on this node)";
+  }
+  const PinnedBuffer* allocate(Device& device, const Topology& topo, const MpiContext& mpi) override {
+    return hetprobe::allocate(run_, device, topo, mpi);
+  }
+  void release() override { run_.loads.reset(); }  // stops any load still running
+  void measure(Device& device, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
+    hetprobe::measure(run_, device, clock, mpi, sink);
+  }
+  void print(const Json& header, const std::vector<Json>&) override { run_.table.print_footer(header); }
+  Report report(const ResultsFile& file) const override { return interference_report(file); }
+  std::string record_label(const Json& record) const override { return interference_record_label(record); }
+
+  bool resumable() const override { return true; }
+  std::string read_done(const ResultsFile& existing, const Device& device) override {
+    return done_to_string(resumed_points(existing, run_.cfg.to_json(), device.info().backend).done);
+  }
+  std::size_t take_done(const std::string& done) override {
+    run_.done = done_from_string(done);
+    return run_.done.size();
+  }
+  bool begin(const Json& header, const std::filesystem::path& path, std::size_t done) override {
+    const Json& device = header["device"];
+    std::fprintf(stderr, "hetprobe interference: %s; device %s (%s); %zu points (%zu already in %s)\n",
+                 header["device_choice"].get<std::string>().c_str(), device["name"].get<std::string>().c_str(),
+                 header["backend"].get<std::string>().c_str(), sweep_points(run_.cfg).size(), done, path.c_str());
+    run_.table.print_heading(header);
+    return true;
+  }
+  void on_record(const Json& record) override {
+    if (record_kind({record, "record"}) == "point") run_.table.print_row(record);
+  }
+  // Every point, those already in a resumed file among them, and the host memory record.
+  std::size_t progress_total() const override { return sweep_points(run_.cfg).size() + (run_.cfg.host_stream ? 1 : 0); }
+  bool rank_field() const override { return false; }  // rank 0 makes every record
+
+ private:
+  Options o_;
+  InterferenceRun run_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_interference_probe() { return std::make_unique<InterferenceProbe>(); }
 
 }  // namespace hetprobe::cli

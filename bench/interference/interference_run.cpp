@@ -21,19 +21,13 @@ bool loads_on_rank(const InterferenceConfig& c, int rank) {
 
 // Rank 0's host memory reference (STREAM on the sender's NUMA node), first,
 // while the other rank sleeps in a barrier so that it takes no core from it.
-void host_memory_reference(const InterferenceRun& run, bool quiet, const MpiContext& mpi, const RecordSink& sink) {
+void host_memory_reference(const InterferenceRun& run, const MpiContext& mpi, const RecordSink& sink) {
   if (mpi.rank == 0) {
     const Topology& topo = *run.topo;
     const std::string cpus = topo.bound_cpuset();
     const std::vector<int> numa = cpus.empty() ? std::vector<int>{0} : topo.numa_nodes_of(cpus);
     const HostStreamResult r = measure_host_stream(topo, numa, auto_stream_array_bytes(topo.describe()), 5);
-    sink(host_stream_record("interference", r));
-    if (!quiet)
-      std::fprintf(stderr,
-                   "host memory (STREAM, %d threads on NUMA node(s) of the sender): copy %.1f GB/s, "
-                   "triad %.1f GB/s (best of 5)\n",
-                   r.threads, *std::max_element(r.copy_gbs.begin(), r.copy_gbs.end()),
-                   *std::max_element(r.triad_gbs.begin(), r.triad_gbs.end()));
+    sink(host_stream_record("interference", r));  // its progress line says what it measured
   }
   interruptible_barrier(mpi);
 }
@@ -80,16 +74,25 @@ const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topolog
   return &run.memory;
 }
 
-void measure(InterferenceRun& run, bool quiet, Device& device, const HostClock& clock, const MpiContext& mpi,
+void measure(InterferenceRun& run, Device& device, const HostClock& clock, const MpiContext& mpi,
              const RecordSink& sink) {
-  if (run.cfg.host_stream) host_memory_reference(run, quiet, mpi, sink);
+  if (run.cfg.host_stream) host_memory_reference(run, mpi, sink);
   run_interference(run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done,
                    [&](const PointData& p, const PointData* ssb) { sink(point_record(run.cfg, p, ssb)); });
 }
 
-std::string progress_label(const Json& record) {
+std::string interference_record_label(const Json& record) {
   const RecordRef r{record, "record"};
-  if (record_kind(r) != "point") return "";
+  if (record_kind(r) == "host_memory") {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "host memory (STREAM, %d threads on NUMA node(s) of the sender): copy %.1f GB/s, triad %.1f GB/s "
+                  "(best of %zu)",
+                  field_or<int>(r, "threads", 0), field_or<double>(r, "best_copy_gbs", 0.0),
+                  field_or<double>(r, "best_triad_gbs", 0.0), field_json(r, "triad_gbs.samples").size());
+    return text;
+  }
+  if (record_kind(r) != "point") return record_kind(r);
   char text[128];
   int n = std::snprintf(text, sizeof text, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
   const Json& ratio = record["ratio_to_ssb_median"];

@@ -50,10 +50,11 @@ const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topolog
 
 // The host memory reference (config.host_stream), then every point not done;
 // rank 0 gives each record to `sink`. Collective over mpi.comm.
-void measure(InterferenceRun& run, bool quiet, Device& device, const HostClock& clock, const MpiContext& mpi,
+void measure(InterferenceRun& run, Device& device, const HostClock& clock, const MpiContext& mpi,
              const RecordSink& sink);
 
-// A point's progress line; "" for the host memory record.
-std::string progress_label(const Json& record);
+// A record's progress line: a point's key, median and ratio to SSB; the host
+// memory record's STREAM triad.
+std::string interference_record_label(const Json& record);
 
 }  // namespace hetprobe

@@ -1,6 +1,6 @@
 // The table of an interference run: printed row by row as points finish (so
 // a long or killed run shows what it has), or as a whole from a results file
-// (interference_report, results_report.hpp). Both read the records with
+// (interference_report). Both read the records with
 // checked access.
 #pragma once
 
@@ -10,6 +10,8 @@
 #include "bench/core/table.hpp"
 
 namespace hetprobe {
+
+Report interference_report(const ResultsFile& file);
 
 class InterferenceTable {
  public:

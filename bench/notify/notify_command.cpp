@@ -7,7 +7,7 @@
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
-#include "bench/cli/probe_session.hpp"
+#include "bench/cli/probe.hpp"
 #include "bench/notify/notify.hpp"
 #include "bench/notify/notify_table.hpp"
 
@@ -39,73 +39,78 @@ NotifyConfig build_config(const Options& o) {
 // Records run_notify writes: per placement, spacing and order 4 overhead
 // records (cpu and gpu side, alone and contended) and 2 round trips (one each
 // way); then the mechanisms.
-std::size_t expected_records(const NotifyConfig& c) {
+std::size_t planned_records(const NotifyConfig& c) {
   const auto has = [&](NotifyPart p) { return std::find(c.parts.begin(), c.parts.end(), p) != c.parts.end(); };
   const std::size_t per_setup = (has(NotifyPart::overhead) ? 4 : 0) + (has(NotifyPart::roundtrip) ? 2 : 0);
   return c.placements.size() * c.spacings.size() * c.orders.size() * per_setup +
          (has(NotifyPart::mechanisms) ? notify_mechanism_count() : 0);
 }
 
+class NotifyProbe final : public Probe {
+ public:
+  std::string description() const override {
+    return "CPU<->GPU notification costs: one flag read+write on each side (Elis et al. 2024, Table 1), the flag "
+           "round trip both ways, and every signalling mechanism side by side (single process; one device per MPI "
+           "rank)";
+  }
+
+  void add_options(CLI::App& app) override {
+    CLI::App* c = &app;
+    Options* o = &options_;
+    c->add_option("--parts", o->parts, "What to measure: all, or a list of overhead, roundtrip, mechanisms")
+        ->capture_default_str();
+    c->add_option(
+         "--orders", o->orders,
+         "Memory-ordering primitives, a list of ORDER (both sides) or CPU_ORDER:GPU_ORDER; ORDER is volatile, "
+         "relaxed (atomic), acqrel (acquire loads, release stores; system scope on the GPU) or fence (volatile "
+         "+ system fence). volatile:relaxed is the paper's Table 1 (CPU plain, GPU atomics)")
+        ->capture_default_str();
+    c->add_option("--placement", o->placements,
+                  "Flag memory for overhead and round trip: pinned, managed (a list), or all")
+        ->capture_default_str();
+    c->add_option("--spacing", o->spacings,
+                  "Distance between the two flags: same-line (8 B), line (128 B), page "
+                  "(4096 B) (a list), or all")
+        ->capture_default_str();
+    c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
+        ->capture_default_str();
+    c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")
+        ->check(count_from(1))
+        ->capture_default_str();
+    c->add_option("--overhead-samples", o->numbers.overhead_samples, "Overhead samples per configuration")
+        ->check(count_from(1))
+        ->capture_default_str();
+    c->add_option("--exchanges", o->numbers.exchanges, "Round trips per configuration and direction")
+        ->check(count_from(1))
+        ->capture_default_str();
+    c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")
+        ->check(count_from(1))
+        ->capture_default_str();
+    add_warmup_option(c, o->numbers.warmup, "Untimed exchanges before each timed set");
+    add_timeout_option(c, o->numbers.timeout_s);
+    add_session_options(c, o->session, "notify");
+    add_concurrent_flag(c, o->session);
+  }
+
+  const SessionOptions& session() const override { return options_.session; }
+  void configure() override { config_ = build_config(options_); }
+  void check(const Device& d, const MpiContext&) override { check_notify_config(config_, d.info()); }
+  Json config_json() const override { return config_.to_json(); }
+  std::size_t expected_records() const override { return planned_records(config_); }
+  void measure(Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) override {
+    run_notify(config_, d, clock, sink);
+  }
+  Report report(const ResultsFile& file) const override { return notify_report(file); }
+  std::string record_label(const Json& record) const override { return notify_record_label(record); }
+  bool ranks_take_turns() const override { return true; }
+
+ private:
+  Options options_;
+  NotifyConfig config_;
+};
+
 }  // namespace
 
-CommandFn add_notify_command(CLI::App& app, const CommandEnv& env) {
-  auto o = std::make_shared<Options>();
-  CLI::App* c =
-      app.add_subcommand("notify",
-                         "CPU<->GPU notification costs: one flag read+write on each side (Elis et al. 2024, Table 1), "
-                         "the flag round trip both "
-                         "ways, and every signalling mechanism side by side (single process; one device per MPI rank)");
-  c->add_option("--parts", o->parts, "What to measure: all, or a list of overhead, roundtrip, mechanisms")
-      ->capture_default_str();
-  c->add_option("--orders", o->orders,
-                "Memory-ordering primitives, a list of ORDER (both sides) or CPU_ORDER:GPU_ORDER; ORDER is volatile, "
-                "relaxed (atomic), acqrel (acquire loads, release stores; system scope on the GPU) or fence (volatile "
-                "+ system fence). volatile:relaxed is the paper's Table 1 (CPU plain, GPU atomics)")
-      ->capture_default_str();
-  c->add_option("--placement", o->placements,
-                "Flag memory for overhead and round trip: pinned, managed (a list), or all")
-      ->capture_default_str();
-  c->add_option("--spacing", o->spacings,
-                "Distance between the two flags: same-line (8 B), line (128 B), page "
-                "(4096 B) (a list), or all")
-      ->capture_default_str();
-  c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
-      ->capture_default_str();
-  c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")
-      ->check(count_from(1))
-      ->capture_default_str();
-  c->add_option("--overhead-samples", o->numbers.overhead_samples, "Overhead samples per configuration")
-      ->check(count_from(1))
-      ->capture_default_str();
-  c->add_option("--exchanges", o->numbers.exchanges, "Round trips per configuration and direction")
-      ->check(count_from(1))
-      ->capture_default_str();
-  c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")
-      ->check(count_from(1))
-      ->capture_default_str();
-  add_warmup_option(c, o->numbers.warmup, "Untimed exchanges before each timed set");
-  add_timeout_option(c, o->numbers.timeout_s);
-  add_session_options(c, o->session, "notify");
-  add_concurrent_flag(c, o->session);
-  return [o, env](const std::vector<std::string>& argv) {
-    auto config = std::make_shared<NotifyConfig>();
-    ProbeSession session{"notify",
-                         [o, config] {
-                           *config = build_config(*o);
-                           return config->to_json();
-                         },
-                         [config](const Device& d) { check_notify_config(*config, d.info()); },
-                         [config](Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) {
-                           run_notify(*config, d, clock, sink);
-                         },
-                         [](const Json& header, const std::vector<Json>& records) {
-                           print_notify_tables(stdout, header, records);
-                         },
-                         nullptr,
-                         [config] { return expected_records(*config); }};
-    session.ranks_take_turns = true;
-    return run_session(session, o->session, argv, env);
-  };
-}
+std::unique_ptr<Probe> make_notify_probe() { return std::make_unique<NotifyProbe>(); }
 
 }  // namespace hetprobe::cli

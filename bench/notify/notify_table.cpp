@@ -4,7 +4,6 @@
 
 #include <cstdio>
 
-#include "bench/core/record_label.hpp"
 #include "bench/core/results_report.hpp"
 
 namespace hetprobe {
@@ -67,7 +66,7 @@ Table overhead_table(const ResultsFile& file) {
     row.push_back(unresolved ? "(below timer tick)" : "");
     row.push_back(unresolved);
     t.rows.push_back(std::move(row));
-    add_record_warnings(r, record_label(r.json), t.notes);
+    add_record_warnings(r, notify_record_label(r.json), t.notes);
   }
   return t;
 }
@@ -91,7 +90,7 @@ Table roundtrip_table(const ResultsFile& file) {
     row.push_back(number_or_null(r, "half_roundtrip_ns.median"));
     row.push_back(sample_count(r, "roundtrip_ns"));
     t.rows.push_back(std::move(row));
-    add_record_warnings(r, record_label(r.json), t.notes);
+    add_record_warnings(r, notify_record_label(r.json), t.notes);
   }
   return t;
 }
@@ -122,7 +121,7 @@ Table mechanism_table(const ResultsFile& file) {
                      : "skipped: " + reason.get<std::string>());
     for (const Json& cell : {Json(status), go, done, reason}) row.push_back(cell);
     t.rows.push_back(std::move(row));
-    add_record_warnings(r, record_label(r.json), t.notes);
+    add_record_warnings(r, notify_record_label(r.json), t.notes);
   }
   return t;
 }
@@ -139,8 +138,28 @@ Report notify_report(const ResultsFile& file) {
   return report;
 }
 
-void print_notify_tables(std::FILE* out, const Json& header, const std::vector<Json>& records) {
-  print_report(out, TableFormat::table, notify_report(records_of_this_run(header, records)));
+std::string notify_record_label(const Json& record) {
+  const RecordRef r{record, "record"};
+  const std::string kind = record_kind(r);
+  const auto orders = [&] {
+    std::string s = "(";  // appended, not "(" + string: GCC 12 warns falsely (-Wrestrict) on that
+    s += field_or<std::string>(r, "setup.cpu_order", "?");
+    s += "/";
+    s += field_or<std::string>(r, "setup.gpu_order", "?");
+    return s + ")";
+  };
+  const auto median = [&] {
+    return cell_text({"", 0, Column::Align::right, 1}, number_or_null(r, "roundtrip_ns.median"));
+  };
+  if (kind == "overhead")
+    return "overhead " + field_or<std::string>(r, "side", "?") +
+           (field_or<bool>(r, "contended", false) ? " contended " : " uncontended ") + orders();
+  if (kind == "roundtrip")
+    return "roundtrip " + field_or<std::string>(r, "direction", "?") + " " + orders() + ": median " + median() + " ns";
+  if (kind == "mechanism")
+    return "mechanism " + field_or<std::string>(r, "mechanism", "?") + ": " +
+           (field_or<std::string>(r, "status", "") == "ok" ? "median " + median() + " ns" : "skipped");
+  return kind;
 }
 
 }  // namespace hetprobe

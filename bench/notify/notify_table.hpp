@@ -1,14 +1,16 @@
-// The human-readable tables of notify results, from their records (so
-// `hetprobe show` prints the same tables from a file).
+// The tables of notify results and their records' labels, from the records (so
+// `hetprobe show` prints from a file what the probe prints at its end).
 #pragma once
 
-#include <cstdio>
-#include <vector>
+#include <string>
 
 #include "bench/core/results.hpp"
+#include "bench/core/table.hpp"
 
 namespace hetprobe {
 
-void print_notify_tables(std::FILE* out, const Json& header, const std::vector<Json>& records);
+Report notify_report(const ResultsFile& file);
+// "roundtrip cpu-gpu-cpu (volatile/relaxed): median 2520.1 ns", ...
+std::string notify_record_label(const Json& record);
 
 }  // namespace hetprobe

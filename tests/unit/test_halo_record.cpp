@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/results_report.hpp"
 #include "bench/halo/halo_phases.hpp"
 #include "bench/halo/halo_record.hpp"
 
@@ -182,7 +183,8 @@ std::string table_of(const std::vector<Json>& records) {
   char* buf = nullptr;
   std::size_t size = 0;
   std::FILE* out = ::open_memstream(&buf, &size);
-  print_halo_table(out, records);
+  print_report(out, TableFormat::table,
+               halo_report(records_of_this_run({{"record", "header"}, {"probe", "halo"}}, records)));
   std::fclose(out);
   std::string text(buf, size);
   std::free(buf);

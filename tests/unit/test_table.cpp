@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "bench/cli/probe_table.hpp"
 #include "bench/core/results_report.hpp"
 #include "tests/unit/expect_usage_error.hpp"
 

@@ -1,0 +1,103 @@
+// A probe is one object, as a test case is in nvbandwidth: what it is, its
+// options, and the parts of a run that the session frame (probe_session.hpp)
+// calls in order. A probe's subcommand file defines one, and probe_table.cpp
+// lists it once; the CLI, `show`, the progress labels and the Python module's
+// in-process probes all read that table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench/cli/session_options.hpp"
+#include "bench/core/mpi_context.hpp"
+#include "bench/core/results.hpp"
+#include "bench/core/table.hpp"
+#include "probes/device/device.hpp"
+#include "probes/device/host_clock.hpp"
+#include "topology/topology.hpp"
+
+namespace hetprobe::cli {
+
+class Probe {
+ public:
+  virtual ~Probe() = default;
+
+  // --- What it is ---
+  // The subcommand's help line.
+  virtual std::string description() const = 0;
+  // Its own options on its subcommand, and the shared ones it offers
+  // (add_session_options and the others in session_options.hpp). Called once,
+  // before parsing.
+  virtual void add_options(CLI::App& command) = 0;
+  // Where add_options parsed the shared options into.
+  virtual const SessionOptions& session() const = 0;
+
+  // --- A run, in the order the frame calls it ---
+  // The config from the parsed options; throws a usage Error on bad input.
+  // Every rank; --check-options stops after it.
+  virtual void configure() = 0;
+  // Checks the config against the opened device and the ranks, completing it
+  // where it depends on them; throws a usage Error. Collective: every rank.
+  virtual void check(const Device&, const MpiContext&) {}
+  // The config as the header records it (after check).
+  virtual Json config_json() const = 0;
+  // Records rank 0 will write, for the header's planned_records and the
+  // progress lines' ETA (after check, and after resume on --resume); 0: unknown.
+  virtual std::size_t expected_records() const { return 0; }
+  // Bytes of host memory this rank will allocate: the ranks of a node
+  // together must fit what is available. What they are for, in the message
+  // when they do not fit ("" : the frame's wording).
+  virtual std::uint64_t host_bytes(const MpiContext&, const Topology&) const { return 0; }
+  virtual std::string memory_what(const MpiContext&) const { return ""; }
+  // Takes what the probe holds for the run once the node's memory is checked
+  // (after binding: pages land on the bound NUMA node); returns the pinned
+  // buffer the header's placement describes, or null. release() gives it back
+  // (loads stopped) before MPI ends the run, normally or at an error.
+  virtual const PinnedBuffer* allocate(Device&, const Topology&, const MpiContext&) { return nullptr; }
+  virtual void release() {}
+  // Measures; every record goes to `sink` (rank 0 writes its own at once).
+  // Collective probes (halo, interference) use `mpi`; the others measure
+  // their own device.
+  virtual void measure(Device&, const HostClock&, const MpiContext& mpi, const RecordSink& sink) = 0;
+  // Rank 0, at the end: what the probe prints of every rank's records
+  // (default: its report as a text table).
+  virtual void print(const Json& header, const std::vector<Json>& records);
+
+  // --- Its records ---
+  // The tables of one run's records (`show`, and print's default). Reads
+  // every field with checked access: a malformed record is a usage Error
+  // naming FILE:LINE and the field. Does not depend on the options.
+  virtual Report report(const ResultsFile& file) const = 0;
+  // One line naming a record, for the progress lines; "" for a record that
+  // is no progress item (default: the record's kind).
+  virtual std::string record_label(const Json& record) const;
+
+  // --- Optional parts ---
+  // --resume: a probe that can continue a killed run. Rank 0 reads what every
+  // rank must know of the records already in the file (text, broadcast);
+  // every rank takes it and returns how many items are already done.
+  virtual bool resumable() const { return false; }
+  virtual std::string read_done(const ResultsFile&, const Device&) { return ""; }
+  virtual std::size_t take_done(const std::string&) { return 0; }
+  // A live table. Rank 0, once the header is written: what the probe says
+  // before it measures (false: the frame's device line); then each record as
+  // it is written. Progress items in all (0: expected_records()).
+  virtual bool begin(const Json&, const std::filesystem::path&, std::size_t) { return false; }
+  virtual void on_record(const Json&) {}
+  virtual std::size_t progress_total() const { return 0; }
+
+  // --- How its ranks work ---
+  // Each rank measures its own device (notify, clock, bandwidth): one rank
+  // after another, rank 0 first, with a barrier between turns, so devices do
+  // not disturb each other; --concurrent measures on every rank at once. The
+  // header says which (ranks_in_turn), and every record when its rank began
+  // measuring and when it was finished.
+  virtual bool ranks_take_turns() const { return false; }
+  // Records carry the rank that measured them; off where rank 0 makes every record.
+  virtual bool rank_field() const { return true; }
+};
+
+}  // namespace hetprobe::cli

@@ -1,0 +1,89 @@
+#include "bench/cli/probe_table.hpp"
+
+#include <algorithm>
+
+#include "base/errors.hpp"
+#include "bench/core/results_report.hpp"
+
+namespace hetprobe::cli {
+
+// Each defined in its probe's folder (bench/<probe>/<probe>_command.cpp).
+std::unique_ptr<Probe> make_interference_probe();
+std::unique_ptr<Probe> make_notify_probe();
+std::unique_ptr<Probe> make_clock_probe();
+std::unique_ptr<Probe> make_halo_probe();
+std::unique_ptr<Probe> make_bandwidth_probe();
+
+namespace {
+constexpr ProbeEntry kProbes[] = {
+    {"interference", make_interference_probe, false},
+    {"notify", make_notify_probe, true},
+    {"clock", make_clock_probe, true},
+    {"halo", make_halo_probe, false},
+    {"bandwidth", make_bandwidth_probe, false},
+};
+}  // namespace
+
+std::span<const ProbeEntry> probe_table() { return kProbes; }
+
+const ProbeEntry* find_probe(const std::string& key) {
+  const auto* e = std::find_if(std::begin(kProbes), std::end(kProbes), [&](const ProbeEntry& p) { return key == p.key; });
+  return e == std::end(kProbes) ? nullptr : e;
+}
+
+}  // namespace hetprobe::cli
+
+namespace hetprobe {
+
+namespace {
+std::string known_probes() {
+  std::string s;
+  for (const cli::ProbeEntry& e : cli::probe_table()) s += (s.empty() ? "" : ", ") + std::string(e.key);
+  return s;
+}
+}  // namespace
+
+Report results_report(const ResultsFile& file) {
+  const std::string name = file.path.string();
+  if (file.records.empty())
+    throw usage_error(name + " holds no results" + (file.truncated_tail ? " (only an incomplete line)" : ""));
+  const std::string probe = file.probe();
+  if (probe.empty())
+    throw usage_error(file.place(0) +
+                      ": not a hetprobe results header (a results file starts with a record "
+                      "whose \"record\" is \"header\" and whose \"probe\" names the probe)");
+  // A record of another probe means two runs appended to one file: its tables would mix them.
+  for (std::size_t i = 1; i < file.records.size(); ++i)
+    if (const std::string other = field_or<std::string>({file.records[i], file.place(i)}, "probe", probe);
+        other != probe)
+      throw usage_error(file.place(i) + ": a " + other + " record in a file of " + probe +
+                        " results (another run appended to it)");
+  const cli::ProbeEntry* entry = cli::find_probe(probe);
+  if (entry == nullptr) throw usage_error(name + " holds " + probe + " results; show knows " + known_probes());
+  return entry->make()->report(file);
+}
+
+void check_results(const ResultsFile& file) {
+  if (file.records.empty()) (void)results_report(file);  // says the file holds no results
+  ResultsFile run;
+  run.path = file.path;
+  const auto check = [&] {
+    if (!run.records.empty()) (void)results_report(run);
+    run.records.clear();
+    run.lines.clear();
+  };
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
+    if (i > 0 && record_kind({file.records[i], file.place(i)}) == "header") check();
+    run.records.push_back(file.records[i]);
+    if (i < file.lines.size()) run.lines.push_back(file.lines[i]);
+  }
+  check();
+}
+
+std::string record_label(const Json& record) {
+  const RecordRef r{record, "record"};
+  const cli::ProbeEntry* entry = cli::find_probe(field_or<std::string>(r, "probe", ""));
+  return entry ? entry->make()->record_label(record) : record_kind(r);
+}
+
+}  // namespace hetprobe

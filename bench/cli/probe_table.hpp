@@ -1,0 +1,42 @@
+// Every probe, once: its subcommand's name and how to make one. The CLI's
+// subcommands, `show`'s dispatch, the progress labels and the Python module's
+// in-process probes all read this table, so adding a probe is its folder, one
+// line in probe_table.cpp and its schema entry.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "bench/cli/probe.hpp"
+
+namespace hetprobe::cli {
+
+struct ProbeEntry {
+  const char* key;                   // the subcommand, and its records' "probe"
+  std::unique_ptr<Probe> (*make)();  // a probe for one run, its options at their defaults
+  bool in_process;                   // single process: the Python module runs it in its own
+};
+
+std::span<const ProbeEntry> probe_table();
+// The entry of `key`, or null.
+const ProbeEntry* find_probe(const std::string& key);
+
+}  // namespace hetprobe::cli
+
+namespace hetprobe {
+
+// What `hetprobe show` prints for a results file of one run: the report of the
+// probe its header names. A usage Error for an empty file, a file that is no
+// hetprobe results, a probe show does not know, or another probe's records
+// appended (naming FILE:LINE).
+Report results_report(const ResultsFile& file);
+// The checks results_report makes, for each run in `file` (a header and the
+// records up to the next header: a merged file holds runs of several probes),
+// as `hetprobe merge` asks them of its inputs.
+void check_results(const ResultsFile& file);
+// One line naming a record, for progress output: its probe's record_label,
+// or the record's kind where the table knows no probe of its "probe".
+std::string record_label(const Json& record);
+
+}  // namespace hetprobe

@@ -1,0 +1,29 @@
+// The options every probe's run shares (device, placement, output, progress),
+// and the ones only some offer, each registered here once.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace hetprobe::cli {
+
+struct SessionOptions {
+  std::string device = "auto";
+  int gpu = -1;  // -1: the node-local rank's device
+  std::string out;
+  std::string clock = "auto";
+  std::string bind = "near-gpu";
+  bool quiet = false;
+  bool resume = false;               // --resume, where the probe has it (Probe::resumable)
+  bool concurrent = false;           // --concurrent, where the ranks take turns (Probe::ranks_take_turns)
+  std::string single_copy = "keep";  // --single-copy, where the probe has it (MPI transfers between ranks)
+  bool check_options = false;        // --check-options: check the options (configure) and exit
+};
+
+void add_session_options(CLI::App* command, SessionOptions& options, const std::string& probe);
+// --concurrent, for the probes whose ranks take turns (Probe::ranks_take_turns).
+void add_concurrent_flag(CLI::App* command, SessionOptions& options);
+// --single-copy, for the probes whose numbers are MPI transfers between ranks (halo, interference).
+void add_single_copy_option(CLI::App* command, SessionOptions& options);
+
+}  // namespace hetprobe::cli
