@@ -1,6 +1,7 @@
 """The GPU campaigns' expectations, here without a GPU: tests/gpu/common.sh's `expect`, `expect_files`, `need`
 and `finish` in stand-in campaigns of ordinary commands, shellcheck over the scripts, and the checks the
-campaigns judge by (tests/gpu/checks.py) on committed results of real GPU runs or small files made here."""
+campaigns judge by (tests/gpu/checks.py, compare_rounds.py) on committed results of real GPU runs or small
+files made here."""
 
 from __future__ import annotations
 
@@ -149,6 +150,26 @@ def test_the_gpu_scripts_pass_shellcheck():
 
 def python(*args: str | Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def test_rounds_holds_hetprobe_to_the_bare_program_on_the_committed_h100_launches():
+    """notebooks/data/h100-rounds: within 5% at 11 of 12 points, the 16 MiB write beyond (interference.md)."""
+    done = python(GPU / "compare_rounds.py", DATA / "h100-rounds", 3)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "within 5% at 11 of 12 points" in done.stdout
+    assert "beyond: 16 MiB write 1.102" in done.stdout
+    strict = python(GPU / "compare_rounds.py", DATA / "h100-rounds", 3, "--max-outside", "0")
+    assert strict.returncode == 1
+
+
+def test_rounds_fails_when_a_launch_lacks_a_point(tmp_path):
+    for name in ["bare-cpu-1.txt", "interference-1.jsonl"]:
+        shutil.copy(DATA / "h100-rounds" / name, tmp_path / name)
+    bare = tmp_path / "bare-cpu-1.txt"
+    bare.write_text("".join(line for line in bare.read_text().splitlines(True) if not line.startswith("1024 poll")))
+    done = python(GPU / "compare_rounds.py", tmp_path, 1)
+    assert done.returncode == 1
+    assert "missing: 1 KiB poll" in done.stdout
 
 
 def test_nodecheck_sees_the_disturbed_gpu_flagged_in_the_committed_run():
