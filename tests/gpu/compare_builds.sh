@@ -7,7 +7,9 @@
 # OLD_SOURCE.tar: `git archive REV -- . ':!notebooks'` of the old revision.
 # The new build is this checkout's (build-gpu, as run.sh makes it).
 # Expects: both builds, --device auto a GPU, every run of both exit 0 with its
-# results written, and the table. Exit 1 when an expectation fails, naming each.
+# results written, and every measurement kept: not both beyond
+# COMPARE_TOLERANCE (default 0.1) of the old median and apart from the old
+# runs (tests/gpu/compare_medians.py). Exit 1 when an expectation fails, naming each.
 # Results: $RESULTS_DIR (default build-gpu/compare): old-N/, new-N/, compare.md.
 set -euo pipefail
 old_tar=${1:?usage: tests/gpu/compare_builds.sh OLD_SOURCE.tar [ROUNDS]}
@@ -17,6 +19,7 @@ default_results=compare
 source "$(dirname "$0")/common.sh"
 old_src=$build/old-src
 old_build=$build/old
+rm -rf "$results"/{old,new}-*  # a former comparison's runs would join this one's medians
 step "build the old source ($old_tar)"
 rm -rf "$old_src" && mkdir -p "$old_src"
 need "unpack $old_tar" 0 -- tar -xf "$old_tar" -C "$old_src"
@@ -46,5 +49,7 @@ for r in $(seq "$rounds"); do
   run_all new "$hetprobe" "$r"
 done
 step "medians, old vs new"
-expect medians 0 -- python3 "$root/tests/gpu/compare_medians.py" "$results" | tee "$results/compare.md"
+expect "every measurement kept (within ${COMPARE_TOLERANCE:-0.1} or overlapping)" 0 -- \
+  python3 "$root/tests/gpu/compare_medians.py" "$results" --tolerance "${COMPARE_TOLERANCE:-0.1}" |
+  tee "$results/compare.md"
 finish

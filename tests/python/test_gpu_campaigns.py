@@ -1,7 +1,7 @@
 """The GPU campaigns' expectations, here without a GPU: tests/gpu/common.sh's `expect`, `expect_files`, `need`
 and `finish` in stand-in campaigns of ordinary commands, shellcheck over the scripts, and the checks the
-campaigns judge by (tests/gpu/checks.py, compare_rounds.py) on committed results of real GPU runs or small
-files made here."""
+campaigns judge by (tests/gpu/checks.py, compare_rounds.py, compare_medians.py) on committed results of real
+GPU runs or small files made here."""
 
 from __future__ import annotations
 
@@ -206,3 +206,37 @@ def test_records_counts_a_kind_of_record():
     assert python(GPU / "checks.py", "records", sweep, "point", "--at-least", 16).returncode == 0
     assert python(GPU / "checks.py", "records", sweep, "point", "--at-least", 17).returncode == 1
     assert python(GPU / "checks.py", "records", sweep, "clock_fit").returncode == 1
+
+
+def builds(tmp_path: Path, old: list[float], new: list[float]) -> Path:
+    """compare_builds.sh's runs: one send time per run (ns) on each side, nothing else measured."""
+    for side, values in (("old", old), ("new", new)):
+        for i, ns in enumerate(values, 1):
+            run_dir = tmp_path / f"{side}-{i}"
+            run_dir.mkdir()
+            point = {"record": "point", "layout": "SSB", "access": "stacked", "size_bytes": 1024}
+            (run_dir / "sweep.jsonl").write_text(json.dumps({**point, "send_time_ns": {"median": ns}}) + "\n")
+            (run_dir / "notify.jsonl").write_text("")
+            (run_dir / "bandwidth.jsonl").write_text("")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "code"),
+    [
+        ([1000, 1010, 990], [1005, 995, 1012], 0),  # the same
+        ([1000, 1010, 990], [1300, 900, 1250], 0),  # 25% up in the median, but the runs overlap
+        ([1000, 1010, 990], [1200, 1250, 1210], 1),  # 21% up, every run above every old one
+    ],
+)
+def test_compare_builds_fails_on_a_number_not_kept(tmp_path, old, new, code):
+    done = python(GPU / "compare_medians.py", builds(tmp_path, old, new))
+    assert done.returncode == code, done.stdout + done.stderr
+    if code:
+        assert "not kept: interference SSB stacked 1024 B send: no: beyond 10%, runs apart" in done.stdout
+
+
+def test_compare_builds_fails_without_runs(tmp_path):
+    done = python(GPU / "compare_medians.py", tmp_path)
+    assert done.returncode == 1
+    assert "not kept: no old runs; no new runs" in done.stdout
