@@ -1,12 +1,13 @@
 """The GPU campaigns' expectations, here without a GPU: tests/gpu/common.sh's `expect`, `expect_files`, `need`
-and `finish` in stand-in campaigns of ordinary commands, shellcheck over the scripts, and the checks the
-campaigns judge by (tests/gpu/checks.py, compare_rounds.py, compare_medians.py) on committed results of real
-GPU runs or small files made here."""
+and `finish` in stand-in campaigns of ordinary commands, the driver tests/gpu/campaigns.sh over stand-in
+campaigns, shellcheck over the scripts, and the checks the campaigns judge by (tests/gpu/checks.py,
+compare_rounds.py, compare_medians.py) on committed results of real GPU runs or small files made here."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -120,19 +121,48 @@ def test_a_campaign_that_checks_nothing_fails(tmp_path):
     assert last_line(done) == "standin: FAILED 1 of 1: no expectation was checked"
 
 
+def test_the_driver_fails_when_a_campaign_does_and_repeats_its_summary(tmp_path):
+    good = campaign(tmp_path, "good", "expect ok 0 -- true\nfinish")
+    bad = campaign(tmp_path, "bad", 'expect run-c 1 -- true\nexpect_files "$results/run-c/summary.txt"\nfinish')
+    done = run(tmp_path, GPU / "campaigns.sh", good, bad)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.rstrip("\n").splitlines()
+    assert lines[-1] == "campaigns: FAILED 1 of 2: bad: exit 1, expected 0"
+    assert lines[-2] == "bad: FAILED 2 of 2: run-c: exit 0, expected 1; run-c/summary.txt: missing or empty"
+    assert lines[-3].startswith("good: all 1 expectations met")
+    results = tmp_path / "results"
+    assert (results / "bad.log").read_text().rstrip("\n").splitlines()[-1] == lines[-2]
+    assert (results / "good" / "expectations.txt").read_text() == "met ok: exit 0\n"
+
+    done = run(tmp_path, GPU / "campaigns.sh", good, good)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert last_line(done).startswith("campaigns: all 2 expectations met")
+
+
+def test_the_driver_refuses_an_unknown_campaign_and_runs_nothing(tmp_path):
+    good = campaign(tmp_path, "good", 'touch "$results/ran"\nexpect ok 0 -- true\nfinish')
+    done = run(tmp_path, GPU / "campaigns.sh", good, "no_such_campaign")
+    assert done.returncode == 2
+    assert "no campaign no_such_campaign" in done.stderr
+    assert not (tmp_path / "results" / "good" / "ran").exists()
+
+
 def campaign_scripts() -> list[str]:
-    return sorted(p.name for p in GPU.glob("*.sh") if p.name != "common.sh")
+    return sorted(p.name for p in GPU.glob("*.sh") if p.name not in ("common.sh", "campaigns.sh"))
 
 
 def test_every_campaign_ends_with_finish_and_is_listed():
     """Each campaign sources common.sh and ends with `finish` (its exit trap would too; the reader sees where the
-    verdict comes from), and docs/testing.md's table says what it expects."""
+    verdict comes from), the driver knows it and docs/testing.md's table says what it expects."""
+    known = re.search(r"^known=\((.*)\)$", (GPU / "campaigns.sh").read_text(), re.M).group(1).split()
+    assert sorted(f"{n}.sh" for n in known) == [s for s in campaign_scripts() if s != "compare_builds.sh"]
     table = (REPO / "docs" / "testing.md").read_text()
-    for script in campaign_scripts():
+    for script in campaign_scripts() + ["campaigns.sh"]:
         text = (GPU / script).read_text()
         assert f"| `{script}` |" in table, f"{script} is not in docs/testing.md's table"
-        assert 'source "$(dirname "$0")/common.sh"' in text
-        assert text.rstrip().endswith("finish"), f"{script} does not end with finish"
+        if script != "campaigns.sh":
+            assert 'source "$(dirname "$0")/common.sh"' in text
+            assert text.rstrip().endswith("finish"), f"{script} does not end with finish"
 
 
 @pytest.mark.skipif(
