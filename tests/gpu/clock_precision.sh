@@ -6,21 +6,29 @@
 # `hetprobe clock` with its defaults, back to back. Prints per launch the
 # fit's precision_ns against half of each bare minimum, and the spread of
 # precision_ns between launches. Gates: precision <= 1.1 x half the bare
-# sync exchange's minimum; max/min of the launches' precision < 1.05. Exit 1
-# when either fails.
+# sync exchange's minimum; max/min of the launches' precision < 1.05. Also
+# expects --device auto a GPU, and every bare and clock run exit 0 with its
+# minimum or clock fit written. Exit 1 when an expectation fails, naming each.
 #   tests/gpu/clock_precision.sh [LAUNCHES]
 # Results: $RESULTS_DIR (default build-gpu/clock-precision).
 set -euo pipefail
 default_results=clock-precision
+# shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 launches=${1:-3}
 [[ -x $hetprobe ]] || build_gpu
+expect_gpus 1 "$hetprobe"
 for launch in $(seq "$launches"); do
-  "$build/tests/gpu/bare_pingpong" | grep -E '^bare-(pingpong|clock-sync)-min' >"$results/bare-$launch.txt"
+  expect "bare-pingpong-$launch" 0 -- "$build/tests/gpu/bare_pingpong" |
+    { grep -E '^bare-(pingpong|clock-sync)-min' || true; } >"$results/bare-$launch.txt"
+  expect_files "$results/bare-$launch.txt"
   rm -f "$results/clock-$launch.jsonl"
-  "$hetprobe" clock --quiet --out "$results/clock-$launch.jsonl" >"$results/clock-$launch.txt"
+  expect "clock-$launch" 0 --out "$results/clock-$launch.txt" -- \
+    "$hetprobe" clock --quiet --out "$results/clock-$launch.jsonl"
+  expect "clock-$launch fit" 0 -- python3 "$checks" records "$results/clock-$launch.jsonl" clock_fit
 done
-python3 - "$results" "$launches" <<'PY'
+expect "precision within 1.1 x half the bare sync exchange, launches' max/min below 1.05" 0 -- \
+  python3 - "$results" "$launches" <<'PY'
 import json, sys
 results, launches = sys.argv[1], int(sys.argv[2])
 precisions, ok = [], True
@@ -42,3 +50,4 @@ print(f"precision over {launches} launches: {min(precisions):.1f}-{max(precision
       f"({'below' if spread < 1.05 else 'not below'} 1.05)")
 sys.exit(0 if ok else 1)
 PY
+finish

@@ -24,8 +24,10 @@ def main(bare_path: str, jsonl_path: str) -> int:
         r = json.loads(line)
         if r.get("record") == "point":
             points[(r["size_bytes"], r["layout"])] = r
-    print(f"{'size':>10} {'bare idle':>10} {'bare load':>10} {'hp SSB':>10} {'hp load':>10} "
-          f"{'bare x':>7} {'hp x':>7} {'bare GB/s':>9} {'hp GB/s':>9} {'diff':>7}")
+    print(
+        f"{'size':>10} {'bare idle':>10} {'bare load':>10} {'hp SSB':>10} {'hp load':>10} "
+        f"{'bare x':>7} {'hp x':>7} {'bare GB/s':>9} {'hp GB/s':>9} {'diff':>7}"
+    )
     worst = 0.0
     for size in sorted(bare):
         if (size, "P2AB") not in points:
@@ -35,9 +37,11 @@ def main(bare_path: str, jsonl_path: str) -> int:
         hp = p["send_time_ns"]["median"] / 1e3
         diff = hp / loaded - 1
         worst = max(worst, abs(diff))
-        print(f"{size:>10} {idle:>10.3f} {loaded:>10.3f} {s['send_time_ns']['median'] / 1e3:>10.3f} {hp:>10.3f} "
-              f"{ratio:>7.2f} {p['ratio_to_ssb_median']:>7.2f} {gbs:>9.2f} "
-              f"{p['load']['traffic_during_send_gbs']:>9.2f} {100 * diff:>6.1f}%")
+        print(
+            f"{size:>10} {idle:>10.3f} {loaded:>10.3f} {s['send_time_ns']['median'] / 1e3:>10.3f} {hp:>10.3f} "
+            f"{ratio:>7.2f} {p['ratio_to_ssb_median']:>7.2f} {gbs:>9.2f} "
+            f"{p['load']['traffic_during_send_gbs']:>9.2f} {100 * diff:>6.1f}%"
+        )
     print(f"largest difference of the loaded medians: {100 * worst:.1f}% (limit 15%)")
     return 0 if worst <= 0.15 else 1
 

@@ -6,28 +6,42 @@
 #   tests/gpu/compare_builds.sh OLD_SOURCE.tar [ROUNDS]
 # OLD_SOURCE.tar: `git archive REV -- . ':!notebooks'` of the old revision.
 # The new build is this checkout's (build-gpu, as run.sh makes it).
+# Expects: both builds, --device auto a GPU, every run of both exit 0 with its
+# results written, and every measurement kept: not both beyond
+# COMPARE_TOLERANCE (default 0.1) of the old median and apart from the old
+# runs (tests/gpu/compare_medians.py). Exit 1 when an expectation fails, naming each.
+# Results: $RESULTS_DIR (default build-gpu/compare): old-N/, new-N/, compare.md.
 set -euo pipefail
-old_tar=$1
+old_tar=${1:?usage: tests/gpu/compare_builds.sh OLD_SOURCE.tar [ROUNDS]}
 rounds=${2:-3}
 default_results=compare
+# shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 old_src=$build/old-src
 old_build=$build/old
+rm -rf "$results"/{old,new}-*  # a former comparison's runs would join this one's medians
 step "build the old source ($old_tar)"
-rm -rf "$old_src" && mkdir -p "$old_src" && tar -xf "$old_tar" -C "$old_src"
-cmake -S "$old_src" -B "$old_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHETPROBE_ENABLE_CUDA=AUTO \
-  -DHETPROBE_ENABLE_TESTS=OFF >"$results/cmake-old.log"
-cmake --build "$old_build" -j "$(nproc)" --target hetprobe >"$results/build-old.log" 2>&1 ||
-  { tail -50 "$results/build-old.log"; exit 1; }
+rm -rf "$old_src" && mkdir -p "$old_src"
+need "unpack $old_tar" 0 -- tar -xf "$old_tar" -C "$old_src"
+need cmake-configure-old 0 --log "$results/cmake-old.log" -- cmake -S "$old_src" -B "$old_build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DHETPROBE_ENABLE_CUDA=AUTO -DHETPROBE_ENABLE_TESTS=OFF
+need build-old 0 --log "$results/build-old.log" -- cmake --build "$old_build" -j "$(nproc)" --target hetprobe
 step "build this checkout"
 [[ -x $hetprobe ]] || build_gpu
+expect_gpus 1 "$hetprobe"
 
+# bandwidth_of BINARY FILE: bandwidth quiet, or without --quiet for an old build that lacks it
+# shellcheck disable=SC2317  # run through expect
+bandwidth_of() { "$1" bandwidth --quiet --out "$2" >/dev/null 2>&1 || "$1" bandwidth --out "$2" >/dev/null; }
 run_all() {  # NAME BINARY ROUND
   local out=$results/$1-$3
   mkdir -p "$out"
-  mpirun -np 2 "$2" interference --sizes 1KiB:1MiB:x4 --reps 10 --quiet --out "$out/sweep.jsonl" >/dev/null
-  "$2" notify --parts roundtrip --orders volatile,fence --quiet --out "$out/notify.jsonl" >/dev/null
-  "$2" bandwidth --quiet --out "$out/bandwidth.jsonl" >/dev/null 2>&1 || "$2" bandwidth --out "$out/bandwidth.jsonl" >/dev/null
+  expect "$1-$3 sweep" 0 --out /dev/null -- \
+    mpirun -np 2 "$2" interference --sizes 1KiB:1MiB:x4 --reps 10 --quiet --out "$out/sweep.jsonl"
+  expect "$1-$3 notify" 0 --out /dev/null -- \
+    "$2" notify --parts roundtrip --orders volatile,fence --quiet --out "$out/notify.jsonl"
+  expect "$1-$3 bandwidth" 0 -- bandwidth_of "$2" "$out/bandwidth.jsonl"
+  expect_files "$out"/{sweep,notify,bandwidth}.jsonl
 }
 for r in $(seq "$rounds"); do
   step "round $r: old, then new"
@@ -35,4 +49,7 @@ for r in $(seq "$rounds"); do
   run_all new "$hetprobe" "$r"
 done
 step "medians, old vs new"
-python3 "$root/tests/gpu/compare_medians.py" "$results" | tee "$results/compare.md"
+expect "every measurement kept (within ${COMPARE_TOLERANCE:-0.1} or overlapping)" 0 -- \
+  python3 "$root/tests/gpu/compare_medians.py" "$results" --tolerance "${COMPARE_TOLERANCE:-0.1}" |
+  tee "$results/compare.md"
+finish

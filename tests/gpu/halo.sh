@@ -12,52 +12,66 @@
 # with each single-copy mechanism of $HALO_SINGLE_COPY (default cma; the
 # lent machines set none in the environment), and the pack and unpack rates
 # against bandwidth's (tests/gpu/halo_rates.py).
+# Expects: --device auto two GPUs or more; the device tests, the bare
+# reference, bandwidth, each notify variant first in a fresh process (within
+# its --timeout 10), the halo run and each single-copy run exit 0 with their
+# results written; each stage's pack and unpack at 70% or more of bandwidth's
+# rates (halo_rates.py exit 0). Exit 1 when an expectation fails, naming each.
 #   tests/gpu/halo.sh [more halo options]
 # Results: $RESULTS_DIR (default build-gpu/halo): halo*.jsonl, halo*.txt,
 # halo-bandwidth.jsonl, bare-unpack.txt, halo-rates.txt, logs.
 set -euo pipefail
 default_results=halo
+# shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 build_gpu
+expect_gpus 2 "$hetprobe"
 
 step "halo and signal device tests on the GPU"
-"$build/tests/hetprobe_device_tests" --gtest_filter='gpu/HaloTest.*/cuda:gpu/HaloTest.*/hip:gpu/SignalTest.*' 2>&1 |
-  tee "$results/device-tests.txt" | grep -E "^\[  (PASSED|FAILED|SKIPPED)|FAILED \]"
+expect device-tests 0 -- "$build/tests/hetprobe_device_tests" \
+  --gtest_filter='gpu/HaloTest.*/cuda:gpu/HaloTest.*/hip:gpu/SignalTest.*' 2>&1 |
+  tee "$results/device-tests.txt" | { grep -E "^\[  (PASSED|FAILED|SKIPPED)|FAILED \]" || true; }
 
 if [[ -x $build/tests/gpu/bare_unpack ]]; then  # built with the CUDA backend (tests/gpu/CMakeLists.txt)
   step "the bare unpack reference (tests/gpu/bare_unpack.cu)"
-  "$build/tests/gpu/bare_unpack" | tee "$results/bare-unpack.txt"
+  expect bare-unpack 0 -- "$build/tests/gpu/bare_unpack" | tee "$results/bare-unpack.txt"
 fi
 
 step "GPU write and read rates of pinned memory, each GPU in turn"
 rm -f "$results/halo-bandwidth.jsonl"
-mpirun -np 2 "$hetprobe" bandwidth --load write,read --quiet --out "$results/halo-bandwidth.jsonl" |
+expect bandwidth 0 -- mpirun -np 2 "$hetprobe" bandwidth --load write,read --quiet --out "$results/halo-bandwidth.jsonl" |
   tee "$results/halo-bandwidth.txt"
+expect_files "$results/halo-bandwidth.jsonl"
 
 step "each notify variant first in a fresh process (a kernel launched beside a spinning one must start)"
 rm -f "$results"/first-*.jsonl
 for variant in notify-stream notify-stacked; do
-  mpirun -np 2 "$hetprobe" halo --cube 200 --variants "$variant" --iterations 3 --warmup 0 --timeout 10 --quiet \
-    --out "$results/first-$variant.jsonl" | grep -E "^cube"
+  expect "first-$variant" 0 -- mpirun -np 2 "$hetprobe" halo --cube 200 --variants "$variant" --iterations 3 \
+    --warmup 0 --timeout 10 --quiet --out "$results/first-$variant.jsonl" | { grep -E "^cube" || true; }
+  expect_files "$results/first-$variant.jsonl"
 done
 
 step "hetprobe halo on 2 ranks: the paper's cubes, the thesis's matrix, parts and whole messages"
 rm -f "$results/halo.jsonl"
 start=$(date +%s)
-mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --variants all --send isend,send --recv-wait waitall,testany \
-  --signal channel,queue --staging pinned,memcpy --threads 128,1024 --parts auto,whole --iterations 30 \
-  --timeline median "$@" --out "$results/halo.jsonl" |
+expect halo 0 -- mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --variants all --send isend,send \
+  --recv-wait waitall,testany --signal channel,queue --staging pinned,memcpy --threads 128,1024 --parts auto,whole \
+  --iterations 30 --timeline median "$@" --out "$results/halo.jsonl" |
   tee "$results/halo.txt"
 echo "halo wall time: $(($(date +%s) - start)) s"
+expect_files "$results/halo.jsonl"
 
 for mechanism in ${HALO_SINGLE_COPY-cma}; do
   step "pinned setups with Open MPI's single-copy mechanism $mechanism"
   rm -f "$results/halo-$mechanism.jsonl"
-  mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --single-copy "$mechanism" \
+  expect "halo-$mechanism" 0 -- mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --single-copy "$mechanism" \
     --variants all --staging pinned --iterations 30 --timeline median "$@" --out "$results/halo-$mechanism.jsonl" |
-    tee "$results/halo-$mechanism.txt" || echo "single copy $mechanism: the run failed (exit $?)"
+    tee "$results/halo-$mechanism.txt"
+  expect_files "$results/halo-$mechanism.jsonl"
 done
 
 step "pack and unpack against bandwidth's write and read rates"
-python3 "$root/tests/gpu/halo_rates.py" "$results/halo.jsonl" "$results/halo-bandwidth.jsonl" |
+expect "pack and unpack at 70% of bandwidth's rates" 0 -- \
+  python3 "$root/tests/gpu/halo_rates.py" "$results/halo.jsonl" "$results/halo-bandwidth.jsonl" |
   tee "$results/halo-rates.txt"
+finish

@@ -3,32 +3,57 @@
 # into $HETPROBE_PYTHON's environment when set, as on a machine without
 # network, else into .venv), run the main job `hetprobe characterize` with its
 # defaults and time it, then run the in-process probes on the GPU from Python.
+# Expects: the install exit 0; --device auto a GPU; characterize exit 0 with
+# every step ok and its characterize.json, summary.txt and report.md written;
+# the in-process probes on that GPU (not the host backend) with round trips and
+# a clock fit to show. Exit 1 when an expectation fails, naming each.
 #   HETPROBE_PYTHON=/path/to/python tests/gpu/python.sh [characterize options]
 # Results: $RESULTS_DIR (default build-gpu/python): characterize/ (the run
 # directory) and python-inprocess.txt.
 set -euo pipefail
 default_results=python
+# shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 
-step "pip install . (build log: $results/pip-install.log)"
 start=$(date +%s)
-source "$root/bench/setup_python.sh" >"$results/pip-install.log" 2>&1 || { tail -40 "$results/pip-install.log"; exit 1; }
+install_package
 echo "installed in $(($(date +%s) - start)) s: $("$python" -c 'import hetprobe._core as c; print(c.version, c.git_revision)')"
+expect_gpus 1 "$hetprobe_command"
 
 step "hetprobe characterize (defaults)"
 rm -rf "$results/characterize"
 start=$(date +%s%N)
-"$hetprobe_command" characterize "$@" "$results/characterize"
+expect characterize 0 -- "$hetprobe_command" characterize "$@" "$results/characterize"
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 echo "characterize wall time: $((elapsed_ms / 1000)).$(printf %03d $((elapsed_ms % 1000))) s"
+expect "characterize steps ok" 0 -- python3 "$checks" steps-ok "$results/characterize"
+expect_files "$results"/characterize/{characterize.json,summary.txt,report.md}
 
 step "in-process probes from Python on the GPU"
-"$python" - <<'PY' | tee "$results/python-inprocess.txt"
+expect "in-process probes on the GPU" 0 -- "$python" - <<'PY' | tee "$results/python-inprocess.txt"
+import sys
+
 import hetprobe
-print(hetprobe.devices()["auto_reason"])
+
+devices = hetprobe.devices()
+print(devices["auto_reason"])
 r = hetprobe.notify(parts="roundtrip", orders="volatile,fence", exchanges=5000)
 rt = r.summary[r.summary["metric"] == "roundtrip_ns"]
 print(rt[["cpu_order", "gpu_order", "direction", "n", "median", "p10", "p90"]].to_string(index=False))
 c = hetprobe.clock(span=2, check_after=1)
-print(c.summary[c.summary["record"] == "clock_fit"][["drift_ppm", "precision_ns", "samples_used"]].to_string(index=False))
+fit = c.summary[c.summary["record"] == "clock_fit"]
+print(fit[["drift_ppm", "precision_ns", "samples_used"]].to_string(index=False))
+missing = [
+    what
+    for what, bad in [
+        (f"a GPU (--device auto picked {devices['auto']})", devices["auto"] == "host"),
+        ("notify round trips", rt.empty),
+        ("a clock fit", fit.empty),
+    ]
+    if bad
+]
+if missing:
+    print(f"missing: {', '.join(missing)}")
+    sys.exit(1)
 PY
+finish

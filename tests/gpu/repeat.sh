@@ -4,13 +4,16 @@
 # back, each timed; `hetprobe check` of runs 2.. against run 1 (expected:
 # exit 0); then, unless --no-disturbed, one more run while another process
 # drives the first GPU's copy engines, checked against run 1 (expected:
-# exit 1). Prints each run's headline. Exit 1 when an expectation fails.
+# exit 1). Prints each run's headline. Also expects --device auto a GPU, each
+# characterize exit 0 with every step ok and its summary written. Exit 1 when
+# an expectation fails, naming each.
 # Needs the package installed as python.sh does (HETPROBE_PYTHON=/path/to/python
 # on a machine without network).
 #   tests/gpu/repeat.sh [RUNS] [--no-disturbed] [--disturbed-only]
 # Results: $RESULTS_DIR (default build-gpu/repeat): run-1.. and run-disturbed.
 set -euo pipefail
 default_results=repeat
+# shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 runs=3 disturbed=1 only_disturbed=0
 for a in "$@"; do
@@ -20,27 +23,28 @@ for a in "$@"; do
     *) runs=$a ;;
   esac
 done
-step "pip install . (build log: $results/pip-install.log)"
-source "$root/bench/setup_python.sh" >"$results/pip-install.log" 2>&1 || { tail -40 "$results/pip-install.log"; exit 1; }
-failed=()
-timed() {  # NAME EXPECTED_EXIT COMMAND...: runs it, prints its exit code, wall time and headline
-  local name=$1 expected=$2 start rc=0
-  shift 2
-  start=$(date +%s%N)
-  "$@" >"$results/$name.out" 2>"$results/$name.err" || rc=$?
-  echo "$name: exit $rc (expected $expected) in $((($(date +%s%N) - start) / 1000000)) ms"
-  ((rc == expected)) || { failed+=("$name exit $rc"); tail -20 "$results/$name.err"; }
-  [[ -f $results/$name/summary.txt ]] && head -5 "$results/$name/summary.txt"
-  return 0
+install_package
+expect_gpus 1 "$hetprobe_command"
+# characterize_run NAME: characterize into $results/NAME, expected exit 0, every step ok; prints its headline
+characterize_run() {
+  rm -rf "${results:?}/$1"
+  expect "$1" 0 --out "$results/$1.out" --err "$results/$1.err" -- "$hetprobe_command" characterize "$results/$1"
+  expect "$1 steps ok" 0 -- python3 "$checks" steps-ok "$results/$1"
+  expect_files "$results/$1/summary.txt"
+  if [[ -f $results/$1/summary.txt ]]; then head -5 "$results/$1/summary.txt"; fi
+}
+# check_run NAME EXPECTED_EXIT: hetprobe check of run NAME against run-1
+check_run() {
+  expect "check-${1#run-} (expected exit $2)" "$2" --out "$results/check-${1#run-}.out" \
+    --err "$results/check-${1#run-}.err" -- "$hetprobe_command" check "$results/$1" --baseline "$results/run-1"
+  cat "$results/check-${1#run-}.out"
 }
 if ((!only_disturbed)); then
   for i in $(seq "$runs"); do
-    rm -rf "$results/run-$i"
-    timed "run-$i" 0 "$hetprobe_command" characterize "$results/run-$i"
+    characterize_run "run-$i"
   done
   for i in $(seq 2 "$runs"); do
-    timed "check-$i" 0 "$hetprobe_command" check "$results/run-$i" --baseline "$results/run-1"
-    cat "$results/check-$i.out"
+    check_run "run-$i" 0
   done
 fi
 if ((disturbed)); then
@@ -49,12 +53,10 @@ if ((disturbed)); then
     --out "$results/disturber.jsonl" >/dev/null 2>&1 &
   disturber=$!
   sleep 2
-  rm -rf "$results/run-disturbed"
-  timed run-disturbed 0 "$hetprobe_command" characterize "$results/run-disturbed"
+  characterize_run run-disturbed
+  expect "disturber still running after run-disturbed" 0 -- kill -0 "$disturber"
   kill "$disturber" 2>/dev/null || true
   wait "$disturber" 2>/dev/null || true
-  timed check-disturbed 1 "$hetprobe_command" check "$results/run-disturbed" --baseline "$results/run-1"
-  cat "$results/check-disturbed.out"
+  check_run run-disturbed 1
 fi
-if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
-echo "repeat: every expectation met"
+finish

@@ -1,0 +1,93 @@
+"""The small checks the GPU campaigns' steps expect (tests/gpu/common.sh's `expect NAME 0 -- python3 checks.py ...`):
+each prints what it found in one line and exits 0 when the expectation holds, 1 when it does not, 2 for bad input.
+
+    checks.py gpus DEVICES.json [--at-least N]   `hetprobe devices --json`: --device auto picks a GPU backend
+                                                 (not the host's threads) of N or more devices (default 1)
+    checks.py steps-ok RUN_DIR                   characterize.json: at least one step, every step "ok"
+    checks.py flagged RUN_DIR GPU                characterize.json: GPU is flagged against the baseline
+    checks.py records FILE.jsonl RECORD [--at-least N]
+                                                 FILE holds N or more records of kind RECORD (default 1)
+
+Standard library only: it runs where the package is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def read_jsonl(path) -> list[dict]:
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _manifest(run_dir) -> dict:
+    return json.loads((Path(run_dir) / "characterize.json").read_text())
+
+
+def gpus(devices_json: str, at_least: int) -> tuple[bool, str]:
+    report = json.loads(Path(devices_json).read_text())
+    chosen = report["auto"]
+    count = next((b["devices"] for b in report["backends"] if b["backend"] == chosen), 0)
+    ok = chosen != "host" and count >= at_least
+    return ok, f"--device auto picks {chosen} with {count} device(s) (expected a GPU backend of {at_least} or more)"
+
+
+def steps_ok(run_dir: str) -> tuple[bool, str]:
+    steps = _manifest(run_dir)["steps"]
+    bad = [f"{s['probe']} {s['status']}" for s in steps if s["status"] != "ok"]
+    if not steps:
+        return False, f"{run_dir}: no step ran"
+    return not bad, f"{run_dir}: {len(steps) - len(bad)} of {len(steps)} steps ok" + (
+        f" ({', '.join(bad)})" if bad else ""
+    )
+
+
+def flagged(run_dir: str, gpu: int) -> tuple[bool, str]:
+    anomalies = [a for a in _manifest(run_dir)["anomalies"] if a["gpu"] == gpu and a["reference_kind"] == "baseline"]
+    metrics = ", ".join(a["metric"] for a in anomalies)
+    return bool(anomalies), f"{run_dir}: GPU {gpu} flagged against the baseline: {metrics or 'nothing'}"
+
+
+def records(path: str, record: str, at_least: int) -> tuple[bool, str]:
+    count = sum(1 for r in read_jsonl(path) if r.get("record") == record)
+    return count >= at_least, f"{path}: {count} {record} record(s) (expected {at_least} or more)"
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="check", required=True)
+    g = sub.add_parser("gpus")
+    g.add_argument("devices_json")
+    g.add_argument("--at-least", type=int, default=1)
+    s = sub.add_parser("steps-ok")
+    s.add_argument("run_dir")
+    f = sub.add_parser("flagged")
+    f.add_argument("run_dir")
+    f.add_argument("gpu", type=int)
+    r = sub.add_parser("records")
+    r.add_argument("jsonl")
+    r.add_argument("record")
+    r.add_argument("--at-least", type=int, default=1)
+    a = p.parse_args(argv)
+    try:
+        if a.check == "gpus":
+            ok, what = gpus(a.devices_json, a.at_least)
+        elif a.check == "steps-ok":
+            ok, what = steps_ok(a.run_dir)
+        elif a.check == "flagged":
+            ok, what = flagged(a.run_dir, a.gpu)
+        else:
+            ok, what = records(a.jsonl, a.record, a.at_least)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"checks.py {a.check}: cannot read the input: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    print(what)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,272 @@
+"""The GPU campaigns' expectations, here without a GPU: tests/gpu/common.sh's `expect`, `expect_files`, `need`
+and `finish` in stand-in campaigns of ordinary commands, the driver tests/gpu/campaigns.sh over stand-in
+campaigns, shellcheck over the scripts, and the checks the campaigns judge by (tests/gpu/checks.py,
+compare_rounds.py, compare_medians.py) on committed results of real GPU runs or small files made here."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DATA, REPO
+
+GPU = REPO / "tests" / "gpu"
+
+
+def campaign(tmp_path: Path, name: str, body: str) -> Path:
+    """A stand-in campaign: a script that sources common.sh as the real ones do, then BODY."""
+    script = tmp_path / f"{name}.sh"
+    script.write_text(f"set -euo pipefail\nsource {GPU / 'common.sh'}\n{body}\n")
+    return script
+
+
+def run(tmp_path: Path, *command: str | Path, results: Path | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("RESULTS_DIR", "BUILD_DIR", "campaign")}
+    env.update(BUILD_DIR=str(tmp_path / "build"), RESULTS_DIR=str(results or tmp_path / "results"))
+    return subprocess.run(["bash", *map(str, command)], capture_output=True, text=True, env=env, timeout=120)
+
+
+def last_line(done: subprocess.CompletedProcess) -> str:
+    return done.stdout.rstrip("\n").splitlines()[-1]
+
+
+def test_a_campaign_fails_and_its_summary_names_each_unmet_expectation(tmp_path):
+    script = campaign(
+        tmp_path,
+        "standin",
+        """
+expect exits-0 0 -- true
+expect exits-1-as-expected 1 -- false
+expect unmet 0 --log "$results/unmet.log" -- sh -c 'echo why it failed; exit 3'
+echo written >"$results/present.txt"
+expect_files "$results/present.txt" "$results/missing.txt"
+expect piped 0 -- false | cat
+finish
+""",
+    )
+    done = run(tmp_path, script)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert last_line(done) == (
+        "standin: FAILED 3 of 6: unmet: exit 3, expected 0; missing.txt: missing or empty; piped: exit 1, expected 0"
+    )
+    assert "why it failed" in done.stdout, "the failed step's log is not shown"
+    assert (tmp_path / "results" / "expectations.txt").read_text().splitlines() == [
+        "met exits-0: exit 0",
+        "met exits-1-as-expected: exit 1",
+        "FAILED unmet: exit 3, expected 0",
+        "met present.txt: written",
+        "FAILED missing.txt: missing or empty",
+        "FAILED piped: exit 1, expected 0",
+    ]
+
+
+def test_a_campaign_whose_expectations_hold_exits_0(tmp_path):
+    script = campaign(
+        tmp_path,
+        "standin",
+        """
+expect exits-0 0 -- true
+expect interrupted 130 -- sh -c 'exit 130'
+expect "within a second" 0 -- below 0.25 1
+echo x >"$results/out.jsonl"
+expect_files "$results/out.jsonl"
+finish
+""",
+    )
+    done = run(tmp_path, script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert last_line(done).startswith("standin: all 4 expectations met")
+
+
+def test_a_bound_that_is_not_met_fails(tmp_path):
+    done = run(tmp_path, campaign(tmp_path, "standin", 'expect "within a second" 0 -- below 1.4 1\nfinish'))
+    assert done.returncode == 1
+    assert last_line(done) == "standin: FAILED 1 of 1: within a second: exit 1, expected 0"
+
+
+def test_need_ends_the_campaign_at_the_first_failure(tmp_path):
+    script = campaign(
+        tmp_path,
+        "standin",
+        """
+expect before 0 -- true
+need build 0 -- sh -c 'exit 5'
+touch "$results/went-on"
+finish
+""",
+    )
+    done = run(tmp_path, script)
+    assert done.returncode == 1
+    assert last_line(done) == "standin: FAILED 1 of 2: build: exit 5, expected 0"
+    assert not (tmp_path / "results" / "went-on").exists()
+
+
+def test_a_campaign_that_stops_early_says_where(tmp_path):
+    done = run(
+        tmp_path, campaign(tmp_path, "standin", "expect before 0 -- true\nfalse\nexpect after 0 -- true\nfinish")
+    )
+    assert done.returncode == 1
+    assert last_line(done) == "standin: FAILED 1 of 2: standin: stopped early, exit 1 at `false`"
+
+
+def test_a_campaign_that_checks_nothing_fails(tmp_path):
+    done = run(tmp_path, campaign(tmp_path, "standin", "true\nfinish"))
+    assert done.returncode == 1
+    assert last_line(done) == "standin: FAILED 1 of 1: no expectation was checked"
+
+
+def test_the_driver_fails_when_a_campaign_does_and_repeats_its_summary(tmp_path):
+    good = campaign(tmp_path, "good", "expect ok 0 -- true\nfinish")
+    bad = campaign(tmp_path, "bad", 'expect run-c 1 -- true\nexpect_files "$results/run-c/summary.txt"\nfinish')
+    done = run(tmp_path, GPU / "campaigns.sh", good, bad)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.rstrip("\n").splitlines()
+    assert lines[-1] == "campaigns: FAILED 1 of 2: bad: exit 1, expected 0"
+    assert lines[-2] == "bad: FAILED 2 of 2: run-c: exit 0, expected 1; run-c/summary.txt: missing or empty"
+    assert lines[-3].startswith("good: all 1 expectations met")
+    results = tmp_path / "results"
+    assert (results / "bad.log").read_text().rstrip("\n").splitlines()[-1] == lines[-2]
+    assert (results / "good" / "expectations.txt").read_text() == "met ok: exit 0\n"
+
+    done = run(tmp_path, GPU / "campaigns.sh", good, good)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert last_line(done).startswith("campaigns: all 2 expectations met")
+
+
+def test_the_driver_refuses_an_unknown_campaign_and_runs_nothing(tmp_path):
+    good = campaign(tmp_path, "good", 'touch "$results/ran"\nexpect ok 0 -- true\nfinish')
+    done = run(tmp_path, GPU / "campaigns.sh", good, "no_such_campaign")
+    assert done.returncode == 2
+    assert "no campaign no_such_campaign" in done.stderr
+    assert not (tmp_path / "results" / "good" / "ran").exists()
+
+
+def campaign_scripts() -> list[str]:
+    return sorted(p.name for p in GPU.glob("*.sh") if p.name not in ("common.sh", "campaigns.sh"))
+
+
+def test_every_campaign_ends_with_finish_and_is_listed():
+    """Each campaign sources common.sh and ends with `finish` (its exit trap would too; the reader sees where the
+    verdict comes from), the driver knows it and docs/testing.md's table says what it expects."""
+    known = re.search(r"^known=\((.*)\)$", (GPU / "campaigns.sh").read_text(), re.M).group(1).split()
+    assert sorted(f"{n}.sh" for n in known) == [s for s in campaign_scripts() if s != "compare_builds.sh"]
+    table = (REPO / "docs" / "testing.md").read_text()
+    for script in campaign_scripts() + ["campaigns.sh"]:
+        text = (GPU / script).read_text()
+        assert f"| `{script}` |" in table, f"{script} is not in docs/testing.md's table"
+        if script != "campaigns.sh":
+            assert 'source "$(dirname "$0")/common.sh"' in text
+            assert text.rstrip().endswith("finish"), f"{script} does not end with finish"
+
+
+@pytest.mark.skipif(
+    shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)"
+)
+def test_the_gpu_scripts_pass_shellcheck():
+    done = subprocess.run(
+        ["shellcheck", *sorted(str(p) for p in GPU.glob("*.sh"))], capture_output=True, text=True, cwd=GPU
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- the checks the campaigns judge by -------------------------------------------------------------------------
+
+
+def python(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def test_rounds_holds_hetprobe_to_the_bare_program_on_the_committed_h100_launches():
+    """notebooks/data/h100-rounds: within 5% at 11 of 12 points, the 16 MiB write beyond (interference.md)."""
+    done = python(GPU / "compare_rounds.py", DATA / "h100-rounds", 3)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "within 5% at 11 of 12 points" in done.stdout
+    assert "beyond: 16 MiB write 1.102" in done.stdout
+    strict = python(GPU / "compare_rounds.py", DATA / "h100-rounds", 3, "--max-outside", "0")
+    assert strict.returncode == 1
+
+
+def test_rounds_fails_when_a_launch_lacks_a_point(tmp_path):
+    for name in ["bare-cpu-1.txt", "interference-1.jsonl"]:
+        shutil.copy(DATA / "h100-rounds" / name, tmp_path / name)
+    bare = tmp_path / "bare-cpu-1.txt"
+    bare.write_text("".join(line for line in bare.read_text().splitlines(True) if not line.startswith("1024 poll")))
+    done = python(GPU / "compare_rounds.py", tmp_path, 1)
+    assert done.returncode == 1
+    assert "missing: 1 KiB poll" in done.stdout
+
+
+def test_nodecheck_sees_the_disturbed_gpu_flagged_in_the_committed_run():
+    runs = DATA / "h200x2-nodecheck"
+    assert python(GPU / "checks.py", "flagged", runs / "run-c", 1).returncode == 0
+    not_flagged = python(GPU / "checks.py", "flagged", runs / "run-b", 1)
+    assert not_flagged.returncode == 1
+    assert "GPU 1 flagged against the baseline: nothing" in not_flagged.stdout
+    assert python(GPU / "checks.py", "steps-ok", runs / "run-a").returncode == 0
+
+
+def test_steps_ok_fails_on_a_failed_step_and_on_a_missing_run(tmp_path):
+    manifest = json.loads((DATA / "h200x2-nodecheck" / "run-a" / "characterize.json").read_text())
+    manifest["steps"][1]["status"] = "failed"
+    (tmp_path / "characterize.json").write_text(json.dumps(manifest))
+    done = python(GPU / "checks.py", "steps-ok", tmp_path)
+    assert done.returncode == 1
+    assert "5 of 6 steps ok (clock failed)" in done.stdout
+    assert python(GPU / "checks.py", "steps-ok", tmp_path / "none").returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("auto", "devices", "at_least", "code"),
+    [("cuda", 2, 2, 0), ("cuda", 1, 2, 1), ("host", 4, 1, 1)],
+)
+def test_gpus_wants_a_gpu_backend_for_device_auto(tmp_path, auto, devices, at_least, code):
+    report = {"backends": [{"backend": auto, "devices": devices}], "auto": auto, "auto_reason": "test"}
+    (tmp_path / "devices.json").write_text(json.dumps(report))
+    assert python(GPU / "checks.py", "gpus", tmp_path / "devices.json", "--at-least", at_least).returncode == code
+
+
+def test_records_counts_a_kind_of_record():
+    sweep = DATA / "h100-rounds" / "interference-1.jsonl"
+    assert python(GPU / "checks.py", "records", sweep, "point", "--at-least", 16).returncode == 0
+    assert python(GPU / "checks.py", "records", sweep, "point", "--at-least", 17).returncode == 1
+    assert python(GPU / "checks.py", "records", sweep, "clock_fit").returncode == 1
+
+
+def builds(tmp_path: Path, old: list[float], new: list[float]) -> Path:
+    """compare_builds.sh's runs: one send time per run (ns) on each side, nothing else measured."""
+    for side, values in (("old", old), ("new", new)):
+        for i, ns in enumerate(values, 1):
+            run_dir = tmp_path / f"{side}-{i}"
+            run_dir.mkdir()
+            point = {"record": "point", "layout": "SSB", "access": "stacked", "size_bytes": 1024}
+            (run_dir / "sweep.jsonl").write_text(json.dumps({**point, "send_time_ns": {"median": ns}}) + "\n")
+            (run_dir / "notify.jsonl").write_text("")
+            (run_dir / "bandwidth.jsonl").write_text("")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "code"),
+    [
+        ([1000, 1010, 990], [1005, 995, 1012], 0),  # the same
+        ([1000, 1010, 990], [1300, 900, 1250], 0),  # 25% up in the median, but the runs overlap
+        ([1000, 1010, 990], [1200, 1250, 1210], 1),  # 21% up, every run above every old one
+    ],
+)
+def test_compare_builds_fails_on_a_number_not_kept(tmp_path, old, new, code):
+    done = python(GPU / "compare_medians.py", builds(tmp_path, old, new))
+    assert done.returncode == code, done.stdout + done.stderr
+    if code:
+        assert "not kept: interference SSB stacked 1024 B send: no: beyond 10%, runs apart" in done.stdout
+
+
+def test_compare_builds_fails_without_runs(tmp_path):
+    done = python(GPU / "compare_medians.py", tmp_path)
+    assert done.returncode == 1
+    assert "not kept: no old runs; no new runs" in done.stdout
