@@ -27,7 +27,8 @@ constexpr ProbeEntry kProbes[] = {
 std::span<const ProbeEntry> probe_table() { return kProbes; }
 
 const ProbeEntry* find_probe(const std::string& key) {
-  const auto* e = std::find_if(std::begin(kProbes), std::end(kProbes), [&](const ProbeEntry& p) { return key == p.key; });
+  const auto* e = std::find_if(std::begin(kProbes), std::end(kProbes),
+                               [&](const ProbeEntry& p) { return key == p.key; });
   return e == std::end(kProbes) ? nullptr : e;
 }
 

@@ -3,73 +3,17 @@ timestamped lines in a batch log (no carriage returns to garble it)."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TextIO
 
-from ._units import size_label
-
-
-def _us(summary: dict | None) -> str:
-    if not summary or summary.get("median") is None:
-        return "n/a"
-    return f"{summary['median'] / 1000:.2f} us"
-
-
-def _ratio(record: dict) -> str:
-    """ ", x1.12 (1.07-1.19) slowdown": a point's ratio to SSB, its 95% interval and what that claims."""
-    ratio, ci = record.get("ratio_to_ssb_median"), record.get("ratio_to_ssb_ci95")
-    if not isinstance(ratio, (int, float)):
-        return ""
-    interval = f" ({ci[0]:.2f}-{ci[1]:.2f})" if isinstance(ci, list) and len(ci) == 2 else ""
-    effect = f" {record['effect']}" if record.get("effect") in ("slowdown", "speedup") else ""
-    return f", x{ratio:.3g}{interval}{effect}"
-
 
 def record_label(record: dict) -> str:
-    """A short human description of a record, for progress output only."""
-    kind = record.get("record")
-    if kind == "point" and record.get("probe") == "interference":
-        load = record.get("load_kind", "none")  # files from before the loads name none
-        load = (
-            ""
-            if load == "none"
-            else f" {load} x{record.get('load_gpus')}"
-            + ("" if record.get("load_rate") == "1" else f" @{record.get('load_rate')}")
-        )
-        return (
-            f"{size_label(record['size_bytes'])} {record['layout']} {record['access']}{load}: "
-            f"MPI_Send median {_us(record.get('send_time_ns'))}{_ratio(record)}, {record.get('status')}"
-        )
-    if kind == "host_memory":
-        return f"host memory: STREAM triad {record.get('best_triad_gbs', float('nan')):.1f} GB/s"
-    setup = record.get("setup") or {}
-    orders = f"{setup.get('cpu_order')}:{setup.get('gpu_order')}" if setup else ""
-    if kind == "overhead":
-        polled = ", other side polling" if record.get("contended") else ""
-        return f"overhead {record.get('side')} {orders}{polled}"
-    if kind == "roundtrip":
-        return f"round trip {record.get('direction')} {orders}: median {_us(record.get('roundtrip_ns'))}"
-    if kind == "mechanism":
-        if record.get("status") == "skipped":
-            return f"mechanism {record.get('mechanism')}: skipped"
-        return f"mechanism {record.get('mechanism')}: median {_us(record.get('roundtrip_ns'))}"
-    if kind == "clock_batch":
-        return f"clock batch {record.get('batch')} ({record.get('role')}) at {record.get('at_s', 0):.1f} s"
-    if kind == "point" and record.get("probe") == "bandwidth":
-        return f"bandwidth {record.get('writer')}: median {record.get('median_gbs', float('nan')):.3g} GB/s"
-    if kind == "link":
-        if record.get("status") != "ok":
-            return f"link: not read ({record.get('skipped_reason') or record.get('status')})"
-        return (
-            f"link: {record.get('current_speed_gts')} GT/s x{record.get('current_width')} of "
-            f"{record.get('max_speed_gts')} GT/s x{record.get('max_width')}"
-        )
-    if kind == "clock_fit":
-        return (
-            f"clock fit: drift {record.get('drift_ppm', float('nan')):.2f} ppm, "
-            f"precision {record.get('precision_ns', float('nan')):.0f} ns"
-        )
-    return str(kind)
+    """A record's progress line, as the probe itself names it in its own progress lines (each probe's
+    record_label in C++, through the compiled module): one owner for every label."""
+    from . import _core
+
+    return _core.record_label(json.dumps(record)) or str(record.get("record"))
 
 
 def clock_text(seconds: float) -> str:

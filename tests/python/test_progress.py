@@ -39,15 +39,15 @@ def run(bar: bool) -> str:
 def test_bar_redraws_one_line_and_ends_it():
     text = run(bar=True)
     assert text.count("\r\x1b[2K") == 4 and text.endswith("\n")
-    assert "[0:25] interference [#####.....] 2/4 ETA 0:20 4 KiB PCB stacked: MPI_Send median 2.50 us, ok" in text
+    assert "[0:25] interference [#####.....] 2/4 ETA 0:20 4 KiB stacked PCB write x1: median 2.500 us" in text
 
 
 def test_lines_mode_writes_one_plain_line_per_update():
     lines = run(bar=False).splitlines()
     assert len(lines) == 4 and "\r" not in "".join(lines)
     assert lines[0] == "[0:05] interference (step 2 of 2): started (4 records expected)"
-    assert lines[1] == "[0:15] interference 1/4: 4 KiB PCB stacked: MPI_Send median 2.50 us, ok [ETA 0:30]"
-    assert lines[2].endswith("interference 2/4: 4 KiB PCB stacked: MPI_Send median 2.50 us, ok [ETA 0:20]")
+    assert lines[1] == "[0:15] interference 1/4: 4 KiB stacked PCB write x1: median 2.500 us [ETA 0:30]"
+    assert lines[2].endswith("interference 2/4: 4 KiB stacked PCB write x1: median 2.500 us [ETA 0:20]")
     assert "ok, 2 records in 1.5 s" in lines[3]
 
 
@@ -71,9 +71,14 @@ def test_an_estimate_the_run_outgrows_and_long_times():
     assert clock_text(59.9) == "0:59" and clock_text(3600) == "1:00:00"
 
 
-def test_labels_of_notify_and_clock_records():
+def test_labels_are_the_probes_own():
+    """The labels come from each probe's C++ record_label (one owner): what `hetprobe notify` and
+    `hetprobe clock` print in their own progress lines."""
     assert (
-        record_label({"record": "mechanism", "mechanism": "launch+device-sync", "status": "skipped"})
+        record_label({"record": "mechanism", "probe": "notify", "mechanism": "launch+device-sync", "status": "skipped"})
         == "mechanism launch+device-sync: skipped"
     )
-    assert "drift 1.50 ppm" in record_label({"record": "clock_fit", "drift_ppm": 1.5, "precision_ns": 800.0})
+    fit = {"record": "clock_fit", "probe": "clock", "drift_ppm": 1.5, "precision_ns": 800.0}
+    assert record_label(fit) == "clock fit: drift 1.50 ppm, precision 800 ns"
+    # A record of a probe the table does not know is named by its kind.
+    assert record_label({"record": "thing", "probe": "nonesuch"}) == "thing"
