@@ -19,6 +19,14 @@
 #include "bench/cli/command.hpp"
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/run_header.hpp"
+#include "bench/core/table.hpp"
+#include "bench/halo/halo.hpp"
+#include "bench/halo/halo_layout.hpp"
+#include "bench/interference/interference.hpp"
+#include "bench/interference/layout.hpp"
+#include "bench/notify/notify.hpp"
+#include "probes/device/device_names.hpp"
+#include "probes/load/load_names.hpp"
 
 namespace py = pybind11;
 using namespace hetprobe;
@@ -67,6 +75,58 @@ void ensure_mpi() {
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();
   }));
+}
+
+// Every enum table's names (base/enum_table.hpp), by what the values are:
+// {"names": every name, "user": those a user may give}. One owner: Python's
+// lists and the schema's enums are checked against these.
+template <class E, std::size_t N>
+void add_enum(py::dict& out, const EnumTable<E, N>& table) {
+  py::list names, user;
+  for (const auto& n : table.names) {
+    names.append(n.name);
+    if (n.use != EnumUse::internal) user.append(n.name);
+  }
+  py::dict entry;
+  entry["names"] = names;
+  entry["user"] = user;
+  out[table.what] = entry;
+}
+
+py::dict enum_names() {
+  py::dict out;
+  add_enum(out, kLoadKindNames);
+  add_enum(out, kAccessNames);
+  add_enum(out, kMemoryOrderNames);
+  add_enum(out, kFlagPlacementNames);
+  add_enum(out, kHostCoherenceNames);
+  add_enum(out, kLaunchMechanismNames);
+  add_enum(out, kEffectNames);
+  add_enum(out, kFlagSpacingNames);
+  add_enum(out, kNotifyPartNames);
+  add_enum(out, kHaloVariantNames);
+  add_enum(out, kHaloSignalNames);
+  add_enum(out, kHaloStagingNames);
+  add_enum(out, kHaloPeersNames);
+  add_enum(out, kTableFormatNames);
+  add_enum(out, kSendModeNames);
+  add_enum(out, kWriterSideNames);
+  add_enum(out, kPayloadWriterNames);
+  add_enum(out, kLayoutNames);
+  return out;
+}
+
+// The long options of a probe's subcommand as CLI11 holds them ("--check-after"),
+// in their order: what Python's keywords are, read from the parser itself.
+std::vector<std::string> probe_options(const std::string& probe) {
+  const cli::ProbeEntry* entry = cli::find_probe(probe);
+  if (entry == nullptr) throw Error(ErrorKind::usage, "no probe named '" + probe + "': see `hetprobe --help`");
+  CLI::App app;
+  (void)cli::add_probe_command(app, *entry);
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_subcommand(entry->key)->get_options())
+    for (const std::string& name : o->get_lnames()) names.push_back("--" + name);
+  return names;
 }
 
 // The probes that run in one process (probe_table.hpp), by name.
@@ -201,6 +261,17 @@ PYBIND11_MODULE(_core, m) {
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();
   m.attr("in_process_probes") = in_process_probes();
+  m.def("enum_names", &enum_names, "Every enum table's names: {what: {names, user}} (base/enum_table.hpp)");
+  m.def("probe_options", &probe_options, py::arg("probe"),
+        "The long options of `hetprobe PROBE`, from the CLI's own parser (--help included)");
+  m.def(
+      "probes",
+      [] {
+        std::vector<std::string> names;
+        for (const cli::ProbeEntry& p : cli::probe_table()) names.emplace_back(p.key);
+        return names;
+      },
+      "Every probe's name, as the CLI's subcommands");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

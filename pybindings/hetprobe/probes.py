@@ -13,7 +13,6 @@ import difflib
 import inspect
 import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -70,14 +69,14 @@ def options_to_args(options: dict) -> list[str]:
 @cache
 def cli_options(probe: str) -> tuple[str, ...]:
     """The long options of ``hetprobe PROBE`` as Python keywords (``check_after`` for ``--check-after``),
-    read from the CLI's own help (the in-process parser for notify and clock), so they never drift."""
-    text = _core().help(probe) if probe in ("notify", "clock") else help(probe)
-    names = []
-    for line in text.splitlines():
-        if re.match(r"\s+-", line):  # an option line: "  -h,--help ...", "  --orders TEXT=..."
-            names += [n[2:].replace("-", "_") for n in line.split()[0].split(",") if n.startswith("--")]
+    read from the CLI's own parser through the compiled module, so they never drift."""
+    try:
+        names = _core().probe_options(probe)
+    except UsageError:
+        raise UsageError(f"no probe named {probe!r}: see `hetprobe --help`") from None
+    keywords = [n[2:].replace("-", "_") for n in names]
     # --check-options runs nothing: a keyword for it would return no results (characterize calls the CLI's).
-    return tuple(dict.fromkeys(n for n in names if n not in ("help", "check_options")))
+    return tuple(dict.fromkeys(n for n in keywords if n not in ("help", "check_options")))
 
 
 def check_keywords(function, probe: str, options: dict) -> None:

@@ -1,0 +1,62 @@
+"""Names C++ owns and Python reads: the enum tables (base/enum_table.hpp) against the results
+schema's enums, and the CLI's options against the keywords Python accepts. Each test fails when one
+side changes without the other."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hetprobe import _core
+from hetprobe.probes import cli_options
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "pybindings/hetprobe/results.schema.json").read_text())
+
+# (a field's schema path under $defs, the enum table whose names it holds)
+ENUM_FIELDS = [
+    ("interference_point/layout", "layout"),
+    ("interference_point/access", "access mode"),
+    ("interference_point/send_mode", "send mode"),
+    ("interference_config/send_mode", "send mode"),
+    ("interference_point/writer_side", "writer side"),
+    ("interference_config/writer_side", "writer side"),
+    ("interference_point/effect", "effect"),
+    ("notify_setup/cpu_order", "memory order"),
+    ("notify_setup/gpu_order", "memory order"),
+    ("notify_setup/placement", "flag placement"),
+    ("notify_setup/spacing", "flag spacing"),
+    ("notify_setup/host_memory", "host memory"),
+    ("halo/variant", "halo variant"),
+    ("halo/signal", "halo signal"),
+    ("halo/staging", "halo staging"),
+]
+
+
+def schema_enum(path: str) -> set:
+    record, field = path.split("/")
+    return {v for v in SCHEMA["$defs"][record]["properties"][field]["enum"] if v is not None}
+
+
+@pytest.mark.parametrize("path,table", ENUM_FIELDS)
+def test_the_schema_enums_are_the_enum_tables(path, table):
+    names = _core.enum_names()[table]
+    # What a user may name can be in a record; what the tool alone chooses may be too; nothing else.
+    assert set(names["user"]) <= schema_enum(path) <= set(names["names"]), (path, table, names)
+
+
+def test_every_enum_table_is_exported():
+    tables = _core.enum_names()
+    assert {"load kind", "layout", "access mode", "memory order", "effect", "halo variant"} <= set(tables)
+    assert "none" in tables["load kind"]["names"] and tables["layout"]["user"] == ["SSB", "PSB", "PCB", "P2AB"]
+
+
+@pytest.mark.parametrize("probe", ["interference", "notify", "clock", "halo", "bandwidth"])
+def test_the_keywords_are_the_parsers_options(probe):
+    options = _core.probe_options(probe)
+    assert "--help" in options and "--out" in options and "--check-options" in options
+    assert set(cli_options(probe)) == {o[2:].replace("-", "_") for o in options} - {"help", "check_options"}
+
+
+def test_every_probe_of_the_table_is_a_subcommand():
+    assert set(_core.probes()) == {"interference", "notify", "clock", "halo", "bandwidth"}
+    assert set(_core.in_process_probes) <= set(_core.probes())
