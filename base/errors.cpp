@@ -23,6 +23,8 @@ constexpr EnumTable<ErrorKind, 8> kErrorKindNames{"error kind",
 
 const char* to_string(ErrorKind kind) { return kErrorKindNames.name(kind); }
 
+std::vector<ErrorKind> every_error_kind() { return kErrorKindNames.all(); }
+
 Error::Error(ErrorKind kind, const std::string& message, std::source_location where)
     : std::runtime_error(message),
       kind_(kind),

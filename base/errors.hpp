@@ -5,6 +5,7 @@
 #include <source_location>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace hetprobe {
 
@@ -20,6 +21,8 @@ enum class ErrorKind {
 };
 
 const char* to_string(ErrorKind kind);
+// Every kind, in the order above (for the Python module's table of kinds).
+std::vector<ErrorKind> every_error_kind();
 
 class Error : public std::runtime_error {
  public:

@@ -17,6 +17,7 @@
 #include "base/effect.hpp"
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
+#include "bench/cli/error_record.hpp"
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/run_header.hpp"
 #include "bench/core/table.hpp"
@@ -261,6 +262,20 @@ PYBIND11_MODULE(_core, m) {
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();
   m.attr("in_process_probes") = in_process_probes();
+  m.def(
+      "error_kinds",
+      [] {
+        py::dict kinds;
+        for (ErrorKind k : every_error_kind()) {
+          py::dict d;
+          d["exception"] = exception_name(k);
+          d["exit_code"] = exit_code_for(k);
+          kinds[to_string(k)] = d;
+        }
+        return kinds;
+      },
+      "Every kind of hetprobe::Error: {kind: {exception (a hetprobe.errors class), exit_code}}");
+  m.attr("error_file_variable") = cli::kErrorFileVariable;
   m.def("enum_names", &enum_names, "Every enum table's names: {what: {names, user}} (base/enum_table.hpp)");
   m.def("probe_options", &probe_options, py::arg("probe"),
         "The long options of `hetprobe PROBE`, from the CLI's own parser (--help included)");

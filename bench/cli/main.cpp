@@ -8,6 +8,7 @@
 
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
+#include "bench/cli/error_record.hpp"
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/run_header.hpp"
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const bool info = e.get_exit_code() == 0;  // --help, --version
     if (info || cli::first_launched_rank()) app.exit(e);
+    if (!info) cli::record_error(ErrorKind::usage, e.what());
     return info ? 0 : 2;
   }
   if (debug) setenv("HETPROBE_DEBUG", "1", 1);  // read by user_message(), here and in the probes' own reports
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
     return code;
   } catch (const Error& e) {
     std::fprintf(stderr, "hetprobe: %s error: %s\n", to_string(e.kind()), user_message(e).c_str());
+    cli::record_error(e.kind(), user_message(e));
     return exit_code_for(e.kind());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hetprobe: error: %s\n", e.what());

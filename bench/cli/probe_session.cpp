@@ -10,6 +10,7 @@
 
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
+#include "bench/cli/error_record.hpp"
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/mpi_transport.hpp"
 #include "bench/core/placement.hpp"
@@ -115,6 +116,7 @@ int check_options_only(Probe& probe, const std::string& key) {
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::usage) throw;
     std::fprintf(stderr, "hetprobe %s: error: %s\n", key.c_str(), user_message(e).c_str());
+    record_error(e.kind(), user_message(e));
     return 2;
   }
   return 0;
@@ -126,7 +128,10 @@ int check_options_only(Probe& probe, const std::string& key) {
 bool start_mpi(const Probe& probe, const std::string& key) {
   const std::string& single_copy = probe.session().single_copy;
   if (const std::string why = single_copy_unavailable(single_copy); !why.empty()) {
-    if (first_launched_rank()) std::fprintf(stderr, "hetprobe %s: error: %s\n", key.c_str(), why.c_str());
+    if (first_launched_rank()) {
+      std::fprintf(stderr, "hetprobe %s: error: %s\n", key.c_str(), why.c_str());
+      record_error(ErrorKind::usage, why);
+    }
     return false;
   }
   request_single_copy(single_copy);  // Open MPI reads it at MPI_Init, on every rank
@@ -297,6 +302,7 @@ class Session {
   [[noreturn]] void abort_run(const Error& e) {
     std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi_.host.c_str(), mpi_.rank, to_string(e.kind()),
                  user_message(e).c_str());
+    record_error(e.kind(), user_message(e), mpi_.rank, mpi_.host);
     probe_.release();  // stops any load still running
     if (mpi_.rank == 0 && probe_.resumable())
       std::fprintf(stderr, "hetprobe %s: %zu of %zu points are in %s; --resume continues it\n", key_.c_str(),
@@ -330,14 +336,20 @@ class Session {
 bool agreed_steps(const MpiContext& mpi, const std::string& probe, std::initializer_list<std::function<void()>> steps) {
   for (const auto& step : steps) {
     std::string error;
+    ErrorKind kind = ErrorKind::usage;
     try {
       step();
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::usage && e.kind() != ErrorKind::unsupported) throw;
       error = e.what();
+      kind = e.kind();
     }
     const int failed = first_failed_rank(mpi, !error.empty());
-    if (failed == mpi.rank) std::fprintf(stderr, "hetprobe %s: error: %s\n", probe.c_str(), error.c_str());
+    if (failed == mpi.rank) {
+      std::fprintf(stderr, "hetprobe %s: %s: %s\n", probe.c_str(),
+                   kind == ErrorKind::usage ? "error" : "unsupported error", error.c_str());
+      record_error(kind, error, mpi.rank, mpi.host);
+    }
     if (failed >= 0) return false;
   }
   return true;

@@ -50,7 +50,7 @@ from ._step_options import check_step_options
 from ._step_records import expected_records, family, launch_name
 from .errors import UsageError
 from .load import Results, load
-from .probes import binary, follow, launch_command, launch_env
+from .probes import binary, error_channel, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
 # Presets: the defaults aim at 30 s plus 15 s per GPU (on one H100, 2026-11-25: notify 4.4 s, the
@@ -318,10 +318,14 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
         progress.update(step.name, step.records, state["total"], label)
 
     start = time.monotonic()
-    with open(directory / f"{step.name}.txt", "w") as table, open(log, "w") as err:
+    with (
+        open(directory / f"{step.name}.txt", "w") as table,
+        open(log, "w") as err,
+        error_channel(launch_env()) as (env, recorded),
+    ):
         try:
             step.exit_code = follow(
-                step.command, out, on_record, env=launch_env(), stdout=table, stderr=err, timeout_s=timeout_s
+                step.command, out, on_record, env=env, stdout=table, stderr=err, timeout_s=timeout_s
             )
         except KeyboardInterrupt:  # follow() stopped the probe with SIGTERM: its finished records stay
             step.status, step.wall_s = "interrupted", time.monotonic() - start
@@ -330,10 +334,13 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
         except Exception as e:  # a timeout or a launcher that would not start: the next probe still runs
             err.write(f"characterize: error: {e}\n")
             step.exit_code = -1 if not isinstance(step.exit_code, int) else step.exit_code
+        errors = recorded()
     step.wall_s = time.monotonic() - start
     step.status = "ok" if step.exit_code == 0 else "failed"
     if step.status != "ok":
-        step.error = last_error(log) or _exit_error(step.exit_code)
+        # The probe's own words (its recorded error), else the log's last error line.
+        own = f"hetprobe: {errors[0]['kind']} error: {errors[0]['message']}" if errors else None
+        step.error = own or last_error(log) or _exit_error(step.exit_code)
     progress.finish(step.name, step.status, step.records, step.wall_s, log if step.status != "ok" else None)
 
 

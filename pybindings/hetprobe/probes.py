@@ -18,13 +18,15 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Callable
 
+from . import errors
 from ._paths import check_output, file_kind
-from .errors import Interrupted, MPIError, ProbeTimeout, Unsupported, UsageError
+from .errors import HetprobeError, Interrupted, MPIError, ProbeTimeout, UsageError
 from .load import Results, load
 
 # The environment before this process initialises MPI: an MPI singleton adds
@@ -279,15 +281,48 @@ def follow(
     return proc.returncode
 
 
-def raise_for_exit(what: str, code: int, stderr_text: str, path: Path) -> None:
-    """hetprobe's exit codes as exceptions: 2 usage/unsupported, 130 interrupted, others failures."""
+@contextmanager
+def error_channel(env: dict) -> Iterator[tuple[dict, Callable[[], list[dict]]]]:
+    """What a launch of hetprobe says of its own failure: `env` with the error file set (the compiled
+    module names the variable), and a function returning the errors recorded there, one dict per
+    process that reported one ({kind, exit_code, message, rank, host}), first failure first. The log
+    stays for people; the kind and the message come from here, never from the log's text."""
+    fd, name = tempfile.mkstemp(prefix="hetprobe-errors-", suffix=".jsonl")
+    os.close(fd)
+
+    def recorded() -> list[dict]:
+        with open(name, encoding="utf-8", errors="replace") as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    try:
+        yield {**env, _core().error_file_variable: name}, recorded
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+def error_of(record: dict, context: str) -> HetprobeError:
+    """The exception of a recorded error: the class its kind maps to (the compiled module's table of
+    kinds), with its message and, from an MPI run, the rank and host that reported it."""
+    kind = _core().error_kinds().get(record.get("kind"), {})
+    where = f" [rank {record['rank']} on {record.get('host')}]" if record.get("rank") is not None else ""
+    return getattr(errors, kind.get("exception", "HetprobeError"))(f"{context}: {record.get('message')}{where}")
+
+
+def raise_for_exit(what: str, code: int, stderr_text: str, path: Path, recorded: list[dict] = ()) -> None:
+    """A failed run as an exception: the kind and message the run recorded (error_channel), else by
+    its exit code (2 usage, 130 interrupted, others a failed run). The log's tail goes with it."""
     if code == 0:
         return
     tail = "\n".join(stderr_text.strip().splitlines()[-15:])
     kept = f" (finished records are in {path})" if path.exists() and path.stat().st_size else ""
-    message = f"{what} exited with code {code}{kept}:\n{tail}"
+    context = f"{what} exited with code {code}{kept}"
+    if recorded:
+        error = error_of(recorded[0], context)
+        error.args = (f"{error.args[0]}\n{tail}",)
+        raise error
+    message = f"{context}:\n{tail}"
     if code == 2:
-        raise (Unsupported if "unsupported error" in tail else UsageError)(message)
+        raise UsageError(message)
     if code == 130:
         raise Interrupted(message)
     raise MPIError(message)
@@ -318,10 +353,10 @@ def run_mpi(
         path.unlink(missing_ok=True)  # the probe creates it, and refuses an existing non-empty one
     cmd = launch_command(ranks, launcher, hosts, launcher_args) + [binary(), probe, "--out", str(path)]
     cmd += options_to_args(options)
-    with tempfile.TemporaryFile() as err:
-        code = follow(cmd, path, progress, env=launch_env(), stdout=subprocess.DEVNULL, stderr=err, timeout_s=timeout_s)
+    with tempfile.TemporaryFile() as err, error_channel(launch_env()) as (env, recorded):
+        code = follow(cmd, path, progress, env=env, stdout=subprocess.DEVNULL, stderr=err, timeout_s=timeout_s)
         err.seek(0)
-        raise_for_exit(shlex.join(cmd), code, err.read().decode(errors="replace"), path)
+        raise_for_exit(shlex.join(cmd), code, err.read().decode(errors="replace"), path, recorded())
     results = load(path)
     if temporary:
         path.unlink(missing_ok=True)

@@ -180,3 +180,21 @@ def test_launch_command_defaults_and_explicit_prefix():
         launch_command(0)
     with pytest.raises(hetprobe.UsageError, match="not found"):
         launch_command(2, "no-such-launcher")
+
+
+def test_a_failed_mpi_run_raises_its_own_recorded_error(tmp_path):
+    """The kind and the message come from the run's recorded error (HETPROBE_ERROR_FILE), with the
+    rank and host that reported it: not from searching the log."""
+    with pytest.raises(hetprobe.UsageError) as e:
+        hetprobe.run_mpi("interference", ranks=3, out=tmp_path / "i.jsonl", device="host", sizes="1KiB", reps=1)
+    message = str(e.value)
+    assert "uses exactly 2 MPI ranks" in message and "[rank 0 on " in message
+    assert not (tmp_path / "i.jsonl").exists() or (tmp_path / "i.jsonl").stat().st_size == 0
+
+
+def test_the_error_kinds_map_to_the_package_exceptions():
+    kinds = hetprobe._core.error_kinds()
+    assert {"usage", "unsupported", "interrupted", "timeout"} <= set(kinds)
+    for kind, entry in kinds.items():
+        assert issubclass(getattr(hetprobe.errors, entry["exception"]), hetprobe.errors.HetprobeError), kind
+    assert kinds["usage"]["exit_code"] == 2 and kinds["interrupted"]["exit_code"] == 130
