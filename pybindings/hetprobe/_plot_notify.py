@@ -6,6 +6,7 @@ import textwrap
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import NullFormatter
 
@@ -106,12 +107,14 @@ def roundtrip(results, path=None, title=None):
 
     Boxes are p25-p75 with the median; whiskers p1-p99; outliers are not drawn. The y axis is
     logarithmic once the whiskers span more than a factor of 10. With several flag setups in the
-    file, each group is labelled with its placement/spacing too.
+    file, each group is labelled with its placement/spacing too. Of a run over several GPUs (one rank
+    each), the lowest rank's exchanges, as roundtrip_table shows; Results.only_rank selects another.
     """
     s = results.samples
     sm = s[(s["probe"] == "notify") & (s["record"] == "roundtrip") & (s["metric"] == "roundtrip_ns")]
     if sm.empty:
         raise UsageError("no notify round-trip samples in these results")
+    sm = sm[sm["rank"] == sm["rank"].min()]  # one GPU's exchanges in a box, never two GPUs' pooled
     keys = ["cpu_order", "gpu_order", "placement", "spacing"]
     several = len(sm[["placement", "spacing"]].drop_duplicates()) > 1
     recs = sm[["record_id", "direction", *keys]].drop_duplicates("record_id")
@@ -277,24 +280,55 @@ def _round_trip_panel(ax, half, used, prec):
     ax.legend(fontsize="small", loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2, frameon=False)
 
 
+def gpu_label(results, segment: int, rank: int) -> str:
+    """A rank of a run over several GPUs as hetprobe.per_gpu names it (the rank that measured it), with its
+    device's PCI address from the run's header where it has one: "GPU 1 (0000:00:07.0)"."""
+    header = results._segment_headers().get(segment) or {}
+    entry = next((r for r in header.get("ranks") or [] if isinstance(r, dict) and r.get("rank") == rank), {})
+    pci = (entry.get("device") or {}).get("pci_bus_id") or (entry.get("placement") or {}).get("pci_bus_id")
+    return f"GPU {rank}" + (f" ({pci})" if pci else "")
+
+
+def _clock_row(axes, fit, samples) -> None:
+    """One fit's two panels: residuals over time, and the half round trips."""
+    cs = samples[(samples["segment"] == fit["segment"]) & (samples["rank"] == fit["rank"])]
+    t0 = cs.loc[cs["role"] == "fit", "host_ns"].min()
+    t = ((cs["host_ns"] - t0) * 1e-9).to_numpy()
+    used, prec = cs["used"].to_numpy(dtype=bool), float(fit["precision_ns"])
+    _residual_panel(axes[0], t, cs["residual_ns"].to_numpy(dtype=float), used, prec)
+    _round_trip_panel(axes[1], cs["half_interval_ns"].to_numpy(dtype=float), used, prec)
+
+
+def _fit_text(fit) -> str:
+    return f"drift {fit['drift_ppm']:.3f} ppm, precision {float(fit['precision_ns']):.0f} ns"
+
+
 def clock(results, path=None, title=None):
     """Clock sync: residual (ns) against time (s) with used samples highlighted and ±precision shaded
     (the axis scaled to show the band, residuals beyond it drawn at the edge), and the distribution of
-    each sync's half round trip (ns). Title: drift (ppm) and precision (ns)."""
+    each sync's half round trip (ns). Title: drift (ppm) and precision (ns).
+
+    A run over several GPUs (`hetprobe clock` under mpirun, characterize: one fit per rank, each rank
+    its own GPU) gets a row of the two panels per GPU, titled with its rank, PCI address, drift and
+    precision. Fits of several runs (segments: two files, two nodes) raise UsageError: select one."""
     s = results.summary
     fits = s[(s["probe"] == "clock") & (s["record"] == "clock_fit")]
     if fits.empty:
         raise UsageError("no clock_fit record in these results")
-    if len(fits) > 1:
-        raise UsageError(f"{len(fits)} clock fits (segments/ranks) in these results: load or select one")
-    fit = fits.iloc[0]
-    cs = results.clock_samples()
-    cs = cs[(cs["segment"] == fit["segment"]) & (cs["rank"] == fit["rank"])]
-    t0 = cs.loc[cs["role"] == "fit", "host_ns"].min()
-    t = ((cs["host_ns"] - t0) * 1e-9).to_numpy()
-    used, prec = cs["used"].to_numpy(dtype=bool), float(fit["precision_ns"])
-    fig, axes = new_figure(1, 2, width=5.5, height=4.4)
-    _residual_panel(axes[0][0], t, cs["residual_ns"].to_numpy(dtype=float), used, prec)
-    _round_trip_panel(axes[0][1], cs["half_interval_ns"].to_numpy(dtype=float), used, prec)
-    default = run_title(fits, f"clock sync, drift {fit['drift_ppm']:.3f} ppm, precision {prec:.0f} ns")
-    return finish(fig, title or default, path)
+    if fits["segment"].nunique() > 1 or fits["rank"].duplicated().any():
+        raise UsageError(
+            f"{len(fits)} clock fits of {fits['segment'].nunique()} runs (segments) in these results: "
+            "load or select one"
+        )
+    samples = results.clock_samples()
+    if len(fits) == 1:
+        fit = fits.iloc[0]
+        fig, axes = new_figure(1, 2, width=5.5, height=4.4)
+        _clock_row(axes[0], fit, samples)
+        return finish(fig, title or run_title(fits, f"clock sync, {_fit_text(fit)}"), path)
+    fits = fits.sort_values("rank", kind="stable")
+    fig = Figure(figsize=(11.0, 4.8 * len(fits)), layout="constrained")
+    for sub, fit in zip(fig.subfigures(len(fits), 1, squeeze=False)[:, 0], (f for _, f in fits.iterrows())):
+        _clock_row(sub.subplots(1, 2), fit, samples)
+        sub.suptitle(f"{gpu_label(results, int(fit['segment']), int(fit['rank']))}: {_fit_text(fit)}")
+    return finish(fig, title or run_title(fits, f"clock sync of {len(fits)} GPUs"), path)

@@ -6,6 +6,7 @@ The tests import the installed package (`pip install .`), never the source folde
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -80,6 +81,25 @@ def host_run(tmp_path_factory):
             "--paper",
             str(directory),
         ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return directory, done
+
+
+@pytest.fixture(scope="session")
+def host_run_gpus(tmp_path_factory):
+    """(run directory, completed process) of `python -m hetprobe characterize --quick --device host` with the
+    host backend presenting two devices (HETPROBE_HOST_DEVICES=2, docs/testing.md): notify, clock and
+    bandwidth on one rank per device, the loads from one device and from both, one launch of each step and
+    no paper sweep, as a user's --quick run on a node of two GPUs."""
+    directory = tmp_path_factory.mktemp("characterize-gpus") / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host", "--progress", "lines"]
+        + [str(directory)],
+        env=dict(os.environ, HETPROBE_HOST_DEVICES="2"),
         capture_output=True,
         text=True,
         timeout=900,

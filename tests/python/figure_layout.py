@@ -79,8 +79,17 @@ def bars(ax, r=None) -> list[Bbox]:
 
 
 def shapes(ax, r) -> list[Bbox]:
-    """The display extents of every patch an axes draws in data coordinates: bars, boxes of a box plot."""
-    return [p.get_window_extent(r) for p in ax.patches if p.get_visible() and _on_data(p, ax)]
+    """The display extents of every patch an axes draws in data coordinates: bars, boxes of a box plot; each
+    as drawn, cut at the axes' edge where it is clipped there (a histogram's bar on a log axis starts at 0,
+    -inf on the canvas: only the part inside its axes is seen)."""
+    out = []
+    for p in ax.patches:
+        if p.get_visible() and _on_data(p, ax):
+            box = p.get_window_extent(r)
+            box = Bbox.intersection(box, ax.get_window_extent(r)) if p.get_clip_on() else box
+            if box is not None:
+                out.append(box)
+    return out
 
 
 def legends(fig) -> list[Legend]:

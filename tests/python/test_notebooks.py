@@ -1,6 +1,8 @@
-"""The analysis notebooks run headless (nbclient) without a cell error, on the committed H200 data
-and on a fresh host-backend run, and show what they claim to: each check below compares a
-notebook's output with the data it read, independently of the notebook's own code."""
+"""The analysis notebooks run headless (nbclient) without a cell error, on the committed H200 data,
+on a fresh host-backend run, on a fresh run over two host devices and on the committed run on two
+H200s, and show what they claim to: each check below compares a notebook's output with the data it
+read, independently of the notebook's own code. A run over several GPUs shows each GPU where a table
+or figure is per device, and a step run as several launches is pooled in the tables."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import DATA, REPO, jsonl_records
 
@@ -93,6 +96,54 @@ def points(path) -> list[dict]:
     ]
 
 
+def load_of(p: dict) -> tuple:
+    """(kind, GPUs, rate) of a point; files from before the load kinds: the paper's writer (results-schema)."""
+    if "load_kind" in p:
+        return p["load_kind"], p["load_gpus"], p.get("load_rate")
+    return ("none", 0, None) if p["layout"] == "SSB" else ("write", 1, "1")
+
+
+def shown_points(path) -> list[dict]:
+    """The points the interference notebook's paper sections show of a file: all of them where it has one
+    load; of a step of several loads (characterize's loads step), SSB and the paper's writer (a GPU
+    writing, from one GPU, at full rate)."""
+    pts = points(path)
+    if len({load_of(p) for p in pts if load_of(p)[0] != "none"}) <= 1:
+        return pts
+    return [p for p in pts if load_of(p)[0] == "none" or load_of(p) == ("write", 1, "1")]
+
+
+def launch_files(directory: Path, step: str = "interference") -> list[Path]:
+    """A characterize step's files: STEP.jsonl, then STEP.launch2.jsonl, STEP.launch3.jsonl, ..."""
+    more = sorted(directory.glob(f"{step}.launch*.jsonl"), key=lambda f: int(f.stem.rsplit("launch", 1)[1]))
+    return [directory / f"{step}.jsonl"] + more
+
+
+def pooled(files: list[Path]) -> dict:
+    """{(size, layout, access, kind, GPUs, rate): (median send time over the launches in ns, the launches'
+    ratios to SSB, the one launch's interval or None)} of the points of one step's launch files."""
+    by: dict = {}
+    for f in files:
+        for p in points(f):
+            key = (p["size_bytes"], p["layout"], p["access"], *load_of(p))
+            by.setdefault(key, []).append(p)
+    out = {}
+    for key, pts in by.items():
+        ratios = [p["ratio_to_ssb_median"] for p in pts if p.get("ratio_to_ssb_median") is not None]
+        ci = pts[0].get("ratio_to_ssb_ci95") if len(pts) == 1 else None
+        out[key] = (float(np.median([p["send_time_ns"]["median"] for p in pts])), ratios, ci)
+    return out
+
+
+def rank_labels(path) -> dict[int, str]:
+    """{rank: "GPU 1" or "GPU 1 (PCI)"} of a per-GPU probe's header (its ranks, one GPU each)."""
+    out = {}
+    for r in header(path)["ranks"]:
+        pci = (r.get("device") or {}).get("pci_bus_id") or (r.get("placement") or {}).get("pci_bus_id")
+        out[r["rank"]] = f"GPU {r['rank']}" + (f" ({pci})" if pci else "")
+    return out
+
+
 def assert_clean(executed):
     nb = executed["nb"]
     assert executed["seconds"] < SECONDS, f"took {executed['seconds']:.0f} s"
@@ -105,9 +156,11 @@ def assert_clean(executed):
 # --- checks shared by the two data selections -------------------------------------------------
 
 
-def check_interference(nb, sweep: Path, timeline: Path):
+def check_interference(nb, sweep: Path, timeline: Path, launches: list[Path] | None = None):
+    """The paper's sections: the sweep's shown points (shown_points), their medians and payload checks; with
+    `launches` (the sweep's step's launch files) each point's ratio to SSB pooled over them, with its interval."""
     cfg = header(sweep, "interference")["config"]
-    pts = points(sweep)
+    pts = shown_points(sweep)
     assert images(nb, "send_time") == 1 and images(nb, "ratio") == 1
     medians = text(nb, "medians")
     for name in cfg["layouts"] + cfg["access"]:
@@ -119,9 +172,11 @@ def check_interference(nb, sweep: Path, timeline: Path):
     payload = text(nb, "payload")
     failed = [p for p in pts if p["status"] != "ok"]
     assert (f"All {len(pts)} points have status `ok`" in payload) == (not failed)
-    assert "torn" in payload
+    assert ("torn" in payload) == any(p["layout"] == "PSB" for p in pts)
     assert "GB/s" in text(nb, "writer_bw")
-    with_timeline = [p for p in points(timeline) if p.get("writer_timeline")]
+    if launches is not None:
+        check_pooled_ratios(nb, launches)
+    with_timeline = [p for p in shown_points(timeline) if p.get("writer_timeline")]
     shown = text(nb, "timeline")
     if with_timeline:
         assert "fraction of sends the writer covered" in shown
@@ -132,6 +187,28 @@ def check_interference(nb, sweep: Path, timeline: Path):
 
 def ci_text(ratio: float, low: float, high: float) -> str:
     return f"{ratio:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def check_pooled_ratios(nb, launches: list[Path]):
+    """The sweep's ratio table: each shown point's ratio to SSB with its 95% interval, over the launches:
+    one launch's own (ratio_to_ssb_median, ratio_to_ssb_ci95), several launches' median ratio with the
+    interval Results.interference_ratios pools."""
+    table = html(nb, "ratio_pooled")[0]
+    shown = {(p["size_bytes"], p["layout"], p["access"], *load_of(p)) for p in shown_points(launches[0])}
+    rows = (
+        hetprobe.load(launches)
+        .interference_ratios()
+        .set_index(["size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate"])
+    )
+    for key, (_, ratios, ci) in pooled(launches).items():
+        if key[1] == "SSB" or key not in shown:
+            continue
+        if len(ratios) == 1:
+            assert ci_text(ratios[0], *ci) in table, key
+        else:
+            low, high = rows.loc[key, ["ratio_ci95_low", "ratio_ci95_high"]]
+            assert ci_text(float(np.median(ratios)), low, high) in table, key
+    assert ("median of the launches' ratios" in text(nb, "ratio_pooled")) == (len(launches) > 1)
 
 
 def bare_lines(path) -> list[dict]:
@@ -187,45 +264,105 @@ def check_rounds(nb):
         assert bare_text(row) in cold
 
 
+def labelled(label: str, several: bool) -> str:
+    """What a GPU's line of text starts with: its label where the run has several GPUs."""
+    return f"{label}: " if several else ""
+
+
 def check_notify_clock(nb, notify: Path, clock: Path, placements: bool):
+    """Table 1, the round trips, the mechanisms and the clock fit of every GPU (rank) of the files, each GPU's
+    figures and lines labelled with it where there are several."""
     cfg = header(notify, "notify")["config"]
+    gpus = rank_labels(notify)
+    several = len(gpus) > 1
     table1 = text(nb, "table1")
     for order in cfg["orders"]:
         assert f"{order['cpu']}:{order['gpu']}" in table1
     assert "Power9" in table1 and "not this run's" in table1  # the paper's values, labelled as such
-    assert images(nb, "roundtrip") == 1
+    for rank, label in gpus.items():
+        cpu = next(
+            r["ns_per_op"]["median"]
+            for r in jsonl_records(notify)
+            if r["record"] == "overhead"
+            and r.get("rank", 0) == rank
+            and r["side"] == "cpu"
+            and not r["contended"]
+            and (r["setup"]["cpu_order"], r["setup"]["gpu_order"]) == ("volatile", "relaxed")
+        )
+        assert f"{labelled(label, several)}This run in the paper's setup" in table1
+        line = next(x for x in table1.splitlines() if x.startswith(f"{labelled(label, several)}This run in"))
+        assert f"CPU {cpu:.4g} ns" in line, (label, line)
+    assert images(nb, "roundtrip") == len(gpus)
     if placements:
         assert images(nb, "placement") == 1 and "same-line (8 B)" in text(nb, "placement")
     else:
         assert images(nb, "placement") == 0 and "no placement/spacing comparison" in text(nb, "placement")
-    assert images(nb, "mechanisms") == 1
-    mechanisms = [r for r in jsonl_records(notify) if r["record"] == "mechanism"]
-    for m in mechanisms:
-        assert m["mechanism"] in text(nb, "mechanisms")
-    skipped = [m for m in mechanisms if m["status"] != "ok"]
-    assert (f"{len(skipped)} of {len(mechanisms)} mechanisms skipped" in text(nb, "mechanisms")) == bool(skipped)
-    fit = next(r for r in jsonl_records(clock) if r["record"] == "clock_fit")
-    assert f"Drift **{fit['drift_ppm']:.4g} ppm**, precision **{fit['precision_ns']:.4g} ns**" in text(nb, "clock")
+    assert images(nb, "mechanisms") == len(gpus)
+    shown = text(nb, "mechanisms")
+    for rank, label in gpus.items():
+        mechanisms = [r for r in jsonl_records(notify) if r["record"] == "mechanism" and r.get("rank", 0) == rank]
+        for m in mechanisms:
+            assert m["mechanism"] in shown
+        skipped = [m for m in mechanisms if m["status"] != "ok"]
+        claim = f"{labelled(label, several)}{len(skipped)} of {len(mechanisms)} mechanisms skipped"
+        assert (claim in shown) == bool(skipped), claim
+    fits = [r for r in jsonl_records(clock) if r["record"] == "clock_fit"]
+    assert len(fits) == len(rank_labels(clock))  # one fit per GPU
+    lines = text(nb, "clock").splitlines()
+    for fit in fits:
+        drift = f"Drift **{fit['drift_ppm']:.4g} ppm**, precision **{fit['precision_ns']:.4g} ns**"
+        line = next(x for x in lines if drift in x)
+        assert labelled(rank_labels(clock)[fit.get("rank", 0)], len(fits) > 1) in line, line
     assert images(nb, "clock") == 1 and images(nb, "clock_batches") == 1
     batches = text(nb, "clock_batches")
     assert "check" in batches and "fit" in batches
+    if len(fits) > 1:
+        assert all(label in batches for label in rank_labels(clock).values())
 
 
-def check_loads(nb, loads: list[Path]):
-    """The loads section: its table holds every full-rate load point's median, slowdown and traffic."""
-    pts = [p for f in loads for p in points(f) if p["load_kind"] != "none" and p["load_rate"] == "1"]
-    table = text(nb, "loads")
-    assert "Largest slowdown" in table
-    for p in pts:
-        if p["size_bytes"] in (1024, 65536, 1 << 20, 16 << 20) and p["layout"] == "P2AB" and p["file"] == loads[0].name:
-            assert shows_number(table, p["send_time_ns"]["median"] / 1e3, 3), (p["size_bytes"], p["load_kind"])
-    gpus = max(p["load_gpus"] for p in pts)
-    assert images(nb, "loads_plots") == 1 + (gpus > 1)
+def check_loads(nb, loads: list[Path], rates: list[Path] | None = None, tag: str = "loads"):
+    """The loads table: every full-rate load point of the loads step (`loads`: its launch files) and every
+    point of the rates step at the headline sizes, each its median send time over the launches (µs) and its
+    ratio to SSB with its interval (one launch's own; over several, the median of their ratios); and the
+    largest ratio over them all."""
+    table = text(nb, tag)
+    steps = [(loads, lambda key: key[5] == "1")] + ([(rates, lambda key: True)] if rates else [])
+    largest = 0.0
+    for files, shown in steps:
+        for key, (median_ns, ratios, ci) in pooled(files).items():
+            if key[3] == "none":
+                continue
+            ratio = float(np.median(ratios)) if ratios else np.nan
+            largest = max(largest, ratio)
+            if key[0] in (1024, 65536, 1 << 20, 16 << 20) and key[1] == "P2AB" and shown(key):
+                assert shows_number(table, median_ns / 1e3, 3), key
+                if ci is not None:
+                    assert ci_text(ratio, *ci) in table, key
+                elif ratios:
+                    assert f"{ratio:.3f}" in table, key
+    assert f"Largest slowdown: **{largest:.3g}× SSB**" in table
+    gpus = max(p["load_gpus"] for f in loads for p in points(f))
+    if tag == "loads":
+        assert images(nb, "loads_plots") == 1 + (gpus > 1)
 
 
-def check_node_report(nb, interference: Path, topology: dict, host_backend: bool):
+def check_gpus(nb, tag: str, clocks: list[Path]):
+    """A per-GPU table (hetprobe.per_gpu's): every GPU of each run, with its clock drift."""
+    table = "\n".join(html(nb, tag))
+    for clock in clocks:
+        for fit in (r for r in jsonl_records(clock) if r["record"] == "clock_fit"):
+            assert shows_number(table, fit["drift_ppm"], 3), (clock, fit.get("rank", 0))
+        for label in rank_labels(clock).values():
+            if " (" in label:  # its PCI address (a host device has none)
+                assert label.split(" (")[1].rstrip(")") in table, label
+
+
+def check_node_report(nb, interference: Path, topology: dict, host_backend: bool, gpus: int = 1):
+    """`interference`: the file whose header places the ranks: the paper's sweep where the run has one, else
+    the loads step's first launch."""
     assert ("This run used the host backend" in text(nb, "provenance")) == host_backend
     assert "Payload checks" in text(nb, "headline")
+    assert ("The notify and clock numbers are GPU 0" in text(nb, "headline")) == (gpus > 1)
     topo = text(nb, "topology")
     for device in topology["gpus"] + topology["nics"]:
         assert device["pci_bus_id"] in topo
@@ -233,18 +370,20 @@ def check_node_report(nb, interference: Path, topology: dict, host_backend: bool
     ranks = text(nb, "ranks")
     for rank in header(interference, "interference")["ranks"]:
         assert rank["placement"]["cpuset"] in ranks and rank["placement"]["bind"] in ranks
-    assert images(nb, "notify") == 2 and images(nb, "clock") == 1
+    assert images(nb, "notify") == 2 * gpus and images(nb, "clock") == 1
     directory = interference.parent
-    loads = (
-        [p for p in points(directory / "interference.jsonl") if p.get("load_kind", "none") != "none"]
-        if (directory / "interference-paper.jsonl").exists()
-        else []
-    )
-    gpus = max((p["load_gpus"] for p in loads), default=0)
-    assert images(nb, "interference") == 2 + (1 + (gpus > 1) if loads else 0)
+    loads_file = directory / "interference.jsonl"
+    loads = [p for p in points(loads_file) if load_of(p)[0] != "none"] if loads_file.exists() else []
+    load_gpus = max((p["load_gpus"] for p in loads), default=0)
+    paper = interference != loads_file
+    assert images(nb, "interference") == 2 * paper + (1 + (load_gpus > 1) if loads else 0)
+    if loads:
+        check_loads(nb, launch_files(directory), launch_files(directory, "interference-rate"), tag="interference")
 
 
-def check_compare(nb, a: list[Path], b: list[Path], host_b: bool):
+def check_compare(nb, a: list[Path], b: list[Path], host_b: bool, clocks: list[Path] = ()):
+    """a, b: the interference files each run is compared by (the plots' one run); clocks: the clock files of
+    the runs that measured their GPUs one by one."""
     sizes = [{p["size_bytes"] for f in files for p in points(f)} for files in (a, b)]
     common = sorted(sizes[0] & sizes[1])
     assert images(nb, "compare") == 1
@@ -256,6 +395,10 @@ def check_compare(nb, a: list[Path], b: list[Path], host_b: bool):
     table = text(nb, "compare_table")
     assert "A: " in table and "B: " in table
     assert f"SSB at {size_label(common[-1])}" in table
+    if clocks:
+        check_gpus(nb, "compare_gpus", clocks)
+    else:
+        assert "no per-GPU table" in text(nb, "compare_gpus")
 
 
 # --- (a) the committed data (the notebooks' defaults) -----------------------------------------
@@ -286,37 +429,76 @@ def test_committed_data(name):
                 json.loads((DATA / "h200-topo.json").read_text()),
             )
         check_node_report(nb, interference, topology, host_backend=False)
+        if run_dir.is_dir():
+            check_gpus(nb, "gpus", [run_dir / "clock.jsonl"])
     else:
         check_compare(
             nb, [DATA / "h200-interference-sweep.jsonl"], [DATA / "h200-interference-placed.jsonl"], host_b=False
         )
 
 
-# --- (b) a fresh host-backend run -------------------------------------------------------------
+# --- (b) run directories: a fresh host-backend run, and runs over two GPUs ---------------------
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_host_run(name, host_run):
-    directory, completed = host_run
-    assert completed.returncode == 0, completed.stderr
+def check_run(name: str, directory: Path):
+    """The notebook `name` on the characterize run `directory` (compare: as B, the committed H200 run A):
+    every GPU's tables and figures, the paper's sections on the paper's sweep or else on the loads step's
+    paper kind, each step's launches pooled in the tables, with their intervals."""
     variables = {"HETPROBE_NOTEBOOK_COMPARE": directory} if name == "compare" else {"HETPROBE_NOTEBOOK_RUN": directory}
     executed = run(name, **variables)
     assert_clean(executed)
     nb = executed["nb"]
     host = header(directory / "interference.jsonl")["backend"] == "host"
-    paper = directory / "interference-paper.jsonl"
+    gpus = len(rank_labels(directory / "clock.jsonl"))
+    step = "interference-paper" if (directory / "interference-paper.jsonl").exists() else "interference"
+    sweep = directory / f"{step}.jsonl"
     if name == "interference":
-        check_interference(nb, paper, paper)
+        check_interference(nb, sweep, sweep, launch_files(directory, step))
         assert ("Host backend" in text(nb, "how")) == host
-        check_loads(nb, [directory / "interference.jsonl", directory / "interference-rate.jsonl"])
+        assert ("No paper's layout sweep in this run" in text(nb, "setup")) == (step == "interference")
+        check_loads(nb, launch_files(directory), launch_files(directory, "interference-rate"))
         check_rounds(nb)  # the committed H100 section, whatever run the rest reads
+        assert (f"each of the {gpus} GPUs" in text(nb, "writer_bw")) == (gpus > 1)
     elif name == "notify_clock":
         check_notify_clock(nb, directory / "notify.jsonl", directory / "clock.jsonl", placements=False)
+        assert (f"{gpus} GPUs, one rank each" in text(nb, "how")) == (gpus > 1)
     elif name == "node_report":
-        check_node_report(nb, paper, json.loads((directory / "topology.json").read_text()), host_backend=host)
+        topology = json.loads((directory / "topology.json").read_text())
+        check_node_report(nb, sweep, topology, host_backend=host, gpus=gpus)
         assert "characterize.json" in text(nb, "provenance")
-    else:
+        check_gpus(nb, "gpus", [directory / "clock.jsonl"])
+    elif name == "compare":
         run_dir = DATA / "h200x2-characterize"
         a = [run_dir / "interference-paper.jsonl"] if run_dir.is_dir() else [DATA / "h200-interference-placed.jsonl"]
-        check_compare(nb, a, [paper], host_b=host)
+        clocks = (
+            [run_dir / "clock.jsonl", directory / "clock.jsonl"] if run_dir.is_dir() else [directory / "clock.jsonl"]
+        )
+        check_compare(nb, a, [sweep], host_b=host, clocks=clocks)
         assert "clock drift" in text(nb, "compare_table")
+    else:  # halo: characterize runs no halo exchange
+        assert "No halo data" in text(nb, "setup") and "has no halo.jsonl" in text(nb, "setup")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_host_run(name, host_run):
+    """One host device, --paper, three launches of each step."""
+    directory, completed = host_run
+    assert completed.returncode == 0, completed.stderr
+    check_run(name, directory)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS + ["halo"])
+def test_host_run_of_two_devices(name, host_run_gpus):
+    """Two host devices (HETPROBE_HOST_DEVICES=2), characterize --quick: no paper sweep, one launch each."""
+    directory, completed = host_run_gpus
+    assert completed.returncode == 0, completed.stderr
+    assert len(rank_labels(directory / "clock.jsonl")) == 2
+    check_run(name, directory)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS + ["halo"])
+def test_two_h200s(name):
+    """The committed run on two H200s: characterize's defaults, three launches of the loads step."""
+    directory = DATA / "h200x2-characterize-default"
+    assert len(launch_files(directory)) == 3 and len(rank_labels(directory / "clock.jsonl")) == 2
+    check_run(name, directory)

@@ -87,6 +87,7 @@ COMMITTED = {
     "roundtrip (H200)": lambda tmp: plots.roundtrip(load(DATA / "h200-notify.jsonl")),
     "clock (H200)": lambda tmp: plots.clock(load(DATA / "h200-clock.jsonl")),
     "clock (narrow band)": lambda tmp: plots.clock(_clock_with_precision(tmp, 10.0)),
+    "clock (two H200s)": lambda tmp: plots.clock(load(DATA / "h200x2-characterize-default" / "clock.jsonl")),
     "traffic (two H200s)": lambda tmp: plots.slowdown_vs_traffic(load(MATRIX)),
     "traffic (0 GB/s)": lambda tmp: plots.slowdown_vs_traffic(_with_zero_traffic(tmp)),
     "traffic (rounds)": lambda tmp: plots.slowdown_vs_traffic(load(DATA / "h100-rounds" / "interference-1.jsonl")),

@@ -235,6 +235,48 @@ def test_clock_plot(tmp_path):
     assert len(used.get_xdata()) == 600
 
 
+TWO_H200 = DATA / "h200x2-characterize-default"  # characterize on two H200s: notify and clock on a rank per GPU
+
+
+def test_clock_plot_of_two_gpus(tmp_path):
+    """One clock fit per GPU: a row of the two panels per GPU, titled with its rank, PCI address, drift and
+    precision, each the same panels as that GPU's own figure."""
+    r = load(TWO_H200 / "clock.jsonl")
+    fits = {f["rank"]: f for f in jsonl_records(TWO_H200 / "clock.jsonl") if f["record"] == "clock_fit"}
+    fig = plots.clock(r, path=tmp_path / "clock2.png")
+    _saved(fig, tmp_path / "clock2.png")
+    assert len(fig.axes) == 4 and fig.get_suptitle().startswith("clock sync of 2 GPUs: ")
+    assert [sub.get_suptitle() for sub in fig.subfigs] == [
+        f"GPU {g} ({pci}): drift {fits[g]['drift_ppm']:.3f} ppm, precision {fits[g]['precision_ns']:.0f} ns"
+        for g, pci in ((0, "0000:00:06.0"), (1, "0000:00:07.0"))
+    ]
+
+    def used(ax):
+        return [ln for ln in ax.lines if ln.get_label() == "used in the fit"][0].get_ydata()
+
+    for g in (0, 1):
+        alone = plots.clock(r.only_rank(g))
+        assert len(alone.axes) == 2 and f"drift {fits[g]['drift_ppm']:.3f} ppm" in alone.get_suptitle()
+        assert np.array_equal(used(fig.axes[2 * g]), used(alone.axes[0]))
+
+
+def test_clock_plot_refuses_fits_of_two_runs():
+    with pytest.raises(UsageError, match="3 clock fits of 2 runs"):
+        plots.clock(load([DATA / "h200-clock.jsonl", TWO_H200 / "clock.jsonl"]))
+
+
+def test_roundtrip_plot_of_two_gpus_is_the_lowest_ranks_as_its_table():
+    """Two GPUs' exchanges are never pooled into one box: the plot, like roundtrip_table, is rank 0's."""
+    r = load(TWO_H200 / "notify.jsonl")
+
+    def boxes(fig):
+        return [tuple(ln.get_ydata()) for ln in fig.axes[0].lines]
+
+    assert boxes(plots.roundtrip(r)) == boxes(plots.roundtrip(r.only_rank(0)))
+    assert boxes(plots.roundtrip(r)) != boxes(plots.roundtrip(r.only_rank(1)))
+    assert plots.roundtrip_table(r).equals(plots.roundtrip_table(r.only_rank(0)))
+
+
 def test_compare(sweep, timeline, notify, tmp_path):
     fig = plots.compare(sweep, timeline, labels=("sweep", "short"), path=tmp_path / "cmp.png")
     _saved(fig, tmp_path / "cmp.png")
