@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
-H200_RUN = DATA / "h200x2-characterize"
-# Where data/h200x2-characterize is absent: the same probes from the single-probe H200 files.
+H200_RUN = DATA / "h200x2-characterize-default"
+# Where data/h200x2-characterize-default is absent: the same probes from the single-probe H200 files.
 H200_FILES = ["h200-notify.jsonl", "h200-clock.jsonl", "h200-interference-placed.jsonl", "h200-topo.json"]
 
 

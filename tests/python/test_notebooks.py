@@ -416,21 +416,11 @@ def test_committed_data(name):
         check_rounds(nb)
     elif name == "notify_clock":
         check_notify_clock(nb, DATA / "h200-notify.jsonl", DATA / "h200-clock.jsonl", placements=True)
-    elif name == "node_report":
-        run_dir = DATA / "h200x2-characterize"
-        if run_dir.is_dir():
-            interference, topology = (
-                run_dir / "interference-paper.jsonl",
-                json.loads((run_dir / "topology.json").read_text()),
-            )
-        else:  # the single-probe H200 files the notebook falls back to
-            interference, topology = (
-                DATA / "h200-interference-placed.jsonl",
-                json.loads((DATA / "h200-topo.json").read_text()),
-            )
-        check_node_report(nb, interference, topology, host_backend=False)
-        if run_dir.is_dir():
-            check_gpus(nb, "gpus", [run_dir / "clock.jsonl"])
+    elif name == "node_report":  # the committed run on two H200s, characterize's defaults
+        run_dir = DATA / "h200x2-characterize-default"
+        topology = json.loads((run_dir / "topology.json").read_text())
+        check_node_report(nb, run_dir / "interference.jsonl", topology, host_backend=False, gpus=2)
+        check_gpus(nb, "gpus", [run_dir / "clock.jsonl"])
     else:
         check_compare(
             nb, [DATA / "h200-interference-sweep.jsonl"], [DATA / "h200-interference-placed.jsonl"], host_b=False
@@ -467,12 +457,10 @@ def check_run(name: str, directory: Path):
         check_node_report(nb, sweep, topology, host_backend=host, gpus=gpus)
         assert "characterize.json" in text(nb, "provenance")
         check_gpus(nb, "gpus", [directory / "clock.jsonl"])
-    elif name == "compare":
-        run_dir = DATA / "h200x2-characterize"
-        a = [run_dir / "interference-paper.jsonl"] if run_dir.is_dir() else [DATA / "h200-interference-placed.jsonl"]
-        clocks = (
-            [run_dir / "clock.jsonl", directory / "clock.jsonl"] if run_dir.is_dir() else [directory / "clock.jsonl"]
-        )
+    elif name == "compare":  # A: the committed run on two H200s (its loads step: it has no paper sweep)
+        run_dir = DATA / "h200x2-characterize-default"
+        a = [run_dir / "interference.jsonl"]
+        clocks = [run_dir / "clock.jsonl", directory / "clock.jsonl"]
         check_compare(nb, a, [sweep], host_b=host, clocks=clocks)
         assert "clock drift" in text(nb, "compare_table")
     else:  # halo: characterize runs no halo exchange
