@@ -178,6 +178,13 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
   const ClockPrediction p = predict(fit.mapping, later);
   bool nominal = false;
   const double reference = reference_ns_per_tick(device.info(), nominal);
+  Json warnings = clock_fit_warnings(fit.precision_ns, fit.residual_rms_ns, fit.span_ns,
+                                     fit.mapping.drift_ppm(reference), p.within_precision, p.error_ns, p.precision_ns);
+  for (Json& w :
+       below_step_warnings(fit.precision_ns, "precision_ns", device.info().timer_tick_ns, "the device timer's tick",
+                           "the kept round trips were shorter than a tick, so the sync is known only to "
+                           "about a tick"))
+    warnings.push_back(std::move(w));
   std::vector<double> used_residuals;
   for (std::size_t i = 0; i < fitted.size(); ++i)
     if (fit.used[i]) used_residuals.push_back(fit.residuals_ns[i]);
@@ -211,9 +218,7 @@ void run_clock(const ClockSyncConfig& cfg, Device& device, const HostClock& cloc
               {"error_ns", p.error_ns},
               {"precision_ns", p.precision_ns},
               {"within_precision", p.within_precision}}},
-            {"warnings",
-             clock_fit_warnings(fit.precision_ns, fit.residual_rms_ns, fit.span_ns, fit.mapping.drift_ppm(reference),
-                                p.within_precision, p.error_ns, p.precision_ns)}});
+            {"warnings", warnings}});
 }
 
 }  // namespace hetprobe

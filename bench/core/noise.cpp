@@ -184,6 +184,15 @@ Json clock_fit_warnings(double precision_ns, double residual_rms_ns, double span
   return warnings;
 }
 
+Json below_step_warnings(double value_ns, const std::string& reading, double step_ns, const std::string& step,
+                         const std::string& meaning) {
+  Json warnings = Json::array();
+  if (std::isfinite(value_ns) && std::isfinite(step_ns) && step_ns > 0 && value_ns < step_ns)
+    warnings.push_back(reading + " is " + num(value_ns / step_ns) + "x " + step + " (" + num(step_ns) +
+                       " ns; threshold 1x): " + meaning);
+  return warnings;
+}
+
 std::vector<bool> parse_cpu_list(const std::string& text) {
   std::vector<bool> cpus;
   std::istringstream in(text);

@@ -68,6 +68,12 @@ Json rate_spread_warnings(const Summary& rates, const std::string& reading);
 Json clock_fit_warnings(double precision_ns, double residual_rms_ns, double span_ns, double drift_ppm,
                         bool check_within_precision, double check_error_ns, double check_precision_ns);
 
+// Warnings on a time shorter than the step it is made of (`step`, `step_ns`
+// long): a value under one step cannot mean what its name says, and
+// `meaning` says what it means instead. None for a non-finite value or step.
+Json below_step_warnings(double value_ns, const std::string& reading, double step_ns, const std::string& step,
+                         const std::string& meaning);
+
 // CPUs in a list like "0-3,8" (format_cpu_list's form) as flags by OS index.
 std::vector<bool> parse_cpu_list(const std::string& text);
 

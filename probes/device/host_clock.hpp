@@ -34,6 +34,9 @@ class HostClock {
   double to_ns(std::uint64_t ticks) const { return static_cast<double>(ticks) / ticks_per_ns_; }
   const std::string& source() const { return source_; }
   double ticks_per_ns() const { return ticks_per_ns_; }
+  // Whether a tick is a cycle of the CPU's nominal clock (the invariant TSC
+  // runs at it), so that a time can be checked against one cycle.
+  bool counts_cycles() const { return tsc_; }
 
   // One empty timed region (now(); now();), in ns: the harness's own cost
   // inside every timed interval.
