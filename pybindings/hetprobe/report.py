@@ -5,15 +5,16 @@ records; the text says how each was measured and with how many samples.
 
 Any partial directory gets its report: a probe that failed or stopped keeps a
 section built from its finished records, marked with the last error of its
-log; a file that cannot be read is named with the reason; the warnings the
-probes recorded (the run's conditions, a record's spread) stand beside the
-numbers they concern."""
+log; a file that cannot be read is named with the reason. report.md opens with
+the headline numbers, then one "Conditions and warnings" section: the backend
+where it is not a GPU, what is missing, and each kind of warning the probes
+recorded (the run's conditions, a record's spread) once, numbered as the ⚠N
+marks beside the numbers they concern."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from .errors import UsageError
 from .load import Results, load
 from .report_gpus import gpu_section, summary_lines
 from .report_headline import headline
-from .report_notes import MARK, conditions_by_warning, short
+from .report_notes import MARK, Marks
 from .report_render import Document
 from .report_sections import clock_section, interference_section, node_section, notify_section
 
@@ -168,28 +169,15 @@ def write_report(directory, run=None) -> Written:
 
     device = header.get("device") or {}
     host = header.get("host") or (results.topology or {}).get("host") or directory.name
-    doc = Document(f"hetprobe node report: {host}")
-    if header:
-        doc.para(
-            f"Device **{device.get('name')}** (backend `{header.get('backend')}`), host `{header.get('host')}`, "
-            f"started {header.get('start_time_utc')}, hetprobe {header.get('hetprobe_version')} "
-            f"({header.get('git_revision')})."
-        )
-    if problems:
-        doc.warn("This run is incomplete; the sections below show what its finished records allow:")
-        doc.bullets(problems)
-    conditions = conditions_by_warning(results)
-    for warning, files in conditions.items():
-        doc.warn(f"{MARK} Measurement conditions ({', '.join(files)}): {warning}")
-    if header.get("backend") == "host":
-        doc.warn(
-            f"This run used the host backend (device choice: {header.get('device_choice')}). CPU threads "
-            "played the GPU, so these numbers describe this CPU and its memory, not a GPU."
-        )
+    marks = Marks(results)
+    # The headline numbers first, then what a reader must know before trusting them.
+    what = f", {device.get('name')} (backend {header.get('backend')})" if header else ""
+    doc = Document(f"hetprobe node report: {host}{what}", marks)
     table = gpus.per_gpu(results)
     tolerance, anomalies, baseline = _flags(manifest, table)
     first = results.only_rank(int(table["GPU"].min())) if len(table) > 1 else results  # the detail sections' GPU
     lines = headline(doc, first)
+    conditions_at = len(doc.blocks)
     node_section(doc, results, header)
     ran = {family(s) for s in failed} | set(results.summary["probe"])
     if ran & set(gpus.PER_GPU_PROBES):
@@ -201,13 +189,53 @@ def write_report(directory, run=None) -> Written:
     if "clock" in ran:
         clock_section(doc, first.probe("clock"), directory, [failed[s] for s in ("clock",) if s in failed])
     _provenance(
-        doc, results, manifest, {probe: error for probe, (_, error) in errors.items()}, list(unreadable.values())
+        doc,
+        results,
+        header,
+        manifest,
+        {probe: error for probe, (_, error) in errors.items()},
+        list(unreadable.values()),
     )
+    doc.insert(conditions_at, _conditions_section(header, problems, marks))
     (directory / "report.md").write_text(doc.markdown())
     (directory / "report.html").write_text(doc.html(directory))
     lines += summary_lines(table, anomalies)
-    (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, conditions)) + "\n")
+    (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, marks)) + "\n")
     return Written(directory / "report.md", problems)
+
+
+_HOST_CHOICE = "; using the host backend"  # how bench/ ends the device choice of a run without a GPU
+
+
+def host_backend_note(header: dict) -> str:
+    """What a host backend run's numbers are, as the device choice says why it ran there."""
+    choice = str(header.get("device_choice") or "")
+    if choice.endswith(_HOST_CHOICE):
+        why = choice[: -len(_HOST_CHOICE)]
+        why = why[:1].upper() + why[1:]
+    else:
+        why = "The host backend was requested" if choice == "requested" else f"The host backend ran ({choice})"
+    return (
+        f"{why}, so CPU threads played the GPU: these numbers describe this CPU and its memory, not a GPU. "
+        "The GPU's side of a flag is another CPU core: a flag read + write is a core's own loop, a round trip "
+        "a cache line handed between two cores. The GPU timer is this host's steady_clock: the clock drift "
+        "compares two clocks of one oscillator (the host clock was calibrated against it at start), and the "
+        "precision is half such a hand-off. The loads are CPU threads moving memory."
+    )
+
+
+def _conditions_section(header: dict, problems: list, marks: Marks) -> Document:
+    """The report's one place for what makes its numbers doubtful: the backend where it is not a GPU,
+    what is missing, and every kind of warning the probes recorded, numbered as the marks are."""
+    doc = Document("", marks)
+    doc.h2("Conditions and warnings")
+    if header.get("backend") == "host":
+        doc.warn(host_backend_note(header))
+    if problems:
+        doc.warn("This run is incomplete; the sections below show what its finished records allow:")
+        doc.bullets(problems)
+    marks.write(doc)
+    return doc
 
 
 def _flags(manifest: dict | None, table) -> tuple[float, list, dict | None]:
@@ -226,7 +254,7 @@ def _flags(manifest: dict | None, table) -> tuple[float, list, dict | None]:
     return tolerance, anomalies, baseline
 
 
-def _summary(directory: Path, header: dict, lines: list, problems: list, conditions: dict) -> list[str]:
+def _summary(directory: Path, header: dict, lines: list, problems: list, marks: Marks) -> list[str]:
     device = header.get("device") or {}
     out = [
         f"{header.get('host')}: {device.get('name')} (backend {header.get('backend')})"
@@ -236,30 +264,24 @@ def _summary(directory: Path, header: dict, lines: list, problems: list, conditi
     if header.get("backend") == "host":
         out.append("  no GPU used: CPU threads played the GPU (see the report)")
     out += [f"  {line}" for line in lines]
-    out += [f"  {MARK} measurement conditions: {w}" for w in _alike(conditions)]
+    out += [
+        f"  {MARK} measurement conditions: {k.worst()[0]} ({k.where()})" for k in marks.kinds.values() if k.condition
+    ]
     out += [f"  INCOMPLETE: {p}" for p in problems]
     out.append(f"  report: {directory / 'report.md'} and {directory / 'report.html'}")
     return out
 
 
-def _alike(conditions: dict) -> list[str]:
-    """One line per kind of condition warning ({warning: [files]}: the same sentence but for its
-    readings), the worst reading of the kind (its largest number) with the files it was recorded
-    for, and how many readings the kind had."""
-    groups: dict[str, list[tuple[str, list]]] = {}
-    for warning, files in conditions.items():
-        groups.setdefault(re.sub(r"\d+(\.\d+)?", "#", short(warning)), []).append((warning, files))
-    out = []
-    for group in groups.values():
-        worst, files = max(group, key=lambda g: max(map(float, re.findall(r"\d+(?:\.\d+)?", short(g[0]))), default=0))
-        where = f" (in {', '.join(files)}" if files else " ("
-        more = f"; the worst of {len(group)} readings)" if len(group) > 1 else ")"
-        out.append(f"{worst}{where}{more}" if files or len(group) > 1 else worst)
-    return out
-
-
-def _provenance(doc: Document, results: Results, manifest: dict | None, errors: dict, unreadable: list) -> None:
+def _provenance(
+    doc: Document, results: Results, header: dict, manifest: dict | None, errors: dict, unreadable: list
+) -> None:
     doc.h2("How this was measured")
+    if header:
+        doc.para(
+            f"Device **{(header.get('device') or {}).get('name')}** (backend `{header.get('backend')}`), host "
+            f"`{header.get('host')}`, started {header.get('start_time_utc')}, hetprobe "
+            f"{header.get('hetprobe_version')} ({header.get('git_revision')})."
+        )
     rows = []
     for record in results.records:
         if record.get("record") != "header":

@@ -16,6 +16,8 @@ from .report_notes import MARK, guarded
 from .report_render import Document
 
 NODE_KINDS = ("node median", "the other GPU (node of 2)", "link maximum")
+# A flagged GPU's number in report.md: not ⚠, which there means a numbered warning.
+FLAG = "⚑"
 
 
 def _number(value: float) -> str:
@@ -34,7 +36,7 @@ def link_text(row) -> str:
 
 
 def display_table(table: pd.DataFrame, anomalies: list[dict]) -> pd.DataFrame:
-    """The per-GPU table as the report shows it: ⚠ beside each flagged number, the link in one column."""
+    """The per-GPU table as the report shows it: ⚑ beside each flagged number, the link in one column."""
     flagged = {}
     for a in anomalies:
         flagged.setdefault((a["gpu"], a["metric"]), []).append(a)
@@ -43,7 +45,7 @@ def display_table(table: pd.DataFrame, anomalies: list[dict]) -> pd.DataFrame:
         gpu = int(row["GPU"])
         link = link_text(row)
         if any((gpu, m.key) in flagged for m in gpus.LINK_METRICS):
-            link += f" {MARK}"
+            link += f" {FLAG}"
         out = {
             "GPU": gpu,
             "PCI address": row["PCI address"] or "",
@@ -51,7 +53,7 @@ def display_table(table: pd.DataFrame, anomalies: list[dict]) -> pd.DataFrame:
             "link (GT/s, lanes: now of max)": link,
         }
         for m in gpus.METRICS:
-            out[m.column] = _number(row[m.column]) + (f" {MARK}" if (gpu, m.key) in flagged else "")
+            out[m.column] = _number(row[m.column]) + (f" {FLAG}" if (gpu, m.key) in flagged else "")
         rows.append(out)
     return pd.DataFrame(rows)
 
@@ -92,12 +94,12 @@ def gpu_section(
     doc.table(display_table(table, anomalies))
     node = [a for a in anomalies if a["reference_kind"] in NODE_KINDS]
     rule = (
-        f"{MARK} flags a GPU worse than the node's median by more than {gpus.tolerance_text(tolerance)} "
+        f"{FLAG} flags a GPU worse than the node's median by more than {gpus.tolerance_text(tolerance)} "
         "(times up, GB/s down; on a node of two GPUs the median is their mean, so the worse GPU is compared with "
         "the better one), or a link below its maximum. Clock drift is shown, not compared: each GPU's timer has "
         "its own oscillator."
         if many
-        else f"One GPU: no other to compare it with; {MARK} flags a link below its maximum."
+        else f"One GPU: no other to compare it with; {FLAG} flags a link below its maximum."
     )
     doc.para(rule + ("" if node else " No GPU is flagged."))
     if node:

@@ -23,7 +23,7 @@ from ._step_records import split_launch
 from ._units import size_label
 from .errors import UsageError
 from .load import Results
-from .report_notes import MARK, Marks, condition_warnings, conditions_by_warning, noisy_suffix, record_warnings
+from .report_notes import MARK, condition_warnings, conditions_by_warning, record_warnings, warned_suffix
 from .report_render import Document
 
 PAPER_ORDER = ("volatile", "relaxed")  # Elis et al. 2024, Table 1: plain CPU accesses, GPU atomics
@@ -74,17 +74,15 @@ def _warned(results: Results, record_ids) -> list[str]:
 
 def headline(doc: Document, results: Results) -> list[str]:
     """The numbers a reader wants first: a table in the report (⚠N beside a number its run or its
-    samples warn about, the warnings under it), and lines for summary.txt."""
+    samples warn about, by the report's numbering), and lines for summary.txt."""
     table = headline_table(results, warnings=True)
     doc.h2("Headline numbers")
     if not len(table):
         doc.para("No probe finished a measurement: see the logs.")
         return []
-    marks = Marks()
-    values = [v + (f" {marks.mark(w)}" if w else "") for v, w in zip(table["value"], table["warnings"])]
+    values = [v + (f" {doc.marks.mark(w)}" if w else "") for v, w in zip(table["value"], table["warnings"])]
     shown = table.assign(value=values)
     doc.table(shown.drop(columns="warnings"))
-    marks.write(doc)
     # summary.txt: beside each number only its own samples' warnings; the run's conditions, which
     # apply to every number of a run, are listed once under the numbers.
     # A warning is written out once: a later number it applies to says "as above".
@@ -93,7 +91,7 @@ def headline(doc: Document, results: Results) -> list[str]:
         own = [x for x in w if x not in run]
         new = [x for x in own if x not in seen]
         seen.update(own)
-        lines.append(f"{q}: {v}{noisy_suffix(new) if new else f'  {MARK} noisy, as above' if own else ''}")
+        lines.append(f"{q}: {v}{warned_suffix(new) if new else f'  {MARK} as above' if own else ''}")
     return lines
 
 

@@ -27,9 +27,10 @@ def _inline_md_to_html(text: str) -> str:
 
 
 class Document:
-    def __init__(self, title: str):
+    def __init__(self, title: str, marks=None):
         self.title = title
         self.blocks: list[tuple] = []
+        self.marks = marks  # the report's warning marks (report_notes.Marks), one numbering for every block
 
     def h2(self, text: str) -> None:
         self.blocks.append(("h2", text))
@@ -55,6 +56,10 @@ class Document:
 
     def image(self, filename: str, caption: str) -> None:
         self.blocks.append(("img", filename, caption))
+
+    def insert(self, at: int, other: Document) -> None:
+        """Puts `other`'s blocks before block `at` (a section written last but read early)."""
+        self.blocks[at:at] = other.blocks
 
     def markdown(self) -> str:
         out = [f"# {self.title}", ""]

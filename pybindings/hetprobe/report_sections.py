@@ -5,6 +5,7 @@ and one that lacks its records says so instead of ending the report."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from .report_headline import (
     loaded,
     ratio_rows,
 )
-from .report_notes import Marks, conditions_note, flagged_table, guarded, record_warnings, warnings_by
+from .report_notes import conditions_note, flagged_table, guarded, record_warnings, warnings_by
 from .report_render import Document
 
 
@@ -35,12 +36,12 @@ def _save(fig, directory: Path, name: str) -> str:
     return name
 
 
-def _open(doc: Document, title: str, results: Results, what: str, problems=()) -> bool:
+def _open(doc: Document, title: str, results: Results, problems=()) -> bool:
     """The section's heading, why its probe failed, its run's conditions; False when it has no records."""
     doc.h2(title)
     for problem in problems:
         doc.warn(problem)
-    conditions_note(doc, results, what)
+    conditions_note(doc, results)
     if not len(results.summary):
         doc.para("No finished records of this probe: nothing to show.")
         return False
@@ -195,14 +196,9 @@ def _pooled_table(doc: Document, part: Results, rows: pd.DataFrame, intro: str, 
 def _loads_section(
     doc: Document, parts: dict, every: dict, results: Results, directory: Path, problems: list, explained: list
 ) -> None:
-    loads = [every[p] for p in ("loads", "rates") if p in every]
-    if not _open(
-        doc,
-        "Interference: GPU traffic during MPI_Send",
-        loads[0] if loads else Results.empty(),
-        "interference",
-        problems,
-    ):
+    names = [os.path.basename(f) for p in ("loads", "rates") if p in every for f in every[p].files]
+    # Both steps' runs: the conditions of either apply to the section's tables.
+    if not _open(doc, "Interference: GPU traffic during MPI_Send", results.only_files(*names), problems):
         return
     doc.para(
         "Rank 0 times `MPI_Send` to rank 1 while GPUs make traffic in pinned host memory, as applications "
@@ -283,9 +279,7 @@ def _cold_section(doc: Document, every: dict, problems: list, explained: list) -
     """interference-cold: the SSB send after computing against the back-to-back one (the loads' step),
     and the cold sends' ratios under each load."""
     cold = every.get("cold")
-    if not _open(
-        doc, "Cold sends: the sender computes before each send", cold or Results.empty(), "interference-cold", problems
-    ):
+    if not _open(doc, "Cold sends: the sender computes before each send", cold or Results.empty(), problems):
         return
     rows = ratio_rows(cold)
     gap = gap_text(rows["gap"].iloc[0]) if len(rows) else "a gap before each send"
@@ -329,7 +323,6 @@ def _paper_section(
         doc,
         "The paper's layouts: its writer in a message-sized buffer",
         paper if paper is not None else Results.empty(),
-        "interference-paper",
         problems,
     ):
         return
@@ -383,7 +376,7 @@ def _order(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def notify_section(doc: Document, results: Results, directory: Path, problems=()) -> None:
-    if not _open(doc, "Notifications between CPU and GPU", results, "notify", problems):
+    if not _open(doc, "Notifications between CPU and GPU", results, problems):
         return
 
     def table1():
@@ -422,13 +415,12 @@ def notify_section(doc: Document, results: Results, directory: Path, problems=()
 
 
 def clock_section(doc: Document, results: Results, directory: Path, problems=()) -> None:
-    if not _open(doc, "GPU clock on the CPU timeline", results, "clock", problems):
+    if not _open(doc, "GPU clock on the CPU timeline", results, problems):
         return
     fit = _rows(results, "clock_fit", "residual_ns")
     if len(fit):
         f = fit.iloc[0]
-        marks = Marks()
-        mark = marks.mark(record_warnings(results, [f["record_id"]]))
+        mark = doc.marks.mark(record_warnings(results, [f["record_id"]]))
         doc.para(
             f"Ping-pong syncs fitted by least squares: drift {f['drift_ppm']:.4g} ppm, precision "
             f"{f['precision_ns']:.4g} ns (median half round trip of the {int(f['samples_used'])} fitted "
@@ -436,7 +428,6 @@ def clock_section(doc: Document, results: Results, directory: Path, problems=())
             f"{f['span_s']:.3g} s; a check batch taken later was predicted to within {f['check_error_ns']:.4g} ns."
             + (f" {mark}" if mark else "")
         )
-        marks.write(doc)
     else:
         doc.para("*No clock fit: the probe stopped before fitting its batches.*")
     guarded(

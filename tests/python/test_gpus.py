@@ -157,7 +157,7 @@ def test_the_slowed_device_is_flagged(three_gpus_one_slow):
         assert mine[metric]["reference_kind"] == "node median" and mine[metric]["deviation"] < -0.5, mine[metric]
     assert "FLAGGED: GPU 2: write kernel into pinned memory" in done.stdout
     md = (directory / "report.md").read_text()
-    assert "- GPU 2: write kernel into pinned memory" in md and " ⚠ |" in md
+    assert "- GPU 2: write kernel into pinned memory" in md and " ⚑ |" in md
 
 
 # --- the flags, on synthetic tables ----------------------------------------------------------------
@@ -215,7 +215,7 @@ def test_a_link_below_its_maximum_is_flagged():
     shown = display_table(t, found)
     assert list(shown["link (GT/s, lanes: now of max)"]) == [
         "16 GT/s x16 of 16 GT/s x16",
-        "8 GT/s x16 of 16 GT/s x16 ⚠",
+        "8 GT/s x16 of 16 GT/s x16 ⚑",
     ]
     assert "⚠ FLAGGED: GPU 1 (0000:01:00.0): PCIe link speed 8 GT/s" in "\n".join(summary_lines(t, found))
 
@@ -230,7 +230,7 @@ def test_the_display_table_marks_the_flagged_number():
         "link (GT/s, lanes: now of max)",
         *[m.column for m in gpus.METRICS],
     ]
-    assert list(shown["round trip (ns)"]) == ["2000", "2600 ⚠"]
+    assert list(shown["round trip (ns)"]) == ["2000", "2600 ⚑"]  # not ⚠N, a numbered warning
     assert list(shown["write (GB/s)"]) == ["52.29", "52.1"]
     assert list(shown["launch+sync (ns)"]) == ["", ""]
     assert list(shown["link (GT/s, lanes: now of max)"]) == ["unknown (no link record)"] * 2
