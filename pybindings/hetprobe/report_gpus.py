@@ -13,17 +13,11 @@ from . import gpus, plots
 from ._plotting import DPI, summary_rows
 from .load import Results
 from .report_notes import MARK, guarded
-from .report_render import Document
+from .report_render import Document, number as _number
 
 NODE_KINDS = ("node median", "the other GPU (node of 2)", "link maximum")
 # A flagged GPU's number in report.md: not ⚠, which there means a numbered warning.
 FLAG = "⚑"
-
-
-def _number(value: float) -> str:
-    if value is None or not np.isfinite(value):
-        return ""
-    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
 def link_text(row) -> str:
@@ -142,11 +136,8 @@ def _save(fig, directory: Path, name: str) -> str:
 
 
 def _short(metric: gpus.Metric, value: float) -> str:
-    if not np.isfinite(value):
-        return ""
-    if metric.unit == "ns" and value >= 1000:
-        return f"{value / 1000:.3g} µs"
-    return f"{value:.4g} {metric.unit}"
+    """A number with its unit, as the headline and the table write it."""
+    return f"{_number(value)} {metric.unit}" if np.isfinite(value) else ""
 
 
 def summary_lines(table: pd.DataFrame, anomalies: list[dict]) -> list[str]:

@@ -24,7 +24,7 @@ from ._units import size_label
 from .errors import UsageError
 from .load import Results
 from .report_notes import MARK, condition_warnings, conditions_by_warning, record_warnings, warned_suffix
-from .report_render import Document
+from .report_render import Document, number
 
 PAPER_ORDER = ("volatile", "relaxed")  # Elis et al. 2024, Table 1: plain CPU accesses, GPU atomics
 
@@ -40,12 +40,14 @@ PARTS = {
 MARGIN = 0.05  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)
 
 
-def us(ns) -> str:
-    return f"{ns / 1000:.3g} µs"
+def ns_text(ns) -> str:
+    """A flag's or a launch's time, in ns as the notify and per-GPU tables show it."""
+    return f"{number(ns)} ns"
 
 
 def ratio_text(x: float) -> str:
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+    """A ratio to SSB as the tables' ×SSB column writes it."""
+    return number(x)
 
 
 def ci_text(low, high) -> str:
@@ -106,7 +108,7 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
         rows.append(
             (
                 "CPU→GPU→CPU flag round trip, fastest order",
-                f"{us(best['median'])} (p10 {us(best['p10'])}, p90 {us(best['p90'])})",
+                f"{ns_text(best['median'])} (p10 {ns_text(best['p10'])}, p90 {ns_text(best['p90'])})",
                 f"{best['cpu_order']}:{best['gpu_order']} flags, {int(best['n'])} exchanges, host clock",
                 _warned(results, [best["record_id"]]),
             )
@@ -117,7 +119,7 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
             rows.append(
                 (
                     "CPU→GPU→CPU flag round trip, paper's order",
-                    f"{us(p['median'])}",
+                    ns_text(p["median"]),
                     f"volatile:relaxed, {int(p['n'])} exchanges",
                     _warned(results, [p["record_id"]]),
                 )
@@ -136,7 +138,7 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
                 rows.append(
                     (
                         f"One flag read + write on the {side.upper()} (Elis et al. 2024, Table 1)",
-                        f"{o['median']:.4g} ns per pair",
+                        f"{number(o['median'])} ns per pair",
                         f"volatile:relaxed, {int(o['n'])} samples of {int(o['ops_per_sample'])} pairs",
                         _warned(results, [o["record_id"]]),
                     )
@@ -149,7 +151,7 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
             rows.append(
                 (
                     "Kernel launch + device synchronise",
-                    us(s["median"]),
+                    ns_text(s["median"]),
                     f"empty kernel, {int(s['n'])} samples",
                     _warned(results, [s["record_id"]]),
                 )
@@ -161,7 +163,7 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
         rows.append(
             (
                 "GPU clock drift against the host clock",
-                f"{f['drift_ppm']:.3g} ppm",
+                f"{number(f['drift_ppm'])} ppm",
                 f"linear fit of {int(f['samples_used'])} ping-pongs over {f['span_s']:.3g} s",
                 noted,
             )
@@ -170,14 +172,22 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
         rows.append(
             (
                 "Clock sync precision",
-                f"{f['precision_ns']:.4g} ns",
-                f"median half round trip; a later check was off by {f['check_error_ns']:.4g} ns, {check} its precision",
+                _precision_text(f),
+                f"median half round trip; a later check was off by {number(f['check_error_ns'])} ns, {check} its "
+                "precision",
                 noted,
             )
         )
     rows += _interference_headline(results)
     table = pd.DataFrame(rows, columns=["quantity", "value", "how", "warnings"])
     return table if warnings else table.drop(columns="warnings")
+
+
+def _precision_text(fit) -> str:
+    """The clock's precision with the fit's residual beside it: the precision bounds a stamp only
+    where the stamps kept to their brackets, and a residual above it says they did not (on a busy
+    host: 35 ns beside 923 ns), so the residual is what the fit is good to."""
+    return f"{number(fit['precision_ns'])} ns (the fit's residual rms: {number(fit['residual_rms_ns'])} ns)"
 
 
 def _step_files(results: Results, step: str) -> list[str]:
@@ -228,8 +238,8 @@ def _worst_load(parts: dict):
 
 
 def time_text(ns) -> str:
-    """A send time with its unit: "1.45 µs", "129 µs", "2.35 ms"."""
-    return f"{ns / 1e3:.3g} µs" if ns < 1e6 else f"{ns / 1e6:.3g} ms"
+    """A send time in µs, as the interference tables show it: "1.452 µs", "2350 µs"."""
+    return f"{number(ns / 1e3)} µs"
 
 
 def gap_text(label: str) -> str:
@@ -255,10 +265,10 @@ def loaded(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def point_text(row) -> str:
-    """ "write from 1 GPU, 16 MiB: SSB 2.35 ms, loaded 2.69 ms, 52.1 GB/s during the send"."""
+    """ "write from 1 GPU, 16 MiB: SSB 2353 µs, loaded 2689 µs, 52.08 GB/s during the send"."""
     gpus = int(row["load_gpus"])
     rate = "" if row["load_rate"] == "1" else f" at rate {row['load_rate']}"
-    traffic = f", {row['traffic_gbs']:.3g} GB/s during the send" if np.isfinite(row["traffic_gbs"]) else ""
+    traffic = f", {number(row['traffic_gbs'])} GB/s during the send" if np.isfinite(row["traffic_gbs"]) else ""
     return (
         f"{row['load_kind']} from {gpus} GPU{'s' if gpus > 1 else ''}{rate}, {size_label(int(row['size_bytes']))}: "
         f"SSB {time_text(row['ssb_median_ns'])}, loaded {time_text(row['median_ns'])}{traffic}"
@@ -272,10 +282,7 @@ def how_text(row) -> str:
         where += f", {gap_text(row['gap'])}"
     if row["launches"] > 1:
         interval = "its 95% interval from their spread" if row["launches"] >= 3 else "no interval under 3 launches"
-        return (
-            f"{where}; the median of {int(row['launches'])} launches' ratios ({row['ratio_min']:.3g} to "
-            f"{row['ratio_max']:.3g}), {interval}"
-        )
+        return f"{where}; the median of {int(row['launches'])} launches' ratios ({spread_text(row)}), {interval}"
     if not np.isfinite(row["rounds"]):
         return f"{where}; the median of {int(row['n'])} sends ÷ the SSB median at its size"
     return (
@@ -443,7 +450,7 @@ def _interference_headline(results: Results) -> list[tuple[str, str, str, list[s
                     "Worst MPI_Send slowdown under GPU traffic",
                     f"{ratio_text(worst['slowdown'])}× SSB: {worst['load_kind']} from {gpus} "
                     f"GPU{'s' if gpus > 1 else ''}"
-                    f"{rate}, {worst['traffic_during_send_gbs']:.3g} GB/s during the send, "
+                    f"{rate}, {number(worst['traffic_during_send_gbs'])} GB/s during the send, "
                     f"{size_label(int(worst['size_bytes']))}",
                     f"{worst['layout']}, {worst['access']} access; medians of {int(worst['n'])} sends, each ÷ the "
                     "SSB median at its size",
@@ -459,7 +466,7 @@ def _interference_headline(results: Results) -> list[tuple[str, str, str, list[s
         rows.append(
             (
                 "Host memory bandwidth (STREAM, best of the runs)",
-                f"triad {t['max']:.4g} GB/s, copy {copy['max']:.4g} GB/s",
+                f"triad {number(t['max'])} GB/s, copy {number(copy['max'])} GB/s",
                 f"{t['label']}{share}",
                 _warned(results, [t["record_id"]]),
             )

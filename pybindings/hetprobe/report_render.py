@@ -12,12 +12,19 @@ from pathlib import Path
 import pandas as pd
 
 
+def number(value: float) -> str:
+    """A measured number as every part of a report writes it, so that one value reads the same in
+    the headline, a table and summary.txt: 4 significant digits, whole numbers with thousands
+    separators from 10,000 on; "" for a missing one."""
+    if value is None or not math.isfinite(value):
+        return ""
+    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
 def _cell(value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
-    if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
-    return str(value)
+    return number(value) if isinstance(value, float) else str(value)
 
 
 def _inline_md_to_html(text: str) -> str:

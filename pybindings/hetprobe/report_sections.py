@@ -28,7 +28,7 @@ from .report_headline import (
     ratio_rows,
 )
 from .report_notes import conditions_note, flagged_table, guarded, record_warnings, warnings_by
-from .report_render import Document
+from .report_render import Document, number
 
 
 def _save(fig, directory: Path, name: str) -> str:
@@ -422,11 +422,11 @@ def clock_section(doc: Document, results: Results, directory: Path, problems=())
         f = fit.iloc[0]
         mark = doc.marks.mark(record_warnings(results, [f["record_id"]]))
         doc.para(
-            f"Ping-pong syncs fitted by least squares: drift {f['drift_ppm']:.4g} ppm, precision "
-            f"{f['precision_ns']:.4g} ns (median half round trip of the {int(f['samples_used'])} fitted "
-            f"samples of {int(f['samples_total'])}), residual rms {f['residual_rms_ns']:.4g} ns over "
-            f"{f['span_s']:.3g} s; a check batch taken later was predicted to within {f['check_error_ns']:.4g} ns."
-            + (f" {mark}" if mark else "")
+            f"Ping-pong syncs fitted by least squares: drift {number(f['drift_ppm'])} ppm, precision "
+            f"{number(f['precision_ns'])} ns (median half round trip of the {int(f['samples_used'])} fitted "
+            f"samples of {int(f['samples_total'])}), residual rms {number(f['residual_rms_ns'])} ns over "
+            f"{f['span_s']:.3g} s; a check batch taken later was predicted to within "
+            f"{number(f['check_error_ns'])} ns." + (f" {mark}" if mark else "")
         )
     else:
         doc.para("*No clock fit: the probe stopped before fitting its batches.*")

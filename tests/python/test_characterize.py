@@ -91,8 +91,8 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     # medians and the traffic. It may come from the rate run, which names its rate (report_headline.py).
     worst = next(line for line in done.stdout.splitlines() if "MPI_Send slowdown under GPU traffic:" in line)
     point = (
-        r"(write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate 0\.5)?, (1|64) KiB: SSB [0-9.]+ µs, loaded "
-        r"[0-9.]+ µs, [0-9.]+ GB/s during the send(  ⚠ .+)?$"
+        r"(write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate 0\.5)?, (1|64) KiB: SSB [0-9.,]+ µs, loaded "
+        r"[0-9.,]+ µs, [0-9.,]+ GB/s during the send(  ⚠ .+)?$"
     )
     assert re.search(r": [0-9.]+× SSB \(95% CI [0-9.]+-[0-9.,]+\): " + point, worst) or re.search(
         r": no slowdown beyond noise: the largest median ratio is [0-9.,]+× SSB \(95% CI [0-9.]+-[0-9.,]+\), " + point,
@@ -101,8 +101,8 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     # Cold sends: the SSB median with 2 ms of computing before each send against the loads' step's, per size.
     cold = next(line for line in done.stdout.splitlines() if "Cold MPI_Send, the GPU idle" in line)
     assert re.search(
-        r"\(2ms of spinning before each send\): 1 KiB: [0-9.]+ [µm]s cold, [0-9.]+ [µm]s back to back \(([0-9.]+ [µm]s "
-        r"(more|less)|the same)\); 64 KiB: [0-9.]+ [µm]s cold, [0-9.]+ [µm]s back to back",
+        r"\(2ms of spinning before each send\): 1 KiB: [0-9.,]+ µs cold, [0-9.,]+ µs back to back \(([0-9.,]+ µs "
+        r"(more|less)|the same)\); 64 KiB: [0-9.,]+ µs cold, [0-9.,]+ µs back to back",
         cold,
     ), cold
     assert "Cold MPI_Send slowdown under GPU traffic: " in done.stdout

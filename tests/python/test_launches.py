@@ -200,10 +200,10 @@ def test_the_headline_names_the_slowdown_three_h100_launches_support(tmp_path):
     assert pooled["effect"] == "slowdown"
     low, high = pooled["ci95"]
     assert value == (
-        f"{pooled['median']:.3g}× SSB (95% CI {low:.2f}-{high:.2f}): write from 1 GPU, 16 MiB: SSB 2.35 ms, loaded "
-        "2.69 ms, 52.1 GB/s during the send"
-    )
-    assert how.startswith("P2AB, stacked access; the median of 3 launches' ratios (1.12 to 1.2), its 95% interval")
+        f"{pooled['median']:.4g}× SSB (95% CI {low:.2f}-{high:.2f}): write from 1 GPU, 16 MiB: SSB 2353 µs, loaded "
+        "2689 µs, 52.08 GB/s during the send"
+    )  # in the units and digits of the report's tables
+    assert how.startswith("P2AB, stacked access; the median of 3 launches' ratios (1.12-1.20), its 95% interval")
     assert how.endswith("claimed: the interval lies wholly above 1.05")
 
 
@@ -236,7 +236,7 @@ def test_slowdowns_within_the_largest_ones_interval_are_named_beside_it(tmp_path
             _set_ratio(record, steady[k])
 
     value, _ = _headline(_run_dir(tmp_path, edit))["MPI_Send slowdown under GPU traffic"]
-    assert value.startswith("1.15× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
+    assert value.startswith("1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
     assert value.endswith("; as large within the noise: read x1 16 MiB 1.13×")
 
 
@@ -257,7 +257,7 @@ def test_a_noisy_run_has_no_headline_effect(tmp_path):
     top = pooled.loc[pooled["ratio"].idxmax()]
     value, how = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     assert value.startswith(
-        f"no slowdown beyond noise: the largest median ratio is {top['ratio']:.3g}× SSB (95% CI "
+        f"no slowdown beyond noise: the largest median ratio is {top['ratio']:.4g}× SSB (95% CI "
         f"{top['ratio_ci95_low']:.2f}-{top['ratio_ci95_high']:.2f}), {top['load_kind']} from 1 GPU, "
     )
     assert how.endswith("no point's interval lies wholly above 1.05")
@@ -279,10 +279,10 @@ def test_a_speedup_is_reported_with_a_note_that_asks_why(tmp_path):
     assert high < 0.95
     # The SSB and loaded medians: the median over the launches (11.9 µs; 0.82 x launch 2's 11.89 µs).
     assert value.startswith(
-        f"0.81× SSB (95% CI {low:.2f}-{high:.2f}): poll from 1 GPU, 64 KiB: SSB 11.9 µs, loaded 9.75 µs"
+        f"0.81× SSB (95% CI {low:.2f}-{high:.2f}): poll from 1 GPU, 64 KiB: SSB 11.89 µs, loaded 9.75 µs"
     )
     assert "GPU traffic is not expected to make a send faster: find out why" in how
-    assert headline["MPI_Send slowdown under GPU traffic"][0].startswith("1.15× SSB")  # the slowdown still stands
+    assert headline["MPI_Send slowdown under GPU traffic"][0].startswith("1.147× SSB")  # the slowdown still stands
 
 
 def test_the_headline_rests_on_the_step_with_the_most_launches(tmp_path):
@@ -295,7 +295,7 @@ def test_the_headline_rests_on_the_step_with_the_most_launches(tmp_path):
             _set_ratio(record, 1.5, half_width=0.01)
     write_jsonl(directory / "interference-rate.jsonl", records)
     value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
-    assert value.startswith("1.15× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
+    assert value.startswith("1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
     # Launched as often as the loads, the rate step's 1.5 would be the headline.
     for k in (2, 3):
         write_jsonl(directory / f"interference-rate.launch{k}.jsonl", records)
@@ -309,7 +309,7 @@ def test_one_launch_is_judged_by_its_own_interval(tmp_path):
     shutil.copyfile(ROUNDS / "interference-2.jsonl", directory / "interference.jsonl")
     value, how = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     # Launch 2's own 10 rounds: 16 MiB write 1.15 with [q(2), q(9)] = 1.07-1.23, wholly above 1.05.
-    assert value.startswith("1.15× SSB (95% CI 1.07-1.23): write from 1 GPU, 16 MiB: SSB 2.13 ms")
+    assert value.startswith("1.147× SSB (95% CI 1.07-1.23): write from 1 GPU, 16 MiB: SSB 2125 µs")
     assert "the median over 10 rounds of each round's median ÷ the same round's SSB median (8 sends" in how
 
 

@@ -123,5 +123,5 @@ def test_a_characterize_run_splits_into_its_parts():
     table = hetprobe.headline_table(run).set_index("quantity")
     assert (
         table.loc["Worst MPI_Send slowdown under GPU traffic", "value"].split("×")[0]
-        == f"{plots.worst_slowdown(parts['loads'])['slowdown']:.3g}"
+        == f"{plots.worst_slowdown(parts['loads'])['slowdown']:.4g}"
     )

@@ -230,6 +230,22 @@ def _headline_cell(md: str, quantity: str) -> str:
     return row.split(" | ")[1]
 
 
+def test_a_number_reads_the_same_in_one_unit_wherever_it_stands(tmp_path):
+    directory = copy_run(tmp_path, "notify.jsonl", "clock.jsonl")
+    write_report(directory)
+    md = (directory / "report.md").read_text()
+    summary = (directory / "summary.txt").read_text()
+    # The flag round trip: ns, as the notify and per-GPU tables show it (it read 2.24 µs in the headline).
+    paper = _headline_cell(md, "CPU→GPU→CPU flag round trip, paper's order")
+    assert paper == "2236 ns"
+    gpu = next(ln for ln in md.splitlines() if ln.startswith("| 0 | 0000:00:06.0 |"))
+    assert "| 2236 |" in gpu and "| -11.76 | 1232 |" in gpu
+    assert _headline_cell(md, "GPU clock drift against the host clock") == "-11.76 ppm"
+    assert "CPU→GPU→CPU flag round trip, paper's order: 2236 ns" in summary
+    assert "round trip 2236 ns" in summary and "µs" not in summary
+    assert "2.24 µs" not in md and "2.236 µs" not in md
+
+
 IMPLAUSIBLE = (
     "ns_per_op median is 0.727x a tick of the TSC, the CPU's nominal cycle (0.385 ns; threshold 1x): each read "
     "took the previous write's value inside the core (store forwarding), so this times the loop, not a flag "
@@ -263,6 +279,8 @@ def test_a_host_run_says_what_its_numbers_are_and_flags_the_implausible_ones(tmp
     assert md.count(IMPLAUSIBLE) == 1
     summary = (directory / "summary.txt").read_text()
     assert "0.28 ns per pair  ⚠ ns_per_op median is 0.727x a tick of the TSC, the CPU's nominal cycle" in summary
+    precision = _headline_cell(md, "Clock sync precision")
+    assert precision == "35 ns (the fit's residual rms: 923 ns)"
 
 
 def test_summary_leads_with_numbers_and_writes_each_warning_once(noisy):
