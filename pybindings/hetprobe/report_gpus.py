@@ -4,6 +4,7 @@ summary.txt that name them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pandas as pd
 from . import gpus, plots
 from ._plotting import DPI, summary_rows
 from .load import Results
-from .report_notes import MARK, guarded
+from .report_notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .report_render import Document, number as _number
 
 NODE_KINDS = ("node median", "the other GPU (node of 2)", "link maximum")
@@ -74,6 +75,8 @@ def gpu_section(
     if not len(table):
         doc.para("No per-GPU records (notify, clock, bandwidth): nothing to compare.")
         return
+    per_gpu = results.headers[results.headers["probe"].isin(gpus.PER_GPU_PROBES)]
+    conditions_note(doc, results.only_files(*(os.path.basename(f) for f in per_gpu["file"])))
     setups = sorted({s for s in table["round trip setup"] if isinstance(s, str)})
     many = len(table) > 1
     doc.para(
@@ -123,7 +126,8 @@ def gpu_section(
                 "Every row of `hetprobe bandwidth`, median GB/s per GPU: the plain passes, the paper's persistent "
                 "writer and the loads at full rate, each in the same pinned buffer:"
             )
-            doc.table(t, index=True)
+            found = warnings_by(results, summary_rows(results.probe("bandwidth"), "point", "gbs"), ["writer"])
+            flagged_table(doc, t, [found.get((w,), []) for w in t.index], index=True)
 
     guarded(doc, "The bandwidth table", bandwidth)
     if many:

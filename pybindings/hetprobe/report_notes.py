@@ -143,6 +143,7 @@ class Marks:
             for w in r.get("warnings") or []
         )
         self.numbers: dict[str, int] = {}
+        self.marked: set[str] = set()  # the kinds that stand beside a number somewhere
         for key, k in self.kinds.items():
             if k.condition:
                 self._number(key)
@@ -155,6 +156,7 @@ class Marks:
         for w in warnings:
             if kind(w) not in self.kinds:  # a warning of records outside `results` (not expected)
                 self.kinds[kind(w)] = Kind(False, [(w, "these results")])
+        self.marked.update(kind(w) for w in warnings)
         ids = sorted({self._number(kind(w)) for w in warnings})
         return f"{MARK}{','.join(map(str, ids))}" if ids else ""
 
@@ -168,7 +170,9 @@ class Marks:
             (False, "The samples behind single numbers (marked beside the number or in its table's ⚠ column):"),
         ):
             lines = [
-                f"{MARK}{self.numbers[key]}: {self.kinds[key].worst()[0]} ({self.kinds[key].where()})"
+                f"{MARK}{self.numbers[key]}: {self.kinds[key].worst()[0]} ({self.kinds[key].where()}"
+                + ("" if key in self.marked else "; no number shown rests on these records alone")
+                + ")"
                 for key in order
                 if self.kinds[key].condition == condition
             ]

@@ -170,8 +170,11 @@ def test_the_report_leads_with_the_headline_table_then_one_conditions_section(no
     assert md.count("## Conditions and warnings") == 1
     # The run's conditions: written out once, there; the sections they concern carry the mark only.
     assert md.count(NOISY) == 1 and f"- ⚠1: {NOISY} (in notify.jsonl)" in md
+    note = "⚠1: the conditions of this run (Conditions and warnings) apply to every number below."
     notify = md[md.index("## Notifications between CPU and GPU") :]
-    assert "⚠1: the conditions of this run (Conditions and warnings) apply to every number below." in notify
+    assert note in notify
+    gpus = md[md.index("## Every GPU") :]
+    assert note in gpus[: gpus.index("\n## ", 1)]  # notify's round trip is in that table too
     paper = md[md.index("## The paper's layouts") : md.index("## Notifications")]
     assert "conditions of this run" not in paper  # that run's header has no warnings
 
@@ -205,7 +208,11 @@ def test_no_warning_is_written_twice(noisy):
 
 
 def test_each_kind_of_warning_is_one_line_with_its_worst_reading_and_where(tmp_path):
-    directory = copy_run(tmp_path, "notify.jsonl")
+    directory = copy_run(tmp_path, "notify.jsonl", "clock.jsonl")
+    clock = jsonl_records(directory / "clock.jsonl")
+    batch = "half_interval_ns p90 is 9x the median (threshold 2x, and 50 us above it): scheduler noise dominates"
+    next(r for r in clock if r.get("record") == "clock_batch")["warnings"] = [batch]
+    write_jsonl(directory / "clock.jsonl", clock)
     records = jsonl_records(directory / "notify.jsonl")
     spread = "roundtrip_ns p90 is {}x the median (threshold 2x, and 50 us above it): scheduler noise dominates"
     rate = "gbs p10 is {}x the median (threshold 1/2): other work slowed some samples down"
@@ -220,6 +227,7 @@ def test_each_kind_of_warning_is_one_line_with_its_worst_reading_and_where(tmp_p
     defined = sorted(ln.split(": ", 1)[1] for ln in _marks_defined(md).values())
     assert defined == [
         f"{rate.format('0.05')} (the worst of 2 readings, in notify.jsonl)",
+        f"{batch} (in clock.jsonl; no number shown rests on these records alone)",  # the fit's batches
         f"{spread.format('47.5')} (the worst of 3 readings, in notify.jsonl)",
     ]
     assert "3.1x the median" not in md and "0.4x the median" not in md
