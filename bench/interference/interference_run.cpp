@@ -83,25 +83,26 @@ void measure(InterferenceRun& run, Device& device, const HostClock& clock, const
 
 std::string interference_record_label(const Json& record) {
   const RecordRef r{record, "record"};
+  char text[192];
   if (record_kind(r) == "host_memory") {
-    char text[160];
+    const Json* samples = find_field(r, "triad_gbs.samples");
     std::snprintf(text, sizeof text,
                   "host memory (STREAM, %d threads on NUMA node(s) of the sender): copy %.1f GB/s, triad %.1f GB/s "
                   "(best of %zu)",
                   field_or<int>(r, "threads", 0), field_or<double>(r, "best_copy_gbs", 0.0),
-                  field_or<double>(r, "best_triad_gbs", 0.0), field_json(r, "triad_gbs.samples").size());
+                  field_or<double>(r, "best_triad_gbs", 0.0), samples && samples->is_array() ? samples->size() : 0);
     return text;
   }
   if (record_kind(r) != "point") return record_kind(r);
-  char text[128];
-  int n = std::snprintf(text, sizeof text, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
-  const Json& ratio = record["ratio_to_ssb_median"];
-  const Json& ci = record["ratio_to_ssb_ci95"];
-  if (ratio.is_number() && n > 0)
-    n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.3fx SSB", ratio.get<double>());
-  if (ci.is_array() && n > 0)
-    std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), " (95%% CI %.3f-%.3f)", ci[0].get<double>(),
-                  ci[1].get<double>());
+  // Every field read with checked access: a record from an older file may lack the ratio and its interval.
+  int n = std::snprintf(text, sizeof text, ": median %.3f us", field<double>(r, "send_time_ns.median") / 1e3);
+  const Json* ratio = find_field(r, "ratio_to_ssb_median");
+  const Json* ci = find_field(r, "ratio_to_ssb_ci95");
+  if (ratio && ratio->is_number() && n > 0)
+    n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.3fx SSB", ratio->get<double>());
+  if (ci && ci->is_array() && ci->size() == 2 && (*ci)[0].is_number() && (*ci)[1].is_number() && n > 0)
+    std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), " (95%% CI %.3f-%.3f)", (*ci)[0].get<double>(),
+                  (*ci)[1].get<double>());
   return describe(point_key(r)) + text;
 }
 
