@@ -19,21 +19,15 @@
 
 namespace hetprobe {
 
-Json halo_parts_json(std::uint64_t part_bytes) {
-  if (part_bytes == kHaloPartsAuto) return "auto";
-  if (part_bytes == kHaloWholeMessages) return "whole";
-  return part_bytes;
-}
-
 std::string HaloSetup::label() const {
   const bool baseline = variant == HaloVariant::baseline;
   return std::string(to_string(variant)) + (blocking_send ? " send " : " isend ") +
          (baseline ? (testany ? "testany" : "waitall") : to_string(signal)) + " " + to_string(staging) + " " +
          std::to_string(threads_per_block) + "t" +
          (poll_pause_ns > 0 ? " pause " + std::to_string(poll_pause_ns) + "ns" : "") +
-         (part_bytes == kHaloWholeMessages ? " whole"
-          : part_bytes != kHaloPartsAuto   ? " part " + format_size(part_bytes)
-                                           : "");
+         (parts.is_whole()   ? " whole"
+          : parts.is_bytes() ? " part " + to_string(parts)
+                             : "");
 }
 
 std::vector<HaloSetup> HaloConfig::setups() const {
@@ -42,8 +36,8 @@ std::vector<HaloSetup> HaloConfig::setups() const {
     for (HaloVariant v : variants)
       for (bool blocking : blocking_sends)
         for (HaloStaging staging : stagings)
-          for (std::uint64_t part :
-               v == HaloVariant::notify_stacked ? std::vector<std::uint64_t>{kHaloPartsAuto} : part_bytes) {
+          for (PartSize part :
+               v == HaloVariant::notify_stacked ? std::vector<PartSize>{PartSize::automatic()} : parts) {
             HaloSetup s{v, blocking, false, HaloSignal::channel, staging, threads, 0, part};
             if (v == HaloVariant::baseline)
               for (bool t : testanys) out.push_back((s.testany = t, s));
@@ -56,20 +50,20 @@ std::vector<HaloSetup> HaloConfig::setups() const {
 
 Json HaloConfig::to_json() const {
   Json v = Json::array(), send = Json::array(), wait = Json::array(), sig = Json::array(), stage = Json::array(),
-       parts = Json::array();
+       part_sizes = Json::array();
   for (auto x : variants) v.push_back(to_string(x));
   for (bool b : blocking_sends) send.push_back(b ? "send" : "isend");
   for (bool t : testanys) wait.push_back(t ? "testany" : "waitall");
   for (auto x : signals) sig.push_back(to_string(x));
   for (auto x : stagings) stage.push_back(to_string(x));
-  for (auto b : part_bytes) parts.push_back(halo_parts_json(b));
+  for (PartSize p : parts) part_sizes.push_back(hetprobe::to_json(p));
   return {{"variants", v},
           {"send", send},
           {"receive_wait", wait},
           {"signal", sig},
           {"staging", stage},
           {"threads_per_block", threads_per_block},
-          {"parts", parts},
+          {"parts", part_sizes},
           {"poll_pause_ns", poll_pause_ns},
           {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
           {"iterations", iterations},
@@ -261,7 +255,7 @@ class Exchange {
                iteration,
                0,
                0,
-               0,
+               PartSize{},  // the engine's to set
                nullptr};
     return a;
   }
@@ -271,7 +265,7 @@ class Exchange {
     l.stage = which;
     l.args = args(s, which != HaloStage::unpack, iteration);
     l.host_messages = which == HaloStage::unpack ? m_.unpack_args : m_.pack_args;
-    l.part_bytes = s.part_bytes;
+    l.parts = s.parts;
     // notify-stream hands each message to MPI as soon as it is packed, so its
     // pack goes message by message; every other stage runs all parts at once
     // (every unpack of notify-stream must be resident: none may wait behind a

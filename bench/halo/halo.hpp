@@ -35,6 +35,7 @@
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
 #include "bench/halo/halo_layout.hpp"
+#include "bench/halo/halo_parts.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/halo/halo_engine.hpp"
@@ -66,10 +67,11 @@ struct HaloSetup {
   HaloSignal signal = HaloSignal::channel;  // notify variants only
   HaloStaging staging = HaloStaging::pinned;
   int threads_per_block = 128;
-  std::uint64_t poll_pause_ns = 0;            // notify variants only
-  std::uint64_t part_bytes = kHaloPartsAuto;  // pack and unpack teams (halo_engine.hpp); notify-stacked: unused
+  std::uint64_t poll_pause_ns = 0;  // notify variants only
+  PartSize parts;                   // pack and unpack teams (halo_engine.hpp); notify-stacked: unused
   // "notify-stream isend channel pinned 128t" (+ " pause 500ns", " whole" or
-  // " part 32KiB" when set): the key records and tables use.
+  // " part 32KiB": the parts' text form, when not auto): the key records and
+  // tables use.
   std::string label() const;
 };
 
@@ -81,10 +83,10 @@ struct HaloConfig {
   std::vector<HaloStaging> stagings{HaloStaging::pinned};
   std::vector<int> threads_per_block{128};
   std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
-  std::vector<std::uint64_t> poll_pause_ns{0};  // GPU unpack: pause between reads of its flag (notify variants)
-  std::vector<std::uint64_t> part_bytes{kHaloPartsAuto};  // baseline and notify-stream: bytes per block
-  int iterations = 20;                                    // timed
-  int warmup = 3;                                         // untimed, first (the first sends pay MPI's handshakes)
+  std::vector<std::uint64_t> poll_pause_ns{0};         // GPU unpack: pause between reads of its flag (notify variants)
+  std::vector<PartSize> parts{PartSize::automatic()};  // baseline and notify-stream: bytes per block
+  int iterations = 20;                                 // timed
+  int warmup = 3;                                      // untimed, first (the first sends pay MPI's handshakes)
   double timeout_s = 30;
   // Which iterations' timelines the records keep: all, median (the median
   // iteration's alone: sweeps of many setups stay small), or none.
@@ -106,7 +108,7 @@ struct HaloIteration {
 };
 struct HaloRun {
   HaloSetup setup;
-  HaloShape launch;                       // blocks x threads (and part bytes) of the pack (or stacked) launch
+  HaloShape launch;                       // blocks x threads (and part size) of the pack (or stacked) launch
   HaloShape unpack_launch;                // of the unpack launch (stacked: none)
   std::uint64_t long_bytes = 0;           // notify-stacked: the whole grid's messages are at least this big
   std::vector<HaloIteration> iterations;  // the timed ones
@@ -115,9 +117,6 @@ struct HaloRun {
   int timeouts = 0;  // unpacks whose flag never came
   ClockFit clock;    // device -> host, from syncs before and after
 };
-
-// A part size as records and the config show it: "auto", "whole" or bytes.
-Json halo_parts_json(std::uint64_t part_bytes);
 
 // Runs every setup of `config` on this rank (collective over mpi.comm).
 std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, Device& device, const MpiContext& mpi,

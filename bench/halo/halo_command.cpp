@@ -130,18 +130,7 @@ HaloConfig build_config(const Options& o) {
     if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
     c.threads_per_block.push_back(static_cast<int>(t));
   }
-  c.part_bytes.clear();
-  for (const std::string& item : split_list(o.parts, "--parts")) {
-    std::uint64_t bytes = kHaloPartsAuto;
-    if (item == "whole") bytes = kHaloWholeMessages;
-    else if (item != "auto") bytes = parse_option("--parts", item, [](const std::string& t) { return parse_size(t); });
-    if (bytes != kHaloPartsAuto && bytes != kHaloWholeMessages && (bytes < kHaloUnitBytes || bytes > (1ull << 30)))
-      throw usage_error("--parts " + o.parts + ": a part is " + std::to_string(kHaloUnitBytes) + " B to 1 GiB, not " +
-                        item);
-    if (std::find(c.part_bytes.begin(), c.part_bytes.end(), bytes) != c.part_bytes.end())
-      throw usage_error("--parts " + o.parts + ": '" + item + "' listed twice");
-    c.part_bytes.push_back(bytes);
-  }
+  c.parts = parse_option("--parts", o.parts, [](const std::string& t) { return parse_part_sizes(t); });
   for (std::size_t i = 0; i < c.poll_pause_ns.size(); ++i)
     if (std::find(c.poll_pause_ns.begin(), c.poll_pause_ns.begin() + static_cast<std::ptrdiff_t>(i),
                   c.poll_pause_ns[i]) != c.poll_pause_ns.begin() + static_cast<std::ptrdiff_t>(i))

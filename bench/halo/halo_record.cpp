@@ -35,7 +35,7 @@ Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>
 }
 
 Json shape_json(const HaloShape& shape) {
-  return {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}, {"part_bytes", shape.part_bytes}};
+  return {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}, {"parts", to_json(shape.parts)}};
 }
 
 // The message a model term is about: the smallest send, the largest receive.
@@ -111,7 +111,7 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"staging", to_string(s.staging)},
           {"threads_per_block", s.threads_per_block},
           {"poll_pause_ns", baseline ? Json(nullptr) : Json(s.poll_pause_ns)},
-          {"parts", halo_parts_json(s.part_bytes)},
+          {"parts", to_json(s.parts)},
           {"launch", shape_json(run.launch)},
           {"unpack_launch", s.variant == HaloVariant::notify_stacked ? Json(nullptr) : shape_json(run.unpack_launch)},
           {"stacked_long_bytes", run.long_bytes ? Json(run.long_bytes) : Json(nullptr)},

@@ -1,0 +1,49 @@
+#include "bench/core/record_upgrade.hpp"
+
+#include <string>
+
+#include "bench/core/run_header.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+bool is(const Json& r, const char* key, const char* value) {
+  const auto it = r.find(key);
+  return it != r.end() && it->is_string() && it->get<std::string>() == value;
+}
+
+// Version 1 wrote a launch's part size as part_bytes, 0 for one block per
+// message; version 2 writes the part size's JSON form ("whole" or bytes).
+void launch_parts_v1(Json& launch) {
+  if (!launch.is_object()) return;
+  const auto it = launch.find("part_bytes");
+  if (it == launch.end()) return;
+  const Json bytes = *it;
+  launch.erase("part_bytes");
+  if (!launch.contains("parts"))
+    launch["parts"] = bytes.is_number_unsigned() && bytes.get<std::uint64_t>() == 0 ? Json("whole") : bytes;
+}
+
+void record_v1(Json& r) {
+  if (is(r, "probe", "halo") && is(r, "record", "halo")) {
+    for (const char* key : {"launch", "unpack_launch"})
+      if (const auto it = r.find(key); it != r.end()) launch_parts_v1(*it);
+  }
+}
+
+}  // namespace
+
+void upgrade_records(std::vector<Json>& records) {
+  int version = kSchemaVersion;
+  for (Json& r : records) {
+    if (is(r, "record", "header")) {
+      const auto v = r.find("schema_version");
+      version = v != r.end() && v->is_number_integer() ? v->get<int>() : 1;
+      continue;
+    }
+    if (version < 2) record_v1(r);
+  }
+}
+
+}  // namespace hetprobe

@@ -1,0 +1,38 @@
+"""Records of an older schema_version in the current form: the one place in Python that knows what
+changed between versions (docs/results-schema.md, "Versions"), so that every reader of a results
+file (hetprobe.load, the halo rates) reads one form. C++'s counterpart, which makes the same steps:
+bench/core/record_upgrade.cpp.
+
+Headers keep their schema_version (it says what a file was written as). Each step changes only what
+is still in the old form, so a record upgraded twice is the same as one upgraded once."""
+
+from __future__ import annotations
+
+CURRENT = 2  # bench/core/run_header.hpp kSchemaVersion
+
+
+def _launch_parts_v1(launch) -> None:
+    """Version 1 wrote a launch's part size as part_bytes, 0 for one block per message; version 2
+    writes the part size's JSON form ("whole" or bytes)."""
+    if not isinstance(launch, dict) or "part_bytes" not in launch:
+        return
+    part_bytes = launch.pop("part_bytes")
+    launch.setdefault("parts", "whole" if part_bytes == 0 and not isinstance(part_bytes, bool) else part_bytes)
+
+
+def _record_v1(rec: dict) -> None:
+    if rec.get("probe") == "halo" and rec.get("record") == "halo":
+        for key in ("launch", "unpack_launch"):
+            _launch_parts_v1(rec.get(key))
+
+
+def upgrade_records(records) -> None:
+    """Upgrades one file's records (in order: a header gives the version of the records after it) in place."""
+    version = CURRENT
+    for rec in records:
+        if rec.get("record") == "header":
+            v = rec.get("schema_version")
+            version = v if isinstance(v, int) and not isinstance(v, bool) else 1
+            continue
+        if version < 2:
+            _record_v1(rec)

@@ -1,0 +1,71 @@
+// Records of schema_version 1 read in the current form (bench/core/record_upgrade.hpp).
+#include "bench/core/record_upgrade.hpp"
+
+#include <gtest/gtest.h>
+
+#include "bench/core/run_header.hpp"
+
+namespace hetprobe {
+namespace {
+
+const std::string kData = HETPROBE_TEST_DATA_DIR "/../../notebooks/data/";
+
+Json header(int version) { return {{"record", "header"}, {"probe", "halo"}, {"schema_version", version}}; }
+
+Json halo(const Json& launch, const Json& unpack_launch) {
+  return {{"record", "halo"}, {"probe", "halo"}, {"launch", launch}, {"unpack_launch", unpack_launch}};
+}
+
+// Version 1 wrote a launch's part size as part_bytes, 0 standing for one
+// block per message; version 2 writes the part size itself.
+TEST(RecordUpgrade, HaloLaunchPartBytesBecomeAPartSize) {
+  std::vector<Json> records{header(1),
+                            halo(Json::parse(R"({"blocks":26,"threads_per_block":128,"part_bytes":0})"),
+                                 Json::parse(R"({"blocks":40,"threads_per_block":128,"part_bytes":32768})")),
+                            halo(Json::parse(R"({"blocks":26,"threads_per_block":128})"), nullptr)};
+  upgrade_records(records);
+  EXPECT_EQ(records[1]["launch"], Json::parse(R"({"blocks":26,"threads_per_block":128,"parts":"whole"})"));
+  EXPECT_EQ(records[1]["unpack_launch"], Json::parse(R"({"blocks":40,"threads_per_block":128,"parts":32768})"));
+  // From before parts: nothing to upgrade.
+  EXPECT_EQ(records[2]["launch"], Json::parse(R"({"blocks":26,"threads_per_block":128})"));
+  EXPECT_TRUE(records[2]["unpack_launch"].is_null());
+  EXPECT_EQ(records[0], header(1)) << "a header says what the file was written as";
+  // Upgrading twice is upgrading once.
+  const std::vector<Json> once = records;
+  upgrade_records(records);
+  EXPECT_EQ(records, once);
+}
+
+TEST(RecordUpgrade, RecordsOfTheCurrentVersionStayAsWritten) {
+  const Json launch = Json::parse(R"({"blocks":26,"threads_per_block":128,"part_bytes":0})");
+  std::vector<Json> records{header(kSchemaVersion), halo(launch, nullptr)};
+  upgrade_records(records);
+  EXPECT_EQ(records[1]["launch"], launch);
+}
+
+// A committed version-1 file with parts auto, whole and sizes comes back typed.
+TEST(RecordUpgrade, ReadingACommittedVersion1File) {
+  const ResultsFile file = read_results(kData + "h200-halo-parts/self-400.jsonl");
+  ASSERT_EQ(file.records.front()["schema_version"], 1);
+  int whole = 0, sized = 0;
+  for (const Json& r : file.records) {
+    if (r["record"] != "halo") continue;
+    for (const char* key : {"launch", "unpack_launch"}) {
+      const Json& l = r[key];
+      if (l.is_null()) continue;
+      EXPECT_FALSE(l.contains("part_bytes")) << r["setup"];
+      const Json& parts = l["parts"];
+      EXPECT_TRUE(parts == "whole" || (parts.is_number_unsigned() && parts.get<std::uint64_t>() > 0)) << r["setup"];
+      if (r["parts"] == "whole") {
+        EXPECT_EQ(parts, "whole") << r["setup"];
+      }
+      whole += parts == "whole";
+      sized += parts.is_number();
+    }
+  }
+  EXPECT_GT(whole, 0);
+  EXPECT_GT(sized, 0);
+}
+
+}  // namespace
+}  // namespace hetprobe
