@@ -1,6 +1,7 @@
 #include "bench/core/record_upgrade.hpp"
 
 #include <string>
+#include <utility>
 
 #include "bench/core/run_header.hpp"
 
@@ -25,11 +26,27 @@ void launch_parts_v1(Json& launch) {
     launch["parts"] = bytes.is_number_unsigned() && bytes.get<std::uint64_t>() == 0 ? Json("whole") : bytes;
 }
 
+// Version 1 named halo's send mode `send`; version 2 names it send_mode, as
+// interference does (one SendMode, one field name).
+void rename(Json& object, const char* from, const char* to) {
+  const auto it = object.find(from);
+  if (it == object.end() || object.contains(to)) return;
+  Json value = std::move(*it);
+  object.erase(from);
+  object[to] = std::move(value);
+}
+
 void record_v1(Json& r) {
   if (is(r, "probe", "halo") && is(r, "record", "halo")) {
     for (const char* key : {"launch", "unpack_launch"})
       if (const auto it = r.find(key); it != r.end()) launch_parts_v1(*it);
+    rename(r, "send", "send_mode");
   }
+}
+
+void header_v1(Json& h) {
+  if (const auto config = h.find("config"); is(h, "probe", "halo") && config != h.end() && config->is_object())
+    rename(*config, "send", "send_mode");
 }
 
 }  // namespace
@@ -40,6 +57,7 @@ void upgrade_records(std::vector<Json>& records) {
     if (is(r, "record", "header")) {
       const auto v = r.find("schema_version");
       version = v != r.end() && v->is_number_integer() ? v->get<int>() : 1;
+      if (version < 2) header_v1(r);
       continue;
     }
     if (version < 2) record_v1(r);

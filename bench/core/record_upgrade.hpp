@@ -12,8 +12,8 @@ namespace hetprobe {
 
 // Upgrades `records` (one file's, in order: a header gives the version of the
 // records after it) in place. Headers keep their schema_version: it says what
-// the file was written as. Every step changes only what is still in the old
-// form, so a record upgraded twice is the same as one upgraded once.
+// the file was written as (their config is upgraded as the records are). Every step changes only what is still in the
+// old form, so a record upgraded twice is the same as one upgraded once.
 void upgrade_records(std::vector<Json>& records);
 
 }  // namespace hetprobe

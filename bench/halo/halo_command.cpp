@@ -29,7 +29,7 @@ struct Options {
   std::string peers = "auto";
   std::string layout_file;
   std::string variants = "all";
-  std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned";
+  std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned", timeline = "all";
   std::string threads = "128", long_bytes = "auto", parts = "auto";
   HaloConfig config;
   HaloModelOptions model;
@@ -112,17 +112,13 @@ void validate_layouts(const Options& o) {
   layouts(grid_only, 0, 1);
 }
 
-// Which settings of a two-way option to run: one of them, or both.
-constexpr EnumTable<bool, 2> kSendNames{"send mode", {{{false, "isend"}, {true, "send"}}}};
-constexpr EnumTable<bool, 2> kRecvWaitNames{"receive wait", {{{false, "waitall"}, {true, "testany"}}}};
-
 // The numbers are range-checked by the parser (option_checks.hpp); lists,
 // sizes and the models' consistency here.
 HaloConfig build_config(const Options& o) {
   HaloConfig c = o.config;
   c.variants = parse_enum_list("--variants", o.variants, kHaloVariantNames);
-  c.blocking_sends = parse_enum_list("--send", o.send, kSendNames);
-  c.testanys = parse_enum_list("--recv-wait", o.recv_wait, kRecvWaitNames);
+  c.send_modes = parse_enum_list("--send", o.send, kSendModeNames);
+  c.receive_waits = parse_enum_list("--recv-wait", o.recv_wait, kHaloReceiveWaitNames);
   c.signals = parse_enum_list("--signal", o.signal, kHaloSignalNames);
   c.stagings = parse_enum_list("--staging", o.staging, kHaloStagingNames);
   c.threads_per_block.clear();
@@ -137,8 +133,7 @@ HaloConfig build_config(const Options& o) {
       throw usage_error("--poll-pause: " + std::to_string(c.poll_pause_ns[i]) + " is listed twice");
   if (o.long_bytes != "auto")
     c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
-  if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
-    throw usage_error("--timeline " + c.timeline + ": expected all, median or none");
+  c.timeline = parse_enum("--timeline", o.timeline, kHaloTimelineNames);
   if ((o.model.alpha_s < 0) != (o.model.beta_s_per_byte < 0))
     throw usage_error("--model-alpha and --model-beta go together");
   const KModel& k = o.model.kmodel;
@@ -240,7 +235,7 @@ void add_options(CLI::App* c, Options* o) {
       ->delimiter(',')
       ->check(integer_in(0, kMaxPollPauseNs))
       ->capture_default_str();
-  c->add_option("--timeline", o->config.timeline,
+  c->add_option("--timeline", o->timeline,
                 "Per-iteration timelines kept in the records: all, median (the "
                 "median iteration's alone), or none")
       ->capture_default_str();

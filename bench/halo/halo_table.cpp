@@ -32,7 +32,7 @@ bool rank0_halo(const RecordRef& r) {
 }
 
 std::string peer_key(const RecordRef& r) {
-  return short_layout(r) + "|" + field<std::string>(r, "send") + "|" +
+  return short_layout(r) + "|" + field<std::string>(r, "send_mode") + "|" +
          std::to_string(field_or<int>(r, "threads_per_block", 0));
 }
 
@@ -124,7 +124,7 @@ Report halo_report(const ResultsFile& file) {
                       field_or<int>(r, "cube", 0),
                       variant,
                       field_or<std::string>(r, "setup", variant),
-                      field<std::string>(r, "send"),
+                      field<std::string>(r, "send_mode"),
                       variant == "baseline" ? wait : signal,
                       wait,
                       signal.empty() ? Json() : Json(signal),

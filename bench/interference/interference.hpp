@@ -30,6 +30,7 @@
 #include "bench/clock/clock_fit.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
+#include "bench/core/send_mode.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/interference/send_gap.hpp"
 #include "bench/load/load_options.hpp"
@@ -39,15 +40,11 @@
 
 namespace hetprobe {
 
-enum class SendMode { send, isend };  // MPI_Send | MPI_Isend + MPI_Wait
 enum class WriterSide { sender, receiver, both };
-inline constexpr EnumTable<SendMode, 2> kSendModeNames{"send mode",
-                                                       {{{SendMode::send, "send"}, {SendMode::isend, "isend"}}}};
 inline constexpr EnumTable<WriterSide, 3> kWriterSideNames{"writer side",
                                                            {{{WriterSide::sender, "sender"},
                                                              {WriterSide::receiver, "receiver"},
                                                              {WriterSide::both, "both"}}}};
-inline const char* to_string(SendMode mode) { return kSendModeNames.name(mode); }
 inline const char* to_string(WriterSide side) { return kWriterSideNames.name(side); }
 
 struct InterferenceConfig {

@@ -305,7 +305,7 @@ def _halo(rec, header):
         "setup": opt(rec, "setup", "string", variant),
         "cube": opt(rec, "cube", "integer"),
         "layout": opt(rec, "layout", "string"),
-        "send": opt(rec, "send", "string"),
+        "send_mode": opt(rec, "send_mode", "string"),
         "receive_wait": opt(rec, "receive_wait", "string"),
         "signal": opt(rec, "signal", "string"),
         "staging": opt(rec, "staging", "string", "pinned"),

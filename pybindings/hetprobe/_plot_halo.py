@@ -48,7 +48,7 @@ def halo_table(results) -> pd.DataFrame:
         base = rows[
             (rows["layout"] == r.layout)
             & (rows["variant"] == "baseline")
-            & (rows["send"] == r.send)
+            & (rows["send_mode"] == r.send_mode)
             & (threads == t)
             & (rows["file"] == r.file)
             & (single_copy.fillna("") == (mech or ""))
@@ -62,7 +62,7 @@ def halo_table(results) -> pd.DataFrame:
                 "cube": r.cube,
                 "setup": r.setup,
                 "variant": r.variant,
-                "send": r.send,
+                "send": r.send_mode,
                 "receive_wait": r.receive_wait,
                 "signal": r.signal,
                 "staging": r.staging,

@@ -3,7 +3,8 @@ changed between versions (docs/results-schema.md, "Versions"), so that every rea
 file (hetprobe.load, the halo rates) reads one form. C++'s counterpart, which makes the same steps:
 bench/core/record_upgrade.cpp.
 
-Headers keep their schema_version (it says what a file was written as). Each step changes only what
+Headers keep their schema_version (it says what a file was written as); their config is upgraded as
+the records are. Each step changes only what
 is still in the old form, so a record upgraded twice is the same as one upgraded once."""
 
 from __future__ import annotations
@@ -20,10 +21,21 @@ def _launch_parts_v1(launch) -> None:
     launch.setdefault("parts", "whole" if part_bytes == 0 and not isinstance(part_bytes, bool) else part_bytes)
 
 
+def _rename(obj: dict, old: str, new: str) -> None:
+    if old in obj and new not in obj:
+        obj[new] = obj.pop(old)
+
+
 def _record_v1(rec: dict) -> None:
     if rec.get("probe") == "halo" and rec.get("record") == "halo":
         for key in ("launch", "unpack_launch"):
             _launch_parts_v1(rec.get(key))
+        _rename(rec, "send", "send_mode")  # one SendMode, one field name, as interference's
+
+
+def _header_v1(header: dict) -> None:
+    if header.get("probe") == "halo" and isinstance(header.get("config"), dict):
+        _rename(header["config"], "send", "send_mode")
 
 
 def upgrade_records(records) -> None:
@@ -33,6 +45,8 @@ def upgrade_records(records) -> None:
         if rec.get("record") == "header":
             v = rec.get("schema_version")
             version = v if isinstance(v, int) and not isinstance(v, bool) else 1
+            if version < 2:
+                _header_v1(rec)
             continue
         if version < 2:
             _record_v1(rec)

@@ -21,7 +21,8 @@ for r in halo:
     assert r["status"] == "ok" and r["payload"]["check"] == "intact", (r["setup"], r["payload"])
     assert r["n"] == iterations and len(r["iteration_ns"]["samples"]) == iterations
     assert r["messages_sent"] == messages and len(r["pack"]) == messages
-    assert r["setup"].startswith(r["variant"] + " " + r["send"]) and r["launch"]["blocks"] >= 1
+    assert r["setup"].startswith(r["variant"] + " " + r["send_mode"]) and r["launch"]["blocks"] >= 1
+    assert "send" not in r and r["send_mode"] in records[0]["config"]["send_mode"], r["send_mode"]
     assert (r["variant"] == "baseline") == (r["signal"] is None)
     assert (r["variant"] == "notify-stacked") == (r["stacked_long_bytes"] is not None)
     memcpy = r["staging"] == "memcpy"

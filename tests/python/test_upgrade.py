@@ -58,3 +58,16 @@ def test_parts_read_as_show_prints_them():
     at = shown[heading].index(" parts ") + 1
     rows = [line for line in shown[heading + 1 :] if line and not line.startswith(("#", " ", "warning"))]
     assert [line[at:].split()[0] for line in rows] == list(table["parts_text"])
+
+
+def test_a_version_1_halo_send_reads_as_send_mode():
+    committed = DATA / "h200x2-halo.jsonl"
+    raw = jsonl_records(committed)
+    assert raw[0]["config"]["send"] == ["isend", "send"] and "send_mode" not in raw[0]["config"]
+    r = hetprobe.load(committed)
+    assert r.header("halo")["config"]["send_mode"] == ["isend", "send"]
+    halo = [rec for rec in r.records if rec.get("record") == "halo"]
+    assert [rec["send_mode"] for rec in halo] == [rec["send"] for rec in raw if rec["record"] == "halo"]
+    assert not any("send" in rec for rec in halo)
+    rows = r.summary[(r.summary["record"] == "halo") & (r.summary["metric"] == "iteration_ns")]
+    assert set(rows["send_mode"]) == {"isend", "send"}

@@ -162,6 +162,8 @@ TEST(HaloRecord, PartsAsAskedAndNoUnpackLaunchWhenStacked) {
   const Json s = halo_record(sized, layout(), config, {});
   EXPECT_EQ(s["parts"], 32768);
   EXPECT_EQ(s["setup"], "baseline isend waitall pinned 128t part 32KiB");  // the text form
+  EXPECT_EQ(s["send_mode"], "isend");                                      // interference's field name
+  EXPECT_FALSE(s.contains("send"));
   const Json stacked = halo_record(run(HaloStaging::pinned, HaloVariant::notify_stacked), layout(), config, {});
   EXPECT_TRUE(stacked["unpack_launch"].is_null());
 }

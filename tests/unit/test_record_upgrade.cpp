@@ -36,11 +36,25 @@ TEST(RecordUpgrade, HaloLaunchPartBytesBecomeAPartSize) {
   EXPECT_EQ(records, once);
 }
 
+// Version 1 named halo's send mode `send`, in its records and its config;
+// version 2 names it send_mode, as interference does.
+TEST(RecordUpgrade, HaloSendBecomesSendMode) {
+  Json h = header(1);
+  h["config"] = {{"variants", {"baseline"}}, {"send", {"isend", "send"}}};
+  std::vector<Json> records{h, {{"record", "halo"}, {"probe", "halo"}, {"send", "send"}}};
+  upgrade_records(records);
+  EXPECT_EQ(records[0]["config"], Json::parse(R"({"variants":["baseline"],"send_mode":["isend","send"]})"));
+  EXPECT_EQ(records[1], Json::parse(R"({"record":"halo","probe":"halo","send_mode":"send"})"));
+  EXPECT_EQ(records[0]["schema_version"], 1);
+}
+
 TEST(RecordUpgrade, RecordsOfTheCurrentVersionStayAsWritten) {
   const Json launch = Json::parse(R"({"blocks":26,"threads_per_block":128,"part_bytes":0})");
-  std::vector<Json> records{header(kSchemaVersion), halo(launch, nullptr)};
+  Json record = halo(launch, nullptr);
+  record["send"] = "isend";
+  std::vector<Json> records{header(kSchemaVersion), record};
   upgrade_records(records);
-  EXPECT_EQ(records[1]["launch"], launch);
+  EXPECT_EQ(records[1], record);
 }
 
 // A committed version-1 file with parts auto, whole and sizes comes back typed.
