@@ -71,19 +71,19 @@ struct InterferenceConfig {
   // Bytes of the load's own buffer for a message size (PCB/P2AB, other GPUs).
   std::uint64_t load_bytes_for(std::uint64_t message_bytes) const;
   int max_gpus() const;
-  // The `rates` item of a label; null when there is none.
-  const LoadRate* rate(const std::string& label) const;
   Json to_json() const;
 };
 
-// One point of the sweep. The SSB baseline has load none, 0 GPUs, rate "".
+// One point of the sweep. The SSB baseline has load none, 0 GPUs, no rate.
+// A point is found again by its values: its rate by value, not by how the
+// rate was written (LoadRate).
 struct PointKey {
   std::uint64_t size;
   Layout layout;
   Access access;
   LoadKind load = LoadKind::none;
   int gpus = 0;
-  std::string rate;
+  std::optional<LoadRate> rate;  // the load's; none for SSB
   auto operator<=>(const PointKey&) const = default;
 };
 std::vector<PointKey> sweep_points(const InterferenceConfig& config);
