@@ -36,12 +36,46 @@ void rename(Json& object, const char* from, const char* to) {
   object[to] = std::move(value);
 }
 
+bool starts(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Version 1 keyed a bandwidth row by its display name alone (`writer`);
+// version 2 adds its keys: pass, kind and access, read back from the names
+// version 1 wrote ("plain one-pass kernel", "plain read", "stream
+// (persistent)", "load read stacked", "load copy-d2h"). A name of none of
+// these forms is left without keys (a reader says the record is malformed).
+void bandwidth_keys_v1(Json& r) {
+  const auto writer = r.find("writer");
+  if (writer == r.end() || !writer->is_string() || r.contains("pass")) return;
+  const std::string name = writer->get<std::string>();
+  std::string pass, kind, access;
+  const std::string persistent = " (persistent)";
+  if (name == "plain one-pass kernel") {
+    pass = "plain", kind = "write";
+  } else if (starts(name, "plain ")) {
+    pass = "plain", kind = name.substr(6);
+  } else if (name.size() > persistent.size() && name.ends_with(persistent)) {
+    pass = "persistent", kind = "write", access = name.substr(0, name.size() - persistent.size());
+  } else if (starts(name, "load ")) {
+    pass = "load", kind = name.substr(5);
+    if (const std::size_t space = kind.find(' '); space != std::string::npos) {
+      access = kind.substr(space + 1);
+      kind.resize(space);
+    }
+  } else {
+    return;
+  }
+  r["pass"] = pass;
+  if (!r.contains("kind") || r["kind"].is_null()) r["kind"] = kind;
+  r["access"] = access.empty() ? Json(nullptr) : Json(access);
+}
+
 void record_v1(Json& r) {
   if (is(r, "probe", "halo") && is(r, "record", "halo")) {
     for (const char* key : {"launch", "unpack_launch"})
       if (const auto it = r.find(key); it != r.end()) launch_parts_v1(*it);
     rename(r, "send", "send_mode");
   }
+  if (is(r, "probe", "bandwidth") && is(r, "record", "point")) bandwidth_keys_v1(r);
 }
 
 void header_v1(Json& h) {

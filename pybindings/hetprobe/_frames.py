@@ -195,7 +195,13 @@ def _bandwidth(rec, header):
     gbs = numbers(rec, "gbs", required=True)
     extras = {"ratio_to_plain_median": number(rec, "ratio_to_plain_median")}
     return (
-        {"writer": need(rec, "writer", "string"), "bytes": opt(rec, "bytes", "integer")},
+        {
+            "writer": need(rec, "writer", "string"),
+            "pass": need(rec, "pass", "string"),
+            "kind": need(rec, "kind", "string"),
+            "access": opt(rec, "access", "string"),
+            "bytes": opt(rec, "bytes", "integer"),
+        },
         [("gbs", "GB/s", compute_stats(gbs), extras)],
         [("gbs", "GB/s", gbs)],
     )

@@ -66,7 +66,7 @@ def references(bandwidth_records) -> dict[str, float]:
     points = _rank0(bandwidth_records, "bandwidth", "point")
     out = {}
     for direction, (_, writer, kind) in DIRECTIONS.items():
-        rows = [p for p in points if p.get("writer") == writer and p.get("kind", kind) == kind]
+        rows = [p for p in points if p.get("pass") == "plain" and p.get("kind") == kind]
         if not rows or not isinstance(rows[0].get("median_gbs"), (int, float)):
             raise RatesError(
                 f"no rank-0 '{writer}' row with a median_gbs in the bandwidth results "

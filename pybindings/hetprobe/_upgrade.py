@@ -26,11 +26,40 @@ def _rename(obj: dict, old: str, new: str) -> None:
         obj[new] = obj.pop(old)
 
 
+def _bandwidth_keys_v1(rec: dict) -> None:
+    """Version 1 keyed a bandwidth row by its display name alone (`writer`); version 2 adds its keys,
+    pass, kind and access, read back from the names version 1 wrote ("plain one-pass kernel", "plain
+    read", "stream (persistent)", "load read stacked", "load copy-d2h"). A name of none of these forms
+    is left without keys."""
+    name = rec.get("writer")
+    if not isinstance(name, str) or "pass" in rec:
+        return
+    access = None
+    if name == "plain one-pass kernel":
+        pass_, kind = "plain", "write"
+    elif name.startswith("plain "):
+        pass_, kind = "plain", name[len("plain ") :]
+    elif name.endswith(" (persistent)") and len(name) > len(" (persistent)"):
+        pass_, kind, access = "persistent", "write", name[: -len(" (persistent)")]
+    elif name.startswith("load "):
+        pass_, kind = "load", name[len("load ") :]
+        if " " in kind:
+            kind, access = kind.split(" ", 1)
+    else:
+        return
+    rec["pass"] = pass_
+    if rec.get("kind") is None:
+        rec["kind"] = kind
+    rec["access"] = access
+
+
 def _record_v1(rec: dict) -> None:
     if rec.get("probe") == "halo" and rec.get("record") == "halo":
         for key in ("launch", "unpack_launch"):
             _launch_parts_v1(rec.get(key))
         _rename(rec, "send", "send_mode")  # one SendMode, one field name, as interference's
+    if rec.get("probe") == "bandwidth" and rec.get("record") == "point":
+        _bandwidth_keys_v1(rec)
 
 
 def _header_v1(header: dict) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import subprocess
 
+import pandas as pd
 from conftest import DATA, jsonl_records
 
 import hetprobe
@@ -71,3 +72,19 @@ def test_a_version_1_halo_send_reads_as_send_mode():
     assert not any("send" in rec for rec in halo)
     rows = r.summary[(r.summary["record"] == "halo") & (r.summary["metric"] == "iteration_ns")]
     assert set(rows["send_mode"]) == {"isend", "send"}
+
+
+def test_version_1_bandwidth_rows_get_their_keys():
+    """A version-1 bandwidth file (the display name alone) reads with pass, kind and access, and the
+    per-GPU table takes its plain rows by those keys."""
+    path = DATA / "h200x2-load" / "bandwidth.jsonl"
+    assert all("pass" not in r for r in jsonl_records(path))
+    r = hetprobe.load(path)
+    rows = r.summary[r.summary["probe"] == "bandwidth"]
+    access = [None if pd.isna(a) else a for a in rows["access"]]  # the column's missing values
+    keys = {w: (p, k, a) for w, p, k, a in zip(rows["writer"], rows["pass"], rows["kind"], access)}
+    assert keys["plain one-pass kernel"] == ("plain", "write", None)
+    assert keys["stacked (persistent)"] == ("persistent", "write", "stacked")
+    assert keys["load read stream"] == ("load", "read", "stream")
+    assert keys["load copy-d2h"] == ("load", "copy-d2h", None)
+    assert set(rows["pass"]) == {"plain", "persistent", "load"}

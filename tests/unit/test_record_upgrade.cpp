@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/bandwidth/bandwidth.hpp"
 #include "bench/core/run_header.hpp"
 
 namespace hetprobe {
@@ -46,6 +47,34 @@ TEST(RecordUpgrade, HaloSendBecomesSendMode) {
   EXPECT_EQ(records[0]["config"], Json::parse(R"({"variants":["baseline"],"send_mode":["isend","send"]})"));
   EXPECT_EQ(records[1], Json::parse(R"({"record":"halo","probe":"halo","send_mode":"send"})"));
   EXPECT_EQ(records[0]["schema_version"], 1);
+}
+
+// Version 1 keyed a bandwidth row by its display name alone: the upgrade
+// reads back the keys of every row the probe writes, from the name it gives it.
+TEST(RecordUpgrade, BandwidthRowsGetTheirKeysFromTheirNames) {
+  std::vector<BandwidthRow> rows;
+  for (LoadKind k : {LoadKind::write, LoadKind::read, LoadKind::copy_d2h, LoadKind::copy_h2d})
+    rows.push_back({BandwidthPass::plain, k, std::nullopt});
+  for (Access a : {Access::stream, Access::stacked}) rows.push_back({BandwidthPass::persistent, LoadKind::write, a});
+  for (LoadKind k : {LoadKind::write, LoadKind::read, LoadKind::poll})
+    for (Access a : {Access::stream, Access::stacked}) rows.push_back({BandwidthPass::load, k, a});
+  for (LoadKind k : {LoadKind::copy_d2h, LoadKind::copy_h2d}) rows.push_back({BandwidthPass::load, k, std::nullopt});
+  for (const BandwidthRow& row : rows) {
+    std::vector<Json> records{header(1),
+                              {{"record", "point"}, {"probe", "bandwidth"}, {"writer", bandwidth_row_name(row)}}};
+    upgrade_records(records);
+    const Json& r = records[1];
+    EXPECT_EQ(r["pass"], to_string(row.pass)) << r;
+    EXPECT_EQ(r["kind"], to_string(row.kind)) << r;
+    EXPECT_EQ(r["access"], row.access ? Json(to_string(*row.access)) : Json(nullptr)) << r;
+  }
+  EXPECT_EQ(bandwidth_row_name(rows[0]), "plain one-pass kernel");
+  EXPECT_EQ(bandwidth_row_name(rows[4]), "stream (persistent)");
+  EXPECT_EQ(bandwidth_row_name(rows.back()), "load copy-h2d");
+  // A name of no known form gets no keys.
+  std::vector<Json> odd{header(1), {{"record", "point"}, {"probe", "bandwidth"}, {"writer", "something else"}}};
+  upgrade_records(odd);
+  EXPECT_FALSE(odd[1].contains("pass"));
 }
 
 TEST(RecordUpgrade, RecordsOfTheCurrentVersionStayAsWritten) {
