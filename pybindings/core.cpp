@@ -17,6 +17,7 @@
 
 #include "base/effect.hpp"
 #include "base/errors.hpp"
+#include "bench/bandwidth/bandwidth.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/error_record.hpp"
 #include "bench/cli/probe_table.hpp"
@@ -111,6 +112,9 @@ py::dict enum_names() {
   add_enum(out, kHaloSignalNames);
   add_enum(out, kHaloStagingNames);
   add_enum(out, kHaloPeersNames);
+  add_enum(out, kHaloReceiveWaitNames);
+  add_enum(out, kHaloTimelineNames);
+  add_enum(out, kBandwidthPassNames);
   add_enum(out, kTableFormatNames);
   add_enum(out, kSendModeNames);
   add_enum(out, kWriterSideNames);
