@@ -95,9 +95,11 @@ std::string interference_record_label(const Json& record) {
   }
   if (record_kind(r) != "point") return record_kind(r);
   char text[128];
-  int n = std::snprintf(text, sizeof text, ": median %.3f us", record["send_time_ns"]["median"].get<double>() / 1e3);
-  const Json& ratio = record["ratio_to_ssb_median"];
-  const Json& ci = record["ratio_to_ssb_ci95"];
+  int n = std::snprintf(text, sizeof text, ": median %.3f us", field<double>(r, "send_time_ns.median") / 1e3);
+  // Checked access: a record without them (files from before the rounds) has none to show.
+  const Json ratio = number_or_null(r, "ratio_to_ssb_median");
+  const Json* interval = find_field(r, "ratio_to_ssb_ci95");
+  const Json ci = interval != nullptr && interval->is_array() && interval->size() == 2 ? *interval : Json();
   if (ratio.is_number() && n > 0)
     n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.3fx SSB", ratio.get<double>());
   if (ci.is_array() && n > 0)
