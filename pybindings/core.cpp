@@ -12,10 +12,12 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "base/effect.hpp"
 #include "base/errors.hpp"
+#include "bench/bandwidth/bandwidth.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/error_record.hpp"
 #include "bench/cli/probe_table.hpp"
@@ -23,6 +25,7 @@
 #include "bench/core/table.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_layout.hpp"
+#include "bench/halo/halo_parts.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/notify/notify.hpp"
@@ -109,6 +112,9 @@ py::dict enum_names() {
   add_enum(out, kHaloSignalNames);
   add_enum(out, kHaloStagingNames);
   add_enum(out, kHaloPeersNames);
+  add_enum(out, kHaloReceiveWaitNames);
+  add_enum(out, kHaloTimelineNames);
+  add_enum(out, kBandwidthPassNames);
   add_enum(out, kTableFormatNames);
   add_enum(out, kSendModeNames);
   add_enum(out, kWriterSideNames);
@@ -258,6 +264,17 @@ PYBIND11_MODULE(_core, m) {
       "Points measured side by side over the same launches (one size of one command), each a list of its "
       "launches' ratios: pool_launch_ratios' dict for each, the launches' variance pooled over the points "
       "(bench/core/effect.hpp)");
+  // A halo part size's text form, written once in C++ (bench/halo/halo_parts.hpp) for the tables,
+  // the setup labels and the notebook.
+  m.def(
+      "part_size_text",
+      [](const std::variant<std::uint64_t, std::string>& parts) {
+        const Json record{{"parts", std::visit([](const auto& v) { return Json(v); }, parts)}};
+        return to_string(part_size_at({record, "a halo record"}, "parts"));
+      },
+      py::arg("parts"),
+      "A halo record's parts (its JSON form: \"auto\", \"whole\" or bytes) as the tables show them: \"auto\", "
+      "\"whole\" or a size like \"32KiB\"; UsageError for anything else");
   m.attr("effect_margin") = kEffectMargin;
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();

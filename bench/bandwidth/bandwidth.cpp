@@ -53,30 +53,31 @@ double load_gbs(LoadEngine& e, LoadKind kind, Access access, const PinnedBuffer&
 }
 
 struct Row {
-  std::string name;       // what was measured
-  std::string kind;       // the traffic's kind
-  std::string reference;  // the plain row it is compared with ("" for the references themselves)
+  BandwidthRow key;
   std::vector<double> gbs;
 };
 
-// The row's record: its samples, median, and ratio to its plain reference
-// (measured before it: the plain rows come first).
+// The row's record: its keys and display name, its samples, median, and
+// ratio to its plain reference (measured before it: the plain rows come first).
 Json row_record(const Row& r, const std::vector<Row>& rows, std::uint64_t bytes) {
   const Summary s = summarize(r.gbs);
+  const std::optional<BandwidthRow> reference = plain_reference(r.key);
   double plain = 0;
   for (const Row& p : rows)
-    if (!r.reference.empty() && p.name == r.reference) plain = summarize(p.gbs).median;
+    if (reference && p.key == *reference) plain = summarize(p.gbs).median;
   return Json{{"record", "point"},
               {"probe", "bandwidth"},
-              {"writer", r.name},
-              {"kind", r.kind},
+              {"writer", bandwidth_row_name(r.key)},
+              {"pass", to_string(r.key.pass)},
+              {"kind", to_string(r.key.kind)},
+              {"access", r.key.access ? Json(to_string(*r.key.access)) : Json(nullptr)},
               {"bytes", bytes},
               {"gbs", r.gbs},
               {"median_gbs", s.median},
-              {"reference", r.reference.empty() ? Json(nullptr) : Json(r.reference)},
-              {"ratio_to_plain_median", plain > 0                                 ? Json(s.median / plain)
-                                        : r.reference.empty() && r.kind != "poll" ? Json(1.0)
-                                                                                  : Json(nullptr)},
+              {"reference", reference ? Json(bandwidth_row_name(*reference)) : Json(nullptr)},
+              {"ratio_to_plain_median", plain > 0                            ? Json(s.median / plain)
+                                        : r.key.pass == BandwidthPass::plain ? Json(1.0)
+                                                                             : Json(nullptr)},
               {"warnings", rate_spread_warnings(s, "gbs")}};
 }
 
@@ -126,6 +127,21 @@ Json link_record(Device& device, LoadEngine& engine, const PinnedBuffer& buf, st
 
 }  // namespace
 
+std::string bandwidth_row_name(const BandwidthRow& row) {
+  const std::string kind = to_string(row.kind);
+  switch (row.pass) {
+    case BandwidthPass::plain: return row.kind == LoadKind::write ? "plain one-pass kernel" : "plain " + kind;
+    case BandwidthPass::persistent: return std::string(row.access ? to_string(*row.access) : "?") + " (persistent)";
+    case BandwidthPass::load: break;
+  }
+  return "load " + kind + (row.access ? std::string(" ") + to_string(*row.access) : "");
+}
+
+std::optional<BandwidthRow> plain_reference(const BandwidthRow& row) {
+  if (row.pass == BandwidthPass::plain || row.kind == LoadKind::poll) return std::nullopt;
+  return BandwidthRow{BandwidthPass::plain, row.kind, std::nullopt};
+}
+
 Json BandwidthConfig::to_json() const {
   Json kinds = Json::array();
   for (LoadKind k : loads) kinds.push_back(to_string(k));
@@ -145,8 +161,8 @@ void run_bandwidth(const BandwidthConfig& c, Device& device, const RecordSink& s
   std::vector<Row> rows;
   rows.reserve(c.rows());  // so the Row& below stays valid
   // A row is measured by `sample` (one GB/s each), then recorded at once.
-  auto measure_row = [&](std::string name, std::string kind, std::string reference, const auto& sample) {
-    rows.push_back({std::move(name), std::move(kind), std::move(reference), {}});
+  auto measure_row = [&](BandwidthRow key, const auto& sample) {
+    rows.push_back({key, {}});
     Row& r = rows.back();
     for (int i = 0; i < c.reps; ++i) {
       throw_if_interrupted();
@@ -157,23 +173,19 @@ void run_bandwidth(const BandwidthConfig& c, Device& device, const RecordSink& s
   auto engine = device.make_load_engine();
   for (LoadKind k : {LoadKind::write, LoadKind::read, LoadKind::copy_d2h, LoadKind::copy_h2d}) {
     (void)engine->time_plain(k, buf.device(), c.bytes);  // warm-up: module load, first touch
-    measure_row(k == LoadKind::write ? "plain one-pass kernel" : std::string("plain ") + to_string(k), to_string(k), "",
+    measure_row({BandwidthPass::plain, k, std::nullopt},
                 [&] { return static_cast<double>(c.bytes) / engine->time_plain(k, buf.device(), c.bytes) * 1e-9; });
   }
   std::uint64_t epoch = 0;
   auto writer = device.make_writer_engine();
   for (Access a : {Access::stream, Access::stacked})
-    measure_row(std::string(to_string(a)) + " (persistent)", "write", "plain one-pass kernel", [&] {
+    measure_row({BandwidthPass::persistent, LoadKind::write, a}, [&] {
       return writer_gbs(*writer, device.info().timer_hz, a, buf, c.bytes, c.duration_s, c.timeout_s, ++epoch);
     });
   for (LoadKind k : c.loads)
     for (Access a : {Access::stream, Access::stacked}) {
       if (!load_uses_threads(k) && a == Access::stacked) continue;  // the copy engine has no access mode
-      const std::string reference = k == LoadKind::write  ? "plain one-pass kernel"
-                                    : k == LoadKind::poll ? ""
-                                                          : std::string("plain ") + to_string(k);
-      measure_row(std::string("load ") + to_string(k) + (load_uses_threads(k) ? std::string(" ") + to_string(a) : ""),
-                  to_string(k), reference,
+      measure_row({BandwidthPass::load, k, load_uses_threads(k) ? std::optional(a) : std::nullopt},
                   [&] { return load_gbs(*engine, k, a, buf, c.bytes, c.duration_s, c.timeout_s, ++epoch); });
     }
   throw_if_interrupted();

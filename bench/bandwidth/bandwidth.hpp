@@ -8,13 +8,38 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "base/enum_table.hpp"
 #include "bench/core/results.hpp"
 #include "probes/device/device.hpp"
 #include "probes/load/load_engine.hpp"
 
 namespace hetprobe {
+
+// What a row measured, as its record's keys: the pass (a plain one, the
+// paper's persistent writer, or a load at full rate), the traffic's kind and,
+// for traffic of the GPU's threads beyond the plain passes, the access mode.
+enum class BandwidthPass { plain, persistent, load };
+inline constexpr EnumTable<BandwidthPass, 3> kBandwidthPassNames{"bandwidth pass",
+                                                                 {{{BandwidthPass::plain, "plain"},
+                                                                   {BandwidthPass::persistent, "persistent"},
+                                                                   {BandwidthPass::load, "load"}}}};
+inline const char* to_string(BandwidthPass p) { return kBandwidthPassNames.name(p); }
+struct BandwidthRow {
+  BandwidthPass pass = BandwidthPass::plain;
+  LoadKind kind = LoadKind::write;
+  std::optional<Access> access;  // none for the plain passes and the copy engine
+  bool operator==(const BandwidthRow&) const = default;
+};
+// The row's display name (records' `writer`, the table's `traffic`): "plain
+// one-pass kernel", "plain read", "stream (persistent)", "load read stacked".
+std::string bandwidth_row_name(const BandwidthRow& row);
+// The plain pass a row is compared with: that of its kind; none for the
+// plain passes themselves and for poll (no plain pass polls).
+std::optional<BandwidthRow> plain_reference(const BandwidthRow& row);
 
 struct BandwidthConfig {
   std::uint64_t bytes = 0;      // of the pinned host buffer

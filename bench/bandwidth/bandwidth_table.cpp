@@ -31,9 +31,9 @@ std::vector<double> samples(const RecordRef& r) {
 // Percent of the plain pass's median; null for the plain passes themselves
 // and for traffic with no plain counterpart (poll). Files from before
 // "reference" give every non-plain row its ratio.
-Json vs_plain_pct(const RecordRef& r, const std::string& writer) {
+Json vs_plain_pct(const RecordRef& r) {
   const Json* reference = find_field(r, "reference");
-  const bool compared = reference != nullptr ? !reference->is_null() : writer.rfind("plain", 0) != 0;
+  const bool compared = reference != nullptr ? !reference->is_null() : field<std::string>(r, "pass") != "plain";
   const Json ratio = number_or_null(r, "ratio_to_plain_median");
   return compared && ratio.is_number() ? Json(100 * ratio.get<double>()) : Json();
 }
@@ -77,7 +77,9 @@ Report bandwidth_report(const ResultsFile& file) {
   for (const std::string& w : header_warnings(file)) report.about.push_back(w);
   Table t{"bandwidth", {}, {}};
   t.columns = {{"traffic", 24, Align::left},
+               {"pass", 0, Align::left, -1, Shown::data},
                {"kind", 0, Align::left, -1, Shown::data},
+               {"access", 0, Align::left, -1, Shown::data},
                {"bytes", 0, Align::right, -1, Shown::data},
                {"median_gbs", 10, Align::right, 2},
                {"min_gbs", 10, Align::right, 2},
@@ -90,9 +92,11 @@ Report bandwidth_report(const ResultsFile& file) {
     const std::string writer = field<std::string>(r, "writer");
     const std::vector<double> gbs = samples(r);
     const auto [min, max] = std::minmax_element(gbs.begin(), gbs.end());
-    t.rows.push_back({writer, field_or<std::string>(r, "kind", "write"), field<std::uint64_t>(r, "bytes"),
+    const auto access = optional_field<std::string>(r, "access");
+    t.rows.push_back({writer, field<std::string>(r, "pass"), field<std::string>(r, "kind"),
+                      access ? Json(*access) : Json(), field<std::uint64_t>(r, "bytes"),
                       number_or_null(r, "median_gbs"), gbs.empty() ? Json() : Json(*min),
-                      gbs.empty() ? Json() : Json(*max), vs_plain_pct(r, writer), gbs.size()});
+                      gbs.empty() ? Json() : Json(*max), vs_plain_pct(r), gbs.size()});
     add_record_warnings(r, writer, t.notes);
   }
   std::vector<RecordRef> links;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "bench/core/record_upgrade.hpp"
 
 namespace hetprobe {
 
@@ -201,6 +202,7 @@ ResultsFile read_results(const std::filesystem::path& path) {
     file.lines.push_back(i + 1);
     file.valid_bytes = line.end;
   }
+  upgrade_records(file.records);  // older schema versions read in the current form
   return file;
 }
 

@@ -70,7 +70,8 @@ struct ResultsFile {
 // file: hetprobe::Error(ErrorKind::usage) naming the file and 1-based line
 // number. A missing file, or one that is not a regular file, throws
 // hetprobe::Error(ErrorKind::usage); failing mid-read, ErrorKind::io.
-// Empty lines are skipped.
+// Empty lines are skipped. Records of an older schema_version come back in
+// the current form (record_upgrade.hpp).
 ResultsFile read_results(const std::filesystem::path& path);
 
 // {n, min, p10, median, p90, p99, max, mean, stddev} of the samples (see

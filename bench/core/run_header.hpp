@@ -14,7 +14,7 @@
 
 namespace hetprobe {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;  // what changed, and how older files are read: record_upgrade.hpp
 
 struct RunContext {
   std::string probe;                      // "interference"

@@ -19,34 +19,28 @@
 
 namespace hetprobe {
 
-Json halo_parts_json(std::uint64_t part_bytes) {
-  if (part_bytes == kHaloPartsAuto) return "auto";
-  if (part_bytes == kHaloWholeMessages) return "whole";
-  return part_bytes;
-}
-
 std::string HaloSetup::label() const {
   const bool baseline = variant == HaloVariant::baseline;
-  return std::string(to_string(variant)) + (blocking_send ? " send " : " isend ") +
-         (baseline ? (testany ? "testany" : "waitall") : to_string(signal)) + " " + to_string(staging) + " " +
+  return std::string(to_string(variant)) + " " + to_string(send_mode) + " " +
+         (baseline ? to_string(receive_wait) : to_string(signal)) + " " + to_string(staging) + " " +
          std::to_string(threads_per_block) + "t" +
          (poll_pause_ns > 0 ? " pause " + std::to_string(poll_pause_ns) + "ns" : "") +
-         (part_bytes == kHaloWholeMessages ? " whole"
-          : part_bytes != kHaloPartsAuto   ? " part " + format_size(part_bytes)
-                                           : "");
+         (parts.is_whole()   ? " whole"
+          : parts.is_bytes() ? " part " + to_string(parts)
+                             : "");
 }
 
 std::vector<HaloSetup> HaloConfig::setups() const {
   std::vector<HaloSetup> out;
   for (int threads : threads_per_block)
     for (HaloVariant v : variants)
-      for (bool blocking : blocking_sends)
+      for (SendMode send : send_modes)
         for (HaloStaging staging : stagings)
-          for (std::uint64_t part :
-               v == HaloVariant::notify_stacked ? std::vector<std::uint64_t>{kHaloPartsAuto} : part_bytes) {
-            HaloSetup s{v, blocking, false, HaloSignal::channel, staging, threads, 0, part};
+          for (PartSize part :
+               v == HaloVariant::notify_stacked ? std::vector<PartSize>{PartSize::automatic()} : parts) {
+            HaloSetup s{v, send, HaloReceiveWait::waitall, HaloSignal::channel, staging, threads, 0, part};
             if (v == HaloVariant::baseline)
-              for (bool t : testanys) out.push_back((s.testany = t, s));
+              for (HaloReceiveWait w : receive_waits) out.push_back((s.receive_wait = w, s));
             else
               for (HaloSignal g : signals)
                 for (std::uint64_t pause : poll_pause_ns) out.push_back((s.signal = g, s.poll_pause_ns = pause, s));
@@ -56,26 +50,26 @@ std::vector<HaloSetup> HaloConfig::setups() const {
 
 Json HaloConfig::to_json() const {
   Json v = Json::array(), send = Json::array(), wait = Json::array(), sig = Json::array(), stage = Json::array(),
-       parts = Json::array();
+       part_sizes = Json::array();
   for (auto x : variants) v.push_back(to_string(x));
-  for (bool b : blocking_sends) send.push_back(b ? "send" : "isend");
-  for (bool t : testanys) wait.push_back(t ? "testany" : "waitall");
+  for (SendMode m : send_modes) send.push_back(to_string(m));
+  for (HaloReceiveWait w : receive_waits) wait.push_back(to_string(w));
   for (auto x : signals) sig.push_back(to_string(x));
   for (auto x : stagings) stage.push_back(to_string(x));
-  for (auto b : part_bytes) parts.push_back(halo_parts_json(b));
+  for (PartSize p : parts) part_sizes.push_back(hetprobe::to_json(p));
   return {{"variants", v},
-          {"send", send},
+          {"send_mode", send},
           {"receive_wait", wait},
           {"signal", sig},
           {"staging", stage},
           {"threads_per_block", threads_per_block},
-          {"parts", parts},
+          {"parts", part_sizes},
           {"poll_pause_ns", poll_pause_ns},
           {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
           {"iterations", iterations},
           {"warmup", warmup},
           {"timeout_s", timeout_s},
-          {"timeline", timeline}};
+          {"timeline", to_string(timeline)}};
 }
 
 namespace {
@@ -209,7 +203,7 @@ class Exchange {
     auto send = [&](std::size_t i) {
       void* buf = m_.send.host() + m_.send_at[i];
       const auto& msg = l_.sends[i];
-      if (s.blocking_send)
+      if (s.send_mode == SendMode::send)
         mpi_check(MPI_Send(buf, static_cast<int>(msg.bytes), MPI_BYTE, msg.send_to, msg.index, mpi_.comm), "MPI_Send");
       else
         mpi_check(MPI_Isend(buf, static_cast<int>(msg.bytes), MPI_BYTE, msg.send_to, msg.index, mpi_.comm, &sends[i]),
@@ -240,7 +234,7 @@ class Exchange {
         halo_->join(HaloStage::stacked);
         break;
     }
-    if (!s.blocking_send)
+    if (s.send_mode == SendMode::isend)
       mpi_check(MPI_Waitall(static_cast<int>(ns), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     raw.t1 = clock_.now();
     raw.pack.assign(m_.pack_stamps, m_.pack_stamps + ns);
@@ -261,7 +255,7 @@ class Exchange {
                iteration,
                0,
                0,
-               0,
+               PartSize{},  // the engine's to set
                nullptr};
     return a;
   }
@@ -271,7 +265,7 @@ class Exchange {
     l.stage = which;
     l.args = args(s, which != HaloStage::unpack, iteration);
     l.host_messages = which == HaloStage::unpack ? m_.unpack_args : m_.pack_args;
-    l.part_bytes = s.part_bytes;
+    l.parts = s.parts;
     // notify-stream hands each message to MPI as soon as it is packed, so its
     // pack goes message by message; every other stage runs all parts at once
     // (every unpack of notify-stream must be resident: none may wait behind a
@@ -388,7 +382,7 @@ class Exchange {
         throw Error(ErrorKind::timeout, std::to_string(left) + " halo " + what + " did not complete within " +
                                             std::to_string(c_.timeout_s) + " s");
     };
-    if (!notify && !s.testany) {
+    if (!notify && s.receive_wait == HaloReceiveWait::waitall) {
       mpi_check(MPI_Waitall(static_cast<int>(nr), recvs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
       std::fill(raw.recv.begin(), raw.recv.end(), clock_.now());
       for (std::size_t i = 0; i < nr; ++i) received(i);

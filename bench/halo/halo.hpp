@@ -34,7 +34,9 @@
 #include "bench/clock/clock_fit.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
+#include "bench/core/send_mode.hpp"
 #include "bench/halo/halo_layout.hpp"
+#include "bench/halo/halo_parts.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/halo/halo_engine.hpp"
@@ -42,8 +44,10 @@
 namespace hetprobe {
 
 enum class HaloVariant { baseline, notify_stream, notify_stacked };
-enum class HaloSignal { channel, queue };   // how the device says "packed" (notify variants)
-enum class HaloStaging { pinned, memcpy };  // where pack writes what MPI sends
+enum class HaloSignal { channel, queue };         // how the device says "packed" (notify variants)
+enum class HaloStaging { pinned, memcpy };        // where pack writes what MPI sends
+enum class HaloReceiveWait { waitall, testany };  // the baseline's: MPI_Waitall, or an MPI_Testany loop
+enum class HaloTimeline { all, median, none };    // which iterations' timelines the records keep
 inline constexpr EnumTable<HaloVariant, 3> kHaloVariantNames{"halo variant",
                                                              {{{HaloVariant::baseline, "baseline"},
                                                                {HaloVariant::notify_stream, "notify-stream"},
@@ -54,41 +58,51 @@ inline constexpr EnumTable<HaloSignal, 2> kHaloSignalNames{"halo signal",
 inline constexpr EnumTable<HaloStaging, 2> kHaloStagingNames{"halo staging",
                                                              {{{HaloStaging::pinned, "pinned"},
                                                                {HaloStaging::memcpy, "memcpy"}}}};
+inline constexpr EnumTable<HaloReceiveWait, 2> kHaloReceiveWaitNames{"receive wait",
+                                                                     {{{HaloReceiveWait::waitall, "waitall"},
+                                                                       {HaloReceiveWait::testany, "testany"}}}};
+inline constexpr EnumTable<HaloTimeline, 3> kHaloTimelineNames{"timeline",
+                                                               {{{HaloTimeline::all, "all"},
+                                                                 {HaloTimeline::median, "median"},
+                                                                 {HaloTimeline::none, "none"}}}};
 inline const char* to_string(HaloVariant v) { return kHaloVariantNames.name(v); }
 inline const char* to_string(HaloSignal s) { return kHaloSignalNames.name(s); }
 inline const char* to_string(HaloStaging s) { return kHaloStagingNames.name(s); }
+inline const char* to_string(HaloReceiveWait w) { return kHaloReceiveWaitNames.name(w); }
+inline const char* to_string(HaloTimeline t) { return kHaloTimelineNames.name(t); }
 
 // One measured combination.
 struct HaloSetup {
   HaloVariant variant = HaloVariant::baseline;
-  bool blocking_send = false;               // MPI_Send instead of MPI_Isend (+ MPI_Waitall at the end)
-  bool testany = false;                     // baseline: receives completed with an MPI_Testany loop (notify: always)
-  HaloSignal signal = HaloSignal::channel;  // notify variants only
+  SendMode send_mode = SendMode::isend;
+  HaloReceiveWait receive_wait = HaloReceiveWait::waitall;  // the baseline's (notify: always an MPI_Testany loop)
+  HaloSignal signal = HaloSignal::channel;                  // notify variants only
   HaloStaging staging = HaloStaging::pinned;
   int threads_per_block = 128;
-  std::uint64_t poll_pause_ns = 0;            // notify variants only
-  std::uint64_t part_bytes = kHaloPartsAuto;  // pack and unpack teams (halo_engine.hpp); notify-stacked: unused
+  std::uint64_t poll_pause_ns = 0;  // notify variants only
+  PartSize parts;                   // pack and unpack teams (halo_engine.hpp); notify-stacked: unused
   // "notify-stream isend channel pinned 128t" (+ " pause 500ns", " whole" or
-  // " part 32KiB" when set): the key records and tables use.
+  // " part 32KiB": the parts' text form, when not auto): the key records and
+  // tables use.
   std::string label() const;
 };
 
 struct HaloConfig {
   std::vector<HaloVariant> variants{HaloVariant::baseline, HaloVariant::notify_stream, HaloVariant::notify_stacked};
-  std::vector<bool> blocking_sends{false};
-  std::vector<bool> testanys{false};
+  std::vector<SendMode> send_modes{SendMode::isend};
+  std::vector<HaloReceiveWait> receive_waits{HaloReceiveWait::waitall};
   std::vector<HaloSignal> signals{HaloSignal::channel};
   std::vector<HaloStaging> stagings{HaloStaging::pinned};
   std::vector<int> threads_per_block{128};
   std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
-  std::vector<std::uint64_t> poll_pause_ns{0};  // GPU unpack: pause between reads of its flag (notify variants)
-  std::vector<std::uint64_t> part_bytes{kHaloPartsAuto};  // baseline and notify-stream: bytes per block
-  int iterations = 20;                                    // timed
-  int warmup = 3;                                         // untimed, first (the first sends pay MPI's handshakes)
+  std::vector<std::uint64_t> poll_pause_ns{0};         // GPU unpack: pause between reads of its flag (notify variants)
+  std::vector<PartSize> parts{PartSize::automatic()};  // baseline and notify-stream: bytes per block
+  int iterations = 20;                                 // timed
+  int warmup = 3;                                      // untimed, first (the first sends pay MPI's handshakes)
   double timeout_s = 30;
   // Which iterations' timelines the records keep: all, median (the median
   // iteration's alone: sweeps of many setups stay small), or none.
-  std::string timeline = "all";
+  HaloTimeline timeline = HaloTimeline::all;
   // Every combination, threads outermost; the baseline's receive waits and the
   // notify variants' signals vary, each only where it applies.
   std::vector<HaloSetup> setups() const;
@@ -106,7 +120,7 @@ struct HaloIteration {
 };
 struct HaloRun {
   HaloSetup setup;
-  HaloShape launch;                       // blocks x threads (and part bytes) of the pack (or stacked) launch
+  HaloShape launch;                       // blocks x threads (and part size) of the pack (or stacked) launch
   HaloShape unpack_launch;                // of the unpack launch (stacked: none)
   std::uint64_t long_bytes = 0;           // notify-stacked: the whole grid's messages are at least this big
   std::vector<HaloIteration> iterations;  // the timed ones
@@ -115,9 +129,6 @@ struct HaloRun {
   int timeouts = 0;  // unpacks whose flag never came
   ClockFit clock;    // device -> host, from syncs before and after
 };
-
-// A part size as records and the config show it: "auto", "whole" or bytes.
-Json halo_parts_json(std::uint64_t part_bytes);
 
 // Runs every setup of `config` on this rank (collective over mpi.comm).
 std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, Device& device, const MpiContext& mpi,

@@ -29,7 +29,7 @@ struct Options {
   std::string peers = "auto";
   std::string layout_file;
   std::string variants = "all";
-  std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned";
+  std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned", timeline = "all";
   std::string threads = "128", long_bytes = "auto", parts = "auto";
   HaloConfig config;
   HaloModelOptions model;
@@ -112,17 +112,13 @@ void validate_layouts(const Options& o) {
   layouts(grid_only, 0, 1);
 }
 
-// Which settings of a two-way option to run: one of them, or both.
-constexpr EnumTable<bool, 2> kSendNames{"send mode", {{{false, "isend"}, {true, "send"}}}};
-constexpr EnumTable<bool, 2> kRecvWaitNames{"receive wait", {{{false, "waitall"}, {true, "testany"}}}};
-
 // The numbers are range-checked by the parser (option_checks.hpp); lists,
 // sizes and the models' consistency here.
 HaloConfig build_config(const Options& o) {
   HaloConfig c = o.config;
   c.variants = parse_enum_list("--variants", o.variants, kHaloVariantNames);
-  c.blocking_sends = parse_enum_list("--send", o.send, kSendNames);
-  c.testanys = parse_enum_list("--recv-wait", o.recv_wait, kRecvWaitNames);
+  c.send_modes = parse_enum_list("--send", o.send, kSendModeNames);
+  c.receive_waits = parse_enum_list("--recv-wait", o.recv_wait, kHaloReceiveWaitNames);
   c.signals = parse_enum_list("--signal", o.signal, kHaloSignalNames);
   c.stagings = parse_enum_list("--staging", o.staging, kHaloStagingNames);
   c.threads_per_block.clear();
@@ -130,26 +126,14 @@ HaloConfig build_config(const Options& o) {
     if (t > 65536) throw usage_error("--threads " + o.threads + ": at most 65536 per block");
     c.threads_per_block.push_back(static_cast<int>(t));
   }
-  c.part_bytes.clear();
-  for (const std::string& item : split_list(o.parts, "--parts")) {
-    std::uint64_t bytes = kHaloPartsAuto;
-    if (item == "whole") bytes = kHaloWholeMessages;
-    else if (item != "auto") bytes = parse_option("--parts", item, [](const std::string& t) { return parse_size(t); });
-    if (bytes != kHaloPartsAuto && bytes != kHaloWholeMessages && (bytes < kHaloUnitBytes || bytes > (1ull << 30)))
-      throw usage_error("--parts " + o.parts + ": a part is " + std::to_string(kHaloUnitBytes) + " B to 1 GiB, not " +
-                        item);
-    if (std::find(c.part_bytes.begin(), c.part_bytes.end(), bytes) != c.part_bytes.end())
-      throw usage_error("--parts " + o.parts + ": '" + item + "' listed twice");
-    c.part_bytes.push_back(bytes);
-  }
+  c.parts = parse_option("--parts", o.parts, [](const std::string& t) { return parse_part_sizes(t); });
   for (std::size_t i = 0; i < c.poll_pause_ns.size(); ++i)
     if (std::find(c.poll_pause_ns.begin(), c.poll_pause_ns.begin() + static_cast<std::ptrdiff_t>(i),
                   c.poll_pause_ns[i]) != c.poll_pause_ns.begin() + static_cast<std::ptrdiff_t>(i))
       throw usage_error("--poll-pause: " + std::to_string(c.poll_pause_ns[i]) + " is listed twice");
   if (o.long_bytes != "auto")
     c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
-  if (c.timeline != "all" && c.timeline != "median" && c.timeline != "none")
-    throw usage_error("--timeline " + c.timeline + ": expected all, median or none");
+  c.timeline = parse_enum("--timeline", o.timeline, kHaloTimelineNames);
   if ((o.model.alpha_s < 0) != (o.model.beta_s_per_byte < 0))
     throw usage_error("--model-alpha and --model-beta go together");
   const KModel& k = o.model.kmodel;
@@ -251,7 +235,7 @@ void add_options(CLI::App* c, Options* o) {
       ->delimiter(',')
       ->check(integer_in(0, kMaxPollPauseNs))
       ->capture_default_str();
-  c->add_option("--timeline", o->config.timeline,
+  c->add_option("--timeline", o->timeline,
                 "Per-iteration timelines kept in the records: all, median (the "
                 "median iteration's alone), or none")
       ->capture_default_str();

@@ -35,7 +35,7 @@ Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>
 }
 
 Json shape_json(const HaloShape& shape) {
-  return {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}, {"part_bytes", shape.part_bytes}};
+  return {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}, {"parts", to_json(shape.parts)}};
 }
 
 // The message a model term is about: the smallest send, the largest receive.
@@ -65,9 +65,9 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
   std::vector<double> totals;
   for (const auto& it : run.iterations) totals.push_back(it.total_ns);
   std::vector<std::size_t> kept;
-  if (config.timeline == "all") {
+  if (config.timeline == HaloTimeline::all) {
     for (std::size_t i = 0; i < totals.size(); ++i) kept.push_back(i);
-  } else if (config.timeline == "median" && !totals.empty()) {
+  } else if (config.timeline == HaloTimeline::median && !totals.empty()) {
     std::vector<std::size_t> order(totals.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return totals[a] < totals[b]; });
@@ -105,13 +105,13 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"layout", layout.source},
           {"cube", layout.cube},
           {"peers", layout.cube ? Json(to_string(layout.peers)) : Json(nullptr)},
-          {"send", s.blocking_send ? "send" : "isend"},
-          {"receive_wait", baseline ? (s.testany ? "testany" : "waitall") : "testany"},
+          {"send_mode", to_string(s.send_mode)},
+          {"receive_wait", to_string(baseline ? s.receive_wait : HaloReceiveWait::testany)},
           {"signal", baseline ? Json(nullptr) : Json(to_string(s.signal))},
           {"staging", to_string(s.staging)},
           {"threads_per_block", s.threads_per_block},
           {"poll_pause_ns", baseline ? Json(nullptr) : Json(s.poll_pause_ns)},
-          {"parts", halo_parts_json(s.part_bytes)},
+          {"parts", to_json(s.parts)},
           {"launch", shape_json(run.launch)},
           {"unpack_launch", s.variant == HaloVariant::notify_stacked ? Json(nullptr) : shape_json(run.unpack_launch)},
           {"stacked_long_bytes", run.long_bytes ? Json(run.long_bytes) : Json(nullptr)},
@@ -137,7 +137,7 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
             {"unpack_timeouts", run.timeouts}}},
           {"timeline",
            {{"relative_to", "iteration start (after its barrier)"},
-            {"kept", config.timeline},
+            {"kept", to_string(config.timeline)},
             {"iteration_index", kept},
             {"iterations", timeline},
             {"clock_sync",

@@ -4,9 +4,10 @@
 // the paper's Eq. 1 lower bound beside it.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "bench/core/results_report.hpp"
-#include "bench/core/sizes.hpp"
+#include "bench/halo/halo_parts.hpp"
 #include "bench/halo/halo_record.hpp"
 
 namespace hetprobe {
@@ -31,16 +32,8 @@ bool rank0_halo(const RecordRef& r) {
 }
 
 std::string peer_key(const RecordRef& r) {
-  return short_layout(r) + "|" + field<std::string>(r, "send") + "|" +
+  return short_layout(r) + "|" + field<std::string>(r, "send_mode") + "|" +
          std::to_string(field_or<int>(r, "threads_per_block", 0));
-}
-
-// A record's part size for the eye: auto, whole or a size ("32KiB"); "-" in files from before parts.
-Json parts_text(const Json& parts) {
-  if (!parts.is_number_unsigned()) return parts.is_string() ? parts : Json();
-  std::string size = format_size(parts.get<std::uint64_t>());
-  size.erase(std::remove(size.begin(), size.end(), ' '), size.end());
-  return size;
 }
 
 void keep_lowest(std::map<std::string, double>& lowest, const std::string& key, double value) {
@@ -119,7 +112,9 @@ Report halo_report(const ResultsFile& file) {
     const double median = field<double>(r, "iteration_ns.median");
     const auto b = best_baseline.find(peer_key(r));
     const auto best = best_of_layout.find(field<std::string>(r, "layout"));
-    const Json* parts = find_field(r, "parts");
+    // Absent in files from before parts: "-".
+    const std::optional<PartSize> parts = find_field(r, "parts") ? std::optional(part_size_at(r, "parts"))
+                                                                 : std::nullopt;
     const auto lb = bound.find(layout + "|" + field_or<std::string>(r, "setup", variant));
     const std::string wait = field_or<std::string>(r, "receive_wait", ""),
                       signal = field_or<std::string>(r, "signal", "");
@@ -129,15 +124,15 @@ Report halo_report(const ResultsFile& file) {
                       field_or<int>(r, "cube", 0),
                       variant,
                       field_or<std::string>(r, "setup", variant),
-                      field<std::string>(r, "send"),
+                      field<std::string>(r, "send_mode"),
                       variant == "baseline" ? wait : signal,
                       wait,
                       signal.empty() ? Json() : Json(signal),
                       field_or<std::string>(r, "staging", ""),
                       field_or<int>(r, "threads_per_block", 0),
                       number_or_null(r, "poll_pause_ns"),
-                      parts ? parts_text(*parts) : Json(),
-                      parts ? *parts : Json(),
+                      parts ? Json(to_string(*parts)) : Json(),
+                      parts ? to_json(*parts) : Json(),
                       median / 1e3,
                       field<double>(r, "iteration_ns.p10") / 1e3,
                       field<double>(r, "iteration_ns.p90") / 1e3,

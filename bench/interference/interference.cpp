@@ -108,9 +108,8 @@ class PointRunner {
   PointLoads plan_loads(const PointKey& key, const LayoutPlan& plan) {
     PointLoads p;
     if (cfg_.paper || key.load == LoadKind::none || key.gpus == 0 || !writer_here() || loads_ == nullptr) return p;
-    const LoadRate* found = cfg_.rate(key.rate);
-    if (found == nullptr) throw Error(ErrorKind::check, "load rate " + key.rate + " is not in the configuration");
-    const LoadRate rate = *found;
+    if (!key.rate) throw Error(ErrorKind::check, "the loaded point " + describe(key) + " has no load rate");
+    const LoadRate& rate = *key.rate;
     p.info = Json::array();
     for (int i = 0; i < key.gpus; ++i) {
       LoadTask t;
@@ -323,12 +322,6 @@ std::uint64_t InterferenceConfig::load_bytes_for(std::uint64_t message_bytes) co
   return auto_load_bytes(sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end()));
 }
 
-const LoadRate* InterferenceConfig::rate(const std::string& label) const {
-  for (const LoadRate& r : rates)
-    if (r.label == label) return &r;
-  return nullptr;
-}
-
 int InterferenceConfig::max_gpus() const {
   return paper || gpu_counts.empty() ? 1 : std::max(1, *std::max_element(gpu_counts.begin(), gpu_counts.end()));
 }
@@ -339,7 +332,7 @@ std::vector<PointKey> sweep_points(const InterferenceConfig& config) {
     for (std::size_t ai = 0; ai < config.access.size(); ++ai) {
       const Access a = config.access[ai];
       for (Layout l : config.layouts)
-        if (l == Layout::SSB) points.push_back({size, l, a, LoadKind::none, 0, ""});
+        if (l == Layout::SSB) points.push_back({size, l, a, LoadKind::none, 0, std::nullopt});
       for (LoadKind kind : config.paper ? std::vector<LoadKind>{LoadKind::write} : config.loads) {
         // The copy engine knows no access mode: its points go with the first one.
         if (kind == LoadKind::none || (!load_uses_threads(kind) && ai > 0)) continue;
@@ -347,7 +340,7 @@ std::vector<PointKey> sweep_points(const InterferenceConfig& config) {
           if (gpus == 0) continue;
           for (const LoadRate& rate : config.paper ? std::vector<LoadRate>{{"1", 1, 0}} : config.rates)
             for (Layout l : config.layouts)
-              if (l != Layout::SSB) points.push_back({size, l, a, kind, gpus, rate.label});
+              if (l != Layout::SSB) points.push_back({size, l, a, kind, gpus, rate});
         }
       }
     }
@@ -395,7 +388,8 @@ bool gpu_on_rank(WriterSide side, int rank) {
 std::string describe(const PointKey& k) {
   std::string s = format_size(k.size) + " " + to_string(k.access) + " " + to_string(k.layout);
   if (k.load != LoadKind::none)
-    s += std::string(" ") + to_string(k.load) + " x" + std::to_string(k.gpus) + (k.rate == "1" ? "" : " @" + k.rate);
+    s += std::string(" ") + to_string(k.load) + " x" + std::to_string(k.gpus) +
+         (k.rate && !k.rate->full() ? " @" + k.rate->label : "");
   return s;
 }
 

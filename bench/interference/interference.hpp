@@ -30,6 +30,7 @@
 #include "bench/clock/clock_fit.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
+#include "bench/core/send_mode.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/interference/send_gap.hpp"
 #include "bench/load/load_options.hpp"
@@ -39,15 +40,11 @@
 
 namespace hetprobe {
 
-enum class SendMode { send, isend };  // MPI_Send | MPI_Isend + MPI_Wait
 enum class WriterSide { sender, receiver, both };
-inline constexpr EnumTable<SendMode, 2> kSendModeNames{"send mode",
-                                                       {{{SendMode::send, "send"}, {SendMode::isend, "isend"}}}};
 inline constexpr EnumTable<WriterSide, 3> kWriterSideNames{"writer side",
                                                            {{{WriterSide::sender, "sender"},
                                                              {WriterSide::receiver, "receiver"},
                                                              {WriterSide::both, "both"}}}};
-inline const char* to_string(SendMode mode) { return kSendModeNames.name(mode); }
 inline const char* to_string(WriterSide side) { return kWriterSideNames.name(side); }
 
 struct InterferenceConfig {
@@ -74,19 +71,19 @@ struct InterferenceConfig {
   // Bytes of the load's own buffer for a message size (PCB/P2AB, other GPUs).
   std::uint64_t load_bytes_for(std::uint64_t message_bytes) const;
   int max_gpus() const;
-  // The `rates` item of a label; null when there is none.
-  const LoadRate* rate(const std::string& label) const;
   Json to_json() const;
 };
 
-// One point of the sweep. The SSB baseline has load none, 0 GPUs, rate "".
+// One point of the sweep. The SSB baseline has load none, 0 GPUs, no rate.
+// A point is found again by its values: its rate by value, not by how the
+// rate was written (LoadRate).
 struct PointKey {
   std::uint64_t size;
   Layout layout;
   Access access;
   LoadKind load = LoadKind::none;
   int gpus = 0;
-  std::string rate;
+  std::optional<LoadRate> rate;  // the load's; none for SSB
   auto operator<=>(const PointKey&) const = default;
 };
 std::vector<PointKey> sweep_points(const InterferenceConfig& config);

@@ -120,7 +120,7 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
     char ci[48] = "-";
     if (p.ci95) std::snprintf(ci, sizeof ci, "%.2f-%.2f", p.ci95->low, p.ci95->high);
     std::string load = std::string(to_string(k.load)) + " x" + std::to_string(k.gpus);
-    if (k.rate != "1") load += " @" + k.rate;
+    if (k.rate && !k.rate->full()) load += " @" + k.rate->label;
     const auto& ssb = ssb_medians[k];
     t.rows.push_back({format_size(k.size), k.size, to_string(k.access), to_string(k.layout), load,
                       static_cast<int>(v.size()), ratios_text(v), p.median, std::string(ci),

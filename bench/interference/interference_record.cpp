@@ -134,11 +134,11 @@ Json load_json(const InterferenceConfig& cfg, const PointData& p, const Json& wr
   const PointKey& k = p.key;
   Json j{{"kind", to_string(k.load)},
          {"gpus", k.gpus},
-         {"rate", k.rate.empty() ? Json(nullptr) : Json(k.rate)},
+         {"rate", k.rate ? Json(k.rate->label) : Json(nullptr)},
          {"paper", cfg.paper && k.load != LoadKind::none}};
-  if (const LoadRate* r = cfg.rate(k.rate); r != nullptr && !cfg.paper) {
-    j["rate_fraction"] = r->fraction > 0 ? Json(r->fraction) : Json(nullptr);
-    j["rate_gbs_per_gpu"] = r->gbs > 0 ? Json(r->gbs) : Json(nullptr);
+  if (k.rate && !cfg.paper) {
+    j["rate_fraction"] = k.rate->fraction > 0 ? Json(k.rate->fraction) : Json(nullptr);
+    j["rate_gbs_per_gpu"] = k.rate->gbs > 0 ? Json(k.rate->gbs) : Json(nullptr);
   }
   if (k.load == LoadKind::none) {
     j["traffic_during_send_gbs"] = 0.0;
@@ -336,7 +336,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Point
   r["access"] = to_string(p.key.access);
   r["load_kind"] = to_string(p.key.load);
   r["load_gpus"] = p.key.gpus;
-  r["load_rate"] = p.key.rate.empty() ? Json(nullptr) : Json(p.key.rate);
+  r["load_rate"] = p.key.rate ? Json(p.key.rate->label) : Json(nullptr);
   r["send_mode"] = to_string(cfg.send_mode);
   r["writer_side"] = to_string(cfg.writer);
   r["gap"] = cfg.gap.to_json();

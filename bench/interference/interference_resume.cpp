@@ -54,7 +54,7 @@ PointKey point_key(const RecordRef& r) {
              access == "stream" ? Access::stream : Access::stacked,
              old_load ? LoadKind::write : LoadKind::none,
              old_load ? 1 : 0,
-             old_load ? "1" : ""};
+             old_load ? std::optional(parse_load_rate("1")) : std::nullopt};
   if (!has_kind) return k;
   const std::string kind = field<std::string>(r, "load_kind");
   try {
@@ -65,7 +65,13 @@ PointKey point_key(const RecordRef& r) {
   k.gpus = field<int>(r, "load_gpus");
   const Json& rate = field_json(r, "load_rate");
   if (!rate.is_null() && !rate.is_string()) bad_field(r, "load_rate", "a rate label (a string) or null");
-  if (rate.is_string()) k.rate = rate.get<std::string>();
+  if (rate.is_string()) {
+    try {
+      k.rate = parse_load_rate(rate.get<std::string>());  // found again by its value, however it was written
+    } catch (const Error&) {
+      bad_field(r, "load_rate", "a load rate such as 1, 0.5, 50% or 12GB/s");
+    }
+  }
   return k;
 }
 

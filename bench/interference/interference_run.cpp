@@ -51,7 +51,7 @@ std::string done_to_string(const std::set<PointKey>& done) {
   Json j = Json::array();
   for (const auto& k : done)
     j.push_back({k.size, static_cast<int>(k.layout), static_cast<int>(k.access), static_cast<int>(k.load), k.gpus,
-                 k.rate});
+                 k.rate ? Json(k.rate->label) : Json(nullptr)});
   return j.dump();
 }
 
@@ -60,7 +60,8 @@ std::set<PointKey> done_from_string(const std::string& s) {
   if (s.empty()) return done;  // a new file
   for (const auto& k : Json::parse(s))
     done.insert({k[0].get<std::uint64_t>(), static_cast<Layout>(k[1].get<int>()), static_cast<Access>(k[2].get<int>()),
-                 static_cast<LoadKind>(k[3].get<int>()), k[4].get<int>(), k[5].get<std::string>()});
+                 static_cast<LoadKind>(k[3].get<int>()), k[4].get<int>(),
+                 k[5].is_null() ? std::nullopt : std::optional(parse_load_rate(k[5].get<std::string>()))});
   return done;
 }
 

@@ -1,10 +1,12 @@
 #include "bench/interference/interference_table.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
+#include "bench/load/load_options.hpp"
 
 namespace hetprobe {
 
@@ -31,27 +33,31 @@ Json traffic_gbs(const RecordRef& p) {
 struct Load {
   std::string kind;
   int gpus;
-  Json rate;  // a label like "0.5" or "12GB/s"; null for none
+  std::optional<LoadRate> rate;  // none for none
 };
 
 Load load_of(const RecordRef& p) {
   const bool ssb = field<std::string>(p, "layout") == "SSB";
   Load l{field_or<std::string>(p, "load_kind", ssb ? "none" : "write"), field_or<int>(p, "load_gpus", ssb ? 0 : 1),
-         nullptr};
+         std::nullopt};
   if (const Json* rate = find_field(p, "load_rate"); rate != nullptr) {
     if (!rate->is_string() && !rate->is_null()) bad_field(p, "load_rate", "a rate label (a string) or null");
-    l.rate = *rate;
+    if (rate->is_string()) try {
+        l.rate = parse_load_rate(rate->get<std::string>());
+      } catch (const Error&) {
+        bad_field(p, "load_rate", "a load rate such as 1, 0.5, 50% or 12GB/s");
+      }
   } else if (!ssb && find_field(p, "load_kind") == nullptr) {
-    l.rate = "1";
+    l.rate = parse_load_rate("1");
   }
   return l;
 }
 
-// "write x2 @0.5": kind, GPUs and rate (rate 1 left out); "-" for none.
+// "write x2 @0.5": kind, GPUs and rate (a full rate left out); "-" for none.
 std::string load_text(const Load& l) {
   if (l.kind == "none") return "-";
   std::string s = l.kind + " x" + std::to_string(l.gpus);
-  if (l.rate.is_string() && l.rate.get<std::string>() != "1") s += " @" + l.rate.get<std::string>();
+  if (l.rate && !l.rate->full()) s += " @" + l.rate->label;
   return s;
 }
 
@@ -153,7 +159,7 @@ std::vector<Json> interference_row(const RecordRef& p) {
           load_text(load),
           load.kind,
           load.gpus,
-          load.rate,
+          load.rate ? Json(load.rate->label) : Json(),
           field<double>(p, "send_time_ns.median") / 1e3,
           field<double>(p, "send_time_ns.p10") / 1e3,
           field<double>(p, "send_time_ns.p90") / 1e3,

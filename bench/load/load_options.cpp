@@ -44,29 +44,33 @@ std::vector<LoadKind> parse_load_kinds(const std::string& text) {
   return out;
 }
 
+LoadRate parse_load_rate(const std::string& item) {
+  LoadRate r{item};
+  double x = 0;
+  if (ends_with(item, "GB/s")) {
+    if (!parse_number(item.substr(0, item.size() - 4), x) || !(x > 0) || x > kMaxRateGbs)
+      throw usage_error("--load-rate " + item + ": a rate in GB/s must be a number above 0 and at most " +
+                        std::to_string(static_cast<int>(kMaxRateGbs)) + ", e.g. 12GB/s");
+    r.gbs = x;
+  } else {
+    const bool percent = ends_with(item, "%");
+    if (!parse_number(percent ? item.substr(0, item.size() - 1) : item, x))
+      throw usage_error("--load-rate '" + item +
+                        "': expected a fraction of the full rate (0.5, 50%) or a rate "
+                        "such as 12GB/s");
+    if (percent) x /= 100;
+    if (!(x > 0 && x <= 1))
+      throw usage_error("--load-rate " + item + ": a fraction of the full rate must be above 0 and at most 1");
+    r.fraction = x;
+  }
+  return r;
+}
+
 std::vector<LoadRate> parse_load_rates(const std::string& text) {
   std::vector<LoadRate> out;
   for (const std::string& item : split_list(text, "--load-rate")) {
-    LoadRate r{item};
-    double x = 0;
-    if (ends_with(item, "GB/s")) {
-      if (!parse_number(item.substr(0, item.size() - 4), x) || !(x > 0) || x > kMaxRateGbs)
-        throw usage_error("--load-rate " + item + ": a rate in GB/s must be a number above 0 and at most " +
-                          std::to_string(static_cast<int>(kMaxRateGbs)) + ", e.g. 12GB/s");
-      r.gbs = x;
-    } else {
-      const bool percent = ends_with(item, "%");
-      if (!parse_number(percent ? item.substr(0, item.size() - 1) : item, x))
-        throw usage_error("--load-rate '" + item +
-                          "': expected a fraction of the full rate (0.5, 50%) or a rate "
-                          "such as 12GB/s");
-      if (percent) x /= 100;
-      if (!(x > 0 && x <= 1))
-        throw usage_error("--load-rate " + item + ": a fraction of the full rate must be above 0 and at most 1");
-      r.fraction = x;
-    }
-    for (const LoadRate& seen : out)
-      if (seen.fraction == r.fraction && seen.gbs == r.gbs) throw usage_error("load rate " + item + " is listed twice");
+    const LoadRate r = parse_load_rate(item);
+    if (std::find(out.begin(), out.end(), r) != out.end()) throw usage_error("load rate " + item + " is listed twice");
     out.push_back(r);
   }
   return out;

@@ -3,6 +3,7 @@
 // which (--load-devices). Every parser throws a usage Error naming the bad item.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,12 +18,22 @@ std::vector<LoadKind> parse_load_kinds(const std::string& text);
 
 // One --load-rate item: a fraction of the load's full rate on that GPU
 // ("0.5", "50%"; in (0, 1]) or a rate per GPU ("12GB/s", 10^9 B/s; > 0).
+// Rates are equal and ordered by value, never by their spelling: "50%" and
+// "0.5" are one rate (a point keeps it through a run and --resume).
 struct LoadRate {
-  std::string label;    // as it is recorded: "1", "0.5", "12GB/s"
+  std::string label;    // as it was given, and as records keep it: "1", "0.5", "50%", "12GB/s"
   double fraction = 0;  // > 0 for a fraction
   double gbs = 0;       // > 0 for an absolute rate
   bool full() const { return fraction == 1; }
+  friend bool operator==(const LoadRate& a, const LoadRate& b) { return a.fraction == b.fraction && a.gbs == b.gbs; }
+  friend std::partial_ordering operator<=>(const LoadRate& a, const LoadRate& b) {
+    if (const auto c = a.fraction <=> b.fraction; c != 0) return c;
+    return a.gbs <=> b.gbs;
+  }
 };
+// One item (the one parser: options, and records read back by their label).
+LoadRate parse_load_rate(const std::string& item);
+// A list, each rate at most once.
 std::vector<LoadRate> parse_load_rates(const std::string& text);
 
 // --load-gpus: counts of GPUs loaded at once, a list of items each a count

@@ -8,28 +8,25 @@
 
 #include "probes/device/device.hpp"
 #include "probes/halo/halo_protocol.hpp"
+#include "probes/halo/part_size.hpp"
 
 namespace hetprobe {
-
-// HaloLaunch::part_bytes: the engine's choice, or one team per message.
-inline constexpr std::uint64_t kHaloPartsAuto = 0;
-inline constexpr std::uint64_t kHaloWholeMessages = ~0ull;
 
 enum class HaloStage { pack, unpack, stacked };
 struct HaloLaunch {
   HaloStage stage = HaloStage::pack;
   HaloArgs args{};                                 // pack or unpack (stacked: the pack); device addresses;
-                                                   // timeout_ticks, part_bytes and parts are set by the engine
+                                                   // timeout_ticks, part_size and parts are set by the engine
   HaloArgs unpack{};                               // stacked only: the unpack
   const HaloMessageArgs* host_messages = nullptr;  // args.messages as the host sees them (the engine reads sizes)
   double timeout_s = 30;                           // an unpack gives up waiting for its flag after this
   double poll_pause_ns = 0;                        // GPU: pause between two reads of an unpack-ready flag
   int threads_per_block = 128;                     // GPU block size (clamped to the device's maximum)
-  // pack and unpack: bytes per team; kHaloPartsAuto: the engine's choice
-  // (enough parts in flight for the link, as many as fit on the device at once);
-  // kHaloWholeMessages: one team per message (Comb's fused kernels, the paper).
-  // A size is rounded up to a multiple of kHaloUnitBytes. Stacked: ignored.
-  std::uint64_t part_bytes = kHaloPartsAuto;
+  // pack and unpack: bytes per team; automatic: the engine's choice (enough
+  // parts in flight for the link, as many as fit on the device at once);
+  // whole: one team per message (Comb's fused kernels, the paper). A size is
+  // rounded up to a multiple of kHaloUnitBytes. Stacked: ignored.
+  PartSize parts = PartSize::automatic();
   // pack and unpack with parts: true: as many teams as the longest message
   // has parts, so the messages end one after another (notify-stream's pack:
   // each is handed to MPI as soon as it ends); false: every part its own team
@@ -38,18 +35,18 @@ struct HaloLaunch {
   bool message_at_a_time = false;
 };
 
-// kHaloPartsAuto's smallest part: a part ends with fences and atomics that
+// An automatic part size's smallest part: a part ends with fences and atomics that
 // cost about as long as one round of its block's loads, so a part takes
 // several rounds. On an H200, 8 KiB parts of 128 threads unpacked long
 // messages at 17-37 GB/s, 32 KiB parts at 28-44 (tests/gpu/halo_parts.sh).
 inline constexpr std::uint64_t kHaloAutoPartMinBytes = 32 * 1024;
 
-// What a stage was launched with: teams (blocks x threads) and bytes per part
-// (0: one team per message).
+// What a stage was launched with: teams (blocks x threads) and the part size,
+// whole or bytes (stacked: whole; its long messages take the whole grid).
 struct HaloShape {
   int blocks = 0;
   int threads_per_block = 0;
-  std::uint64_t part_bytes = 0;
+  PartSize parts = PartSize::whole();
 };
 
 class HaloEngine {
@@ -66,17 +63,17 @@ class HaloEngine {
 };
 
 // The part size of a pack or unpack launch over `table` (host addresses):
-// `asked` (HaloLaunch::part_bytes) rounded up to a unit, or for
-// kHaloPartsAuto `auto_bytes` doubled until the teams fit in `max_teams`;
-// 0 for one team per message. Shared by the backends.
-std::uint64_t halo_part_bytes(std::uint64_t asked, const HaloMessageArgs* table, std::uint64_t count,
-                              std::uint64_t auto_bytes, std::uint64_t max_teams);
+// whole as asked, `asked` (HaloLaunch::parts) rounded up to a unit, or for
+// automatic `auto_bytes` doubled until the teams fit in `max_teams`. Never
+// automatic. Shared by the backends.
+PartSize halo_part_size(PartSize asked, const HaloMessageArgs* table, std::uint64_t count, std::uint64_t auto_bytes,
+                        std::uint64_t max_teams);
 
 // The teams (GPU blocks) a pack or unpack launch over `table` starts with
-// parts of `part_bytes`: every part, or the longest message's parts
+// parts of `size` (whole or bytes): every part, or the longest message's parts
 // (message_at_a_time); at least 1 and at most `max_teams`. Teams beyond the
 // first take every n-th part after it, in message order.
-std::uint64_t halo_launch_teams(const HaloLaunch& launch, const HaloMessageArgs* table, std::uint64_t part_bytes,
+std::uint64_t halo_launch_teams(const HaloLaunch& launch, const HaloMessageArgs* table, PartSize size,
                                 std::uint64_t max_teams);
 
 }  // namespace hetprobe

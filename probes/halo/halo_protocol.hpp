@@ -3,7 +3,7 @@
 // message or unpacks one incoming one, and the flags that let the CPU and the
 // GPU hand messages to each other (paper 002 Sec. 3.1; thesis 003 Sec. 3.2-3.4).
 //
-// A long message is split into parts of part_bytes, one team each, so that it
+// A long message is split into parts of part_size, one team each, so that it
 // moves at the link's rate: one block reading pinned memory word by word
 // waits a microsecond per load and reaches about 1 GB/s. Teams move 16-byte
 // units, kHaloUnroll of them in flight per thread. The parts of a message meet
@@ -27,6 +27,7 @@
 
 #include "probes/device/device_wait.hpp"
 #include "probes/device/portability.hpp"
+#include "probes/halo/part_size.hpp"
 #include "probes/writer/writer_protocol.hpp"
 
 namespace hetprobe {
@@ -84,8 +85,8 @@ struct HaloArgs {
   std::uint64_t iteration;  // > 0 and growing, so flags need no reset
   std::uint64_t timeout_ticks;
   std::uint64_t poll_pause_ticks;  // unpack: pause between two reads of a flag (0: none)
-  std::uint64_t part_bytes;        // a multiple of kHaloUnitBytes; 0: one team per message (set by the engine)
-  HaloPartState* parts;            // one per message, device memory (set by the engine); null when part_bytes is 0
+  PartSize part_size;              // whole, or a multiple of kHaloUnitBytes: never automatic (set by the engine)
+  HaloPartState* parts;            // one per message, device memory (set by the engine); null for whole messages
 };
 
 inline constexpr std::uint64_t kHaloUnitBytes = 16;  // what one thread loads or stores at once
@@ -98,16 +99,15 @@ struct alignas(16) HaloUnit {
   std::uint64_t lo, hi;
 };
 
-// Teams message `bytes` is split into: parts of `part_bytes`, the last one shorter.
-HETPROBE_HD inline std::uint64_t halo_parts(std::uint64_t bytes, std::uint64_t part_bytes) {
-  return part_bytes == 0 || bytes <= part_bytes ? 1 : (bytes + part_bytes - 1) / part_bytes;
+// Teams message `bytes` is split into: parts of `size` (whole or bytes), the last one shorter.
+HETPROBE_HD inline std::uint64_t halo_parts(std::uint64_t bytes, PartSize size) {
+  return size.is_whole() || bytes <= size.bytes() ? 1 : (bytes + size.bytes() - 1) / size.bytes();
 }
 
 // The teams of a launch over `table`: every message's parts, in message order.
-HETPROBE_HD inline std::uint64_t halo_teams(const HaloMessageArgs* table, std::uint64_t count,
-                                            std::uint64_t part_bytes) {
+HETPROBE_HD inline std::uint64_t halo_teams(const HaloMessageArgs* table, std::uint64_t count, PartSize size) {
   std::uint64_t teams = 0;
-  for (std::uint64_t m = 0; m < count; ++m) teams += halo_parts(table[m].bytes, part_bytes);
+  for (std::uint64_t m = 0; m < count; ++m) teams += halo_parts(table[m].bytes, size);
   return teams;
 }
 
@@ -115,10 +115,10 @@ HETPROBE_HD inline std::uint64_t halo_teams(const HaloMessageArgs* table, std::u
 struct HaloPart {
   std::uint64_t message, part, parts;
 };
-HETPROBE_HD inline HaloPart halo_part_of(const HaloMessageArgs* table, std::uint64_t count, std::uint64_t part_bytes,
+HETPROBE_HD inline HaloPart halo_part_of(const HaloMessageArgs* table, std::uint64_t count, PartSize size,
                                          std::uint64_t team) {
   for (std::uint64_t m = 0; m < count; ++m) {
-    const std::uint64_t parts = halo_parts(table[m].bytes, part_bytes);
+    const std::uint64_t parts = halo_parts(table[m].bytes, size);
     if (team < parts) return {m, team, parts};
     team -= parts;
   }
@@ -129,11 +129,10 @@ HETPROBE_HD inline HaloPart halo_part_of(const HaloMessageArgs* table, std::uint
 struct HaloSlice {
   std::uint64_t begin, end;
 };
-HETPROBE_HD inline HaloSlice halo_slice(std::uint64_t bytes, std::uint64_t part_bytes, std::uint64_t part,
-                                        std::uint64_t parts) {
+HETPROBE_HD inline HaloSlice halo_slice(std::uint64_t bytes, PartSize size, std::uint64_t part, std::uint64_t parts) {
   if (parts <= 1) return {0, bytes};
-  const std::uint64_t begin = part * part_bytes;
-  return {begin, part + 1 == parts ? bytes : begin + part_bytes};
+  const std::uint64_t begin = part * size.bytes();
+  return {begin, part + 1 == parts ? bytes : begin + size.bytes()};
 }
 
 // Byte j of the message (words are little endian).
@@ -212,7 +211,7 @@ HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m
                                   std::uint64_t part = 0, std::uint64_t parts = 1) {
   const bool leader = team.rank() == 0;
   const std::uint64_t start = leader ? team.timer() : 0;
-  const HaloSlice s = halo_slice(msg.bytes, a.part_bytes, part, parts);
+  const HaloSlice s = halo_slice(msg.bytes, a.part_size, part, parts);
   const std::uint64_t units_end = s.end / kHaloUnitBytes;
   auto* out = reinterpret_cast<HaloUnit*>(msg.buffer);
   for (std::uint64_t u = s.begin / kHaloUnitBytes + team.rank(); u < units_end; u += team.size())
@@ -292,7 +291,7 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
   if (leader) team.write_shared(slot, 0);
   team.sync();
   if (status == halo_status_ok) {
-    const HaloSlice s = halo_slice(msg.bytes, a.part_bytes, part, parts);
+    const HaloSlice s = halo_slice(msg.bytes, a.part_size, part, parts);
     const std::uint64_t units_end = s.end / kHaloUnitBytes;
     unsigned long long bad = halo_unpack_units(team, a, msg, s.begin / kHaloUnitBytes, units_end);
     if (leader)

@@ -195,7 +195,13 @@ def _bandwidth(rec, header):
     gbs = numbers(rec, "gbs", required=True)
     extras = {"ratio_to_plain_median": number(rec, "ratio_to_plain_median")}
     return (
-        {"writer": need(rec, "writer", "string"), "bytes": opt(rec, "bytes", "integer")},
+        {
+            "writer": need(rec, "writer", "string"),
+            "pass": need(rec, "pass", "string"),
+            "kind": need(rec, "kind", "string"),
+            "access": opt(rec, "access", "string"),
+            "bytes": opt(rec, "bytes", "integer"),
+        },
         [("gbs", "GB/s", compute_stats(gbs), extras)],
         [("gbs", "GB/s", gbs)],
     )
@@ -305,7 +311,7 @@ def _halo(rec, header):
         "setup": opt(rec, "setup", "string", variant),
         "cube": opt(rec, "cube", "integer"),
         "layout": opt(rec, "layout", "string"),
-        "send": opt(rec, "send", "string"),
+        "send_mode": opt(rec, "send_mode", "string"),
         "receive_wait": opt(rec, "receive_wait", "string"),
         "signal": opt(rec, "signal", "string"),
         "staging": opt(rec, "staging", "string", "pinned"),

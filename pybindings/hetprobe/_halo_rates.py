@@ -20,6 +20,17 @@ from __future__ import annotations
 
 import json
 
+try:
+    from ._upgrade import upgrade_records
+except ImportError:  # loaded by path (tests/gpu/halo_rates.py): the module beside it, standard library too
+    import importlib.util
+    from pathlib import Path
+
+    _spec = importlib.util.spec_from_file_location("hetprobe_upgrade", Path(__file__).with_name("_upgrade.py"))
+    _upgrade = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_upgrade)
+    upgrade_records = _upgrade.upgrade_records
+
 MIN_BYTES = 65536
 MIN_RATIO = 0.7
 # direction -> (the rate field of a message, the bandwidth row it is compared with, that row's kind)
@@ -38,9 +49,11 @@ class RatesError(ValueError):
 
 
 def read_jsonl(path) -> list[dict]:
-    """Every record of a JSON Lines results file."""
+    """Every record of a JSON Lines results file, older schema versions in the current form."""
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        records = [json.loads(line) for line in f if line.strip()]
+    upgrade_records(records)
+    return records
 
 
 def _rank0(records, probe: str, record: str) -> list[dict]:
@@ -53,7 +66,7 @@ def references(bandwidth_records) -> dict[str, float]:
     points = _rank0(bandwidth_records, "bandwidth", "point")
     out = {}
     for direction, (_, writer, kind) in DIRECTIONS.items():
-        rows = [p for p in points if p.get("writer") == writer and p.get("kind", kind) == kind]
+        rows = [p for p in points if p.get("pass") == "plain" and p.get("kind") == kind]
         if not rows or not isinstance(rows[0].get("median_gbs"), (int, float)):
             raise RatesError(
                 f"no rank-0 '{writer}' row with a median_gbs in the bandwidth results "

@@ -26,9 +26,13 @@ def halo_table(results) -> pd.DataFrame:
     fastest baseline with the same send mode and threads (the thesis's comparison: baseline median ÷
     this median), the speed-up over the fastest baseline of the layout over all its setups (any send
     mode, threads, staging and parts), and the paper's Eq. 1 lower bound (µs), raw floats. `parts`: the
-    record's ("auto", "whole" or bytes per block; None in files from before parts). single_copy: Open
+    record's ("auto", "whole" or bytes per block; None in files from before parts); `parts_text`: the
+    same as `hetprobe show` prints it ("auto", "whole", "32KiB": hetprobe._core.part_size_text, the
+    one text form; None in files from before parts). single_copy: Open
     MPI's single-copy mechanism of the run (its header's mpi.transport; None in files from before it),
     so runs of different mechanisms merged are told apart: each is compared with its own baseline."""
+    from . import _core  # the compiled module: a part size's text form is written once, in C++
+
     rows = _halo_rows(results)
     h = results.headers
     mechanism = dict(zip(zip(h["file"], h["segment"]), h["mpi_single_copy"]))
@@ -44,26 +48,28 @@ def halo_table(results) -> pd.DataFrame:
         base = rows[
             (rows["layout"] == r.layout)
             & (rows["variant"] == "baseline")
-            & (rows["send"] == r.send)
+            & (rows["send_mode"] == r.send_mode)
             & (threads == t)
             & (rows["file"] == r.file)
             & (single_copy.fillna("") == (mech or ""))
         ]
         best = baselines[(baselines["layout"] == r.layout) & (baselines["file"] == r.file)]
         bound = bounds[(bounds["layout"] == r.layout) & (bounds["setup"] == r.setup) & (bounds["file"] == r.file)]
+        parts = results.records[r.record_id].get("parts")
         out.append(
             {
                 "layout": r.layout,
                 "cube": r.cube,
                 "setup": r.setup,
                 "variant": r.variant,
-                "send": r.send,
+                "send": r.send_mode,
                 "receive_wait": r.receive_wait,
                 "signal": r.signal,
                 "staging": r.staging,
                 "single_copy": mech,
                 "threads_per_block": r.threads_per_block,
-                "parts": results.records[r.record_id].get("parts"),
+                "parts": parts,
+                "parts_text": None if parts is None else _core.part_size_text(parts),
                 "n": r.n,
                 "median_us": r.median * US,
                 "p10_us": r.p10 * US,

@@ -39,12 +39,12 @@ PER_GPU_PROBES = ("notify", "clock", "bandwidth")
 DEFAULT_TOLERANCE = 0.10
 # The round trip of the table: the paper's orders (plain CPU stores, GPU atomics) through pinned flags.
 ROUNDTRIP_SETUP = ("volatile", "relaxed", "pinned")
-# Bandwidth's plain rows: one pass of each kind, nothing else running.
+# Bandwidth's plain rows (pass "plain"): one pass of each kind, nothing else running.
 PLAIN_ROWS = {
-    "write_gbs": "plain one-pass kernel",
-    "read_gbs": "plain read",
-    "copy_d2h_gbs": "plain copy-d2h",
-    "copy_h2d_gbs": "plain copy-h2d",
+    "write_gbs": "write",
+    "read_gbs": "read",
+    "copy_d2h_gbs": "copy-d2h",
+    "copy_h2d_gbs": "copy-h2d",
 }
 # The expected run-to-run variation of each compared metric: how much worse (a fraction of the
 # number) a healthy GPU's number may come out in one launch of its probe than in another on the same
@@ -227,8 +227,9 @@ def _numbers(mine: dict[str, pd.DataFrame]) -> dict:
     row["round trip (ns)"], row["round trip setup"] = _roundtrip(mine["roundtrips"])
     sync = mine["mechanisms"]
     row["launch+sync (ns)"] = _median(sync[sync["mechanism"] == "launch+device-sync"].dropna(subset=["median"]))
-    for key, writer in PLAIN_ROWS.items():
-        row[_COLUMN[key]] = _median(mine["bandwidth"][mine["bandwidth"]["writer"] == writer])
+    bandwidth = mine["bandwidth"]
+    for key, kind in PLAIN_ROWS.items():
+        row[_COLUMN[key]] = _median(bandwidth[(bandwidth["pass"] == "plain") & (bandwidth["kind"] == kind)])
     fits = mine["fits"]
     row["clock drift (ppm)"] = float(fits.iloc[0]["drift_ppm"]) if len(fits) else np.nan
     row["clock precision (ns)"] = float(fits.iloc[0]["precision_ns"]) if len(fits) else np.nan
@@ -249,10 +250,11 @@ def measured_spread(results: Results) -> dict[int, dict[str, tuple[float, str]]]
         if len(values) >= 3 and middle > 0:
             out.setdefault(int(rank), {})[key] = ((max(values) - min(values)) / middle, f"{len(values)} {what}")
 
-    writers = {writer: key for key, writer in PLAIN_ROWS.items()}
+    kinds = {kind: key for key, kind in PLAIN_ROWS.items()}
     for r in results.records:
-        if r.get("probe") == "bandwidth" and r.get("record") == "point" and r.get("writer") in writers:
-            add(r.get("rank", 0), writers[r["writer"]], r.get("gbs") or [], "repetitions")
+        if r.get("probe") == "bandwidth" and r.get("record") == "point" and r.get("pass") == "plain":
+            if r.get("kind") in kinds:
+                add(r.get("rank", 0), kinds[r["kind"]], r.get("gbs") or [], "repetitions")
     samples = results.clock_samples()
     kept = samples[(samples["role"] == "fit") & samples["used"].astype(bool)]
     for rank, rows in kept.groupby("rank"):

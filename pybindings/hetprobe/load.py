@@ -22,6 +22,7 @@ from . import _frames
 from ._clock import clock_samples as _clock_samples
 from ._fields import Malformed
 from ._paths import file_kind
+from ._upgrade import upgrade_records
 from .errors import ResultsFileError, UsageError
 
 SCHEMA = "hetprobe.results"
@@ -390,6 +391,7 @@ def _parse(line: bytes):
 
 def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
     """(line number, raw line, record) of each complete record, and whether the tail was incomplete.
+    Records of an older schema_version come back in the current form (_upgrade.py); raw lines as written.
 
     Same rules as bench/core/results.cpp read_results: unterminated bytes at the end are ignored even if
     they parse; a terminated line that does not parse is ignored only as the last non-blank line;
@@ -414,6 +416,7 @@ def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
         if not isinstance(value, dict):
             raise ResultsFileError(f"{path}:{i + 1}: not a JSON object in results file")
         out.append((i + 1, line, value))
+    upgrade_records([rec for _, _, rec in out])  # older schema versions read in the current form
     return out, truncated
 
 

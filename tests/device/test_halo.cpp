@@ -71,16 +71,16 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
             iteration,
             0,
             0,
-            0,
+            PartSize{},
             nullptr};
   }
   HaloLaunch launch(HaloStage stage, std::uint64_t iteration, bool with_flags, double timeout_s = 20,
-                    std::uint64_t part_bytes = kHaloPartsAuto) {
+                    PartSize parts = PartSize::automatic()) {
     HaloLaunch l;
     l.stage = stage;
     l.args = args(stage == HaloStage::unpack, iteration, with_flags);
     l.host_messages = messages_;
-    l.part_bytes = part_bytes;
+    l.parts = parts;
     if (stage == HaloStage::stacked) l.unpack = args(true, iteration, with_flags);
     l.timeout_s = timeout_s;
     return l;
@@ -107,9 +107,9 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     const auto* b = reinterpret_cast<const unsigned char*>(back.host());
     return {b, b + kBytes[m]};
   }
-  void unpack_with_every_flag(std::uint64_t iteration, std::uint64_t part_bytes) {
-    const HaloShape shape = engine_->start(launch(HaloStage::unpack, iteration, true, 20, part_bytes));
-    EXPECT_EQ(shape.part_bytes, part_bytes);
+  void unpack_with_every_flag(std::uint64_t iteration, PartSize parts) {
+    const HaloShape shape = engine_->start(launch(HaloStage::unpack, iteration, true, 20, parts));
+    EXPECT_EQ(shape.parts, parts);
     HostSignalOps host;
     for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, iteration);
     engine_->join(HaloStage::unpack);
@@ -260,10 +260,10 @@ TEST_P(HaloTest, PackIntoDeviceMemoryThenCopyEachMessageToPinnedMemory) {
 // message together write it whole, check every word, copy it into the halo
 // region, and stamp it once, from the first part's start to the last one's end.
 TEST_P(HaloTest, PartsOfALongMessagePackAndUnpackItWhole) {
-  constexpr std::uint64_t part = 4096;  // message kLong: 49 parts, the last one 3 B past a unit
+  constexpr PartSize part = PartSize::of(4096);  // message kLong: 49 parts, the last one 3 B past a unit
   const HaloShape packed = engine_->start(launch(HaloStage::pack, 61, false, 20, part));
   engine_->join(HaloStage::pack);
-  EXPECT_EQ(packed.part_bytes, part);
+  EXPECT_EQ(packed.parts, part);
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(stamps_[m].status, halo_status_ok) << m;
     EXPECT_LE(stamps_[m].start, stamps_[m].end) << m;
@@ -284,10 +284,10 @@ TEST_P(HaloTest, PartsOfALongMessagePackAndUnpackItWhole) {
 // counts its own parts (a stale count would stamp early or never).
 TEST_P(HaloTest, PartsStartEveryLaunchAfresh) {
   for (std::uint64_t iteration : {71, 72, 73}) {
-    engine_->start(launch(HaloStage::pack, iteration, false, 20, 4096));
+    engine_->start(launch(HaloStage::pack, iteration, false, 20, PartSize::of(4096)));
     engine_->join(HaloStage::pack);
     for (std::size_t m = 0; m < kBytes.size(); ++m) unpack_stamps()[m] = {};
-    unpack_with_every_flag(iteration, 4096);
+    unpack_with_every_flag(iteration, PartSize::of(4096));
     for (std::size_t m = 0; m < kBytes.size(); ++m) {
       EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << "iteration " << iteration << " message " << m;
       EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << "iteration " << iteration << " message " << m;
@@ -299,12 +299,13 @@ TEST_P(HaloTest, PartsStartEveryLaunchAfresh) {
 TEST_P(HaloTest, AutoPartsSplitLongMessagesAndWholeKeepsOneTeamEach) {
   const HaloShape automatic = engine_->start(launch(HaloStage::pack, 81, false));
   engine_->join(HaloStage::pack);
-  EXPECT_GE(automatic.part_bytes, kHaloUnitBytes);
-  EXPECT_LT(automatic.part_bytes, kBytes[kLong]) << "the long message was not split";
-  EXPECT_EQ(automatic.part_bytes % kHaloUnitBytes, 0u);
-  const HaloShape whole = engine_->start(launch(HaloStage::pack, 82, false, 20, kHaloWholeMessages));
+  ASSERT_TRUE(automatic.parts.is_bytes()) << "an engine resolves auto to a size";
+  EXPECT_GE(automatic.parts.bytes(), kHaloUnitBytes);
+  EXPECT_LT(automatic.parts.bytes(), kBytes[kLong]) << "the long message was not split";
+  EXPECT_EQ(automatic.parts.bytes() % kHaloUnitBytes, 0u);
+  const HaloShape whole = engine_->start(launch(HaloStage::pack, 82, false, 20, PartSize::whole()));
   engine_->join(HaloStage::pack);
-  EXPECT_EQ(whole.part_bytes, 0u);
+  EXPECT_TRUE(whole.parts.is_whole());
   for (std::size_t m = 0; m < kBytes.size(); ++m) expect_packed(m, 82, host_buffer(m));
 }
 
@@ -325,7 +326,7 @@ TEST_P(HaloTest, ReceivesCopiedToDeviceMemoryAreUnpackedFromThere) {
   for (std::size_t m = 0; m < kBytes.size(); ++m)
     spin_host([&] { return copies->done(static_cast<int>(m)); }, 20, "copy to the device");
   host_buffer(kLong)[64] ^= 1;  // after the copy: unpack must not see it
-  unpack_with_every_flag(91, 4096);
+  unpack_with_every_flag(91, PartSize::of(4096));
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
     EXPECT_EQ(unpack_stamps()[m].mismatched_words, m == 2 ? 1u : 0u) << m;

@@ -21,7 +21,8 @@ for r in halo:
     assert r["status"] == "ok" and r["payload"]["check"] == "intact", (r["setup"], r["payload"])
     assert r["n"] == iterations and len(r["iteration_ns"]["samples"]) == iterations
     assert r["messages_sent"] == messages and len(r["pack"]) == messages
-    assert r["setup"].startswith(r["variant"] + " " + r["send"]) and r["launch"]["blocks"] >= 1
+    assert r["setup"].startswith(r["variant"] + " " + r["send_mode"]) and r["launch"]["blocks"] >= 1
+    assert "send" not in r and r["send_mode"] in records[0]["config"]["send_mode"], r["send_mode"]
     assert (r["variant"] == "baseline") == (r["signal"] is None)
     assert (r["variant"] == "notify-stacked") == (r["stacked_long_bytes"] is not None)
     memcpy = r["staging"] == "memcpy"
@@ -43,7 +44,10 @@ for r in halo:
         assert cp["total"] == it["total_ns"] and cp["last_send"] == max(it["send_ns"]), cp
         assert (cp["last_recv_copy_end"] is not None) == memcpy
     # Rates and copies per message; the launches and the parts asked for.
-    assert r["parts"] == "auto" and r["launch"]["part_bytes"] >= 0
+    # auto resolves to a size; the stacked kernel takes whole messages (its long ones: the whole grid).
+    assert r["parts"] == "auto" and "part_bytes" not in r["launch"], r["launch"]
+    parts = r["launch"]["parts"]
+    assert parts == "whole" if r["variant"] == "notify-stacked" else isinstance(parts, int) and parts >= 16, parts
     assert (r["unpack_launch"] is None) == (r["variant"] == "notify-stacked")
     for m in r["pack"] + r["unpack"]:
         ns = m.get("pack_ns_median", m.get("unpack_ns_median"))

@@ -12,6 +12,7 @@ from conftest import DATA, jsonl_records
 from test_notebooks import assert_clean, cell, html, images, run as run_notebook, shows_number, text
 
 import hetprobe
+from hetprobe.load import read_jsonl
 
 COMMITTED = DATA / "h200x2-halo.jsonl"
 TAGS = ["setup", "headline", "matrix", "vs_best", "rates", "phases", "timeline", "model", "payload"]
@@ -23,7 +24,9 @@ def run(**variables) -> dict:
 
 
 def halo_records(path, rank=None) -> list[dict]:
-    return [r for r in jsonl_records(path) if r["record"] == "halo" and rank in (None, r.get("rank", 0))]
+    """The halo records of a file, older schema versions in the current form (as the notebook reads them)."""
+    records = [rec for _, _, rec in read_jsonl(path)[0]]
+    return [r for r in records if r["record"] == "halo" and rank in (None, r.get("rank", 0))]
 
 
 def headline_setups(path) -> list[dict]:
@@ -32,7 +35,7 @@ def headline_setups(path) -> list[dict]:
     return [
         r
         for r in halo_records(path, rank=0)
-        if r["send"] == "isend"
+        if r["send_mode"] == "isend"
         and r["staging"] == "pinned"
         and r.get("parts", "auto") == "auto"
         and (

@@ -29,12 +29,21 @@ ENUM_FIELDS = [
     ("halo/variant", "halo variant"),
     ("halo/signal", "halo signal"),
     ("halo/staging", "halo staging"),
+    ("halo/send_mode", "send mode"),
+    ("halo_config/send_mode", "send mode"),
+    ("halo/receive_wait", "receive wait"),
+    ("halo_config/receive_wait", "receive wait"),
+    ("halo_config/timeline", "timeline"),
+    ("bandwidth_point/pass", "bandwidth pass"),
+    ("bandwidth_point/access", "access mode"),
 ]
 
 
 def schema_enum(path: str) -> set:
     record, field = path.split("/")
-    return {v for v in SCHEMA["$defs"][record]["properties"][field]["enum"] if v is not None}
+    node = SCHEMA["$defs"][record]["properties"][field]
+    node = node.get("items", node)  # a config's list of them
+    return {v for v in node["enum"] if v is not None}
 
 
 @pytest.mark.parametrize("path,table", ENUM_FIELDS)

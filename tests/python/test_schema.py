@@ -11,7 +11,7 @@ import re
 import pytest
 from conftest import DATA, REPO, jsonl_records
 
-from hetprobe import _frames, _schema
+from hetprobe import _frames, _schema, _upgrade
 from hetprobe.load import load, read_jsonl
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -172,10 +172,10 @@ def _first(name: str, probe: str, record: str) -> dict:
     ],
 )
 def test_damaged_record_fails(name, probe, record, damage, expect):
-    rec = copy.deepcopy(
+    rec = copy.deepcopy(  # as readers see it: older schema versions in the current form
         next(
             r
-            for r in jsonl_records(DATA / name)
+            for _, _, r in read_jsonl(DATA / name)[0]
             if r["record"] == record and (record == "header" or r["probe"] == probe)
         )
     )
@@ -275,4 +275,10 @@ def test_units_of_the_frames_agree_with_the_schema():
 
 def test_schema_file_ships_in_the_package():
     assert _schema.SCHEMA_PATH.parent.name == "hetprobe" and _schema.SCHEMA_PATH.is_file()
-    assert json.loads(_schema.SCHEMA_PATH.read_text())["$id"] == "urn:hetprobe:results:1"
+    assert json.loads(_schema.SCHEMA_PATH.read_text())["$id"] == f"urn:hetprobe:results:{_upgrade.CURRENT}"
+
+
+def test_fresh_files_are_of_the_version_the_readers_upgrade_to(host_run):
+    directory, _ = host_run
+    for path in sorted(directory.glob("*.jsonl")):
+        assert jsonl_records(path)[0]["schema_version"] == _upgrade.CURRENT, path.name

@@ -59,11 +59,20 @@ TEST(EnumTable, EveryTableRoundTrips) {
   expect_consistent(kHaloSignalNames);
   expect_consistent(kHaloStagingNames);
   expect_consistent(kHaloPeersNames);
+  expect_consistent(kHaloReceiveWaitNames);
   expect_consistent(kSendModeNames);
   expect_consistent(kWriterSideNames);
   expect_consistent(kPayloadWriterNames);
   expect_consistent(kLayoutNames);
   expect_consistent(kTableFormatNames);
+}
+
+// halo --timeline takes one value, and one of its values is named "all": it
+// is never parsed as a list.
+TEST(EnumTable, TimelineNamesParseOneValueEach) {
+  for (const auto& n : kHaloTimelineNames.names) EXPECT_EQ(kHaloTimelineNames.parse(n.name), n.value) << n.name;
+  EXPECT_EQ(kHaloTimelineNames.valid_names(), "all, median, none");
+  expect_usage_error([] { kHaloTimelineNames.parse("some"); }, "unknown timeline 'some' (expected all, median, none)");
 }
 
 // The records' strings: a table must never rename what results files hold.
@@ -79,6 +88,9 @@ TEST(EnumTable, RecordNamesStayAsTheyWere) {
   EXPECT_STREQ(to_string(FlagSpacing::same_line), "same-line");
   EXPECT_STREQ(to_string(HaloVariant::notify_stacked), "notify-stacked");
   EXPECT_STREQ(to_string(HaloPeers::pair), "pair");
+  EXPECT_STREQ(to_string(HaloReceiveWait::testany), "testany");
+  EXPECT_STREQ(to_string(HaloTimeline::median), "median");
+  EXPECT_STREQ(to_string(SendMode::isend), "isend");
   EXPECT_STREQ(to_string(PayloadWriter::cpu), "cpu");
   EXPECT_STREQ(to_string(Layout::P2AB), "P2AB");
   EXPECT_STREQ(to_string(ErrorKind::unsupported), "unsupported");
@@ -88,6 +100,8 @@ TEST(EnumTable, RecordNamesStayAsTheyWere) {
 TEST(EnumTable, ListsKeepTheirOrder) {
   EXPECT_EQ(kHaloVariantNames.parse_list("notify-stacked,baseline"),
             (std::vector<HaloVariant>{HaloVariant::notify_stacked, HaloVariant::baseline}));
+  // halo --send all: isend first, as halo's tables and sweeps have always listed it.
+  EXPECT_EQ(kSendModeNames.parse_list("all"), (std::vector<SendMode>{SendMode::isend, SendMode::send}));
   EXPECT_EQ(kNotifyPartNames.parse_list("all"),
             (std::vector<NotifyPart>{NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms}));
 }

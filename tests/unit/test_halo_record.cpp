@@ -56,8 +56,8 @@ HaloRun run(HaloStaging staging, HaloVariant variant = HaloVariant::baseline) {
   HaloRun r;
   r.setup.variant = variant;
   r.setup.staging = staging;
-  r.launch = {2, 128, 65536};
-  r.unpack_launch = {4, 128, 32768};
+  r.launch = {2, 128, PartSize::of(65536)};
+  r.unpack_launch = {4, 128, PartSize::of(32768)};
   for (double k : {3.0, 1.0, 2.0}) r.iterations.push_back(iteration(k, staging == HaloStaging::memcpy));
   r.pack_device_ns = {8, 20000};       // the face: 100000 B in 20 us, 5 GB/s
   r.unpack_device_ns = {4, 40000, 0};  // 2.5 GB/s; the last: no time, no rate
@@ -128,8 +128,8 @@ TEST(HaloRecord, RatesCopiesAndLaunches) {
   HaloConfig config;
   const Json r = halo_record(run(HaloStaging::memcpy), layout(), config, {});
   EXPECT_EQ(r["parts"], "auto");
-  EXPECT_EQ(r["launch"], Json::parse(R"({"blocks":2,"threads_per_block":128,"part_bytes":65536})"));
-  EXPECT_EQ(r["unpack_launch"], Json::parse(R"({"blocks":4,"threads_per_block":128,"part_bytes":32768})"));
+  EXPECT_EQ(r["launch"], Json::parse(R"({"blocks":2,"threads_per_block":128,"parts":65536})"));
+  EXPECT_EQ(r["unpack_launch"], Json::parse(R"({"blocks":4,"threads_per_block":128,"parts":32768})"));
   EXPECT_EQ(r["pack"][1]["pack_gbs_median"], 5.0);
   EXPECT_EQ(r["pack"][1]["copy_ns_median"], 40.0);
   EXPECT_EQ(r["unpack"][1]["unpack_gbs_median"], 2.5);
@@ -151,11 +151,19 @@ TEST(HaloRecord, RatesCopiesAndLaunches) {
 TEST(HaloRecord, PartsAsAskedAndNoUnpackLaunchWhenStacked) {
   HaloConfig config;
   HaloRun whole = run(HaloStaging::pinned);
-  whole.setup.part_bytes = kHaloWholeMessages;
-  EXPECT_EQ(halo_record(whole, layout(), config, {})["parts"], "whole");
+  whole.setup.parts = PartSize::whole();
+  whole.launch.parts = PartSize::whole();
+  const Json w = halo_record(whole, layout(), config, {});
+  EXPECT_EQ(w["parts"], "whole");
+  EXPECT_EQ(w["launch"]["parts"], "whole");  // one block per message: no 0 standing for it
+  EXPECT_EQ(w["setup"], "baseline isend waitall pinned 128t whole");
   HaloRun sized = run(HaloStaging::pinned);
-  sized.setup.part_bytes = 32768;
-  EXPECT_EQ(halo_record(sized, layout(), config, {})["parts"], 32768);
+  sized.setup.parts = PartSize::of(32768);
+  const Json s = halo_record(sized, layout(), config, {});
+  EXPECT_EQ(s["parts"], 32768);
+  EXPECT_EQ(s["setup"], "baseline isend waitall pinned 128t part 32KiB");  // the text form
+  EXPECT_EQ(s["send_mode"], "isend");                                      // interference's field name
+  EXPECT_FALSE(s.contains("send"));
   const Json stacked = halo_record(run(HaloStaging::pinned, HaloVariant::notify_stacked), layout(), config, {});
   EXPECT_TRUE(stacked["unpack_launch"].is_null());
 }
@@ -201,16 +209,16 @@ std::string line_with(const std::string& text, const std::string& what) {
 TEST(HaloTable, PartsAndTheFastestBaselineOfTheLayout) {
   HaloConfig config;
   // Median iteration: 2 us x scale.
-  auto record = [&](HaloVariant variant, int threads, std::uint64_t parts, double scale) {
+  auto record = [&](HaloVariant variant, int threads, PartSize parts, double scale) {
     HaloRun r = run(HaloStaging::pinned, variant);
     r.setup.threads_per_block = threads;
-    r.setup.part_bytes = parts;
+    r.setup.parts = parts;
     for (HaloIteration& it : r.iterations) it.total_ns *= scale;
     return halo_record(r, layout(), config, {});
   };
-  const std::string text = table_of({record(HaloVariant::baseline, 128, kHaloWholeMessages, 50),
-                                     record(HaloVariant::baseline, 1024, kHaloPartsAuto, 25),
-                                     record(HaloVariant::notify_stream, 128, 32768, 40)});
+  const std::string text = table_of({record(HaloVariant::baseline, 128, PartSize::whole(), 50),
+                                     record(HaloVariant::baseline, 1024, PartSize::automatic(), 25),
+                                     record(HaloVariant::notify_stream, 128, PartSize::of(32768), 40)});
   // notify-stream (80 us): vs_base against the 128-thread baseline (100 us),
   // vs_best against the 1024-thread one (50 us).
   const std::string notify = line_with(text, "notify-stream");

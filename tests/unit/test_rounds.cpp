@@ -167,7 +167,12 @@ namespace {
 PointData synthetic_point(Layout layout, LoadKind load, int rounds, int reps, double slowdown, double noise,
                           std::mt19937_64& rng, const std::vector<double>& drift) {
   PointData p;
-  p.key = {1024, layout, Access::stacked, load, load == LoadKind::none ? 0 : 1, load == LoadKind::none ? "" : "1"};
+  p.key = {1024,
+           layout,
+           Access::stacked,
+           load,
+           load == LoadKind::none ? 0 : 1,
+           load == LoadKind::none ? std::nullopt : std::optional(parse_load_rate("1"))};
   std::lognormal_distribution<double> jitter(0, noise);
   for (int r = 0; r < rounds; ++r) {
     p.positions.push_back(0);

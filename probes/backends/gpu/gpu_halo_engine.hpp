@@ -52,8 +52,8 @@ class GpuHaloEngine final : public HaloEngine {
         throw unsupported("notify-stacked keeps its " + std::to_string(args.count + unpack.count) +
                           " messages' table in shared memory: " + std::to_string(tables) + " bytes, more than " +
                           std::to_string(kTablesMax));
-      const HaloShape shape{stacked_blocks_per_sm(threads, tables) * info_.multiprocessors, threads, 0};
-      args.part_bytes = unpack.part_bytes = 0;
+      const HaloShape shape{stacked_blocks_per_sm(threads, tables) * info_.multiprocessors, threads, PartSize::whole()};
+      args.part_size = unpack.part_size = PartSize::whole();
       void* params[] = {&args, &unpack, &grid_slot_};
       HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel), dim3(shape.blocks),
                                               dim3(threads), params, tables, s));
@@ -71,14 +71,14 @@ class GpuHaloEngine final : public HaloEngine {
     // Each thread keeps kHaloUnroll units in flight: a part of several rounds of the block.
     if (launch.host_messages == nullptr) throw Error(ErrorKind::check, "HaloEngine::start: no host_messages");
     const std::uint64_t round = static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll;
-    args.part_bytes = halo_part_bytes(launch.part_bytes, launch.host_messages, args.count,
-                                      std::max(kHaloAutoPartMinBytes, round), std::max<std::uint64_t>(1, room));
-    args.parts = args.part_bytes != 0 ? part_states(pack ? 0 : 1, args.count) : nullptr;
-    const auto blocks = static_cast<unsigned>(halo_launch_teams(launch, launch.host_messages, args.part_bytes, room));
+    args.part_size = halo_part_size(launch.parts, launch.host_messages, args.count,
+                                    std::max(kHaloAutoPartMinBytes, round), std::max<std::uint64_t>(1, room));
+    args.parts = args.part_size.is_bytes() ? part_states(pack ? 0 : 1, args.count) : nullptr;
+    const auto blocks = static_cast<unsigned>(halo_launch_teams(launch, launch.host_messages, args.part_size, room));
     if (pack) halo_pack_kernel<<<blocks, threads, table, s>>>(args);
     else halo_unpack_kernel<<<blocks, threads, table, s>>>(args);
     HP_CHECK(HP_RT(GetLastError)());
-    return {static_cast<int>(blocks), threads, args.part_bytes};
+    return {static_cast<int>(blocks), threads, args.part_size};
   }
 
   void join(HaloStage stage) override { waits_.join(stream_of(stage)); }

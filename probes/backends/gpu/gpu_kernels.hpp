@@ -130,7 +130,7 @@ __global__ void halo_pack_kernel(HaloArgs args) {
   halo_copy_messages(pack_table, args.messages, args.count);
   HaloBlockTeam team;
   for (std::uint64_t t = blockIdx.x;; t += gridDim.x) {
-    const HaloPart p = halo_part_of(pack_table, args.count, args.part_bytes, t);
+    const HaloPart p = halo_part_of(pack_table, args.count, args.part_size, t);
     if (p.message >= args.count) break;
     halo_pack(team, args, p.message, pack_table[p.message], p.part, p.parts);
   }
@@ -142,7 +142,7 @@ __global__ void halo_unpack_kernel(HaloArgs args) {
   halo_copy_messages(unpack_table, args.messages, args.count);
   HaloBlockTeam team;
   for (std::uint64_t t = blockIdx.x;; t += gridDim.x) {
-    const HaloPart p = halo_part_of(unpack_table, args.count, args.part_bytes, t);
+    const HaloPart p = halo_part_of(unpack_table, args.count, args.part_size, t);
     if (p.message >= args.count) break;
     halo_unpack(team, args, p.message, unpack_table[p.message], &slot, p.part, p.parts);
   }

@@ -91,6 +91,7 @@ class HostHaloEngine final : public HaloEngine {
                                                                 : 2;
     if (stacked) {
       const std::uint64_t n = cap;
+      args.part_size = unpack.part_size = PartSize::whole();
       barrier_ = std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(n));
       grid_slot_ = 0;
       for (std::uint64_t w = 0; w < n; ++w)
@@ -101,27 +102,27 @@ class HostHaloEngine final : public HaloEngine {
           unsigned long long slot = 0;
           halo_stacked(grid, block, w, n, args, args.messages, unpack, unpack.messages, &slot, &grid_slot_);
         });
-      return {static_cast<int>(n), 1, 0};
+      return {static_cast<int>(n), 1, PartSize::whole()};
     }
     const bool pack = launch.stage == HaloStage::pack;
-    args.part_bytes = halo_part_bytes(launch.part_bytes, args.messages, args.count, kAutoPartBytes, ~0ull);
+    args.part_size = halo_part_size(launch.parts, args.messages, args.count, kAutoPartBytes, ~0ull);
     auto& states = parts_[pack ? 0 : 1];
     if (states.size() < args.count) states.resize(args.count);  // HaloPartState{}: the last part leaves it so
     args.parts = states.data();
-    const std::uint64_t n = halo_launch_teams(launch, args.messages, args.part_bytes, cap);
+    const std::uint64_t n = halo_launch_teams(launch, args.messages, args.part_size, cap);
     for (std::uint64_t w = 0; w < n; ++w)
       pool.emplace_back([this, args, w, n, pack] {
         HostHaloTeam team;
         team.abandoned = &abandoned_;
         unsigned long long slot = 0;
         for (std::uint64_t t = w;; t += n) {
-          const HaloPart p = halo_part_of(args.messages, args.count, args.part_bytes, t);
+          const HaloPart p = halo_part_of(args.messages, args.count, args.part_size, t);
           if (p.message >= args.count) break;
           if (pack) halo_pack(team, args, p.message, args.messages[p.message], p.part, p.parts);
           else halo_unpack(team, args, p.message, args.messages[p.message], &slot, p.part, p.parts);
         }
       });
-    return {static_cast<int>(n), 1, args.part_bytes};
+    return {static_cast<int>(n), 1, args.part_size};
   }
 
   void join(HaloStage stage) override {

@@ -1,0 +1,101 @@
+#include "bench/core/record_upgrade.hpp"
+
+#include <string>
+#include <utility>
+
+#include "bench/core/run_header.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+bool is(const Json& r, const char* key, const char* value) {
+  const auto it = r.find(key);
+  return it != r.end() && it->is_string() && it->get<std::string>() == value;
+}
+
+// Version 1 wrote a launch's part size as part_bytes, 0 for one block per
+// message; version 2 writes the part size's JSON form ("whole" or bytes).
+void launch_parts_v1(Json& launch) {
+  if (!launch.is_object()) return;
+  const auto it = launch.find("part_bytes");
+  if (it == launch.end()) return;
+  const Json bytes = *it;
+  launch.erase("part_bytes");
+  if (!launch.contains("parts"))
+    launch["parts"] = bytes.is_number_unsigned() && bytes.get<std::uint64_t>() == 0 ? Json("whole") : bytes;
+}
+
+// Version 1 named halo's send mode `send`; version 2 names it send_mode, as
+// interference does (one SendMode, one field name).
+void rename(Json& object, const char* from, const char* to) {
+  const auto it = object.find(from);
+  if (it == object.end() || object.contains(to)) return;
+  Json value = std::move(*it);
+  object.erase(from);
+  object[to] = std::move(value);
+}
+
+bool starts(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Version 1 keyed a bandwidth row by its display name alone (`writer`);
+// version 2 adds its keys: pass, kind and access, read back from the names
+// version 1 wrote ("plain one-pass kernel", "plain read", "stream
+// (persistent)", "load read stacked", "load copy-d2h"). A name of none of
+// these forms is left without keys (a reader says the record is malformed).
+void bandwidth_keys_v1(Json& r) {
+  const auto writer = r.find("writer");
+  if (writer == r.end() || !writer->is_string() || r.contains("pass")) return;
+  const std::string name = writer->get<std::string>();
+  std::string pass, kind, access;
+  const std::string persistent = " (persistent)";
+  if (name == "plain one-pass kernel") {
+    pass = "plain", kind = "write";
+  } else if (starts(name, "plain ")) {
+    pass = "plain", kind = name.substr(6);
+  } else if (name.size() > persistent.size() && name.ends_with(persistent)) {
+    pass = "persistent", kind = "write", access = name.substr(0, name.size() - persistent.size());
+  } else if (starts(name, "load ")) {
+    pass = "load", kind = name.substr(5);
+    if (const std::size_t space = kind.find(' '); space != std::string::npos) {
+      access = kind.substr(space + 1);
+      kind.resize(space);
+    }
+  } else {
+    return;
+  }
+  r["pass"] = pass;
+  if (!r.contains("kind") || r["kind"].is_null()) r["kind"] = kind;
+  r["access"] = access.empty() ? Json(nullptr) : Json(access);
+}
+
+void record_v1(Json& r) {
+  if (is(r, "probe", "halo") && is(r, "record", "halo")) {
+    for (const char* key : {"launch", "unpack_launch"})
+      if (const auto it = r.find(key); it != r.end()) launch_parts_v1(*it);
+    rename(r, "send", "send_mode");
+  }
+  if (is(r, "probe", "bandwidth") && is(r, "record", "point")) bandwidth_keys_v1(r);
+}
+
+void header_v1(Json& h) {
+  if (const auto config = h.find("config"); is(h, "probe", "halo") && config != h.end() && config->is_object())
+    rename(*config, "send", "send_mode");
+}
+
+}  // namespace
+
+void upgrade_records(std::vector<Json>& records) {
+  int version = kSchemaVersion;
+  for (Json& r : records) {
+    if (is(r, "record", "header")) {
+      const auto v = r.find("schema_version");
+      version = v != r.end() && v->is_number_integer() ? v->get<int>() : 1;
+      if (version < 2) header_v1(r);
+      continue;
+    }
+    if (version < 2) record_v1(r);
+  }
+}
+
+}  // namespace hetprobe

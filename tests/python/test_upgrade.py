@@ -1,0 +1,90 @@
+"""Files of an older schema_version read in the current form (hetprobe/_upgrade.py; C++:
+bench/core/record_upgrade.cpp), and the values that changed form read as C++ writes them."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+
+import pandas as pd
+from conftest import DATA, jsonl_records
+
+import hetprobe
+from hetprobe import _core, _upgrade
+from hetprobe.load import read_jsonl
+
+PARTS_FILE = DATA / "h200-halo-parts" / "self-400.jsonl"  # version 1: parts auto, whole, 8 KiB and 32 KiB
+
+
+def test_a_version_1_launch_part_size_of_0_reads_as_whole():
+    raw = [r for r in jsonl_records(PARTS_FILE) if r["record"] == "halo"]
+    assert jsonl_records(PARTS_FILE)[0]["schema_version"] == 1
+    assert {r["launch"]["part_bytes"] for r in raw if r["parts"] == "whole"} == {0}  # the sentinel, as written
+    read = [rec for _, _, rec in read_jsonl(PARTS_FILE)[0] if rec["record"] == "halo"]
+    assert len(read) == len(raw)
+    for old, new in zip(raw, read):
+        for key in ("launch", "unpack_launch"):
+            if old[key] is None:
+                assert new[key] is None
+                continue
+            assert "part_bytes" not in new[key]
+            bytes_ = old[key]["part_bytes"]
+            assert new[key]["parts"] == ("whole" if bytes_ == 0 else bytes_), (old["setup"], key)
+    assert hetprobe.load(PARTS_FILE).records[1]["launch"] == read[0]["launch"]  # load reads the same
+
+
+def test_the_upgrade_changes_only_old_records_and_once():
+    header = {"record": "header", "probe": "halo", "schema_version": 1}
+    halo = {"record": "halo", "probe": "halo", "launch": {"blocks": 2, "threads_per_block": 128, "part_bytes": 0}}
+    records = [copy.deepcopy(header), copy.deepcopy(halo)]
+    _upgrade.upgrade_records(records)
+    assert records[0] == header and records[1]["launch"] == {"blocks": 2, "threads_per_block": 128, "parts": "whole"}
+    once = copy.deepcopy(records)
+    _upgrade.upgrade_records(records)
+    assert records == once
+    current = [{**header, "schema_version": _upgrade.CURRENT}, copy.deepcopy(halo)]
+    _upgrade.upgrade_records(current)
+    assert current[1] == halo
+
+
+def test_parts_read_as_show_prints_them():
+    """The halo table's parts_text is C++'s text form: the column `hetprobe show` prints, row for row."""
+    table = hetprobe.plots.halo_table(hetprobe.load(PARTS_FILE))
+    assert set(table["parts_text"]) == {"auto", "whole", "8KiB", "32KiB"}
+    assert (table["parts_text"] == [_core.part_size_text(p) for p in table["parts"]]).all()
+    shown = subprocess.run(
+        [hetprobe.probes.binary(), "show", str(PARTS_FILE)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    heading = next(i for i, line in enumerate(shown) if line.startswith("layout "))
+    at = shown[heading].index(" parts ") + 1
+    rows = [line for line in shown[heading + 1 :] if line and not line.startswith(("#", " ", "warning"))]
+    assert [line[at:].split()[0] for line in rows] == list(table["parts_text"])
+
+
+def test_a_version_1_halo_send_reads_as_send_mode():
+    committed = DATA / "h200x2-halo.jsonl"
+    raw = jsonl_records(committed)
+    assert raw[0]["config"]["send"] == ["isend", "send"] and "send_mode" not in raw[0]["config"]
+    r = hetprobe.load(committed)
+    assert r.header("halo")["config"]["send_mode"] == ["isend", "send"]
+    halo = [rec for rec in r.records if rec.get("record") == "halo"]
+    assert [rec["send_mode"] for rec in halo] == [rec["send"] for rec in raw if rec["record"] == "halo"]
+    assert not any("send" in rec for rec in halo)
+    rows = r.summary[(r.summary["record"] == "halo") & (r.summary["metric"] == "iteration_ns")]
+    assert set(rows["send_mode"]) == {"isend", "send"}
+
+
+def test_version_1_bandwidth_rows_get_their_keys():
+    """A version-1 bandwidth file (the display name alone) reads with pass, kind and access, and the
+    per-GPU table takes its plain rows by those keys."""
+    path = DATA / "h200x2-load" / "bandwidth.jsonl"
+    assert all("pass" not in r for r in jsonl_records(path))
+    r = hetprobe.load(path)
+    rows = r.summary[r.summary["probe"] == "bandwidth"]
+    access = [None if pd.isna(a) else a for a in rows["access"]]  # the column's missing values
+    keys = {w: (p, k, a) for w, p, k, a in zip(rows["writer"], rows["pass"], rows["kind"], access)}
+    assert keys["plain one-pass kernel"] == ("plain", "write", None)
+    assert keys["stacked (persistent)"] == ("persistent", "write", "stacked")
+    assert keys["load read stream"] == ("load", "read", "stream")
+    assert keys["load copy-d2h"] == ("load", "copy-d2h", None)
+    assert set(rows["pass"]) == {"plain", "persistent", "load"}
