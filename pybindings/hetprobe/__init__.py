@@ -39,6 +39,8 @@ from ._plot_halo import halo_rates
 from ._units import size_label
 from .characterize import characterize
 from .check import check
+from .data.load import Results, load
+from .data.merge import merge
 from .errors import (
     CheckFailed,
     DeviceError,
@@ -51,8 +53,6 @@ from .errors import (
     UsageError,
 )
 from .gpus import per_gpu
-from .load import Results, load
-from .merge import merge
 from .probes import binary, clock, devices, help, notify, run_mpi, topology
 from .report_headline import headline_table, interference_parts, paper_view
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import _halo_rates
 from ._plotting import US, finish, new_figure, run_title
+from .data import halo_rates as _halo_rates
 from .errors import UsageError
 
 VARIANT_COLORS = {"baseline": "black", "notify-stream": "#1f77b4", "notify-stacked": "#ff7f0e"}
@@ -173,7 +173,7 @@ def halo_rates(
     Each results argument: a Results (hetprobe.load) or what hetprobe.load takes. UsageError when
     the halo records have no per-message rates (files from before them), the bandwidth results lack
     a plain row, or `per` is neither."""
-    from .load import load
+    from .data.load import load
 
     if per not in ("message", "stage"):
         raise UsageError(f"per={per!r}: 'message' or 'stage'")

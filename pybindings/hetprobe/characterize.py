@@ -45,11 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import gpus as gpu_table
-from ._paths import file_kind
 from ._step_options import check_step_options
-from ._step_records import expected_records, family, launch_name
+from .data.load import Results, load
+from .data.paths import file_kind
+from .data.steps import expected_records, family, launch_name
 from .errors import UsageError
-from .load import Results, load
 from .probes import binary, error_channel, follow, launch_command, launch_env
 from .progress import Progress, record_label
 

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "report":
         return _report(argv[1:])
     if command == "merge":
-        from .merge import main as merge_main
+        from .data.merge import main as merge_main
 
         return merge_main(argv[1:])
     if command == "check":

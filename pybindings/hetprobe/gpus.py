@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._paths import file_kind
 from ._plotting import summary_rows
+from .data.load import Results, load
+from .data.paths import file_kind
 from .errors import UsageError
-from .load import Results, load
 
 PER_GPU_PROBES = ("notify", "clock", "bandwidth")
 DEFAULT_TOLERANCE = 0.10

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Callable
 
 from . import errors
-from ._paths import check_output, file_kind
+from .data.load import Results, load
+from .data.paths import check_output, file_kind
 from .errors import HetprobeError, Interrupted, MPIError, ProbeTimeout, UsageError
-from .load import Results, load
 
 # The environment before this process initialises MPI: an MPI singleton adds
 # its own variables, which a child mpirun must not inherit.

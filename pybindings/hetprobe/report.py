@@ -21,11 +21,11 @@ from pathlib import Path
 import pandas as pd
 
 from . import gpus
-from ._paths import file_kind
-from ._step_records import family, split_launch
 from .characterize import last_error
+from .data.load import Results, load
+from .data.paths import file_kind
+from .data.steps import family, split_launch
 from .errors import UsageError
-from .load import Results, load
 from .report_gpus import gpu_section, summary_lines
 from .report_headline import headline
 from .report_notes import MARK, Marks

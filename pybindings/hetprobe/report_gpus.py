@@ -12,7 +12,7 @@ import pandas as pd
 
 from . import gpus, plots
 from ._plotting import DPI, summary_rows
-from .load import Results
+from .data.load import Results
 from .report_notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .report_render import Document, number as _number
 

@@ -17,12 +17,12 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from ._frames import paper_config
 from ._plotting import pick_setup, summary_rows as _rows
-from ._step_records import split_launch
 from ._units import size_label
+from .data.frames import paper_config
+from .data.load import Results
+from .data.steps import split_launch
 from .errors import UsageError
-from .load import Results
 from .report_notes import MARK, condition_warnings, conditions_by_warning, record_warnings, warned_suffix
 from .report_render import Document, number
 

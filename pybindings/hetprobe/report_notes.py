@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .data.load import Results
 from .errors import UsageError
-from .load import Results
 from .report_render import Document
 
 MARK = "⚠"

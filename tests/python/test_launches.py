@@ -17,7 +17,7 @@ from conftest import DATA, jsonl_records, write_jsonl
 import hetprobe
 from hetprobe import UsageError, _core, headline_table
 from hetprobe.cli import main
-from hetprobe.merge import merge
+from hetprobe.data.merge import merge
 from hetprobe.report_headline import ci_text
 
 characterize_module = importlib.import_module("hetprobe.characterize")  # the package's name is the function

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from conftest import DATA, jsonl_records, write_jsonl
 
+from hetprobe.data.load import TruncatedResultsWarning, load
 from hetprobe.errors import ResultsFileError, UsageError
-from hetprobe.load import TruncatedResultsWarning, load
 
 JSONL = sorted(p.name for p in DATA.glob("*.jsonl"))
 

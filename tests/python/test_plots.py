@@ -12,8 +12,8 @@ from matplotlib.figure import Figure
 from hetprobe import plots
 from hetprobe._plot_load import load_points
 from hetprobe._units import size_label
+from hetprobe.data.load import load
 from hetprobe.errors import UsageError
-from hetprobe.load import load
 
 
 @pytest.fixture(scope="module")

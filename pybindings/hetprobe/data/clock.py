@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ._frames import clock_intervals
+from .frames import clock_intervals
 
 COLUMNS = [
     "file",

@@ -15,9 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ._paths import check_output, same_file
-from .errors import ResultsFileError, UsageError
+from ..errors import ResultsFileError, UsageError
 from .load import Results, load
+from .paths import check_output, same_file
 
 
 def _segments(results: Results):
@@ -35,7 +35,7 @@ def _segments(results: Results):
 def _check_as_show_does(files: list) -> None:
     """Each results file (JSON Lines) checked as `hetprobe show` checks it (the C++ reader, one run at a
     time): a field show needs that is missing or of the wrong type is a UsageError naming FILE:LINE."""
-    from . import _core
+    from .. import _core
 
     for f in files:
         if str(f).endswith(".jsonl"):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import _schema
-from ._fields import Malformed, json_type, need, number, numbers, opt, strings
+from . import schema
+from .fields import Malformed, json_type, need, number, numbers, opt, strings
 
 # record_id: the row's index in Results.records (ties summary rows, samples and records together).
 COMMON = ["file", "segment", "probe", "record", "host", "backend", "device", "rank", "record_id"]
@@ -19,12 +19,12 @@ COMMON = ["file", "segment", "probe", "record", "host", "backend", "device", "ra
 # measurement of) and "extra" (per-row readings beside the statistics), and the Summary's fields.
 # warnings: the record's own (its spread; measurement conditions are the header's), "; "-joined;
 # "" when it has none, None for files from before they were recorded.
-KEYS = list(_schema.frame_columns("key"))
-STATS = _schema.summary_fields()
-EXTRAS = list(_schema.frame_columns("extra"))
+KEYS = list(schema.frame_columns("key"))
+STATS = schema.summary_fields()
+EXTRAS = list(schema.frame_columns("extra"))
 SUMMARY_COLUMNS = COMMON + KEYS + ["metric", "unit"] + STATS + EXTRAS + ["warnings"]
 SAMPLE_COLUMNS = COMMON + KEYS + ["metric", "unit", "sample", "value"]
-HEADER_COLUMNS = ["file", "segment", *_schema.frame_columns("header")]
+HEADER_COLUMNS = ["file", "segment", *schema.frame_columns("header")]
 
 _INT = {
     "segment",
@@ -100,7 +100,7 @@ def _setup(rec) -> dict:
 
 
 # Each converter returns (keys, rows, chunks): rows are (metric, unit, stats, extras) and chunks
-# are (metric, unit, values) of raw samples. Fields are read with _fields' checked access.
+# are (metric, unit, values) of raw samples. Fields are read with data.fields' checked access.
 
 
 def paper_config(config: dict) -> bool:
@@ -377,7 +377,7 @@ def warnings_text(rec) -> str | None:
 
 
 def header_row(rec) -> dict:
-    """One row of Results.headers from a header record (its fields checked: see _fields)."""
+    """One row of Results.headers from a header record (its fields checked: see data.fields)."""
     for path in ("device", "mpi", "config", "topology", "conditions"):
         opt(rec, path, "object")
     opt(rec, "ranks", "array")

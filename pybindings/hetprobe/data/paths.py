@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import UsageError
+from ..errors import UsageError
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),

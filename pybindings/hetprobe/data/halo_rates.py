@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 
 try:
-    from ._upgrade import upgrade_records
+    from .upgrade import upgrade_records
 except ImportError:  # loaded by path (tests/gpu/halo_rates.py): the module beside it, standard library too
     import importlib.util
     from pathlib import Path
 
-    _spec = importlib.util.spec_from_file_location("hetprobe_upgrade", Path(__file__).with_name("_upgrade.py"))
+    _spec = importlib.util.spec_from_file_location("hetprobe_upgrade", Path(__file__).with_name("upgrade.py"))
     _upgrade = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(_upgrade)
     upgrade_records = _upgrade.upgrade_records

@@ -8,7 +8,7 @@ import functools
 import json
 from pathlib import Path
 
-SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
+SCHEMA_PATH = Path(__file__).parents[1] / "results.schema.json"  # the package's contract, at its root
 
 
 @functools.cache

@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import _frames
-from ._clock import clock_samples as _clock_samples
-from ._fields import Malformed
-from ._paths import file_kind
-from ._upgrade import upgrade_records
-from .errors import ResultsFileError, UsageError
+from ..errors import ResultsFileError, UsageError
+from . import frames as _frames
+from .clock import clock_samples as _clock_samples
+from .fields import Malformed
+from .paths import file_kind
+from .upgrade import upgrade_records
 
 SCHEMA = "hetprobe.results"
 
@@ -38,7 +38,7 @@ class Results:
 
     records: every record as read, each with "_file" (str) and "_segment" (int: global segment
     index, one per header) added. headers / summary / samples: DataFrames (columns in
-    hetprobe._frames; times in ns, bandwidths in GB/s, the unit column says which).
+    hetprobe.data.frames; times in ns, bandwidths in GB/s, the unit column says which).
     """
 
     records: list
@@ -215,7 +215,7 @@ class Results:
         return pd.DataFrame(rows, columns=["file", "segment", "record_id", "probe", "record", "warning"])
 
     def clock_samples(self) -> pd.DataFrame:
-        """One row per clock ping-pong: ticks (uint64), host_ns, half_interval_ns, residual_ns, used (see _clock)."""
+        """One row per clock ping-pong: ticks (uint64), host_ns, half_interval_ns, residual_ns, used (data.clock)."""
         return _clock_samples(self.records, self._segment_headers())
 
     def header(self, probe: str | None = None) -> dict:
@@ -275,7 +275,7 @@ def _measurement(header: dict) -> str:
 
 def _launch_rows(results: Results) -> pd.DataFrame:
     """Results.interference_ratios(pooled=False)."""
-    from ._step_records import split_launch
+    from .steps import split_launch
 
     s = results.summary
     points = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
@@ -367,7 +367,7 @@ def _pool(rows: pd.DataFrame) -> pd.DataFrame:
 def _pooled_ratios(groups: list) -> list:
     """pool_launch_points' result for each point (a group of its launches' rows) measured in several
     launches, the points of one series and size pooled together; None for the others."""
-    from . import _core  # the compiled module: the pooling and the effect rule live in base/effect.cpp
+    from .. import _core  # the compiled module: the pooling and the effect rule live in base/effect.cpp
 
     out: list = [None] * len(groups)
     together: dict = {}
@@ -391,7 +391,7 @@ def _parse(line: bytes):
 
 def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
     """(line number, raw line, record) of each complete record, and whether the tail was incomplete.
-    Records of an older schema_version come back in the current form (_upgrade.py); raw lines as written.
+    Records of an older schema_version come back in the current form (data/upgrade.py); raw lines as written.
 
     Same rules as bench/core/results.cpp read_results: unterminated bytes at the end are ignored even if
     they parse; a terminated line that does not parse is ignored only as the last non-blank line;
@@ -582,7 +582,7 @@ def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, lis
             converted = _frames.convert(rec, header, first_id + offset)
         except Malformed as e:
             raise ResultsFileError(f"{where}: {e} (a {what})") from None
-        except (KeyError, TypeError, ValueError, AttributeError) as e:  # a check _fields does not make yet
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # a check data.fields does not make yet
             raise ResultsFileError(f"{where}: {what} is malformed ({type(e).__name__}: {e})") from None
         if converted is None:  # a record type this version does not know: kept in records only
             continue
