@@ -39,8 +39,9 @@ from ._plot_halo import halo_rates
 from ._units import size_label
 from .characterize import characterize
 from .check import check
-from .data.load import Results, load
+from .data.load import load
 from .data.merge import merge
+from .data.results import Results
 from .errors import (
     CheckFailed,
     DeviceError,

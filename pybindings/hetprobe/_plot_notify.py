@@ -20,8 +20,8 @@ from ._plotting import (
     ordered,
     pick_setup,
     run_title,
-    summary_rows,
 )
+from .data.results import summary_rows
 from .errors import UsageError
 
 # Elis et al. 2024, Table 1 columns: (side, contended) -> name.

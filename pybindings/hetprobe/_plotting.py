@@ -88,13 +88,6 @@ def first_run(rows: pd.DataFrame, key: list, what: str) -> pd.DataFrame:
     return rows.drop_duplicates(key, keep="first")
 
 
-def summary_rows(results, record: str, metric: str, probe: str | None = None) -> pd.DataFrame:
-    """The summary rows of one record type and metric (of one probe, if given)."""
-    s = results.summary
-    keep = (s["record"] == record) & (s["metric"] == metric)
-    return s[keep & (s["probe"] == probe)] if probe else s[keep]
-
-
 def pick_setup(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of one flag setup: the default (pinned, line, default host memory) when several are present."""
     cols = ["placement", "spacing", "host_memory"]

@@ -46,8 +46,9 @@ from pathlib import Path
 
 from . import gpus as gpu_table
 from ._step_options import check_step_options
-from .data.load import Results, load
+from .data.load import load
 from .data.paths import file_kind
+from .data.results import Results
 from .data.steps import expected_records, family, launch_name
 from .errors import UsageError
 from .probes import binary, error_channel, follow, launch_command, launch_env

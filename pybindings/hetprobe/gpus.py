@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._plotting import summary_rows
-from .data.load import Results, load
+from .data.load import load
 from .data.paths import file_kind
+from .data.results import Results, summary_rows
 from .errors import UsageError
 
 PER_GPU_PROBES = ("notify", "clock", "bandwidth")

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Callable
 
 from . import errors
-from .data.load import Results, load
+from .data.load import load
 from .data.paths import check_output, file_kind
+from .data.results import Results
 from .errors import HetprobeError, Interrupted, MPIError, ProbeTimeout, UsageError
 
 # The environment before this process initialises MPI: an MPI singleton adds

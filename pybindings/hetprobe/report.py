@@ -22,8 +22,9 @@ import pandas as pd
 
 from . import gpus
 from .characterize import last_error
-from .data.load import Results, load
+from .data.load import load
 from .data.paths import file_kind
+from .data.results import Results
 from .data.steps import family, split_launch
 from .errors import UsageError
 from .report_gpus import gpu_section, summary_lines

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from . import gpus, plots
-from ._plotting import DPI, summary_rows
-from .data.load import Results
+from ._plotting import DPI
+from .data.results import Results, summary_rows
 from .report_notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .report_render import Document, number as _number
 

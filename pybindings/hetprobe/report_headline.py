@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from ._plotting import pick_setup, summary_rows as _rows
+from ._plotting import pick_setup
 from ._units import size_label
-from .data.frames import paper_config
-from .data.load import Results
+from .data.converters import paper_config
+from .data.results import Results, summary_rows as _rows
 from .data.steps import split_launch
 from .errors import UsageError
 from .report_notes import MARK, condition_warnings, conditions_by_warning, record_warnings, warned_suffix

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .data.load import Results
+from .data.results import Results
 from .errors import UsageError
 from .report_render import Document
 

@@ -13,9 +13,9 @@ import pandas as pd
 
 from . import plots
 from ._plot_load import KIND_ORDER, load_points
-from ._plotting import ACCESS_ORDER, DPI, LAYOUT_ORDER, pick_setup, summary_rows as _rows
+from ._plotting import ACCESS_ORDER, DPI, LAYOUT_ORDER, pick_setup
 from ._units import size_label
-from .data.load import Results
+from .data.results import Results, summary_rows as _rows
 from .data.steps import split_launch
 from .report_headline import (
     MARGIN,

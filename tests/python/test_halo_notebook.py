@@ -12,7 +12,7 @@ from conftest import DATA, jsonl_records
 from test_notebooks import assert_clean, cell, html, images, run as run_notebook, shows_number, text
 
 import hetprobe
-from hetprobe.data.load import read_jsonl
+from hetprobe.data.jsonl import read_jsonl
 
 COMMITTED = DATA / "h200x2-halo.jsonl"
 TAGS = ["setup", "headline", "matrix", "vs_best", "rates", "phases", "timeline", "model", "payload"]

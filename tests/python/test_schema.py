@@ -11,8 +11,9 @@ import re
 import pytest
 from conftest import DATA, REPO, jsonl_records
 
-from hetprobe.data import frames, schema, upgrade
-from hetprobe.data.load import load, read_jsonl
+from hetprobe.data import converters, frames, schema, upgrade
+from hetprobe.data.jsonl import read_jsonl
+from hetprobe.data.load import load
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -241,7 +242,7 @@ def test_frames_take_their_columns_from_the_schema():
         assert set(schema.frame_columns(role)) <= set(frames.SUMMARY_COLUMNS)
     # Every column a converter fills is one the schema gave (frame() would drop any other silently).
     filled = set()
-    real = frames.convert
+    real = converters.convert
 
     def spy(rec, header, record_id):
         out = real(rec, header, record_id)
@@ -252,13 +253,13 @@ def test_frames_take_their_columns_from_the_schema():
                 filled.update(stats, extras)
         return out
 
-    frames.convert = spy
+    converters.convert = spy
     try:
         results = load(DATA, recursive=True)
     finally:
-        frames.convert = real
+        converters.convert = real
     assert filled <= set(frames.SUMMARY_COLUMNS), sorted(filled - set(frames.SUMMARY_COLUMNS))
-    header = frames.header_row({**results.records[0], "_file": "f", "_segment": 0})
+    header = converters.header_row({**results.records[0], "_file": "f", "_segment": 0})
     assert set(header) == set(frames.HEADER_COLUMNS)
 
 

@@ -12,7 +12,7 @@ from conftest import DATA, jsonl_records
 import hetprobe
 from hetprobe import _core
 from hetprobe.data import upgrade
-from hetprobe.data.load import read_jsonl
+from hetprobe.data.jsonl import read_jsonl
 
 PARTS_FILE = DATA / "h200-halo-parts" / "self-400.jsonl"  # version 1: parts auto, whole, 8 KiB and 32 KiB
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .frames import clock_intervals
+from .converters import clock_intervals
 
 COLUMNS = [
     "file",
