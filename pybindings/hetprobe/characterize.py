@@ -49,7 +49,7 @@ from ._step_options import check_step_options
 from .data.load import load
 from .data.paths import file_kind
 from .data.results import Results
-from .data.steps import expected_records, family, launch_name
+from .data.steps import expected_records, family, last_error, launch_name
 from .errors import UsageError
 from .probes import binary, error_channel, follow, launch_command, launch_env
 from .progress import Progress, record_label
@@ -184,6 +184,39 @@ class Run:
     def failed(self) -> list[Step]:
         return [s for s in self.steps if s.status == "failed"]
 
+    def manifest(self) -> dict:
+        """characterize.json: what ran (each step's command, status, exit code, wall time, records), the
+        per-GPU table and the GPUs flagged. The report reads it from here while the run writes it."""
+        return {
+            "tool": "hetprobe characterize",
+            "command_line": sys.argv,
+            "wall_s": self.wall_s,
+            "report_s": self.report_s,
+            "steps": [
+                {
+                    "probe": s.probe,
+                    **({"launch": s.launch} if s.launch is not None else {}),
+                    "file": f"{s.name}.jsonl",
+                    "command": shlex.join(s.command),
+                    "status": s.status,
+                    "exit_code": s.exit_code,
+                    "wall_s": s.wall_s,
+                    "records": s.records,
+                    **({"error": s.error} if s.error else {}),
+                }
+                for s in self.steps
+            ],
+            **({"report_error": self.report_error} if self.report_error else {}),
+            "launches": self.launches,
+            "launches_asked": self.launches_asked,
+            "gpus": self.gpus,
+            "tolerance": self.tolerance,
+            "per_gpu": self.per_gpu,
+            "anomalies": self.anomalies,
+            **({"baseline": self.baseline} if self.baseline else {}),
+            **({"compare_error": self.compare_error} if self.compare_error else {}),
+        }
+
 
 def default_directory() -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -279,18 +312,6 @@ def _probe_command(step: str, args, out: Path, gpus: int = 1, launch: int = 1) -
         return launch_command(2, args.launcher, args.hosts) + base + extra
     except UsageError as e:
         raise UsageError(f"{e}: the interference steps need it (--skip interference runs the others)") from None
-
-
-def last_error(log: Path) -> str | None:
-    """The last error line of a probe's log (its stderr): hetprobe's own message where there is one,
-    not the launcher's lines after it; else the last line that says error; None without one."""
-    try:
-        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
-        return None
-    errors = [ln for ln in lines if "error" in ln.lower()]
-    own = [ln for ln in errors if "hetprobe" in ln or ln.startswith("characterize:")]
-    return (own or errors or [None])[-1]
 
 
 def _exit_error(code: int | None) -> str:
@@ -545,36 +566,7 @@ def _write_topology(directory: Path) -> None:
 
 
 def _write_manifest(run: Run) -> None:
-    manifest = {
-        "tool": "hetprobe characterize",
-        "command_line": sys.argv,
-        "wall_s": run.wall_s,
-        "report_s": run.report_s,
-        "steps": [
-            {
-                "probe": s.probe,
-                **({"launch": s.launch} if s.launch is not None else {}),
-                "file": f"{s.name}.jsonl",
-                "command": shlex.join(s.command),
-                "status": s.status,
-                "exit_code": s.exit_code,
-                "wall_s": s.wall_s,
-                "records": s.records,
-                **({"error": s.error} if s.error else {}),
-            }
-            for s in run.steps
-        ],
-        **({"report_error": run.report_error} if run.report_error else {}),
-        "launches": run.launches,
-        "launches_asked": run.launches_asked,
-        "gpus": run.gpus,
-        "tolerance": run.tolerance,
-        "per_gpu": run.per_gpu,
-        "anomalies": run.anomalies,
-        **({"baseline": run.baseline} if run.baseline else {}),
-        **({"compare_error": run.compare_error} if run.compare_error else {}),
-    }
-    (run.directory / "characterize.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (run.directory / "characterize.json").write_text(json.dumps(run.manifest(), indent=2) + "\n")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -21,11 +21,10 @@ from pathlib import Path
 import pandas as pd
 
 from . import gpus
-from .characterize import last_error
 from .data.load import load
 from .data.paths import file_kind
 from .data.results import Results
-from .data.steps import family, split_launch
+from .data.steps import family, last_error, split_launch
 from .errors import UsageError
 from .report_gpus import gpu_section, summary_lines
 from .report_headline import headline
@@ -45,27 +44,10 @@ class Written:
 
 
 def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
-    """The run's characterize.json (or `run` as it stands), and why it could not be read."""
+    """The run's characterize.json (or the manifest of `run`, characterize's Run, as it stands), and
+    why it could not be read."""
     if run is not None:
-        return {
-            "wall_s": run.wall_s,
-            "tolerance": run.tolerance,
-            "anomalies": run.anomalies,
-            "baseline": run.baseline,
-            "steps": [
-                {
-                    "probe": s.probe,
-                    **({"launch": s.launch} if s.launch is not None else {}),
-                    "file": f"{s.name}.jsonl",
-                    "status": s.status,
-                    "exit_code": s.exit_code,
-                    "wall_s": s.wall_s,
-                    "records": s.records,
-                    "error": s.error,
-                }
-                for s in run.steps
-            ],
-        }, None
+        return run.manifest(), None
     path = directory / "characterize.json"
     if not path.exists():
         return None, None
