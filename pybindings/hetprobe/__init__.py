@@ -38,7 +38,6 @@ from . import plots
 from ._plot_halo import halo_rates
 from ._units import size_label
 from .characterize import characterize
-from .check import check
 from .data.load import load
 from .data.merge import merge
 from .data.results import Results
@@ -53,7 +52,8 @@ from .errors import (
     Unsupported,
     UsageError,
 )
-from .gpus import per_gpu
+from .node.check import check
+from .node.gpus import per_gpu
 from .probes import binary, clock, devices, help, notify, run_mpi, topology
 from .report_headline import headline_table, interference_parts, paper_view
 

@@ -44,13 +44,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import gpus as gpu_table
 from ._step_options import check_step_options
 from .data.load import load
 from .data.paths import file_kind
 from .data.results import Results
 from .data.steps import expected_records, family, last_error, launch_name
 from .errors import UsageError
+from .node import gpus as gpu_table
 from .probes import binary, error_channel, follow, launch_command, launch_env
 from .progress import Progress, record_label
 

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return merge_main(argv[1:])
     if command == "check":
-        from .check import main as check_main
+        from .node.check import main as check_main
 
         return check_main(argv[1:])
     from .probes import binary

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import gpus
 from .data.load import load
 from .data.paths import file_kind
 from .data.results import Results
 from .data.steps import family, last_error, split_launch
 from .errors import UsageError
+from .node import gpus
 from .report_gpus import gpu_section, summary_lines
 from .report_headline import headline
 from .report_notes import MARK, Marks

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import gpus, plots
+from . import plots
 from ._plotting import DPI
 from .data.results import Results, summary_rows
+from .node import gpus
 from .report_notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .report_render import Document, number as _number
 

@@ -16,8 +16,8 @@ import pytest
 from conftest import jsonl_records, write_jsonl
 
 import hetprobe
-from hetprobe import gpus
 from hetprobe.errors import UsageError
+from hetprobe.node import gpus
 
 NODECHECK = "h200x2-nodecheck"
 SPREAD = gpus.LAUNCH_SPREAD

@@ -18,8 +18,8 @@ import pytest
 from conftest import jsonl_records, write_jsonl
 
 import hetprobe
-from hetprobe import gpus
 from hetprobe.errors import UsageError
+from hetprobe.node import gpus
 from hetprobe.report_gpus import display_table, summary_lines
 
 PER_GPU_FILES = ("notify.jsonl", "clock.jsonl", "bandwidth.jsonl")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from hetprobe import gpus
+from hetprobe.node import gpus
 
 HERE = REPO / "tests" / "reframe"
 sys.path.insert(0, str(HERE))

@@ -11,8 +11,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
 from . import gpus
-from .errors import UsageError
 
 
 @dataclass

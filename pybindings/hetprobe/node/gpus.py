@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data.load import load
-from .data.paths import file_kind
-from .data.results import Results, summary_rows
-from .errors import UsageError
+from ..data.load import load
+from ..data.paths import file_kind
+from ..data.results import Results, summary_rows
+from ..errors import UsageError
 
 PER_GPU_PROBES = ("notify", "clock", "bandwidth")
 DEFAULT_TOLERANCE = 0.10
