@@ -20,7 +20,7 @@ notify, clock and bandwidth run one rank per device of the backend (mpirun or
 srun with as many ranks as devices; one device: the probe alone), each rank on
 its own GPU; interference runs its pair of ranks under mpirun or srun. A GPU
 worse than the node's others by more than --tolerance, or whose PCIe link runs
-below its maximum, is flagged (hetprobe.gpus says how); --baseline DIR then
+below its maximum, is flagged (hetprobe.node.flags says how); --baseline DIR then
 compares every GPU with the same GPU of a known-good node's run.
 
 The interference steps measure each size in rounds (the ratio to SSB paired per round, with its 95%
@@ -50,7 +50,7 @@ from .data.paths import file_kind
 from .data.results import Results
 from .data.steps import expected_records, family, last_error, launch_name
 from .errors import UsageError
-from .node import gpus as gpu_table
+from .node import flags, gpus as gpu_table
 from .probes import binary, error_channel, follow, launch_command, launch_env
 from .progress import Progress, record_label
 
@@ -170,8 +170,8 @@ class Run:
     report_s: float = 0.0  # writing the report
     report_error: str | None = None  # why the report could not be written
     gpus: int = 1  # devices measured by the per-GPU steps
-    tolerance: float = gpu_table.DEFAULT_TOLERANCE
-    per_gpu: list = field(default_factory=list)  # the rows of hetprobe.gpus.per_gpu
+    tolerance: float = flags.DEFAULT_TOLERANCE
+    per_gpu: list = field(default_factory=list)  # the rows of hetprobe.node.gpus.per_gpu
     anomalies: list = field(default_factory=list)  # the GPUs flagged: against the node, the baseline
     baseline: dict | None = None  # {"directory", "within_tolerance"} with --baseline
     compare_error: str | None = None  # why the per-GPU table could not be built
@@ -437,7 +437,7 @@ def characterize(
     clock_args=(),
     bandwidth_args=(),
     interference_args=(),
-    tolerance=gpu_table.DEFAULT_TOLERANCE,
+    tolerance=flags.DEFAULT_TOLERANCE,
     baseline=None,
 ) -> Run:
     """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)`` loads
@@ -467,7 +467,7 @@ def characterize(
     )
     directory = Path(directory) if directory else default_directory()
     _check_options(device, timeout_s, reps, hosts, skip, directory, launches)
-    fraction = gpu_table.parse_tolerance(tolerance)
+    fraction = flags.parse_tolerance(tolerance)
     asked = [probe for probe in PROBES if probe not in ON_REQUEST or paper]
     chosen = [probe for probe in asked if probe not in skip and family(probe) not in skip]
     per_gpu_steps = [p for p in chosen if p in PER_GPU_STEPS]
@@ -531,7 +531,7 @@ def _baseline_table(baseline, node: Node, per_gpu_steps: list):
     if not per_gpu_steps:
         raise UsageError("--baseline compares the per-GPU steps (notify, clock, bandwidth): do not skip them all")
     _, table, who = gpu_table.read_run(baseline, "--baseline")
-    gpu_table.check_comparable({"gpus": node.gpus, "backend": node.backend, "names": node.names}, who, "this node")
+    flags.check_comparable({"gpus": node.gpus, "backend": node.backend, "names": node.names}, who, "this node")
     return table
 
 
@@ -546,9 +546,9 @@ def _compare_gpus(run: Run, baseline, reference, skipped: list) -> None:
         run.compare_error = f"{type(e).__name__}: {e}"
         return
     run.per_gpu = gpu_table.table_records(table)
-    run.anomalies = gpu_table.node_anomalies(table, run.tolerance)
+    run.anomalies = flags.node_anomalies(table, run.tolerance)
     if reference is not None:
-        outside = gpu_table.baseline_anomalies(table, reference, run.tolerance, skipped)
+        outside = flags.baseline_anomalies(table, reference, run.tolerance, skipped)
         run.anomalies += outside
         run.baseline = {"directory": str(baseline), "within_tolerance": not outside}
 
@@ -728,13 +728,13 @@ def main(argv: list[str]) -> int:
         print(
             f"baseline {run.baseline['directory']}: "
             + (
-                f"every GPU within {gpu_table.tolerance_text(run.tolerance)}"
+                f"every GPU within {flags.tolerance_text(run.tolerance)}"
                 if not outside
-                else f"{len(outside)} number(s) outside {gpu_table.tolerance_text(run.tolerance)}:"
+                else f"{len(outside)} number(s) outside {flags.tolerance_text(run.tolerance)}:"
             )
         )
         for a in outside:
-            print(f"OUTSIDE TOLERANCE: {gpu_table.anomaly_line(a)}")
+            print(f"OUTSIDE TOLERANCE: {flags.anomaly_line(a)}")
     if run.compare_error:
         print(
             f"hetprobe characterize: error: the per-GPU table could not be built ({run.compare_error})", file=sys.stderr

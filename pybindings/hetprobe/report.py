@@ -25,7 +25,7 @@ from .data.paths import file_kind
 from .data.results import Results
 from .data.steps import family, last_error, split_launch
 from .errors import UsageError
-from .node import gpus
+from .node import flags, gpus
 from .report_gpus import gpu_section, summary_lines
 from .report_headline import headline
 from .report_notes import MARK, Marks
@@ -226,13 +226,13 @@ def _flags(manifest: dict | None, table) -> tuple[float, list, dict | None]:
     default tolerance for a run that did not record them (an older or interrupted run)."""
     manifest = manifest or {}
     try:
-        tolerance = gpus.parse_tolerance(manifest.get("tolerance", gpus.DEFAULT_TOLERANCE))
+        tolerance = flags.parse_tolerance(manifest.get("tolerance", flags.DEFAULT_TOLERANCE))
     except UsageError:
-        tolerance = gpus.DEFAULT_TOLERANCE
+        tolerance = flags.DEFAULT_TOLERANCE
     anomalies = manifest.get("anomalies")
     needed = {"gpu", "metric", "reference_kind", "why"}
     if not isinstance(anomalies, list) or not all(isinstance(a, dict) and needed <= a.keys() for a in anomalies):
-        anomalies = gpus.node_anomalies(table, tolerance)
+        anomalies = flags.node_anomalies(table, tolerance)
     baseline = manifest.get("baseline") if isinstance(manifest.get("baseline"), dict) else None
     return tolerance, anomalies, baseline
 

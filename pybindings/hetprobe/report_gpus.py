@@ -1,4 +1,4 @@
-"""The report's per-GPU section: one row per GPU (hetprobe.gpus.per_gpu), the GPUs flagged beside
+"""The report's per-GPU section: one row per GPU (hetprobe.node.gpus.per_gpu), the GPUs flagged beside
 their numbers, a panel per metric across GPUs, bandwidth's every row per GPU, and the lines of
 summary.txt that name them."""
 
@@ -13,7 +13,7 @@ import pandas as pd
 from . import plots
 from ._plotting import DPI
 from .data.results import Results, summary_rows
-from .node import gpus
+from .node import flags, gpus
 from .report_notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .report_render import Document, number as _number
 
@@ -92,7 +92,7 @@ def gpu_section(
     doc.table(display_table(table, anomalies))
     node = [a for a in anomalies if a["reference_kind"] in NODE_KINDS]
     rule = (
-        f"{FLAG} flags a GPU worse than the node's median by more than {gpus.tolerance_text(tolerance)} "
+        f"{FLAG} flags a GPU worse than the node's median by more than {flags.tolerance_text(tolerance)} "
         "(times up, GB/s down; on a node of two GPUs the median is their mean, so the worse GPU is compared with "
         "the better one), or a link below its maximum. Clock drift is shown, not compared: each GPU's timer has "
         "its own oscillator."
@@ -101,16 +101,16 @@ def gpu_section(
     )
     doc.para(rule + ("" if node else " No GPU is flagged."))
     if node:
-        doc.bullets([gpus.anomaly_line(a) for a in node])
+        doc.bullets([flags.anomaly_line(a) for a in node])
     if baseline:
         outside = [a for a in anomalies if a["reference_kind"] == "baseline"]
         doc.para(
             f"Against the baseline `{baseline.get('directory')}` (each GPU with the baseline's of the same rank, "
-            f"tolerance {gpus.tolerance_text(tolerance)}): "
+            f"tolerance {flags.tolerance_text(tolerance)}): "
             + ("every number within tolerance." if not outside else f"{len(outside)} number(s) outside tolerance:")
         )
         if outside:
-            doc.bullets([gpus.anomaly_line(a) for a in outside])
+            doc.bullets([flags.anomaly_line(a) for a in outside])
     if many:
         guarded(
             doc,
@@ -163,5 +163,5 @@ def summary_lines(table: pd.DataFrame, anomalies: list[dict]) -> list[str]:
         out.append(f"GPU {int(row['GPU'])}{' ' + where if where else ''}: link {link_text(row)}; " + ", ".join(numbers))
     for a in anomalies:
         tag = "OUTSIDE BASELINE" if a["reference_kind"] == "baseline" else "FLAGGED"
-        out.append(f"{MARK} {tag}: {gpus.anomaly_line(a)}")
+        out.append(f"{MARK} {tag}: {flags.anomaly_line(a)}")
     return out

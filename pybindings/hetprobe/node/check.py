@@ -2,7 +2,7 @@
 GPU by GPU (matched by rank), each number held to the baseline's in the direction that is bad (times
 up, GB/s and the link down); nothing is measured or written. Against several baseline runs (of one
 node) a number may lie outside their range by the tolerance; against one, by the tolerance plus the
-metric's launch-to-launch spread (hetprobe.gpus says how)."""
+metric's launch-to-launch spread (hetprobe.node.flags says how)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from . import gpus
+from . import flags, gpus
 
 
 @dataclass
@@ -29,8 +29,8 @@ class Checked:
         """How many numbers the run and a baseline both have (one per GPU and compared metric)."""
         metrics = [m.column for m in gpus.METRICS + gpus.LINK_METRICS if m.worse]
         order = self.baselines[0]["GPU"]
-        mine = gpus.by_gpu(self.table, order)[metrics].notna().to_numpy()
-        theirs = sum(gpus.by_gpu(b, order)[metrics].notna().to_numpy() for b in self.baselines) > 0
+        mine = flags.by_gpu(self.table, order)[metrics].notna().to_numpy()
+        theirs = sum(flags.by_gpu(b, order)[metrics].notna().to_numpy() for b in self.baselines) > 0
         return int((mine & theirs).sum())
 
 
@@ -48,23 +48,23 @@ def _distinct(baseline) -> list:
     return out
 
 
-def check(run, baseline, tolerance=gpus.DEFAULT_TOLERANCE) -> Checked:
+def check(run, baseline, tolerance=flags.DEFAULT_TOLERANCE) -> Checked:
     """Compares the run directory `run` with `baseline`: one run directory or a list of them, runs of
     one node (see the module's doc). UsageError for a path that is not a run directory, a run without
     per-GPU data, baselines of different nodes (hosts, GPU count, backend, models), or a run of other
     GPUs (count, backend, device names) than the baselines'; ``Checked.outside`` lists the numbers
     worse by more than allowed (`tolerance`: 0.1 or "10%"), as characterize.json's anomalies."""
-    fraction = gpus.parse_tolerance(tolerance)
+    fraction = flags.parse_tolerance(tolerance)
     _, table, who = gpus.read_run(run, "RUN_DIR")
     read = [(str(p), *gpus.read_run(p, "--baseline")[1:]) for p in _distinct(baseline)]
-    gpus.check_one_node([(path, base) for path, _, base in read])
-    gpus.check_comparable(who, read[0][2])
+    flags.check_one_node([(path, base) for path, _, base in read])
+    flags.check_comparable(who, read[0][2])
     references = [reference for _, reference, _ in read]
-    return Checked(table, references, fraction, gpus.baseline_anomalies(table, references, fraction))
+    return Checked(table, references, fraction, flags.baseline_anomalies(table, references, fraction))
 
 
 def _against(tolerance: float, baselines: list) -> str:
-    within = gpus.tolerance_text(tolerance)
+    within = flags.tolerance_text(tolerance)
     if len(baselines) == 1:
         return f"{within} + each metric's launch spread of the baseline {baselines[0]}"
     return f"{within} of the range of the baselines {', '.join(map(str, baselines))}"
@@ -108,7 +108,7 @@ def main(argv: list[str]) -> int:
     if done.outside:
         print(f"{a.run_dir}: {len(done.outside)} number(s) outside {against}:")
         for anomaly in done.outside:
-            print(f"  {gpus.anomaly_line(anomaly)}")
+            print(f"  {flags.anomaly_line(anomaly)}")
         return 1
     print(f"{a.run_dir}: every number of its {len(done.table)} GPU(s) within {against} ({done.compared} compared)")
     return 0
