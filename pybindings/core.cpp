@@ -293,6 +293,14 @@ PYBIND11_MODULE(_core, m) {
       },
       "Every kind of hetprobe::Error: {kind: {exception (a hetprobe.errors class), exit_code}}");
   m.attr("error_file_variable") = cli::kErrorFileVariable;
+  m.def(
+      "summarize",
+      [](const std::vector<double>& values) {
+        return py::module_::import("json").attr("loads")(summary_json(values).dump());
+      },
+      py::arg("values"),
+      "{n, min, p10, median, p90, p99, max, mean, stddev} of the values, as every record's summaries are computed "
+      "(docs/metrics.md); None for no values");
   m.def("enum_names", &enum_names, "Every enum table's names: {what: {names, user}} (base/enum_table.hpp)");
   m.def("probe_options", &probe_options, py::arg("probe"),
         "The long options of `hetprobe PROBE`, from the CLI's own parser (--help included)");

@@ -73,6 +73,7 @@ Json row_record(const Row& r, const std::vector<Row>& rows, std::uint64_t bytes)
               {"access", r.key.access ? Json(to_string(*r.key.access)) : Json(nullptr)},
               {"bytes", bytes},
               {"gbs", r.gbs},
+              {"gbs_summary", summary_json(r.gbs)},  // the statistics computed once, here
               {"median_gbs", s.median},
               {"reference", reference ? Json(bandwidth_row_name(*reference)) : Json(nullptr)},
               {"ratio_to_plain_median", plain > 0                            ? Json(s.median / plain)

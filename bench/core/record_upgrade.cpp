@@ -2,7 +2,9 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "bench/core/results.hpp"
 #include "bench/core/run_header.hpp"
 
 namespace hetprobe {
@@ -69,13 +71,29 @@ void bandwidth_keys_v1(Json& r) {
   r["access"] = access.empty() ? Json(nullptr) : Json(access);
 }
 
+// Version 1 kept a bandwidth row's samples (gbs) without their summary;
+// version 2 writes it (gbs_summary), computed as the probe computes it.
+void bandwidth_summary_v1(Json& r) {
+  const auto gbs = r.find("gbs");
+  if (r.contains("gbs_summary") || gbs == r.end() || !gbs->is_array()) return;
+  std::vector<double> values;
+  for (const Json& v : *gbs) {
+    if (!v.is_number()) return;  // a reader says the record is malformed
+    values.push_back(v.get<double>());
+  }
+  r["gbs_summary"] = summary_json(values);
+}
+
 void record_v1(Json& r) {
   if (is(r, "probe", "halo") && is(r, "record", "halo")) {
     for (const char* key : {"launch", "unpack_launch"})
       if (const auto it = r.find(key); it != r.end()) launch_parts_v1(*it);
     rename(r, "send", "send_mode");
   }
-  if (is(r, "probe", "bandwidth") && is(r, "record", "point")) bandwidth_keys_v1(r);
+  if (is(r, "probe", "bandwidth") && is(r, "record", "point")) {
+    bandwidth_keys_v1(r);
+    bandwidth_summary_v1(r);
+  }
 }
 
 void header_v1(Json& h) {

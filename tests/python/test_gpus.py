@@ -18,6 +18,7 @@ import pytest
 from conftest import jsonl_records, write_jsonl
 
 import hetprobe
+from hetprobe import _core
 from hetprobe.errors import UsageError
 from hetprobe.node import flags, gpus
 from hetprobe.report_gpus import display_table, summary_lines
@@ -78,6 +79,13 @@ def edit_records(path, edit):
     write_jsonl(path, records)
 
 
+def set_gbs(r, gbs):
+    """Gives a bandwidth row new samples, with their summary computed as the probe computes it."""
+    r["gbs"] = gbs
+    r["gbs_summary"] = _core.summarize(gbs)
+    r["median_gbs"] = r["gbs_summary"]["median"]
+
+
 def steady_copy(directory, tmp_path, name="steady"):
     """A copy of a run whose bandwidth repetitions all equal their median: a baseline whose own measured
     spread adds nothing, so a test's verdict does not hang on how noisy the host's repetitions were."""
@@ -85,8 +93,7 @@ def steady_copy(directory, tmp_path, name="steady"):
 
     def steady(r):
         if r.get("record") == "point" and r.get("gbs"):
-            r["gbs"] = [float(np.median(r["gbs"]))] * len(r["gbs"])
-            r["median_gbs"] = r["gbs"][0]
+            set_gbs(r, [float(np.median(r["gbs"]))] * len(r["gbs"]))
 
     edit_records(copy / "bandwidth.jsonl", steady)
     return copy
@@ -355,7 +362,7 @@ def test_check_against_a_similar_run_exits_0(two_gpus, tmp_path):
 
     def slower_by_5_percent(r):
         if r.get("record") == "point" and r.get("rank") == 1 and r.get("writer") == "plain read":
-            r["gbs"] = [x * 0.95 for x in r["gbs"]]
+            set_gbs(r, [x * 0.95 for x in r["gbs"]])
 
     edit_records(same / "bandwidth.jsonl", slower_by_5_percent)
     assert hetprobe_cli("check", str(same), "--baseline", str(directory)).returncode == 0  # within 10%
@@ -370,8 +377,7 @@ def test_check_lists_the_metric_outside_tolerance_and_exits_1(two_gpus, tmp_path
 
     def halve_gpu1_write(r):
         if r.get("record") == "point" and r.get("rank") == 1 and r.get("writer") == "plain one-pass kernel":
-            r["gbs"] = [x / 2 for x in r["gbs"]]
-            r["median_gbs"] /= 2
+            set_gbs(r, [x / 2 for x in r["gbs"]])
 
     edit_records(worse / "bandwidth.jsonl", halve_gpu1_write)
     done = hetprobe_cli("check", str(worse), "--baseline", str(directory), "--tolerance", "0.2")

@@ -89,3 +89,14 @@ def test_version_1_bandwidth_rows_get_their_keys():
     assert keys["load read stream"] == ("load", "read", "stream")
     assert keys["load copy-d2h"] == ("load", "copy-d2h", None)
     assert set(rows["pass"]) == {"plain", "persistent", "load"}
+
+
+def test_an_old_bandwidth_row_gets_the_summary_the_probe_writes(tmp_path):
+    """One owner for the statistics: a version-1 row's gbs_summary is computed by the compiled module,
+    and equals what the probe itself writes for the same samples."""
+    from hetprobe import _core, load
+
+    old = DATA / "h200-bandwidth.jsonl"  # schema_version 1: samples (gbs) without their summary
+    rows = [r for r in load(old).records if r.get("record") == "point"]
+    assert rows and all(r["gbs_summary"] == _core.summarize(r["gbs"]) for r in rows)
+    assert rows[0]["gbs_summary"]["median"] == rows[0]["median_gbs"]

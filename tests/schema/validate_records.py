@@ -93,8 +93,10 @@ def main(schema_path, files):
     if failures:
         print(f"{len(failures)} problem(s)")
         return 1
-    print(f"OK: every line of {len(files)} file(s) validates; record types seen: "
-          + ", ".join(f"{p or '*'}/{r}" for p, r in sorted(seen, key=str)))
+    print(
+        f"OK: every line of {len(files)} file(s) validates; record types seen: "
+        + ", ".join(f"{p or '*'}/{r}" for p, r in sorted(seen, key=str))
+    )
     return 0
 
 

@@ -30,25 +30,6 @@ def stats_of(summary, path: str = "") -> dict:
         raise Malformed(where + e.path, e.problem) from None
 
 
-def compute_stats(values) -> dict:
-    """Summary of raw values as docs/metrics.md defines it: linear percentiles, stddev with n - 1."""
-    x = np.asarray(values, dtype=np.float64)
-    if x.size == 0:
-        return stats_of(None)
-    p10, p50, p90, p99 = np.percentile(x, [10, 50, 90, 99])
-    return {
-        "n": int(x.size),
-        "min": float(x.min()),
-        "p10": float(p10),
-        "median": float(p50),
-        "p90": float(p90),
-        "p99": float(p99),
-        "max": float(x.max()),
-        "mean": float(x.mean()),
-        "stddev": float(x.std(ddof=1)) if x.size > 1 else 0.0,
-    }
-
-
 def ticks_ns(rec, path: str, divide: float = 1.0) -> np.ndarray:
     """Raw ticks object at `path` -> ns, in the C++ order of operations: double(t) * ns_per_tick / divide."""
     return numbers(rec, f"{path}.values", required=True) * float(need(rec, f"{path}.ns_per_tick", "number")) / divide
@@ -162,7 +143,7 @@ def _bandwidth(rec, header):
             "access": opt(rec, "access", "string"),
             "bytes": opt(rec, "bytes", "integer"),
         },
-        [("gbs", "GB/s", compute_stats(gbs), extras)],
+        [("gbs", "GB/s", stats_of(need(rec, "gbs_summary", "object"), "gbs_summary"), extras)],
         [("gbs", "GB/s", gbs)],
     )
 

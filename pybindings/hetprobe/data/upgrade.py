@@ -53,6 +53,21 @@ def _bandwidth_keys_v1(rec: dict) -> None:
     rec["access"] = access
 
 
+def _bandwidth_summary_v1(rec: dict) -> None:
+    """Version 1 kept a bandwidth row's samples (gbs) without their summary; version 2 writes it
+    (gbs_summary), computed as the probe computes it: by the compiled module, the statistics' one owner."""
+    gbs = rec.get("gbs")
+    if "gbs_summary" in rec or not isinstance(gbs, list):
+        return
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in gbs):
+        return  # a reader says the record is malformed
+    try:
+        from .. import _core
+    except ImportError:  # loaded on its own (tests/gpu/halo_rates.py, stdlib only), whose readers need no summary
+        return
+    rec["gbs_summary"] = _core.summarize([float(v) for v in gbs])
+
+
 def _record_v1(rec: dict) -> None:
     if rec.get("probe") == "halo" and rec.get("record") == "halo":
         for key in ("launch", "unpack_launch"):
@@ -60,6 +75,7 @@ def _record_v1(rec: dict) -> None:
         _rename(rec, "send", "send_mode")  # one SendMode, one field name, as interference's
     if rec.get("probe") == "bandwidth" and rec.get("record") == "point":
         _bandwidth_keys_v1(rec)
+        _bandwidth_summary_v1(rec)
 
 
 def _header_v1(header: dict) -> None:
