@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import errors
+from .data.jsonl import Tail, records
 from .data.load import load
 from .data.paths import check_output, file_kind
 from .data.results import Results
@@ -241,22 +242,12 @@ def follow(
 ) -> int:
     """Runs `cmd` and calls on_record with each complete line the run appends to `path` (JSON Lines are
     written record by record), until it exits. Returns its exit code; kills it after `timeout_s`."""
-    offset = path.stat().st_size if path.exists() else 0
-    pending = b""
+    tail = Tail(path)
 
     def read_new() -> None:
-        nonlocal offset, pending
-        if not path.exists():
-            return
-        with open(path, "rb") as f:
-            f.seek(offset)
-            chunk = f.read()
-        offset += len(chunk)
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            if line.strip() and on_record:
-                on_record(json.loads(line))
+        for record in tail.new():
+            if on_record:
+                on_record(record)
 
     start = time.monotonic()
     proc = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=stderr)
@@ -292,8 +283,7 @@ def error_channel(env: dict) -> Iterator[tuple[dict, Callable[[], list[dict]]]]:
     os.close(fd)
 
     def recorded() -> list[dict]:
-        with open(name, encoding="utf-8", errors="replace") as f:
-            return [json.loads(line) for line in f if line.strip()]
+        return records(name)
 
     try:
         yield {**env, _core().error_file_variable: name}, recorded

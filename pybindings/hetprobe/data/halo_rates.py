@@ -18,18 +18,16 @@ ratio; the others (whole messages, a fixed part size) are reported only.
 
 from __future__ import annotations
 
-import json
-
 try:
-    from .upgrade import upgrade_records
-except ImportError:  # loaded by path (tests/gpu/halo_rates.py): the module beside it, standard library too
+    from .jsonl import records as read_records
+except ImportError:  # loaded by path (tests/gpu/halo_rates.py): the reader beside it, standard library too
     import importlib.util
     from pathlib import Path
 
-    _spec = importlib.util.spec_from_file_location("hetprobe_upgrade", Path(__file__).with_name("upgrade.py"))
-    _upgrade = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_upgrade)
-    upgrade_records = _upgrade.upgrade_records
+    _spec = importlib.util.spec_from_file_location("hetprobe_jsonl", Path(__file__).resolve().with_name("jsonl.py"))
+    _jsonl = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_jsonl)
+    read_records = _jsonl.records
 
 MIN_BYTES = 65536
 MIN_RATIO = 0.7
@@ -46,14 +44,6 @@ BUSY = {"pack": "pack_busy", "unpack": "unpack_busy"}
 
 class RatesError(ValueError):
     """The files do not hold what the comparison needs (said in the message)."""
-
-
-def read_jsonl(path) -> list[dict]:
-    """Every record of a JSON Lines results file, older schema versions in the current form."""
-    with open(path, encoding="utf-8") as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    upgrade_records(records)
-    return records
 
 
 def _rank0(records, probe: str, record: str) -> list[dict]:
@@ -273,8 +263,8 @@ def main(argv=None) -> int:
     p.add_argument("--min-bytes", type=int, default=MIN_BYTES, help="messages this big or bigger are compared")
     a = p.parse_args(argv)
     try:
-        lines, ok = report(read_jsonl(a.halo), read_jsonl(a.bandwidth), a.min_ratio, a.min_bytes)
-    except (OSError, ValueError) as e:  # RatesError, json.JSONDecodeError
+        lines, ok = report(read_records(a.halo), read_records(a.bandwidth), a.min_ratio, a.min_bytes)
+    except (OSError, ValueError) as e:  # RatesError, a bad line (ResultsFileError)
         print(f"halo_rates: {e}")
         return 2
     print("\n".join(lines))

@@ -1,16 +1,38 @@
-"""The JSON Lines reader of results files: every complete record, in the current form."""
+"""The JSON Lines reader of results files: every complete record, in the current form.
+
+The one reader of JSON Lines in the project: hetprobe.load, the halo rates, the records a running
+probe appends (Tail) and the errors a launch records read through it, and so do the scripts that run
+where the package may not be installed (tests/gpu/*.py, tests/mpi/check_halo.py), which load this
+file by path. Standard library only, for them; its neighbours (errors.py, upgrade.py) are then loaded
+by path too.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from ..errors import ResultsFileError
-from .upgrade import upgrade_records
+try:
+    from ..errors import ResultsFileError
+    from .upgrade import upgrade_records
+except ImportError:  # loaded by path, outside the package: errors.py and upgrade.py are standard library too
+    import importlib.util
+
+    def _by_path(path: Path):
+        spec = importlib.util.spec_from_file_location(f"hetprobe_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    ResultsFileError = _by_path(Path(__file__).resolve().parents[1] / "errors.py").ResultsFileError
+    upgrade_records = _by_path(Path(__file__).resolve().with_name("upgrade.py")).upgrade_records
 
 
-def _parse(line: bytes):
-    def reject(name):  # NaN/Infinity are never written, and the C++ reader refuses them
+def parse_line(line: bytes | str):
+    """One line's JSON value; ValueError for a line that is not JSON, or that holds NaN or Infinity
+    (never written, and the C++ reader refuses them)."""
+
+    def reject(name):
         raise ValueError(name)
 
     return json.loads(line, parse_constant=reject)
@@ -34,7 +56,7 @@ def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
         if blank[i]:
             continue
         try:
-            value = _parse(line)
+            value = parse_line(line)
         except ValueError as e:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
             if i == last_nonblank:
                 truncated = True
@@ -45,3 +67,30 @@ def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
         out.append((i + 1, line, value))
     upgrade_records([rec for _, _, rec in out])  # older schema versions read in the current form
     return out, truncated
+
+
+def records(path) -> list[dict]:
+    """Every complete record of a JSON Lines file, in the current form: what hetprobe.load reads of
+    it (a cut last line, as a killed run leaves, is left out). ResultsFileError for a bad line."""
+    return [rec for _, _, rec in read_jsonl(path)[0]]
+
+
+class Tail:
+    """The records a running program appends to a JSON Lines file, as they come: each call of new()
+    returns the lines completed since the last (from the file's end when the Tail was made), parsed
+    as written; a line still being written waits for its newline."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.offset = self.path.stat().st_size if self.path.exists() else 0
+        self.pending = b""
+
+    def new(self) -> list:
+        if not self.path.exists():
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            chunk = f.read()
+        self.offset += len(chunk)
+        *lines, self.pending = (self.pending + chunk).split(b"\n")
+        return [parse_line(line) for line in lines if line.strip()]
