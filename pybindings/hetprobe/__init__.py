@@ -37,7 +37,6 @@ except PackageNotFoundError:  # imported from a source tree that pip has not ins
 from . import plots
 from ._plot_halo import halo_rates
 from ._units import size_label
-from .characterize import characterize
 from .data.load import load
 from .data.merge import merge
 from .data.results import Results
@@ -54,8 +53,9 @@ from .errors import (
 )
 from .node.check import check
 from .node.gpus import per_gpu
-from .probes import binary, clock, devices, help, notify, run_mpi, topology
 from .report_headline import headline_table, interference_parts, paper_view
+from .run.characterize import characterize
+from .run.probes import binary, clock, devices, help, notify, run_mpi, topology
 
 __all__ = [
     "Results",

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = argv[1:]
     command = argv[0] if argv else ""
     if command == "characterize":
-        from .characterize import main as characterize_main
+        from .run.command import main as characterize_main
 
         return characterize_main(argv[1:])
     if command == "report":
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         from .node.check import main as check_main
 
         return check_main(argv[1:])
-    from .probes import binary
+    from .run.probes import binary
 
     try:
         exe = binary()

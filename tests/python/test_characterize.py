@@ -294,10 +294,10 @@ def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(fa
 def test_options_given_replace_the_presets_own():
     """--sizes, --reps and --interference-args replace the preset's value: a probe takes each option once
     (before, `characterize --sizes X` ran interference with two --sizes and it refused them)."""
-    from hetprobe.characterize import _overridden
+    from hetprobe.run.presets import overridden
 
     preset = ["--sizes", "1KiB,64KiB", "--layouts", "SSB,P2AB", "--no-host-stream", "--reps", "5"]
-    assert _overridden(preset, ["--sizes", "4KiB", "--reps=9"]) == [
+    assert overridden(preset, ["--sizes", "4KiB", "--reps=9"]) == [
         "--layouts",
         "SSB,P2AB",
         "--no-host-stream",
@@ -305,4 +305,4 @@ def test_options_given_replace_the_presets_own():
         "4KiB",
         "--reps=9",
     ]
-    assert _overridden(preset, []) == preset
+    assert overridden(preset, []) == preset

@@ -54,7 +54,7 @@ def test_parts_read_as_show_prints_them():
     assert set(table["parts_text"]) == {"auto", "whole", "8KiB", "32KiB"}
     assert (table["parts_text"] == [_core.part_size_text(p) for p in table["parts"]]).all()
     shown = subprocess.run(
-        [hetprobe.probes.binary(), "show", str(PARTS_FILE)], capture_output=True, text=True, check=True
+        [hetprobe.binary(), "show", str(PARTS_FILE)], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     heading = next(i for i, line in enumerate(shown) if line.startswith("layout "))
     at = shown[heading].index(" parts ") + 1

@@ -24,12 +24,12 @@ from functools import cache
 from pathlib import Path
 from typing import Callable
 
-from . import errors
-from .data.jsonl import Tail, records
-from .data.load import load
-from .data.paths import check_output, file_kind
-from .data.results import Results
-from .errors import HetprobeError, Interrupted, MPIError, ProbeTimeout, UsageError
+from .. import errors
+from ..data.jsonl import Tail, records
+from ..data.load import load
+from ..data.paths import check_output, file_kind
+from ..data.results import Results
+from ..errors import HetprobeError, Interrupted, MPIError, ProbeTimeout, UsageError
 
 # The environment before this process initialises MPI: an MPI singleton adds
 # its own variables, which a child mpirun must not inherit.
@@ -43,7 +43,7 @@ def binary(name: str = "hetprobe") -> str:
 
     ``$HETPROBE_BIN_DIR`` overrides the package's own ``_bin`` folder (for a
     CMake build tree: ``build/bench``)."""
-    folder = Path(os.environ.get("HETPROBE_BIN_DIR") or Path(__file__).parent / "_bin")
+    folder = Path(os.environ.get("HETPROBE_BIN_DIR") or Path(__file__).parent.parent / "_bin")
     path = folder / name
     if not path.is_file() or not os.access(path, os.X_OK):
         raise UsageError(
@@ -101,7 +101,7 @@ def check_keywords(function, probe: str, options: dict) -> None:
 
 def _core():
     try:
-        from . import _core as core
+        from .. import _core as core
     except ImportError as e:
         raise UsageError("hetprobe._core is not built: install the package with `pip install .`") from e
     return core

@@ -11,7 +11,7 @@ from typing import TextIO
 def record_label(record: dict) -> str:
     """A record's progress line, as the probe itself names it in its own progress lines (each probe's
     record_label in C++, through the compiled module): one owner for every label."""
-    from . import _core
+    from .. import _core
 
     return _core.record_label(json.dumps(record)) or str(record.get("record"))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from contextlib import ExitStack
 
-from .errors import UsageError
+from ..errors import UsageError
 from .probes import binary, error_channel, launch_env
 
 CHECK_TIMEOUT_S = 120  # a check reads its options (and a halo layout file), nothing more
