@@ -35,11 +35,11 @@ except PackageNotFoundError:  # imported from a source tree that pip has not ins
     __version__ = "unknown"
 
 from . import plots
-from ._plot_halo import halo_rates
-from ._units import size_label
+from .data.halo import halo_rates
 from .data.load import load
 from .data.merge import merge
 from .data.results import Results
+from .data.units import size_label
 from .errors import (
     CheckFailed,
     DeviceError,

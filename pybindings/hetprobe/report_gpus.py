@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from ._plotting import DPI
 from .data.results import Results, summary_rows
 from .node import flags, gpus
+from .plots.style import DPI
 from .report_notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .report_render import Document, number as _number
 

@@ -16,12 +16,12 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import plots
-from ._plotting import pick_setup
-from ._units import size_label
 from .data.converters import paper_config
+from .data.loads import worst_slowdown
 from .data.results import Results, summary_rows as _rows
+from .data.select import pick_setup
 from .data.steps import split_launch
+from .data.units import size_label
 from .errors import UsageError
 from .report_notes import MARK, condition_warnings, conditions_by_warning, record_warnings, warned_suffix
 from .report_render import Document, number
@@ -231,7 +231,7 @@ def _worst_load(parts: dict):
     for name in ("loads", "rates"):
         if name in parts:
             try:
-                found.append((plots.worst_slowdown(parts[name]), parts[name]))
+                found.append((worst_slowdown(parts[name]), parts[name]))
             except UsageError:  # no load point with an SSB baseline (a run that stopped early)
                 pass
     return max(found, key=lambda f: f[0]["slowdown"]) if found else (None, None)

@@ -12,11 +12,13 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from ._plot_load import KIND_ORDER, load_points
-from ._plotting import ACCESS_ORDER, DPI, LAYOUT_ORDER, pick_setup
-from ._units import size_label
+from .data.loads import KIND_ORDER, load_points, load_table
+from .data.notify_tables import mechanism_table, notify_table, roundtrip_table
 from .data.results import Results, summary_rows as _rows
+from .data.select import pick_setup
 from .data.steps import split_launch
+from .data.units import size_label
+from .plots.style import ACCESS_ORDER, DPI, LAYOUT_ORDER
 from .report_headline import (
     MARGIN,
     PARTS,
@@ -229,7 +231,7 @@ def _loads_section(
 
 def _load_table(doc: Document, main: Results) -> None:
     """The first file's medians per kind and GPU count at full rate (files from before the rounds)."""
-    t = plots.load_table(main)
+    t = load_table(main)
     if len(t):
         points = load_points(main)
         points = points[(points["load_rate"] == "1") & (points["file"] == points["file"].iloc[0])]
@@ -380,7 +382,7 @@ def notify_section(doc: Document, results: Results, directory: Path, problems=()
         return
 
     def table1():
-        t = plots.notify_table(results)
+        t = notify_table(results)
         doc.para(
             "One flag read + one flag write, per pair (as in Elis et al. 2024, Table 1), in ns: the CPU side timed "
             "on the host clock, the GPU side on the device timer; 'polling' = the other side polls the same flag "
@@ -390,7 +392,7 @@ def notify_section(doc: Document, results: Results, directory: Path, problems=()
         flagged_table(doc, t, _marked(rows, ["order"], t.index, results), index=True)
 
     def roundtrips():
-        t = plots.roundtrip_table(results)
+        t = roundtrip_table(results)
         doc.para("Round trips through two flags (ns): CPU→GPU→CPU timed on the host, GPU→CPU→GPU on the device.")
         rows = _order(_rows(results, "roundtrip", "roundtrip_ns"))
         flagged_table(doc, t, _marked(rows, ["order", "placement", "spacing"], t.index, results), index=True)
@@ -400,7 +402,7 @@ def notify_section(doc: Document, results: Results, directory: Path, problems=()
         )
 
     def mechanisms():
-        t = plots.mechanism_table(results)
+        t = mechanism_table(results)
         doc.para("Every way the CPU and the GPU can signal each other: host-timed round trip (go + done), ns.")
         rows = _rows(results, "mechanism", "roundtrip_ns")
         flagged_table(doc, t, _marked(rows, ["mechanism"], t.index, results), index=True)

@@ -47,7 +47,7 @@ def headline_setups(path) -> list[dict]:
 
 def check_headline(nb, path):
     """Every headline setup's median and speed-up (halo_table's) as the notebook prints them."""
-    table = hetprobe.plots.halo_table(hetprobe.load(path))
+    table = hetprobe.data.halo_table(hetprobe.load(path))
     shown, shown_table = text(nb, "headline"), html(nb, "headline")[0]
     picked = headline_setups(path)
     assert picked

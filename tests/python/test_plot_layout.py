@@ -10,8 +10,8 @@ from figure_layout import bars, clipped, data_points, legend_overlaps, rows_cut,
 from matplotlib.image import imread
 
 from hetprobe import load, plots
-from hetprobe._plot_load import load_points
-from hetprobe._plotting import DPI
+from hetprobe.data.loads import load_points
+from hetprobe.plots.style import DPI
 from hetprobe.report_headline import PARTS
 from hetprobe.report_sections import _save
 

@@ -50,7 +50,7 @@ def test_the_upgrade_changes_only_old_records_and_once():
 
 def test_parts_read_as_show_prints_them():
     """The halo table's parts_text is C++'s text form: the column `hetprobe show` prints, row for row."""
-    table = hetprobe.plots.halo_table(hetprobe.load(PARTS_FILE))
+    table = hetprobe.data.halo_table(hetprobe.load(PARTS_FILE))
     assert set(table["parts_text"]) == {"auto", "whole", "8KiB", "32KiB"}
     assert (table["parts_text"] == [_core.part_size_text(p) for p in table["parts"]]).all()
     shown = subprocess.run(

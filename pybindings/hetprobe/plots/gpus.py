@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ._plotting import finish, new_figure
-from .errors import UsageError
-from .node import gpus
+from ..errors import UsageError
+from ..node import gpus
+from .style import finish, new_figure
 
 FLAGGED = "#d62728"
 PLAIN = "#1f77b4"

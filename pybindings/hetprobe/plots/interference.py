@@ -1,17 +1,6 @@
-"""Figures and tables of hetprobe results (matplotlib, object-oriented: each function returns a Figure).
-
-Every plot function takes a Results (hetprobe.load), an optional `path=` to save a PNG (dpi 110)
-and `title=` to replace the default title. Times are shown in µs unless the axis says ns. The
-layouts have the same colours everywhere: SSB black (grey band), PSB red, PCB blue, P2AB green.
-
-Interference: send_time, ratio_to_ssb, writer_timeline, compare, compare_table; the loads (in
-hetprobe._plot_load): slowdown_vs_traffic, slowdown_vs_gpus, load_table, worst_slowdown; several runs'
-ratios side by side (in hetprobe._plot_ratios): ratio_rows, ratios_side_by_side. Every plot of ratios to
-SSB draws a point's 95% interval (files measured in rounds) as error bars and shades the ±5% "no
-effect" margin around 1.
-Notify and clock (in hetprobe._plot_notify): notify_table, roundtrip_table, mechanism_table,
-roundtrip, mechanisms, clock. Every GPU of a node (in hetprobe._plot_gpus): per_gpu.
-"""
+"""The interference probe's figures: MPI_Send time against message size per layout (send_time, the
+paper's Figures 6 to 11), the ratio to SSB (ratio_to_ssb), a point's writer against the send
+(writer_timeline) and two runs side by side (compare)."""
 
 from __future__ import annotations
 
@@ -19,100 +8,26 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from ._plot_gpus import per_gpu
-from ._plot_halo import halo_phases, halo_rates, halo_table, halo_timeline, halo_times
-from ._plot_load import load_table, slowdown_vs_gpus, slowdown_vs_traffic, worst_slowdown
-from ._plot_notify import clock, mechanism_table, mechanisms, notify_table, roundtrip, roundtrip_table
-from ._plot_ratios import ratio_rows, ratios_side_by_side
-from ._plotting import (
+from ..data.select import interference_points, ordered, with_ratio
+from ..data.units import US, size_label
+from ..errors import UsageError
+from .style import (
     ACCESS_ORDER,
     BAND_COLORS,
     CI_TEXT,
     LAYOUT_ORDER,
-    US,
     dodges,
     finish,
     layout_color,
     log_if_wide,
     new_figure,
     no_effect_band,
-    ordered,
-    paired_ratios,
     ratio_line,
     run_title,
-    single_run,
+    set_size_axis,
 )
-from ._units import set_size_axis, size_label
-from .errors import UsageError
-
-__all__ = [
-    "send_time",
-    "ratio_to_ssb",
-    "writer_timeline",
-    "compare",
-    "compare_table",
-    "load_table",
-    "slowdown_vs_traffic",
-    "slowdown_vs_gpus",
-    "worst_slowdown",
-    "ratio_rows",
-    "ratios_side_by_side",
-    "notify_table",
-    "roundtrip_table",
-    "mechanism_table",
-    "roundtrip",
-    "mechanisms",
-    "clock",
-    "per_gpu",
-    "halo_table",
-    "halo_times",
-    "halo_timeline",
-    "halo_phases",
-    "halo_rates",
-]
 
 _STATS = ("min", "p10", "median", "p90", "p99", "max", "mean")
-
-
-def _points(results, send_mode=None, writer_side=None, load=None, gpus=None, rate=None) -> pd.DataFrame:
-    """send_time_ns summary rows of one interference run and one load (see _plotting.single_run): the
-    SSB baseline and the points of `load` from `gpus` GPUs at `rate`. Unnamed, they default to the
-    only load there is, else write from the fewest GPUs at full rate (the paper's kind)."""
-    s = results.summary
-    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
-    if send_mode is not None:
-        s = s[s["send_mode"] == send_mode]
-    if writer_side is not None:
-        s = s[s["writer_side"] == writer_side]
-    if len(s[["send_mode", "writer_side"]].drop_duplicates()) > 1:
-        raise UsageError(
-            "interference points with several send_mode/writer_side: pass send_mode= and "
-            "writer_side=, or use plots.compare(a, b)"
-        )
-    loaded = s[s["load_kind"] != "none"]
-    configs = loaded[["load_kind", "load_gpus", "load_rate"]].drop_duplicates()
-    if len(configs) > 1 or load is not None or gpus is not None or rate is not None:
-        kind = load or ("write" if (configs["load_kind"] == "write").any() else configs["load_kind"].iloc[0])
-        pick = loaded[loaded["load_kind"] == kind]
-        n = gpus if gpus is not None else (pick["load_gpus"].min() if len(pick) else 1)
-        r = (
-            rate
-            if rate is not None
-            else ("1" if (pick["load_rate"] == "1").any() else (pick["load_rate"].iloc[0] if len(pick) else "1"))
-        )
-        keep = (s["load_kind"] == "none") | ((s["load_kind"] == kind) & (s["load_gpus"] == n) & (s["load_rate"] == r))
-        s = s[keep]
-    return single_run(s, ["size_bytes", "layout", "access"], "interference points")
-
-
-def _with_ratio(points: pd.DataFrame, results) -> pd.DataFrame:
-    """Adds ratio, ci_low and ci_high: a point measured in rounds has its paired ratio and 95% interval
-    (hetprobe._plotting.paired_ratios); an older one median ÷ the SSB median at the same size and
-    access (NaN where there is no SSB) and no interval."""
-    ssb = points.loc[points["layout"] == "SSB", ["size_bytes", "access", "median"]]
-    out = points.merge(ssb.rename(columns={"median": "ssb_median"}), on=["size_bytes", "access"], how="left")
-    paired = paired_ratios(results, out, out["median"] / out["ssb_median"])
-    return out.assign(**{c: paired[c].to_numpy() for c in paired.columns})
 
 
 def _access_panels(points, rows=1, height=4.2):
@@ -140,7 +55,7 @@ def send_time(
     """
     if stat not in _STATS or (band is not None and any(b not in _STATS for b in band)):
         raise UsageError(f"stat and band must be among {_STATS}")
-    points = _points(results, send_mode, writer_side, load, gpus, rate)
+    points = interference_points(results, send_mode, writer_side, load, gpus, rate)
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
         panel = points[points["access"] == acc]
@@ -182,7 +97,7 @@ def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=Non
     with its 95% interval as error bars (the layouts nudged apart so that their bars stay visible);
     older points median ÷ the SSB median, without bars. The y axis is logarithmic once the ratios and
     1 span more than a factor of 10 (one outlier would flatten the rest)."""
-    points = _with_ratio(_points(results, send_mode, writer_side, load, gpus, rate), results)
+    points = with_ratio(interference_points(results, send_mode, writer_side, load, gpus, rate), results)
     with_ci = bool(points["ci_low"].notna().any())
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
@@ -229,7 +144,7 @@ def writer_timeline(results, size_bytes: int, layout: str, access: str, path=Non
     Shows whether the writer's post phase (after its ready flag) covered the send. Needs records
     with writer_timeline (the sender's writer mapped to the host clock).
     """
-    points = _points(results)
+    points = interference_points(results)
     row = points[(points["size_bytes"] == size_bytes) & (points["layout"] == layout) & (points["access"] == access)]
     if row.empty:
         raise UsageError(f"no interference point {size_label(size_bytes)} {layout} {access}")
@@ -273,7 +188,7 @@ def compare(a, b, labels=("A", "B"), path=None, title=None):
 
     One panel per access mode; a second row shows b ÷ a per layout at the sizes both have.
     """
-    pa, pb = (_points(r) for r in (a, b))
+    pa, pb = (interference_points(r) for r in (a, b))
     access = ordered(list(pa["access"]) + list(pb["access"]), ACCESS_ORDER)
     fig, axes = new_figure(2, len(access), height=3.8, sharex="col", sharey="row")
     for col, acc in enumerate(access):
@@ -308,57 +223,3 @@ def compare(a, b, labels=("A", "B"), path=None, title=None):
         f"{labels[1]}: {rb['host']}, {rb['device']} ({rb['backend']})"
     )
     return finish(fig, title or default, path)
-
-
-def _headline(results) -> dict:
-    """{quantity: (unit, value)} of the numbers compare_table puts side by side."""
-    out, s = {}, results.summary
-    rt = s[(s["record"] == "roundtrip") & (s["direction"] == "cpu-gpu-cpu") & (s["metric"] == "roundtrip_ns")]
-    for r in rt.sort_values("rank", kind="stable").itertuples():
-        setup = "" if (r.placement, r.spacing) == ("pinned", "line") else f" {r.placement}/{r.spacing}"
-        out.setdefault(f"notify round trip cpu-gpu-cpu {r.cpu_order}:{r.gpu_order}{setup}", ("ns", r.median))
-    fit = s[s["record"] == "clock_fit"]
-    if len(fit):
-        out["clock drift"] = ("ppm", fit["drift_ppm"].iloc[0])
-        out["clock precision"] = ("ns", fit["precision_ns"].iloc[0])
-    try:
-        points = _with_ratio(_points(results), results)
-    except UsageError:
-        points = None
-    if points is not None:
-        for (layout, acc), d in points[points["layout"] != "SSB"].groupby(["layout", "access"], sort=False):
-            for size, ratio in d.set_index("size_bytes")["ratio"].items():
-                out[("ratio", layout, acc, size)] = ("ratio", ratio)
-    bw = s[(s["record"] == "point") & (s["metric"] == "gbs")]
-    for r in bw.itertuples():
-        out.setdefault(f"bandwidth {r.writer}, median", ("GB/s", r.median))
-    return out
-
-
-def compare_table(a, b, labels=("A", "B")) -> pd.DataFrame:
-    """Headline numbers of two Results side by side, for those present in both (raw floats).
-
-    Rows: notify round trip medians (cpu-gpu-cpu) per order pair, clock drift and precision,
-    interference median ÷ SSB median at the largest size both have per layout and access,
-    bandwidth medians. Columns: unit, labels[0], labels[1], ratio (labels[1] ÷ labels[0]; NaN for
-    the drift, whose sign says which way the clock runs, so a ratio would mislead).
-    """
-    if len(set(labels)) != 2:
-        raise UsageError("compare_table needs two distinct labels")
-    ha, hb = _headline(a), _headline(b)
-    rows = {k: (ha[k][0], ha[k][1], hb[k][1]) for k in ha if k in hb and not isinstance(k, tuple)}
-    # Interference: only the largest size both runs measured, per layout and access.
-    largest = {}
-    for k in ha:
-        if isinstance(k, tuple) and k in hb:
-            largest[k[1:3]] = max(largest.get(k[1:3], 0), k[3])
-    for (layout, acc), size in largest.items():
-        k = ("ratio", layout, acc, size)
-        rows[f"interference {layout} {acc} median ÷ SSB at {size_label(size)}"] = ("ratio", ha[k][1], hb[k][1])
-    table = pd.DataFrame.from_dict(rows, orient="index", columns=["unit", labels[0], labels[1]])
-    table.index.name = "quantity"
-    table[labels[0]] = table[labels[0]].astype(float)
-    table[labels[1]] = table[labels[1]].astype(float)
-    table["ratio"] = table[labels[1]] / table[labels[0]]
-    table.loc[table["unit"] == "ppm", "ratio"] = float("nan")
-    return table

@@ -1,60 +1,19 @@
-"""Shared pieces of hetprobe.plots: colours, figure creation and saving, row selection.
-
-Figures are matplotlib.figure.Figure objects built directly (no pyplot, no global state).
-"""
+"""Rows of a Results the tables and plots take: one run's (single_run, first_run), one flag setup's
+(pick_setup), the interference points of one run and load (interference_points) with their ratio to
+SSB and its 95% interval (with_ratio, paired_ratios), and an order for labels (ordered)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-from .errors import UsageError
-
-# One colour per layout in every plot: SSB is the black baseline (grey band), the others distinct.
-LAYOUT_ORDER = ["SSB", "PSB", "PCB", "P2AB"]
-LAYOUT_COLORS = {"SSB": "black", "PSB": "#d62728", "PCB": "#1f77b4", "P2AB": "#2ca02c"}
-BAND_COLORS = {**LAYOUT_COLORS, "SSB": "grey"}
-ACCESS_ORDER = ["stream", "stacked"]
-DIRECTION_COLORS = {"cpu-gpu-cpu": "#1f77b4", "gpu-cpu-gpu": "#ff7f0e"}
-DPI = 110
-US = 1e-3  # ns -> µs
-# docs/metrics.md, "Rounds and confidence intervals": an effect is claimed only where a ratio's 95%
-# interval lies wholly beyond ±5% of 1; the plots of ratios shade that margin.
-NO_EFFECT = (0.95, 1.05)
-CI_TEXT = "bars: 95% CI over rounds"
-
-
-def layout_color(layout: str) -> str:
-    return LAYOUT_COLORS.get(layout, "#9467bd")
+from ..errors import UsageError
 
 
 def ordered(values, order) -> list:
     """The distinct values, those named in `order` first and in that order, the rest as they come."""
     seen = list(dict.fromkeys(v for v in values if isinstance(v, str)))
     return [v for v in order if v in seen] + [v for v in seen if v not in order]
-
-
-def new_figure(nrows: int, ncols: int, width: float = 6.0, height: float = 4.2, **subplot_kw):
-    """A constrained-layout Figure and its 2-D array of axes (width/height per panel, inches)."""
-    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False, **subplot_kw)
-    return fig, axes
-
-
-def finish(fig: Figure, title: str | None, path=None) -> Figure:
-    """Sets the title and saves a PNG at `path` (dpi 110) when given."""
-    if title:
-        fig.suptitle(title)
-    if path is not None:
-        fig.savefig(path, dpi=DPI)
-    return fig
-
-
-def run_title(rows: pd.DataFrame, what: str) -> str:
-    """'<what>: host, device (backend)' from the common columns of the rows plotted."""
-    first = rows.iloc[0]
-    return f"{what}: {first['host']}, {first['device']} ({first['backend']})"
 
 
 def single_run(rows: pd.DataFrame, key: list, what: str) -> pd.DataFrame:
@@ -83,7 +42,7 @@ def first_run(rows: pd.DataFrame, key: list, what: str) -> pd.DataFrame:
     if rows.empty:
         raise UsageError(f"no {what} in these results")
     if len(rows[["host", "device"]].drop_duplicates()) > 1:
-        raise UsageError(f"{what} from several hosts/devices: load or select one, or use plots.compare_table")
+        raise UsageError(f"{what} from several hosts/devices: load or select one, or use hetprobe.data.compare_table")
     rows = rows[rows["rank"] == rows["rank"].min()]
     return rows.drop_duplicates(key, keep="first")
 
@@ -100,17 +59,6 @@ def pick_setup(rows: pd.DataFrame) -> pd.DataFrame:
         default = rows[(rows["placement"] == first["placement"]) & (rows["spacing"] == first["spacing"])]
     hm = default["host_memory"]
     return default[hm == "default"] if (hm == "default").any() else default
-
-
-def log_if_wide(ax, values, axis: str = "y", decades: float = 1.0) -> bool:
-    """Makes an axis logarithmic where the positive `values` it shows span more than `decades` decades,
-    so that one outlier does not flatten the rest against the axis; returns whether it did."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    if not len(v) or (v <= 0).any() or v.max() <= v.min() * 10**decades:
-        return False
-    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
-    return True
 
 
 def _record_ci(rec) -> tuple[float, float]:
@@ -142,38 +90,42 @@ def paired_ratios(results, rows: pd.DataFrame, fallback) -> pd.DataFrame:
     return pd.DataFrame({"ratio": np.where(use, paired, fallback), "ci_low": low, "ci_high": high}, index=rows.index)
 
 
-def dodges(n: int, step: float) -> list[float]:
-    """Sideways offsets of n series, `step` apart and centred on 0."""
-    return [(i - (n - 1) / 2) * step for i in range(n)]
-
-
-def ratio_line(ax, x, y, low, high, color, dodge: float = 0.0, xscale: str = "linear", **style):
-    """One ratio series as ax.plot draws it (`style`: marker, label, ...), with its 95% intervals as
-    asymmetric error bars (median - low, high - median) where it has them; points without one are drawn
-    as before. `dodge` shifts the series sideways so that bars at the same x do not hide each other
-    (in octaves where xscale is "log2"); callers pass it only where some interval is drawn, so older
-    files keep their x. Returns the line."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
-    has = np.isfinite(low) & np.isfinite(high) & np.isfinite(y)
-    if dodge:
-        x = x * 2.0**dodge if xscale == "log2" else x + dodge
-    (line,) = ax.plot(x, y, color=color, **style)
-    if has.any():
-        ax.errorbar(
-            x[has],
-            y[has],
-            yerr=[np.maximum(y[has] - low[has], 0), np.maximum(high[has] - y[has], 0)],
-            fmt="none",
-            ecolor=color,
-            elinewidth=1.2,
-            capsize=3,
-            alpha=0.85,
+def interference_points(results, send_mode=None, writer_side=None, load=None, gpus=None, rate=None) -> pd.DataFrame:
+    """send_time_ns summary rows of one interference run and one load (see single_run): the
+    SSB baseline and the points of `load` from `gpus` GPUs at `rate`. Unnamed, they default to the
+    only load there is, else write from the fewest GPUs at full rate (the paper's kind)."""
+    s = results.summary
+    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
+    if send_mode is not None:
+        s = s[s["send_mode"] == send_mode]
+    if writer_side is not None:
+        s = s[s["writer_side"] == writer_side]
+    if len(s[["send_mode", "writer_side"]].drop_duplicates()) > 1:
+        raise UsageError(
+            "interference points with several send_mode/writer_side: pass send_mode= and "
+            "writer_side=, or use plots.compare(a, b)"
         )
-    return line
+    loaded = s[s["load_kind"] != "none"]
+    configs = loaded[["load_kind", "load_gpus", "load_rate"]].drop_duplicates()
+    if len(configs) > 1 or load is not None or gpus is not None or rate is not None:
+        kind = load or ("write" if (configs["load_kind"] == "write").any() else configs["load_kind"].iloc[0])
+        pick = loaded[loaded["load_kind"] == kind]
+        n = gpus if gpus is not None else (pick["load_gpus"].min() if len(pick) else 1)
+        r = (
+            rate
+            if rate is not None
+            else ("1" if (pick["load_rate"] == "1").any() else (pick["load_rate"].iloc[0] if len(pick) else "1"))
+        )
+        keep = (s["load_kind"] == "none") | ((s["load_kind"] == kind) & (s["load_gpus"] == n) & (s["load_rate"] == r))
+        s = s[keep]
+    return single_run(s, ["size_bytes", "layout", "access"], "interference points")
 
 
-def no_effect_band(ax):
-    """The ±5% "no effect" margin around 1 (docs/metrics.md), shaded behind the data; returns its patch."""
-    low, high = NO_EFFECT
-    return ax.axhspan(low, high, color="grey", alpha=0.18, linewidth=0, zorder=0, label=f"no effect ({low}-{high})")
+def with_ratio(points: pd.DataFrame, results) -> pd.DataFrame:
+    """Adds ratio, ci_low and ci_high: a point measured in rounds has its paired ratio and 95% interval
+    (paired_ratios); an older one median ÷ the SSB median at the same size and
+    access (NaN where there is no SSB) and no interval."""
+    ssb = points.loc[points["layout"] == "SSB", ["size_bytes", "access", "median"]]
+    out = points.merge(ssb.rename(columns={"median": "ssb_median"}), on=["size_bytes", "access"], how="left")
+    paired = paired_ratios(results, out, out["median"] / out["ssb_median"])
+    return out.assign(**{c: paired[c].to_numpy() for c in paired.columns})

@@ -1,5 +1,6 @@
-"""Plots and tables of the interference loads: MPI_Send slowdown against the GPU traffic measured
-during the sends (per kind and size), and against the number of GPUs loading at once.
+"""The interference loads' figures: MPI_Send slowdown against the GPU traffic measured during the
+sends (per kind and size), and against the number of GPUs loading at once; their tables are
+hetprobe.data.loads'.
 
 slowdown = send time ÷ the SSB's at the same size and access (the GPU idle): for points measured in
            rounds, the median over rounds of the paired ratio (ratio_to_ssb_median), drawn with its
@@ -15,67 +16,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from ._plotting import (
-    CI_TEXT,
-    dodges,
-    finish,
-    log_if_wide,
-    new_figure,
-    no_effect_band,
-    paired_ratios,
-    ratio_line,
-    run_title,
-)
-from ._units import size_label
-from .errors import UsageError
+from ..data.loads import KIND_ORDER, headline_sizes, load_points
+from ..data.units import size_label
+from ..errors import UsageError
+from .style import CI_TEXT, dodges, finish, log_if_wide, new_figure, no_effect_band, ratio_line, run_title
 
-KIND_ORDER = ["write", "read", "poll", "copy-d2h", "copy-h2d"]
 KIND_COLORS = {"write": "#d62728", "read": "#1f77b4", "poll": "#9467bd", "copy-d2h": "#2ca02c", "copy-h2d": "#ff7f0e"}
 GPU_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
-HEADLINE_SIZES = (1024, 64 * 1024, 1 << 20, 16 << 20)
-
-
-def _loaded_points(results) -> pd.DataFrame:
-    """Every load point's send_time_ns row with `slowdown` and its 95% interval `ci_low`, `ci_high`:
-    measured in rounds, the paired ratio and its interval; older, its median ÷ the SSB median of its own
-    run (file), size and access (NaN without one), and no interval."""
-    s = results.summary
-    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
-    if s.empty:
-        raise UsageError("no interference points in these results")
-    ssb = s[s["layout"] == "SSB"].groupby(["file", "size_bytes", "access"])["median"].first()
-    loaded = s[s["load_kind"] != "none"].copy()
-    if loaded.empty:
-        raise UsageError("no interference points with a load in these results")
-    loaded["slowdown"] = [
-        m / ssb.get((f, b, a), np.nan)
-        for m, f, b, a in zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])
-    ]
-    paired = paired_ratios(results, loaded, loaded["slowdown"])
-    loaded["slowdown"], loaded["ci_low"], loaded["ci_high"] = paired["ratio"], paired["ci_low"], paired["ci_high"]
-    return loaded
-
-
-def load_points(results, layout=None, access=None) -> pd.DataFrame:
-    """The load points of one layout and access (default: the first non-SSB layout and the first access),
-    each with `slowdown` (÷ the SSB), its interval `ci_low`, `ci_high` (NaN without one) and `traffic`
-    (GB/s during the sends)."""
-    loaded = _loaded_points(results)
-    first = results.summary[(results.summary["probe"] == "interference") & (results.summary["record"] == "point")]
-    out = loaded[loaded["access"] == (access or first["access"].iloc[0])]
-    if out.empty:
-        raise UsageError("no interference points with a load in these results")
-    out = out[out["layout"] == (layout or out["layout"].iloc[0])].copy()
-    out["traffic"] = out["traffic_during_send_gbs"]
-    return out
-
-
-def _sizes(points, sizes) -> list[int]:
-    have = sorted(points["size_bytes"].unique())
-    if sizes is not None:
-        return [s for s in sizes if s in have]
-    picked = [s for s in HEADLINE_SIZES if s in have]
-    return picked or have[:: max(1, len(have) // 4)][:4]
 
 
 def _kinds(points) -> list[str]:
@@ -151,7 +98,7 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
     joined: its traffic need not grow with the rate. 95% intervals as error bars where the points have
     them, the ±5% "no effect" margin shaded."""
     points = load_points(results, layout, access)
-    sizes = _sizes(points, sizes)
+    sizes = headline_sizes(points, sizes)
     fig, grid, panels = size_panels(len(sizes), width=4.6, height=3.6, sharex=True, sharey=True)
     rated = False
     for ax, size in zip(panels, sizes):
@@ -210,7 +157,7 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
     points = points[points["load_rate"] == rate]
     if points.empty:
         raise UsageError(f"no load points at rate {rate}")
-    sizes = _sizes(points, sizes)
+    sizes = headline_sizes(points, sizes)
     with_ci = bool(points.loc[points["size_bytes"].isin(sizes), "ci_low"].notna().any())
     fig, grid, panels = size_panels(len(sizes), width=4.6, height=3.6, sharex=True, sharey=True)
     for ax, size in zip(panels, sizes):
@@ -243,33 +190,3 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
         title_fontsize="small",
     )
     return finish(fig, title or run_title(points, "MPI_Send slowdown against the number of GPUs loading"), path)
-
-
-def load_table(results, rate="1", layout=None, access=None, sizes=None) -> pd.DataFrame:
-    """One row per load kind and GPU count at one rate: per size, the median send time (µs), the
-    slowdown (÷ SSB) and the traffic during the sends (GB/s). Raw floats. Of several files, the first's."""
-    points = load_points(results, layout, access)
-    points = points[(points["load_rate"] == rate) & (points["file"] == points["file"].iloc[0])]
-    sizes = _sizes(points, sizes)
-    rows = []
-    for (kind, gpus), d in points.groupby(["load_kind", "load_gpus"], sort=False):
-        row = {"kind": kind, "gpus": int(gpus)}
-        for size in sizes:
-            one = d[d["size_bytes"] == size]
-            label = size_label(size)
-            row[f"{label} µs"] = one["median"].iloc[0] / 1e3 if len(one) else np.nan
-            row[f"{label} ×SSB"] = one["slowdown"].iloc[0] if len(one) else np.nan
-            row[f"{label} GB/s"] = one["traffic"].iloc[0] if len(one) else np.nan
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    order = {k: i for i, k in enumerate(KIND_ORDER)}
-    return table.sort_values(["kind", "gpus"], key=lambda c: c.map(order) if c.name == "kind" else c, ignore_index=True)
-
-
-def worst_slowdown(results) -> pd.Series:
-    """The load point with the largest slowdown over every layout and access: its size, layout, access,
-    load kind, GPU count, rate, median, slowdown, traffic and sample count."""
-    loaded = _loaded_points(results).dropna(subset=["slowdown"])
-    if loaded.empty:
-        raise UsageError("no load point has an SSB baseline at its size and access")
-    return loaded.loc[loaded["slowdown"].idxmax()]
