@@ -53,7 +53,8 @@ from .errors import (
 )
 from .node.check import check
 from .node.gpus import per_gpu
-from .report_headline import headline_table, interference_parts, paper_view
+from .report.headline import headline_table
+from .report.parts import interference_parts, paper_view
 from .run.characterize import characterize
 from .run.probes import binary, clock, devices, help, notify, run_mpi, topology
 

@@ -30,7 +30,7 @@ def _report(argv: list[str]) -> int:
     (not a run directory, nothing in it, not writable; then nothing is written)."""
     import argparse
 
-    from .report import write_report
+    from .report.write import write_report
 
     p = argparse.ArgumentParser(
         prog="hetprobe report",

@@ -88,7 +88,7 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     assert "flag round trip" in done.stdout
     # The headline names the largest slowdown its 95% interval supports, or says there is none beyond
     # noise with the largest median ratio; either way the point's kind, GPU count, size, its SSB and loaded
-    # medians and the traffic. It may come from the rate run, which names its rate (report_headline.py).
+    # medians and the traffic. It may come from the rate run, which names its rate (report/interference_headline.py).
     worst = next(line for line in done.stdout.splitlines() if "MPI_Send slowdown under GPU traffic:" in line)
     point = (
         r"(write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate 0\.5)?, (1|64) KiB: SSB [0-9.,]+ µs, loaded "

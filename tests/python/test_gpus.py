@@ -21,7 +21,7 @@ import hetprobe
 from hetprobe import _core
 from hetprobe.errors import UsageError
 from hetprobe.node import flags, gpus
-from hetprobe.report_gpus import display_table, summary_lines
+from hetprobe.report.gpus import display_table, summary_lines
 
 PER_GPU_FILES = ("notify.jsonl", "clock.jsonl", "bandwidth.jsonl")
 # This module's runs name their host devices as on a machine of another CPU (HETPROBE_HOST_CPU_NAME, a

@@ -191,7 +191,7 @@ def characterize(
     _compare_gpus(run, baseline, reference, [p for p in PER_GPU_STEPS if p not in chosen])
     write_manifest(run)
     if report:
-        from ..report import write_report  # matplotlib is only needed here
+        from ..report.write import write_report  # matplotlib is only needed here
 
         try:
             write_report(directory, run)

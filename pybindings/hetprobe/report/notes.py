@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .data.results import Results
-from .errors import UsageError
-from .report_render import Document
+from ..data.results import Results
+from ..errors import UsageError
+from .render import Document
 
 MARK = "⚠"
 # A number as the probes write one into a sentence (bench/core/noise.cpp): "12", "0.727", "5.601e+06".
@@ -33,6 +33,12 @@ def _unique(items) -> list[str]:
 def record_warnings(results: Results, record_ids) -> list[str]:
     """The records' own warnings (their spread), each once, in record order."""
     return _unique(w for i in sorted(set(int(r) for r in record_ids)) for w in results.records[i].get("warnings") or [])
+
+
+def warned(results: Results, record_ids) -> list[str]:
+    """Every warning that applies to numbers from these records: their own, then their runs' conditions."""
+    ids = list(record_ids)
+    return list(dict.fromkeys(record_warnings(results, ids) + condition_warnings(results, ids)))
 
 
 def condition_warnings(results: Results, record_ids=None) -> list[str]:

@@ -20,17 +20,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from .data.load import load
-from .data.paths import file_kind
-from .data.results import Results
-from .data.steps import family, last_error, split_launch
-from .errors import UsageError
-from .node import flags, gpus
-from .report_gpus import gpu_section, summary_lines
-from .report_headline import headline
-from .report_notes import MARK, Marks
-from .report_render import Document
-from .report_sections import clock_section, interference_section, node_section, notify_section
+from ..data.load import load
+from ..data.paths import file_kind
+from ..data.results import Results
+from ..data.steps import family, last_error, split_launch
+from ..errors import UsageError
+from ..node import flags, gpus
+from .gpus import gpu_section, summary_lines
+from .headline import headline
+from .interference import interference_section
+from .notes import MARK, Marks
+from .render import Document
+from .sections import clock_section, node_section, notify_section
 
 OUTPUTS = ("report.md", "report.html", "summary.txt")
 

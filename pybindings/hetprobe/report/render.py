@@ -37,7 +37,7 @@ class Document:
     def __init__(self, title: str, marks=None):
         self.title = title
         self.blocks: list[tuple] = []
-        self.marks = marks  # the report's warning marks (report_notes.Marks), one numbering for every block
+        self.marks = marks  # the report's warning marks (notes.Marks), one numbering for every block
 
     def h2(self, text: str) -> None:
         self.blocks.append(("h2", text))

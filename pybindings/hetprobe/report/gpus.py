@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import plots
-from .data.results import Results, summary_rows
-from .node import flags, gpus
-from .plots.style import DPI
-from .report_notes import MARK, conditions_note, flagged_table, guarded, warnings_by
-from .report_render import Document, number as _number
+from .. import plots
+from ..data.results import Results, summary_rows
+from ..node import flags, gpus
+from ..plots.style import DPI
+from .notes import MARK, conditions_note, flagged_table, guarded, warnings_by
+from .render import Document, number as _number
 
 NODE_KINDS = ("node median", "the other GPU (node of 2)", "link maximum")
 # A flagged GPU's number in report.md: not ⚠, which there means a numbered warning.

@@ -1,7 +1,6 @@
-"""The sections of a node report. Each reads the run's summary frame (one row per record and metric,
-see hetprobe.load) and adds text, tables and plots. A section whose probe failed opens with why
-(`problems`), then shows what its finished records allow: each table and plot is built on its own,
-and one that lacks its records says so instead of ending the report."""
+"""The report's interference sections: the loads (interference, interference-rate), the cold sends
+(interference-cold) and the paper's layouts (interference-paper), each step's launches pooled in its
+tables."""
 
 from __future__ import annotations
 
@@ -11,101 +10,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import plots
-from .data.loads import KIND_ORDER, load_points, load_table
-from .data.notify_tables import mechanism_table, notify_table, roundtrip_table
-from .data.results import Results, summary_rows as _rows
-from .data.select import pick_setup
-from .data.steps import split_launch
-from .data.units import size_label
-from .plots.style import ACCESS_ORDER, DPI, LAYOUT_ORDER
-from .report_headline import (
-    MARGIN,
-    PARTS,
-    ci_text,
-    gap_text,
-    has_intervals,
-    interference_parts,
-    loaded,
-    ratio_rows,
-)
-from .report_notes import conditions_note, flagged_table, guarded, record_warnings, warnings_by
-from .report_render import Document, number
-
-
-def _save(fig, directory: Path, name: str) -> str:
-    fig.savefig(directory / name, dpi=DPI, bbox_inches="tight")
-    return name
-
-
-def _open(doc: Document, title: str, results: Results, problems=()) -> bool:
-    """The section's heading, why its probe failed, its run's conditions; False when it has no records."""
-    doc.h2(title)
-    for problem in problems:
-        doc.warn(problem)
-    conditions_note(doc, results)
-    if not len(results.summary):
-        doc.para("No finished records of this probe: nothing to show.")
-        return False
-    return True
-
-
-def _marked(rows: pd.DataFrame, keys: list[str], index, results: Results) -> list[list[str]]:
-    """The warnings of each row of a table whose index (or key columns) are `keys` of summary `rows`."""
-    found = warnings_by(results, rows, keys)
-    return [found.get(k if isinstance(k, tuple) else (k,), []) for k in index]
-
-
-def node_section(doc: Document, results: Results, header: dict) -> None:
-    doc.h2("The node")
-    topo = results.topology or header.get("topology") or {}
-    if topo:
-        caches = ", ".join(
-            f"{c.get('name')} {size_label(c.get('size_bytes', 0))} ×{c.get('count')}" for c in topo.get("caches", [])
-        )
-        doc.para(
-            f"{topo.get('packages')} package(s), {topo.get('numa_nodes')} NUMA node(s), {topo.get('cores')} "
-            f"cores, {topo.get('pus')} hardware threads; caches: {caches or 'unknown'}."
-        )
-        devices = [
-            {
-                "kind": kind,
-                "PCI": d.get("pci_bus_id"),
-                "model": d.get("model"),
-                "NUMA": ",".join(map(str, d.get("numa_nodes") or [])),
-                "near CPUs": d.get("cpuset"),
-                "link (GB/s)": d.get("link_gbps"),
-                "OS devices": ",".join(d.get("os_devices") or []),
-            }
-            for kind in ("gpus", "nics")
-            for d in topo.get(kind, [])
-        ]
-        if devices:
-            doc.table(pd.DataFrame(devices))
-        memory = topo.get("memory") or {}
-        doc.para(
-            f"Page size {memory.get('page_size_bytes')} B, transparent hugepages "
-            f"`{memory.get('transparent_hugepages')}`, IOMMU units: {len(memory.get('iommu_devices') or [])}."
-        )
-    else:
-        doc.para("No topology was recorded (topology.json is missing or unreadable).")
-    ranks = [
-        {
-            "probe": r.get("probe"),
-            "rank": rank.get("rank"),
-            "host": rank.get("host"),
-            "device": (rank.get("device") or {}).get("name"),
-            "bound CPUs": (rank.get("placement") or {}).get("cpuset"),
-            "memory NUMA": ",".join(map(str, (rank.get("placement") or {}).get("membind_numa_nodes") or [])),
-            "note": (rank.get("placement") or {}).get("note"),
-        }
-        for r in results.records
-        if r.get("record") == "header"
-        for rank in r.get("ranks", [])
-    ]
-    if ranks:
-        doc.para("Where each rank ran (read back from the OS after binding):")
-        doc.table(pd.DataFrame(ranks))
+from .. import plots
+from ..data.loads import KIND_ORDER, load_points, load_table
+from ..data.results import Results, summary_rows as _rows
+from ..data.steps import split_launch
+from ..data.units import size_label
+from ..plots.style import ACCESS_ORDER, LAYOUT_ORDER
+from .notes import flagged_table, guarded, record_warnings
+from .parts import MARGIN, PARTS, has_intervals, interference_parts, loaded, ratio_rows
+from .render import Document
+from .sections import marked, open_section, save
+from .texts import ci_text, gap_text
 
 
 def interference_section(doc: Document, results: Results, directory: Path, problems: dict | None = None) -> None:
@@ -200,7 +115,7 @@ def _loads_section(
 ) -> None:
     names = [os.path.basename(f) for p in ("loads", "rates") if p in every for f in every[p].files]
     # Both steps' runs: the conditions of either apply to the section's tables.
-    if not _open(doc, "Interference: GPU traffic during MPI_Send", results.only_files(*names), problems):
+    if not open_section(doc, "Interference: GPU traffic during MPI_Send", results.only_files(*names), problems):
         return
     doc.para(
         "Rank 0 times `MPI_Send` to rank 1 while GPUs make traffic in pinned host memory, as applications "
@@ -239,7 +154,7 @@ def _load_table(doc: Document, main: Results) -> None:
             "Each kind at full rate, from the sender's GPU and from every GPU: median send time, slowdown "
             "(÷ SSB) and traffic during the sends:"
         )
-        flagged_table(doc, t, _marked(points, ["load_kind", "load_gpus"], zip(t["kind"], t["gpus"]), main))
+        flagged_table(doc, t, marked(points, ["load_kind", "load_gpus"], zip(t["kind"], t["gpus"]), main))
 
 
 def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, main: Results) -> None:
@@ -249,7 +164,7 @@ def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, m
             doc,
             "The GPU-count plot",
             lambda: doc.image(
-                _save(plots.slowdown_vs_gpus(both), directory, "interference_gpus.png"),
+                save(plots.slowdown_vs_gpus(both), directory, "interference_gpus.png"),
                 "Slowdown against the number of GPUs loading at once (0 = SSB), per kind, full rate",
             ),
         )
@@ -258,7 +173,7 @@ def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, m
         doc,
         "The traffic plot",
         lambda: doc.image(
-            _save(
+            save(
                 plots.slowdown_vs_traffic(curve if len(curve.summary) else main), directory, "interference_traffic.png"
             ),
             "Slowdown against the GPU traffic measured during the sends, each point against its own run's SSB: "
@@ -281,7 +196,7 @@ def _cold_section(doc: Document, every: dict, problems: list, explained: list) -
     """interference-cold: the SSB send after computing against the back-to-back one (the loads' step),
     and the cold sends' ratios under each load."""
     cold = every.get("cold")
-    if not _open(doc, "Cold sends: the sender computes before each send", cold or Results.empty(), problems):
+    if not open_section(doc, "Cold sends: the sender computes before each send", cold or Results.empty(), problems):
         return
     rows = ratio_rows(cold)
     gap = gap_text(rows["gap"].iloc[0]) if len(rows) else "a gap before each send"
@@ -321,7 +236,7 @@ def _cold_section(doc: Document, every: dict, problems: list, explained: list) -
 def _paper_section(
     doc: Document, paper: Results | None, every: Results | None, directory: Path, problems: list, explained: list
 ) -> None:
-    if not _open(
+    if not open_section(
         doc,
         "The paper's layouts: its writer in a message-sized buffer",
         paper if paper is not None else Results.empty(),
@@ -337,7 +252,7 @@ def _paper_section(
         doc,
         "The send-time plot",
         lambda: doc.image(
-            _save(plots.send_time(paper), directory, "interference_send_time.png"),
+            save(plots.send_time(paper), directory, "interference_send_time.png"),
             "MPI_Send time against message size, median with the p10-p90 band (as in Elis et al. 2024, Figures 6-11)",
         ),
     )
@@ -345,7 +260,7 @@ def _paper_section(
         doc,
         "The ratio plot",
         lambda: doc.image(
-            _save(plots.ratio_to_ssb(paper), directory, "interference_ratio.png"),
+            save(plots.ratio_to_ssb(paper), directory, "interference_ratio.png"),
             "Median MPI_Send time divided by the SSB median at the same size and access mode",
         ),
     )
@@ -358,7 +273,7 @@ def _paper_section(
             / 1000
         )
         t = t[[c for c in ("SSB", "PSB", "PCB", "P2AB") if c in t.columns]]
-        noted = _marked(send, ["access", "size_bytes"], [k[:2] for k in t.index], paper)
+        noted = marked(send, ["access", "size_bytes"], [k[:2] for k in t.index], paper)
         first = " (the first launch, as in the plots)" if every is not None and len(every.files) > 1 else ""
         doc.para(f"Median MPI_Send time (µs) per point{first}:")
         flagged_table(doc, t.reset_index().drop(columns="size_bytes"), noted)
@@ -371,72 +286,3 @@ def _paper_section(
             "The ratio table",
             lambda: _pooled_table(doc, every, rows, "Each layout's ratio to SSB at its size and access:", explained),
         )
-
-
-def _order(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows.assign(order=rows["cpu_order"] + ":" + rows["gpu_order"])
-
-
-def notify_section(doc: Document, results: Results, directory: Path, problems=()) -> None:
-    if not _open(doc, "Notifications between CPU and GPU", results, problems):
-        return
-
-    def table1():
-        t = notify_table(results)
-        doc.para(
-            "One flag read + one flag write, per pair (as in Elis et al. 2024, Table 1), in ns: the CPU side timed "
-            "on the host clock, the GPU side on the device timer; 'polling' = the other side polls the same flag "
-            "meanwhile."
-        )
-        rows = _order(pick_setup(_rows(results, "overhead", "ns_per_op")))
-        flagged_table(doc, t, _marked(rows, ["order"], t.index, results), index=True)
-
-    def roundtrips():
-        t = roundtrip_table(results)
-        doc.para("Round trips through two flags (ns): CPU→GPU→CPU timed on the host, GPU→CPU→GPU on the device.")
-        rows = _order(_rows(results, "roundtrip", "roundtrip_ns"))
-        flagged_table(doc, t, _marked(rows, ["order", "placement", "spacing"], t.index, results), index=True)
-        doc.image(
-            _save(plots.roundtrip(results), directory, "notify_roundtrip.png"),
-            "Flag round trip per memory-ordering primitive (CPU:GPU), every exchange",
-        )
-
-    def mechanisms():
-        t = mechanism_table(results)
-        doc.para("Every way the CPU and the GPU can signal each other: host-timed round trip (go + done), ns.")
-        rows = _rows(results, "mechanism", "roundtrip_ns")
-        flagged_table(doc, t, _marked(rows, ["mechanism"], t.index, results), index=True)
-        doc.image(
-            _save(plots.mechanisms(results), directory, "notify_mechanisms.png"),
-            "Signalling mechanisms: median round trip with p10-p90",
-        )
-
-    guarded(doc, "Flag read + write overhead (Table 1)", table1)
-    guarded(doc, "Flag round trips", roundtrips)
-    guarded(doc, "Signalling mechanisms", mechanisms)
-
-
-def clock_section(doc: Document, results: Results, directory: Path, problems=()) -> None:
-    if not _open(doc, "GPU clock on the CPU timeline", results, problems):
-        return
-    fit = _rows(results, "clock_fit", "residual_ns")
-    if len(fit):
-        f = fit.iloc[0]
-        mark = doc.marks.mark(record_warnings(results, [f["record_id"]]))
-        doc.para(
-            f"Ping-pong syncs fitted by least squares: drift {number(f['drift_ppm'])} ppm, precision "
-            f"{number(f['precision_ns'])} ns (median half round trip of the {int(f['samples_used'])} fitted "
-            f"samples of {int(f['samples_total'])}), residual rms {number(f['residual_rms_ns'])} ns over "
-            f"{f['span_s']:.3g} s; a check batch taken later was predicted to within "
-            f"{number(f['check_error_ns'])} ns." + (f" {mark}" if mark else "")
-        )
-    else:
-        doc.para("*No clock fit: the probe stopped before fitting its batches.*")
-    guarded(
-        doc,
-        "The clock plot",
-        lambda: doc.image(
-            _save(plots.clock(results), directory, "clock.png"),
-            "Clock fit residuals over time (fitted samples highlighted) and the sync precision",
-        ),
-    )
