@@ -10,22 +10,12 @@ the notify probe's (notify_tables), the loads' (loads), ratios to SSB as rows (r
 side by side (compare) and the halo probe's (halo), with the rows they select (select) and their
 units (units). No plotting here: hetprobe.plots draws them."""
 
-from .compare import compare_table
-from .halo import halo_phases, halo_rates, halo_table
-from .loads import load_points, load_table, worst_slowdown
-from .notify_tables import mechanism_table, notify_table, roundtrip_table
-from .ratios import ratio_rows
-
-__all__ = [
-    "notify_table",
-    "roundtrip_table",
-    "mechanism_table",
-    "load_points",
-    "load_table",
-    "worst_slowdown",
-    "ratio_rows",
-    "compare_table",
-    "halo_table",
-    "halo_phases",
-    "halo_rates",
-]
+from .compare import compare_table as compare_table
+from .halo import halo_phases as halo_phases, halo_rates as halo_rates, halo_table as halo_table
+from .loads import load_points as load_points, load_table as load_table, worst_slowdown as worst_slowdown
+from .notify_tables import (
+    mechanism_table as mechanism_table,
+    notify_table as notify_table,
+    roundtrip_table as roundtrip_table,
+)
+from .ratios import ratio_rows as ratio_rows
