@@ -68,6 +68,16 @@ def test_show_json_equals_the_package_tables(path):
         }
         names = {mine: theirs for mine, theirs in names.items() if mine in halo.columns}
         assert_rows_equal(halo, cli["halo"], names, f"{path} halo_table")
+    if cli.get("mechanisms"):  # the notify tables reshape the same medians show prints
+        mechanisms = plots.mechanism_table(results)
+        lowest = min(r["rank"] for r in cli["mechanisms"])
+        first = {}
+        for r in cli["mechanisms"]:
+            if r["rank"] == lowest:
+                first.setdefault(r["mechanism"], r)
+        rows = [first[m] for m in mechanisms.index]
+        columns = {"median": "median_ns", "p10": "p10_ns", "p90": "p90_ns", "n": "n", "status": "status"}
+        assert_rows_equal(mechanisms.reset_index(), rows, columns, f"{path} mechanism_table")
     if "interference" in cli:
         ratios = results.interference_ratios(pooled=False)
         columns = {
