@@ -227,6 +227,15 @@ PYBIND11_MODULE(_core, m) {
       py::arg("topology_file") = "", "`hetprobe topo --json` as JSON text (this machine, or a saved hwloc XML file)");
   m.def("devices", [] { return cli::devices_report().dump(); }, "`hetprobe devices --json` as JSON text");
   m.def(
+      "report_tables",
+      [](const std::string& text, const std::string& where) {
+        const Json tables = report_json(results_report(parse_results(where, text)));
+        return py::module_::import("json").attr("loads")(tables.dump(-1, ' ', false, Json::error_handler_t::replace));
+      },
+      py::arg("text"), py::arg("where"),
+      "The tables `hetprobe show --format json` prints of results text (JSON Lines, a header first): "
+      "{table: [row]}, computed by the probes' own table code; `where` names the text in errors");
+  m.def(
       "check_results_file", [](const std::string& path) { check_results(read_results(path)); }, py::arg("path"),
       "The checks `hetprobe show` makes of a results file, run by run: UsageError naming FILE:LINE and the "
       "field of the first malformed record");

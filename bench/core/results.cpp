@@ -170,8 +170,9 @@ void ResultsWriter::write(const Json& record) {
 // record cut mid-write, never data, even if they happen to parse. A
 // terminated line that does not parse is tolerated only as the last
 // non-blank line; anywhere else the file is corrupt.
-ResultsFile read_results(const std::filesystem::path& path) {
-  const std::string data = read_all(path);
+ResultsFile read_results(const std::filesystem::path& path) { return parse_results(path, read_all(path)); }
+
+ResultsFile parse_results(const std::filesystem::path& path, const std::string& data) {
   const std::vector<Line> lines = split_lines(data);
   std::size_t last_nonblank = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i)

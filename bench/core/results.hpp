@@ -74,6 +74,10 @@ struct ResultsFile {
 // the current form (record_upgrade.hpp).
 ResultsFile read_results(const std::filesystem::path& path);
 
+// The same, of results text already in memory (`where` names it in errors):
+// what the Python package hands back to show's tables.
+ResultsFile parse_results(const std::filesystem::path& where, const std::string& text);
+
 // {n, min, p10, median, p90, p99, max, mean, stddev} of the samples (see
 // stats.hpp), in their unit; null when there are none.
 Json summary_json(std::span<const double> values);

@@ -88,21 +88,6 @@ std::string csv_field(const Json& cell) {
   return quoted;
 }
 
-Json to_json(const Report& r) {
-  Json tables = Json::object();
-  for (const Table& t : r.tables) {
-    Json& rows = tables[t.key];
-    if (rows.is_null()) rows = Json::array();
-    for (const auto& row : t.rows) {
-      Json o = Json::object();
-      for (std::size_t i = 0; i < t.columns.size(); ++i)
-        if (in_data(t.columns[i])) o[t.columns[i].name] = i < row.size() ? row[i] : Json();
-      rows.push_back(std::move(o));
-    }
-  }
-  return tables;
-}
-
 // A cell's text in a pipe table: '|' escaped. (Strings are built by appending
 // throughout this file: GCC 12 warns falsely (-Wrestrict) on "..." + string.)
 std::string markdown_cell(const std::string& text) {
@@ -164,6 +149,21 @@ void print_markdown(std::FILE* out, const Report& r) {
 
 }  // namespace
 
+Json report_json(const Report& r) {
+  Json tables = Json::object();
+  for (const Table& t : r.tables) {
+    Json& rows = tables[t.key];
+    if (rows.is_null()) rows = Json::array();
+    for (const auto& row : t.rows) {
+      Json o = Json::object();
+      for (std::size_t i = 0; i < t.columns.size(); ++i)
+        if (in_data(t.columns[i])) o[t.columns[i].name] = i < row.size() ? row[i] : Json();
+      rows.push_back(std::move(o));
+    }
+  }
+  return tables;
+}
+
 std::string cell_text(const Column& column, const Json& cell) {
   if (cell.is_null()) return "-";
   if (cell.is_string()) return cell.get<std::string>();
@@ -209,7 +209,7 @@ void print_report(std::FILE* out, TableFormat format, const Report& report) {
 void print_reports(std::FILE* out, TableFormat format, const std::vector<std::pair<std::string, Report>>& reports) {
   if (format == TableFormat::json) {
     Json doc = Json::object();
-    for (const auto& [heading, report] : reports) doc[heading] = to_json(report);
+    for (const auto& [heading, report] : reports) doc[heading] = report_json(report);
     const Json& shown = reports.size() == 1 && reports.front().first.empty() ? doc[""] : doc;
     std::fprintf(out, "%s\n", shown.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
     return;

@@ -55,6 +55,10 @@ struct Report {
 // pipe tables. A report with no tables says so (text, Markdown).
 void print_report(std::FILE* out, TableFormat format, const Report& report);
 
+// A report's tables as `show --format json` prints them: {table key: [row
+// objects of its data columns]}. What the Python package's tables are views of.
+Json report_json(const Report& report);
+
 // Several reports, each under its heading (a run directory's files): text and
 // Markdown one after the other, JSON one object keyed by heading, CSV as above.
 void print_reports(std::FILE* out, TableFormat format, const std::vector<std::pair<std::string, Report>>& reports);

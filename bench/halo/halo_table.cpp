@@ -31,9 +31,16 @@ bool rank0_halo(const RecordRef& r) {
   return is(r, "halo") && field_or<int>(r, "rank", 0) == 0 && !field_json(r, "iteration_ns").is_null();
 }
 
-std::string peer_key(const RecordRef& r) {
+// Runs merged from several single-copy mechanisms (each header's
+// mpi.transport) are each compared with their own baseline.
+std::string peer_key(const RecordRef& r, const std::string& single_copy) {
   return short_layout(r) + "|" + field<std::string>(r, "send_mode") + "|" +
-         std::to_string(field_or<int>(r, "threads_per_block", 0));
+         std::to_string(field_or<int>(r, "threads_per_block", 0)) + "|" + single_copy;
+}
+
+// The single-copy mechanism of the run a header starts; "" in files from before it.
+std::string single_copy_of(const RecordRef& header) {
+  return field_or<std::string>(header, "mpi.transport.single_copy", "");
 }
 
 void keep_lowest(std::map<std::string, double>& lowest, const std::string& key, double value) {
@@ -53,6 +60,7 @@ Table halo_table() {
                {"receive_wait", 0, Align::left, -1, Shown::data},
                {"signal", 0, Align::left, -1, Shown::data},
                {"staging", 7, Align::left},
+               {"single_copy", 0, Align::left, -1, Shown::data},
                {"threads", 7},
                {"pause_ns", 8},
                {"parts", 6, Align::left, -1, Shown::text},
@@ -80,8 +88,10 @@ Table halo_table() {
 Report halo_report(const ResultsFile& file) {
   // best_baseline: per layout, send mode and threads; best_of_layout: per layout, any setup.
   std::map<std::string, double> best_baseline, best_of_layout, bound;
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
+  std::string single_copy;
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
     const RecordRef r{file.records[i], file.place(i)};
+    if (is(r, "header")) single_copy = single_copy_of(r);
     if (is(r, "halo_model") && field_or<int>(r, "rank", 0) == 0) {
       const Json& bounds = field_json(r, "lower_bound_ns");
       if (!bounds.is_object()) bad_field(r, "lower_bound_ns", "an object of setup: ns");
@@ -92,7 +102,7 @@ Report halo_report(const ResultsFile& file) {
     }
     if (rank0_halo(r) && field<std::string>(r, "variant") == "baseline") {
       const double median = field<double>(r, "iteration_ns.median");
-      keep_lowest(best_baseline, peer_key(r), median);
+      keep_lowest(best_baseline, peer_key(r, single_copy), median);
       keep_lowest(best_of_layout, field<std::string>(r, "layout"), median);
     }
   }
@@ -105,12 +115,13 @@ Report halo_report(const ResultsFile& file) {
   report.about.push_back(device ? what : std::string("hetprobe halo: ") + what);
   for (const std::string& w : header_warnings(file)) report.about.push_back(w);
   Table t = halo_table();
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
     const RecordRef r{file.records[i], file.place(i)};
+    if (is(r, "header")) single_copy = single_copy_of(r);
     if (!rank0_halo(r)) continue;
     const std::string layout = short_layout(r), variant = field<std::string>(r, "variant");
     const double median = field<double>(r, "iteration_ns.median");
-    const auto b = best_baseline.find(peer_key(r));
+    const auto b = best_baseline.find(peer_key(r, single_copy));
     const auto best = best_of_layout.find(field<std::string>(r, "layout"));
     // Absent in files from before parts: "-".
     const std::optional<PartSize> parts = find_field(r, "parts") ? std::optional(part_size_at(r, "parts"))
@@ -129,7 +140,8 @@ Report halo_report(const ResultsFile& file) {
                       wait,
                       signal.empty() ? Json() : Json(signal),
                       field_or<std::string>(r, "staging", ""),
-                      field_or<int>(r, "threads_per_block", 0),
+                      single_copy.empty() ? Json() : Json(single_copy),
+                      number_or_null(r, "threads_per_block"),  // null in files from before it
                       number_or_null(r, "poll_pause_ns"),
                       parts ? Json(to_string(*parts)) : Json(),
                       parts ? to_json(*parts) : Json(),

@@ -125,7 +125,7 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
     t.rows.push_back({format_size(k.size), k.size, to_string(k.access), to_string(k.layout), load,
                       static_cast<int>(v.size()), ratios_text(v), p.median, std::string(ci),
                       p.ci95 ? Json(p.ci95->low) : Json(nullptr), p.ci95 ? Json(p.ci95->high) : Json(nullptr),
-                      p.ci95 ? Json(to_string(classify_ratio(*p.ci95))) : Json("-"), p.min, p.max,
+                      p.ci95 ? Json(to_string(classify_ratio(*p.ci95))) : Json(), p.min, p.max,
                       ssb.empty() ? Json(nullptr) : Json(summarize(ssb).median / 1e3)});
   }
   if (files.size() < 3) t.notes.push_back("fewer than 3 launches: no interval from the spread between launches");

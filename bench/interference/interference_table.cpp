@@ -167,7 +167,7 @@ std::vector<Json> interference_row(const RecordRef& p) {
           ci_text(ci),
           ci.is_array() ? ci[0] : Json(nullptr),
           ci.is_array() ? ci[1] : Json(nullptr),
-          effect.is_string() ? effect : Json("-"),
+          effect.is_string() ? effect : Json(),  // null (text: "-") where no interval judged it
           traffic_gbs(p),
           check == "torn" ? "torn " + std::string(torn_text) : check,
           check,

@@ -436,6 +436,6 @@ def test_ratios_side_by_side(tmp_path):
         plots.ratios_side_by_side(rows.drop(columns="ci_low"))
     with pytest.raises(UsageError, match="more than once"):
         plots.ratios_side_by_side(rows.assign(label="one"))
-    layouts = data.ratio_rows(load(DATA / "h200x2-load" / "layouts.jsonl"))  # several layouts: named in load
+    layouts = data.ratio_rows(load(DATA / "h200-interference-sweep.jsonl"))  # several layouts: named in load
     assert "PCB stream write" in set(layouts["load"]) and layouts["ci_low"].isna().all()
     plots.ratios_side_by_side(layouts, sizes=[1024])

@@ -7,8 +7,9 @@ library only) and the checks of files to be written (paths).
 
 The tables of a Results, raw floats in pandas frames, are here too (hetprobe.data.notify_table, ...):
 the notify probe's (notify_tables), the loads' (loads), ratios to SSB as rows (ratios), two runs
-side by side (compare) and the halo probe's (halo), with the rows they select (select) and their
-units (units). No plotting here: hetprobe.plots draws them."""
+side by side (compare) and the halo probe's (halo), with the rows they select (select), their
+units (units) and the tables `hetprobe show` prints, computed by the C++ table code (show_tables).
+No plotting here: hetprobe.plots draws them."""
 
 from .compare import compare_table as compare_table
 from .halo import halo_phases as halo_phases, halo_rates as halo_rates, halo_table as halo_table

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..errors import UsageError
 from . import halo_rates as _halo_rates
+from .show_tables import show_tables
 from .units import US
 
 
@@ -20,68 +21,38 @@ def halo_rows(results) -> pd.DataFrame:
     return rows
 
 
+# The C++ halo table's column names -> this table's (the same values: a view, not a second computation).
+_HALO_COLUMNS = {
+    "threads": "threads_per_block",
+    "slowest_us": "slowest_rank_median_us",
+    "vs_base": "speedup_vs_baseline",
+    "vs_best": "speedup_vs_best_baseline",
+    "model_lb_us": "model_lower_bound_us",
+}
+
+
 def halo_table(results) -> pd.DataFrame:
-    """Per layout (cube) and setup (variant, send mode, receive wait or signal, staging, threads, parts):
-    rank 0's median iteration time and p10/p90 (µs), the slowest rank's median, the speed-up over the
-    fastest baseline with the same send mode and threads (the thesis's comparison: baseline median ÷
-    this median), the speed-up over the fastest baseline of the layout over all its setups (any send
-    mode, threads, staging and parts), and the paper's Eq. 1 lower bound (µs), raw floats. `parts`: the
-    record's ("auto", "whole" or bytes per block; None in files from before parts); `parts_text`: the
-    same as `hetprobe show` prints it ("auto", "whole", "32KiB": hetprobe._core.part_size_text, the
-    one text form; None in files from before parts). single_copy: Open
-    MPI's single-copy mechanism of the run (its header's mpi.transport; None in files from before it),
-    so runs of different mechanisms merged are told apart: each is compared with its own baseline."""
+    """`hetprobe show`'s halo table (bench/halo/halo_table.cpp computes it; this is a view of it), one
+    row per layout (cube) and setup (variant, send mode, receive wait or signal, staging, threads,
+    parts) of rank 0: its median iteration time and p10/p90 (µs), the slowest rank's median, the
+    speed-up over the fastest baseline with the same send mode, threads and single-copy mechanism
+    (the thesis's comparison: baseline median ÷ this median), the speed-up over the fastest baseline
+    of the layout over all its setups, and the paper's Eq. 1 lower bound (µs), raw floats. `parts`:
+    the record's ("auto", "whole" or bytes per block; None in files from before parts); `parts_text`:
+    the same as `hetprobe show` prints it. single_copy: Open MPI's single-copy mechanism of the run
+    (its header's mpi.transport; None in files from before it); `file`: the results file."""
     from .. import _core  # the compiled module: a part size's text form is written once, in C++
 
-    rows = halo_rows(results)
-    h = results.headers
-    mechanism = dict(zip(zip(h["file"], h["segment"]), h["mpi_single_copy"]))
-    single_copy = pd.Series([mechanism.get((f, s)) for f, s in zip(rows["file"], rows["segment"])], index=rows.index)
-    s = results.summary
-    slowest = s[(s["record"] == "halo") & (s["metric"] == "slowest_rank_iteration_ns")]
-    bounds = s[(s["record"] == "halo_model") & (s["metric"] == "lower_bound_ns")]
-    threads = rows["threads_per_block"].fillna(0)  # older files have no threads_per_block
-    baselines = rows[rows["variant"] == "baseline"]
-    out = []
-    for r, t, mech in zip(rows.itertuples(), threads, single_copy):
-        same = slowest["record_id"] == r.record_id
-        base = rows[
-            (rows["layout"] == r.layout)
-            & (rows["variant"] == "baseline")
-            & (rows["send_mode"] == r.send_mode)
-            & (threads == t)
-            & (rows["file"] == r.file)
-            & (single_copy.fillna("") == (mech or ""))
-        ]
-        best = baselines[(baselines["layout"] == r.layout) & (baselines["file"] == r.file)]
-        bound = bounds[(bounds["layout"] == r.layout) & (bounds["setup"] == r.setup) & (bounds["file"] == r.file)]
-        parts = results.records[r.record_id].get("parts")
-        out.append(
-            {
-                "layout": r.layout,
-                "cube": r.cube,
-                "setup": r.setup,
-                "variant": r.variant,
-                "send": r.send_mode,
-                "receive_wait": r.receive_wait,
-                "signal": r.signal,
-                "staging": r.staging,
-                "single_copy": mech,
-                "threads_per_block": r.threads_per_block,
-                "parts": parts,
-                "parts_text": None if parts is None else _core.part_size_text(parts),
-                "n": r.n,
-                "median_us": r.median * US,
-                "p10_us": r.p10 * US,
-                "p90_us": r.p90 * US,
-                "slowest_rank_median_us": slowest[same]["median"].iloc[0] * US if same.any() else np.nan,
-                "speedup_vs_baseline": base["median"].min() / r.median if len(base) else np.nan,
-                "speedup_vs_best_baseline": best["median"].min() / r.median if len(best) else np.nan,
-                "model_lower_bound_us": bound["lower_bound_ns"].iloc[0] * US if len(bound) else np.nan,
-                "payload": r.payload_check,
-            }
-        )
-    return pd.DataFrame(out)
+    table = show_tables(results).get("halo")
+    if table is None or table.empty:
+        raise UsageError("no halo records (rank 0) in these results")
+    table = table.rename(columns=_HALO_COLUMNS)
+    table.insert(
+        table.columns.get_loc("parts") + 1,
+        "parts_text",
+        [None if pd.isna(p) else _core.part_size_text(p) for p in table["parts"]],
+    )
+    return table
 
 
 def median_kept(its) -> int:
