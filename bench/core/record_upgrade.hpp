@@ -1,7 +1,7 @@
 // Records of an older schema_version in the current form: the one place in
 // C++ that knows what changed between versions (docs/results-schema.md,
 // "Versions"), so that every reader of a results file (show, --resume, the
-// checks) reads one form. Python's counterpart: pybindings/hetprobe/_upgrade.py.
+// checks) reads one form. Python's counterpart: pybindings/hetprobe/data/upgrade.py.
 #pragma once
 
 #include <vector>

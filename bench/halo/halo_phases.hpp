@@ -1,6 +1,6 @@
 // Where a halo iteration's time goes, for its records: each message's rate
 // and staging copy, and the critical path of each iteration (the phases
-// plots.halo_phases shows). Times in host-clock ns from the iteration's start.
+// hetprobe.data.halo_phases shows). Times in host-clock ns from the iteration's start.
 #pragma once
 
 #include <cstdint>

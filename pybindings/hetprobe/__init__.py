@@ -35,10 +35,11 @@ except PackageNotFoundError:  # imported from a source tree that pip has not ins
     __version__ = "unknown"
 
 from . import plots
-from ._plot_halo import halo_rates
-from ._units import size_label
-from .characterize import characterize
-from .check import check
+from .data.halo import halo_rates
+from .data.load import load
+from .data.merge import merge
+from .data.results import Results
+from .data.units import size_label
 from .errors import (
     CheckFailed,
     DeviceError,
@@ -50,11 +51,12 @@ from .errors import (
     Unsupported,
     UsageError,
 )
-from .gpus import per_gpu
-from .load import Results, load
-from .merge import merge
-from .probes import binary, clock, devices, help, notify, run_mpi, topology
-from .report_headline import headline_table, interference_parts, paper_view
+from .node.check import check
+from .node.gpus import per_gpu
+from .report.headline import headline_table
+from .report.parts import interference_parts, paper_view
+from .run.characterize import characterize
+from .run.probes import binary, clock, devices, help, notify, run_mpi, topology
 
 __all__ = [
     "Results",

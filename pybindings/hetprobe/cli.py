@@ -30,7 +30,7 @@ def _report(argv: list[str]) -> int:
     (not a run directory, nothing in it, not writable; then nothing is written)."""
     import argparse
 
-    from .report import write_report
+    from .report.write import write_report
 
     p = argparse.ArgumentParser(
         prog="hetprobe report",
@@ -60,20 +60,20 @@ def main(argv: list[str] | None = None) -> int:
         argv = argv[1:]
     command = argv[0] if argv else ""
     if command == "characterize":
-        from .characterize import main as characterize_main
+        from .run.command import main as characterize_main
 
         return characterize_main(argv[1:])
     if command == "report":
         return _report(argv[1:])
     if command == "merge":
-        from .merge import main as merge_main
+        from .data.merge import main as merge_main
 
         return merge_main(argv[1:])
     if command == "check":
-        from .check import main as check_main
+        from .node.check import main as check_main
 
         return check_main(argv[1:])
-    from .probes import binary
+    from .run.probes import binary
 
     try:
         exe = binary()

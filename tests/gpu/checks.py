@@ -8,20 +8,25 @@ each prints what it found in one line and exits 0 when the expectation holds, 1 
     checks.py records FILE.jsonl RECORD [--at-least N]
                                                  FILE holds N or more records of kind RECORD (default 1)
 
-Standard library only: it runs where the package is not installed.
+Standard library only: it runs where the package is not installed. The other scripts here read
+results through its read_jsonl, the package's reader.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
 
-
-def read_jsonl(path) -> list[dict]:
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+# The package's JSON Lines reader (pybindings/hetprobe/data/jsonl.py, standard library only), by path:
+# the records hetprobe.load reads, older schema versions in the current form.
+_SOURCE = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "data" / "jsonl.py"
+_spec = importlib.util.spec_from_file_location("hetprobe_jsonl", _SOURCE)
+jsonl = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jsonl)
+read_jsonl = jsonl.records
 
 
 def _manifest(run_dir) -> dict:

@@ -8,8 +8,9 @@ Prints, per size, both medians (loaded), both slowdowns and both write rates, an
 difference of the loaded medians; exits 1 when one differs by more than 15%.
 """
 
-import json
 import sys
+
+from checks import read_jsonl
 
 
 def main(bare_path: str, jsonl_path: str) -> int:
@@ -20,8 +21,7 @@ def main(bare_path: str, jsonl_path: str) -> int:
             size, idle, loaded, ratio, gbs = parts
             bare[int(size)] = (float(idle), float(loaded), float(ratio), float(gbs))
     points = {}
-    for line in open(jsonl_path):
-        r = json.loads(line)
+    for r in read_jsonl(jsonl_path):
         if r.get("record") == "point":
             points[(r["size_bytes"], r["layout"])] = r
     print(

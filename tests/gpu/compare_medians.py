@@ -9,15 +9,11 @@ one, the same way): a move both large and consistent between launches. Exit 1
 when one is not kept, or a measurement or a side's runs are missing."""
 
 import argparse
-import json
 import pathlib
 import statistics
 import sys
 
-
-def records(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+from checks import read_jsonl as records
 
 
 def medians(run_dir):

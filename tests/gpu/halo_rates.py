@@ -8,7 +8,7 @@ a message), whole-message setups reported, not judged; 2 for bad input.
 
     tests/gpu/halo_rates.py HALO.jsonl BANDWIDTH.jsonl [--min-ratio 0.7] [--min-bytes 65536]
 
-Standard library only: the logic is the package's pybindings/hetprobe/_halo_rates.py, loaded by
+Standard library only: the logic is the package's pybindings/hetprobe/data/halo_rates.py, loaded by
 path (one copy; hetprobe.halo_rates is its pandas form), so it runs where hetprobe is not installed.
 """
 
@@ -16,7 +16,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-_SOURCE = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "_halo_rates.py"
+_SOURCE = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "data" / "halo_rates.py"
 _spec = importlib.util.spec_from_file_location("hetprobe_halo_rates", _SOURCE)
 halo_rates = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(halo_rates)

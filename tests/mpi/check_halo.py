@@ -7,9 +7,17 @@ rates, and the model. An AssertionError names the first thing that is off.
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import sys
+from pathlib import Path
 from statistics import median
+
+# The package's JSON Lines reader (pybindings/hetprobe/data/jsonl.py, standard library only), by path:
+# the records hetprobe.load reads.
+_SOURCE = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "data" / "jsonl.py"
+_spec = importlib.util.spec_from_file_location("hetprobe_jsonl", _SOURCE)
+jsonl = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jsonl)
 
 
 def near(a: float, b: float) -> bool:
@@ -18,8 +26,7 @@ def near(a: float, b: float) -> bool:
 
 def check(path, ranks: int, setups: int, iterations: int, layouts: int, messages: int) -> int:
     """Asserts every expectation of the file at `path`; returns its number of halo records."""
-    with open(path, encoding="utf-8") as f:
-        records = [json.loads(line) for line in f if line.strip()]
+    records = jsonl.records(path)
     assert records[0]["record"] == "header" and records[0]["probe"] == "halo", records[0]
     halo = [r for r in records if r["record"] == "halo"]
     assert len(halo) == ranks * setups * layouts, (len(halo), ranks, setups, layouts)

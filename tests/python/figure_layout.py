@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-# report_render.py: the page's body is at most 1100 px wide and an image at most as wide as the page, so a
+# report/render.py: the page's body is at most 1100 px wide and an image at most as wide as the page, so a
 # wider PNG is shrunk, its text with it.
 PAGE_PX = 1100
 # The smallest text height (px, as shown on that page) that still reads without zooming.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import hetprobe
-from hetprobe.probes import launch_env
+from hetprobe.run.probes import launch_env
 
 BATCH = Path(__file__).resolve().parents[2] / "bench" / "batch"
 SWEEP = [

@@ -88,7 +88,7 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     assert "flag round trip" in done.stdout
     # The headline names the largest slowdown its 95% interval supports, or says there is none beyond
     # noise with the largest median ratio; either way the point's kind, GPU count, size, its SSB and loaded
-    # medians and the traffic. It may come from the rate run, which names its rate (report_headline.py).
+    # medians and the traffic. It may come from the rate run, which names its rate (report/interference_headline.py).
     worst = next(line for line in done.stdout.splitlines() if "MPI_Send slowdown under GPU traffic:" in line)
     point = (
         r"(write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate 0\.5)?, (1|64) KiB: SSB [0-9.,]+ µs, loaded "
@@ -294,10 +294,10 @@ def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(fa
 def test_options_given_replace_the_presets_own():
     """--sizes, --reps and --interference-args replace the preset's value: a probe takes each option once
     (before, `characterize --sizes X` ran interference with two --sizes and it refused them)."""
-    from hetprobe.characterize import _overridden
+    from hetprobe.run.presets import overridden
 
     preset = ["--sizes", "1KiB,64KiB", "--layouts", "SSB,P2AB", "--no-host-stream", "--reps", "5"]
-    assert _overridden(preset, ["--sizes", "4KiB", "--reps=9"]) == [
+    assert overridden(preset, ["--sizes", "4KiB", "--reps=9"]) == [
         "--layouts",
         "SSB,P2AB",
         "--no-host-stream",
@@ -305,4 +305,4 @@ def test_options_given_replace_the_presets_own():
         "4KiB",
         "--reps=9",
     ]
-    assert _overridden(preset, []) == preset
+    assert overridden(preset, []) == preset

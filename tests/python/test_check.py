@@ -16,11 +16,11 @@ import pytest
 from conftest import jsonl_records, write_jsonl
 
 import hetprobe
-from hetprobe import gpus
 from hetprobe.errors import UsageError
+from hetprobe.node import flags, gpus
 
 NODECHECK = "h200x2-nodecheck"
-SPREAD = gpus.LAUNCH_SPREAD
+SPREAD = flags.LAUNCH_SPREAD
 
 
 def table_of(**columns) -> pd.DataFrame:
@@ -76,7 +76,7 @@ def test_several_baselines_flag_only_outside_their_range_by_the_tolerance():
     # GPU 0: 960 ns is 10.3% above the worse baseline's 870 ns; 44 GB/s 12% below the worse 50 GB/s.
     # GPU 1: 1090 ns is 9% above, 46 GB/s 8% below: inside the range widened by 10%.
     run = table_of(clock_precision_ns=[960.0, 1090.0], write_gbs=[44.0, 46.0])
-    found = gpus.baseline_anomalies(run, bases, 0.1)
+    found = flags.baseline_anomalies(run, bases, 0.1)
     assert flagged(found) == [(0, "write_gbs"), (0, "clock_precision_ns")]
     write, clock = found
     assert clock["reference"] == 870.0 and clock["tolerance"] == 0.1 and clock["reference_kind"] == "baseline"
@@ -86,16 +86,16 @@ def test_several_baselines_flag_only_outside_their_range_by_the_tolerance():
         "write kernel into pinned memory 44 GB/s is 12% below the baselines' 50-52 GB/s (tolerance 10%)"
     )
     # Inside the range, or better than it, is never outside.
-    assert gpus.baseline_anomalies(table_of(clock_precision_ns=[860.0, 500.0], write_gbs=[51.0, 90.0]), bases) == []
+    assert flags.baseline_anomalies(table_of(clock_precision_ns=[860.0, 500.0], write_gbs=[51.0, 90.0]), bases) == []
     # One of these baselines alone widens the tolerance by the launch spread instead: GPU 0 passes.
-    assert gpus.baseline_anomalies(run.iloc[:1], bases[1].iloc[:1], 0.1) == []
+    assert flags.baseline_anomalies(run.iloc[:1], bases[1].iloc[:1], 0.1) == []
 
 
 def test_a_metric_one_baseline_lacks_is_held_to_the_others():
     bases = [table_of(roundtrip_ns=[2000.0]), table_of(roundtrip_ns=[np.nan])]
-    found = gpus.baseline_anomalies(table_of(roundtrip_ns=[2300.0]), bases, 0.1)
+    found = flags.baseline_anomalies(table_of(roundtrip_ns=[2300.0]), bases, 0.1)
     assert found[0]["why"] == "CPU→GPU→CPU flag round trip 2300 ns is 15% above the baselines' 2000 ns (tolerance 10%)"
-    lost = gpus.baseline_anomalies(table_of(roundtrip_ns=[np.nan]), bases, 0.1)
+    lost = flags.baseline_anomalies(table_of(roundtrip_ns=[np.nan]), bases, 0.1)
     assert lost[0]["value"] is None and lost[0]["why"] == (
         "CPU→GPU→CPU flag round trip: no value in this run (the baselines': 2000 ns)"
     )
@@ -109,15 +109,15 @@ def test_one_baseline_widens_the_tolerance_by_the_launch_spread():
     assert SPREAD["clock_precision_ns"] >= 0.11
     assert set(SPREAD) == {m.key for m in gpus.METRICS + gpus.LINK_METRICS if m.worse}
     base = table_of(clock_precision_ns=[864.0], roundtrip_ns=[2200.0])
-    assert gpus.baseline_anomalies(table_of(clock_precision_ns=[960.0], roundtrip_ns=[2500.0]), base, 0.1) == []
+    assert flags.baseline_anomalies(table_of(clock_precision_ns=[960.0], roundtrip_ns=[2500.0]), base, 0.1) == []
     allowed = 0.1 + SPREAD["clock_precision_ns"]
     worse = 864.0 * (1 + allowed) * 1.01
-    found = gpus.baseline_anomalies(table_of(clock_precision_ns=[worse], roundtrip_ns=[2200.0]), base, 0.1)
+    found = flags.baseline_anomalies(table_of(clock_precision_ns=[worse], roundtrip_ns=[2200.0]), base, 0.1)
     assert flagged(found) == [(0, "clock_precision_ns")]
     assert math.isclose(found[0]["tolerance"], allowed) and found[0]["reference"] == 864.0
-    spread = gpus.tolerance_text(SPREAD["clock_precision_ns"])
+    spread = flags.tolerance_text(SPREAD["clock_precision_ns"])
     assert found[0]["why"] == (
-        f"clock sync precision {gpus._num(worse)} ns is {found[0]['deviation'] * 100:.0f}% above the baseline's "
+        f"clock sync precision {flags._num(worse)} ns is {found[0]['deviation'] * 100:.0f}% above the baseline's "
         f"864 ns (tolerance 10% + launch spread {spread})"
     )
 
@@ -127,15 +127,15 @@ def test_a_larger_spread_measured_by_the_baseline_widens_further_a_smaller_one_n
     base.attrs["measured_spread"] = {
         0: {"write_gbs": (0.3, "5 repetitions"), "clock_precision_ns": (0.01, "6 clock batches")}
     }
-    assert gpus.baseline_anomalies(table_of(write_gbs=[33.0], clock_precision_ns=[960.0]), base, 0.1) == []  # -34%
-    found = gpus.baseline_anomalies(table_of(write_gbs=[27.0], clock_precision_ns=[960.0]), base, 0.1)  # -46%
+    assert flags.baseline_anomalies(table_of(write_gbs=[33.0], clock_precision_ns=[960.0]), base, 0.1) == []  # -34%
+    found = flags.baseline_anomalies(table_of(write_gbs=[27.0], clock_precision_ns=[960.0]), base, 0.1)  # -46%
     assert flagged(found) == [(0, "write_gbs")] and math.isclose(found[0]["tolerance"], 0.4)
     assert found[0]["why"].endswith("(tolerance 10% + spread 30% of the baseline's 5 repetitions)")
 
 
 def test_a_link_has_no_launch_spread():
     base = table_of(link_speed_gts=[32.0], link_width=[16.0])
-    found = gpus.baseline_anomalies(table_of(link_speed_gts=[32.0], link_width=[8.0]), base, 0.1)
+    found = flags.baseline_anomalies(table_of(link_speed_gts=[32.0], link_width=[8.0]), base, 0.1)
     assert flagged(found) == [(0, "link_width")]
     assert found[0]["why"] == "PCIe link width 8 lanes is 50% below the baseline's 16 lanes (tolerance 10%)"
 

@@ -66,7 +66,7 @@ def test_default_output_names_have_no_colons(tmp_path):
     on some file systems, in scp and in make."""
     import re
 
-    from hetprobe.characterize import default_directory
+    from hetprobe.run.characterize import default_directory
 
     done = hetprobe(
         "notify", "--device", "host", "--parts", "overhead", "--overhead-ops", "10", "--quiet", cwd=tmp_path

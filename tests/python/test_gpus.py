@@ -18,9 +18,10 @@ import pytest
 from conftest import jsonl_records, write_jsonl
 
 import hetprobe
-from hetprobe import _core, gpus
+from hetprobe import _core
 from hetprobe.errors import UsageError
-from hetprobe.report_gpus import display_table, summary_lines
+from hetprobe.node import flags, gpus
+from hetprobe.report.gpus import display_table, summary_lines
 
 PER_GPU_FILES = ("notify.jsonl", "clock.jsonl", "bandwidth.jsonl")
 # This module's runs name their host devices as on a machine of another CPU (HETPROBE_HOST_CPU_NAME, a
@@ -185,7 +186,7 @@ def table_of(**columns) -> pd.DataFrame:
 
 def test_two_gpus_flag_the_worse_against_the_better():
     t = table_of(roundtrip_ns=[2000.0, 2600.0], write_gbs=[50.0, 47.0], read_gbs=[30.0, 20.0])
-    found = gpus.node_anomalies(t, 0.1)
+    found = flags.node_anomalies(t, 0.1)
     assert [(a["gpu"], a["metric"]) for a in found] == [(1, "roundtrip_ns"), (1, "read_gbs")]
     rt = found[0]
     assert rt["reference"] == 2000.0 and rt["reference_kind"] == "the other GPU (node of 2)"
@@ -193,7 +194,7 @@ def test_two_gpus_flag_the_worse_against_the_better():
     assert rt["pci_bus_id"] == "0000:01:00.0" and rt["value"] == 2600.0
     assert rt["why"] == ("CPU→GPU→CPU flag round trip 2600 ns is 30% above the other GPU's 2000 ns (tolerance 10%)")
     assert math.isclose(found[1]["deviation"], -1 / 3)
-    assert gpus.node_anomalies(t, 0.35) == []  # 30% and 33% worse: within 35%
+    assert flags.node_anomalies(t, 0.35) == []  # 30% and 33% worse: within 35%
 
 
 def test_three_or_more_gpus_flag_against_the_node_median_and_never_for_being_better():
@@ -203,10 +204,10 @@ def test_three_or_more_gpus_flag_against_the_node_median_and_never_for_being_bet
         clock_drift_ppm=[-10.0, 3.0, 800.0, 0.5],  # shown, never compared
         launch_sync_ns=[np.nan, 7000.0, 7100.0, np.nan],  # two values: the worse against the better
     )
-    found = gpus.node_anomalies(t, 0.1)
+    found = flags.node_anomalies(t, 0.1)
     assert [(a["gpu"], a["metric"], a["reference"]) for a in found] == [(2, "roundtrip_ns", 2050.0)]
     assert found[0]["reference_kind"] == "node median"
-    assert gpus.node_anomalies(table_of(write_gbs=[50.0]), 0.01) == []  # one GPU: nothing to compare
+    assert flags.node_anomalies(table_of(write_gbs=[50.0]), 0.01) == []  # one GPU: nothing to compare
 
 
 def test_a_link_below_its_maximum_is_flagged():
@@ -214,7 +215,7 @@ def test_a_link_below_its_maximum_is_flagged():
     t["link speed (GT/s)"], t["link max speed (GT/s)"] = [16.0, 8.0], [16.0, 16.0]
     t["link width (lanes)"], t["link max width (lanes)"] = [16.0, 16.0], [16.0, 16.0]
     t["link read"] = "while write load at full rate"
-    found = gpus.node_anomalies(t)
+    found = flags.node_anomalies(t)
     assert [(a["gpu"], a["metric"], a["value"], a["reference"]) for a in found] == [(1, "link_speed_gts", 8.0, 16.0)]
     assert found[0]["reference_kind"] == "link maximum" and found[0]["deviation"] == -0.5
     assert found[0]["why"] == "PCIe link speed 8 GT/s, below its maximum 16 GT/s (while write load at full rate)"
@@ -228,7 +229,7 @@ def test_a_link_below_its_maximum_is_flagged():
 
 def test_the_display_table_marks_the_flagged_number():
     t = table_of(roundtrip_ns=[2000.0, 2600.0], write_gbs=[52.29, 52.1])
-    shown = display_table(t, gpus.node_anomalies(t))
+    shown = display_table(t, flags.node_anomalies(t))
     assert list(shown.columns) == [
         "GPU",
         "PCI address",
@@ -246,7 +247,7 @@ def test_baseline_anomalies_by_gpu_in_the_bad_direction():
     """One baseline: worse by more than 10% plus the metric's launch spread (round trip 15%, write 10%)."""
     base = table_of(roundtrip_ns=[2000.0, 2000.0], write_gbs=[50.0, 50.0], copy_d2h_gbs=[20.0, 20.0])
     run = table_of(roundtrip_ns=[1500.0, 2600.0], write_gbs=[60.0, 35.0], copy_d2h_gbs=[20.0, np.nan])
-    found = gpus.baseline_anomalies(run, base, 0.1)
+    found = flags.baseline_anomalies(run, base, 0.1)
     assert [(a["gpu"], a["metric"], a["reference_kind"]) for a in found] == [
         (1, "roundtrip_ns", "baseline"),
         (1, "write_gbs", "baseline"),
@@ -257,18 +258,18 @@ def test_baseline_anomalies_by_gpu_in_the_bad_direction():
     )
     assert math.isclose(found[0]["tolerance"], 0.25) and math.isclose(found[1]["tolerance"], 0.2)
     noise = table_of(roundtrip_ns=[2450.0, 2000.0])  # +22.5%: within 10% + 15%
-    assert gpus.baseline_anomalies(noise, table_of(roundtrip_ns=[2000.0, 2000.0]), 0.1) == []
+    assert flags.baseline_anomalies(noise, table_of(roundtrip_ns=[2000.0, 2000.0]), 0.1) == []
     assert found[2]["value"] is None and found[2]["deviation"] is None
     assert found[2]["why"] == "async copy device→host: no value in this run (the baseline's: 20 GB/s)"
     # A GPU the run lacks (its rank never wrote): every number the baseline has is missing.
-    lost = gpus.baseline_anomalies(run.iloc[:1], base, 0.1)
+    lost = flags.baseline_anomalies(run.iloc[:1], base, 0.1)
     assert [(a["gpu"], a["metric"], a["value"]) for a in lost] == [
         (1, "roundtrip_ns", None),
         (1, "write_gbs", None),
         (1, "copy_d2h_gbs", None),
     ]
     # A step the run skipped: its numbers are not missing, those it measured are still compared.
-    assert [a["metric"] for a in gpus.baseline_anomalies(run, base, 0.1, skipped_steps=["bandwidth"])] == [
+    assert [a["metric"] for a in flags.baseline_anomalies(run, base, 0.1, skipped_steps=["bandwidth"])] == [
         "roundtrip_ns",
         "write_gbs",
     ]
@@ -312,8 +313,8 @@ def test_the_link_record_ok_skipped_and_absent(two_gpus, tmp_path):
     assert t.loc[1, "link read"] == "not read: the host backend has no PCIe link"
     assert np.isnan(t.loc[1, "link speed (GT/s)"])
     assert t.loc[0, "PCI address"] == "0000:00:00.0"  # the host devices have none; the link record's
-    flags = [(a["gpu"], a["metric"]) for a in gpus.node_anomalies(t) if a["reference_kind"] == "link maximum"]
-    assert flags == [(0, "link_width")]
+    flagged = [(a["gpu"], a["metric"]) for a in flags.node_anomalies(t) if a["reference_kind"] == "link maximum"]
+    assert flagged == [(0, "link_width")]
     write_jsonl(copy / "bandwidth.jsonl", records)  # a file from before the link record
     assert list(hetprobe.per_gpu(copy)["link read"]) == ["unknown (no link record)"] * 2
 
@@ -334,13 +335,13 @@ def test_an_older_single_gpu_run_has_one_row(data):
 
 @pytest.mark.parametrize("text, value", [("10%", 0.1), ("0.1", 0.1), (0.25, 0.25), (" 5 %", 0.05), ("99.5%", 0.995)])
 def test_tolerance_as_a_percent_or_a_fraction(text, value):
-    assert math.isclose(gpus.parse_tolerance(text), value)
+    assert math.isclose(flags.parse_tolerance(text), value)
 
 
 @pytest.mark.parametrize("text", ["10", "1", "0", "0%", "-5%", "100%", "abc", "nan", "", "inf", "5%%"])
 def test_a_bad_tolerance_is_refused(text):
     with pytest.raises(UsageError, match="--tolerance"):
-        gpus.parse_tolerance(text)
+        flags.parse_tolerance(text)
 
 
 def test_characterize_refuses_a_bad_tolerance_before_writing(tmp_path):
@@ -425,7 +426,7 @@ def test_check_refuses_a_missing_or_mismatched_baseline(two_gpus, host_run, tmp_
     done = hetprobe_cli("check", str(tmp_path / "missing"), "--baseline", str(directory))
     assert done.returncode == 2 and "RUN_DIR" in done.stderr
     with pytest.raises(UsageError, match="backend cuda and this run on host"):
-        gpus.check_comparable({"gpus": 1, "backend": "host", "names": {}}, {"gpus": 1, "backend": "cuda", "names": {}})
+        flags.check_comparable({"gpus": 1, "backend": "host", "names": {}}, {"gpus": 1, "backend": "cuda", "names": {}})
 
 
 def test_characterize_checks_the_baseline_before_measuring(two_gpus, tmp_path):
@@ -468,7 +469,7 @@ def test_characterize_with_a_baseline_reports_the_comparison(two_gpus, tmp_path)
             "tolerance",
             "why",
         }
-        assert f"OUTSIDE TOLERANCE: {gpus.anomaly_line(a)}" in done.stdout
+        assert f"OUTSIDE TOLERANCE: {flags.anomaly_line(a)}" in done.stdout
     assert f"baseline {directory}: " in done.stdout
     assert "Against the baseline" in (run / "report.md").read_text()
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA, REPO, jsonl_records, write_jsonl
 
 import hetprobe
-from hetprobe._plot_halo import PHASES
+from hetprobe.data.halo import PHASES, _phases_of_iteration
 
 
 def rank0_halo(path):
@@ -20,7 +20,7 @@ def rank0_halo(path):
 
 def test_the_table_matches_the_records():
     r = hetprobe.load(DATA / "h200x2-halo.jsonl")
-    table = hetprobe.plots.halo_table(r)
+    table = hetprobe.data.halo_table(r)
     records = rank0_halo(DATA / "h200x2-halo.jsonl")
     assert len(table) == len(records) == 3 * 48 and set(table["cube"]) == {200, 400, 800}
     for rec in records:
@@ -75,7 +75,7 @@ def test_plots_of_the_committed_run(tmp_path):
 
 def test_phases_are_the_median_iterations_critical_path():
     r = hetprobe.load(DATA / "h200x2-halo.jsonl")
-    phases = hetprobe.plots.halo_phases(r, setups=["notify-stacked isend channel pinned 128t"])
+    phases = hetprobe.data.halo_phases(r, setups=["notify-stacked isend channel pinned 128t"])
     assert sorted(phases["cube"]) == [200, 400, 800]
     for rec in rank0_halo(DATA / "h200x2-halo.jsonl"):
         if rec["setup"] != "notify-stacked isend channel pinned 128t":
@@ -106,7 +106,7 @@ def test_phases_come_from_the_records_critical_path(tmp_path):
     rec["critical_path_ns"]["last_recv_copy_end"] = None  # pinned staging: no receive copies
     rec["timeline"].update(kept="none", iteration_index=[], iterations=[])  # the medians need no timeline
     r = hetprobe.load(write_jsonl(tmp_path / "halo.jsonl", [header, rec]))
-    row = hetprobe.plots.halo_phases(r).iloc[0]
+    row = hetprobe.data.halo_phases(r).iloc[0]
     assert row["phases_from"] == "median over the timed iterations" and row["setup"] == SETUP
     for k, name in enumerate(PHASES[:-1]):
         assert row[f"{name}_us"] == pytest.approx(k + 1.0), name
@@ -234,7 +234,7 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
         staging="memcpy",
         quiet=True,
     )
-    table = hetprobe.plots.halo_table(r)
+    table = hetprobe.data.halo_table(r)
     assert sorted(set(table["variant"])) == ["baseline", "notify-stacked", "notify-stream"]
     assert len(table) == 5  # baseline (waitall) + two notify variants x two signals
     assert (table["payload"] == "intact").all() and (table["n"] == 3).all() and (table["staging"] == "memcpy").all()
@@ -246,7 +246,7 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
     for rec in [x for x in r.records if x.get("record") == "halo" and x["rank"] == 0]:
         its = rec["timeline"]["iterations"]
         assert len(its) == 3
-        per = [hetprobe._plot_halo._phases_of_iteration(rec, it) for it in its]
+        per = [_phases_of_iteration(rec, it) for it in its]
         for it, mine in zip(its, per):
             assert it["critical_path_ns"] == pytest.approx(mine), rec["setup"]
             assert len(it["recv_copy_end_ns"]) == 26 and mine["last_recv_copy_end"] is not None
@@ -293,7 +293,7 @@ def _merged_mechanisms_compare_with_their_own_baseline(path, merged):
             if line["record"] == "halo" and line["variant"] == "baseline":
                 line["iteration_ns"]["median"] /= 2
             out.write(json.dumps(line) + "\n")
-    table = hetprobe.plots.halo_table(hetprobe.load(merged))
+    table = hetprobe.data.halo_table(hetprobe.load(merged))
     assert len(set(table["single_copy"])) == 2
     for _, rows in table.groupby("single_copy"):
         base = rows[rows["variant"] == "baseline"]["median_us"].iloc[0]

@@ -12,7 +12,7 @@ from conftest import DATA, jsonl_records
 from test_notebooks import assert_clean, cell, html, images, run as run_notebook, shows_number, text
 
 import hetprobe
-from hetprobe.load import read_jsonl
+from hetprobe.data.jsonl import read_jsonl
 
 COMMITTED = DATA / "h200x2-halo.jsonl"
 TAGS = ["setup", "headline", "matrix", "vs_best", "rates", "phases", "timeline", "model", "payload"]
@@ -47,7 +47,7 @@ def headline_setups(path) -> list[dict]:
 
 def check_headline(nb, path):
     """Every headline setup's median and speed-up (halo_table's) as the notebook prints them."""
-    table = hetprobe.plots.halo_table(hetprobe.load(path))
+    table = hetprobe.data.halo_table(hetprobe.load(path))
     shown, shown_table = text(nb, "headline"), html(nb, "headline")[0]
     picked = headline_setups(path)
     assert picked

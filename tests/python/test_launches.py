@@ -17,10 +17,10 @@ from conftest import DATA, jsonl_records, write_jsonl
 import hetprobe
 from hetprobe import UsageError, _core, headline_table
 from hetprobe.cli import main
-from hetprobe.merge import merge
-from hetprobe.report_headline import ci_text
+from hetprobe.data.merge import merge
+from hetprobe.report.texts import ci_text
 
-characterize_module = importlib.import_module("hetprobe.characterize")  # the package's name is the function
+characterize_module = importlib.import_module("hetprobe.run.characterize")  # hetprobe.characterize is the function
 ROUNDS = DATA / "h100-rounds"  # tests/gpu/rounds.sh: the same command launched 3 times on one H100
 LAUNCHED = ("interference", "interference-rate", "interference-paper", "interference-cold")
 

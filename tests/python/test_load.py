@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 import time
 import warnings
 
@@ -11,8 +13,9 @@ import numpy as np
 import pytest
 from conftest import DATA, jsonl_records, write_jsonl
 
+from hetprobe.data import jsonl
+from hetprobe.data.load import TruncatedResultsWarning, load
 from hetprobe.errors import ResultsFileError, UsageError
-from hetprobe.load import TruncatedResultsWarning, load
 
 JSONL = sorted(p.name for p in DATA.glob("*.jsonl"))
 
@@ -240,6 +243,42 @@ def test_corrupt_middle_line_names_file_and_line(tmp_path, copy_data):
     path.write_bytes(b"\n".join(lines))
     with pytest.raises(ResultsFileError, match=r"h200-bandwidth\.jsonl:3:"):
         load(path)
+
+
+def test_a_tail_returns_each_line_once_it_is_complete(tmp_path, notify_header):
+    path = tmp_path / "growing.jsonl"
+    path.write_text(json.dumps(notify_header) + "\n")
+    tail = jsonl.Tail(path)  # from the file's end: the header is already there
+    assert tail.new() == []
+    with open(path, "a") as f:
+        f.write('{"record": "a"}\n{"record": "b", "x"')
+    assert tail.new() == [{"record": "a"}]  # b is still being written
+    with open(path, "a") as f:
+        f.write(": 1}\n\n")
+    assert tail.new() == [{"record": "b", "x": 1}] and tail.new() == []
+    assert jsonl.Tail(tmp_path / "not-yet.jsonl").new() == []
+
+
+def test_the_reader_loads_by_path_with_the_standard_library_alone(tmp_path, copy_data):
+    """tests/gpu/*.py and tests/mpi/check_halo.py load data/jsonl.py by path where hetprobe is not
+    installed: run so, it reads what load() reads (the cut last line left out) and names a bad line."""
+    path = copy_data("h200-notify.jsonl")
+    path.write_bytes(path.read_bytes()[:-200])
+    source = jsonl.__file__
+    script = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('reader', {source!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "assert 'hetprobe' not in sys.modules and 'pandas' not in sys.modules\n"
+        "print(len(m.records(sys.argv[1])))\n"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", script, str(path)], capture_output=True, text=True)
+    with pytest.warns(TruncatedResultsWarning):
+        assert done.stdout.strip() == str(len(load(path).records)), done.stderr
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join([lines[0], lines[1][:40], *lines[2:]]))
+    bad = subprocess.run([sys.executable, "-I", "-c", script, str(path)], capture_output=True, text=True)
+    assert "ResultsFileError" in bad.stderr and "h200-notify.jsonl:2:" in bad.stderr
 
 
 def test_not_an_object_or_no_header_is_corrupt(tmp_path, notify_header):

@@ -9,7 +9,7 @@ import pytest
 from conftest import DATA, jsonl_records
 
 import hetprobe
-from hetprobe import plots
+from hetprobe import data, plots
 from hetprobe.errors import UsageError
 
 MATRIX = DATA / "h200x2-load" / "matrix.jsonl"
@@ -65,7 +65,7 @@ def test_the_host_memory_record(matrix):
 def test_load_table_and_worst_slowdown_match_the_records(matrix):
     points = _points(MATRIX)
     ssb = _ssb(points)
-    table = plots.load_table(matrix).set_index(["kind", "gpus"])
+    table = data.load_table(matrix).set_index(["kind", "gpus"])
     for p in points:
         if p["load_kind"] == "none" or p["load_rate"] != "1" or p["size_bytes"] != 1024:
             continue
@@ -77,7 +77,7 @@ def test_load_table_and_worst_slowdown_match_the_records(matrix):
         (p for p in points if p["load_kind"] != "none"),
         key=lambda p: p["send_time_ns"]["median"] / ssb[(p["size_bytes"], p["access"])],
     )
-    w = plots.worst_slowdown(matrix)
+    w = data.worst_slowdown(matrix)
     assert (w["size_bytes"], w["load_kind"], w["load_gpus"], w["load_rate"]) == (
         worst["size_bytes"],
         worst["load_kind"],
@@ -123,5 +123,5 @@ def test_a_characterize_run_splits_into_its_parts():
     table = hetprobe.headline_table(run).set_index("quantity")
     assert (
         table.loc["Worst MPI_Send slowdown under GPU traffic", "value"].split("×")[0]
-        == f"{plots.worst_slowdown(parts['loads'])['slowdown']:.4g}"
+        == f"{data.worst_slowdown(parts['loads'])['slowdown']:.4g}"
     )

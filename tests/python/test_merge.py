@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from conftest import DATA
 
+from hetprobe.data.load import TruncatedResultsWarning, load
+from hetprobe.data.merge import main, merge
 from hetprobe.errors import UsageError
-from hetprobe.load import TruncatedResultsWarning, load
-from hetprobe.merge import main, merge
 
 NOTIFY, SWEEP = DATA / "h200-notify.jsonl", DATA / "h200-interference-sweep.jsonl"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hetprobe import _core
-from hetprobe.probes import cli_options
+from hetprobe.run.probes import cli_options
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "pybindings/hetprobe/results.schema.json").read_text())
 

@@ -10,10 +10,10 @@ from figure_layout import bars, clipped, data_points, legend_overlaps, rows_cut,
 from matplotlib.image import imread
 
 from hetprobe import load, plots
-from hetprobe._plot_load import load_points
-from hetprobe._plotting import DPI
-from hetprobe.report_headline import PARTS
-from hetprobe.report_sections import _save
+from hetprobe.data.loads import load_points
+from hetprobe.plots.style import DPI
+from hetprobe.report.parts import PARTS
+from hetprobe.report.sections import save
 
 MATRIX = DATA / "h200x2-load" / "matrix.jsonl"  # every load kind, 1 and 2 GPUs, at three rates
 
@@ -101,7 +101,7 @@ COMMITTED = {
 def _reads_at_a_glance(fig, tmp_path, name):
     """Saved as the report saves it: every text readable on report.html's page, no legend over a point or
     a bar, no point cut by an axes edge."""
-    png = _save(fig, tmp_path, f"{name}.png")
+    png = save(fig, tmp_path, f"{name}.png")
     width = imread(tmp_path / png).shape[1]
     assert small_text(fig, width, DPI) == [], f"{name}: {width} px wide"
     assert legend_overlaps(fig) == [], name

@@ -9,11 +9,11 @@ from conftest import DATA, REPO, jsonl_records, write_jsonl
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from hetprobe import plots
-from hetprobe._plot_load import load_points
-from hetprobe._units import size_label
+from hetprobe import data, plots
+from hetprobe.data.load import load
+from hetprobe.data.loads import load_points
+from hetprobe.data.units import size_label
 from hetprobe.errors import UsageError
-from hetprobe.load import load
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def test_writer_timeline(timeline, sweep, tmp_path):
 
 
 def test_notify_table_is_table_1(notify):
-    t = plots.notify_table(notify)
+    t = data.notify_table(notify)
     assert list(t.columns) == ["cpu", "cpu, gpu polling", "gpu", "gpu, cpu polling"]
     assert list(t.index) == [
         "volatile:relaxed",
@@ -126,14 +126,14 @@ def test_notify_table_is_table_1(notify):
 
 
 def test_roundtrip_and_mechanism_tables(notify):
-    t = plots.roundtrip_table(notify)
+    t = data.roundtrip_table(notify)
     assert t.shape == (6, 6)
     assert t.loc[("acqrel:acqrel", "pinned", "line"), ("cpu-gpu-cpu", "median")] == pytest.approx(2979.0476, abs=1e-3)
     assert t.loc[("fence:fence", "pinned", "line"), ("gpu-cpu-gpu", "p10")] == pytest.approx(1727.98, abs=0.01)
-    placed = plots.roundtrip_table(load(DATA / "h200-notify-placement.jsonl"))
+    placed = data.roundtrip_table(load(DATA / "h200-notify-placement.jsonl"))
     assert placed.shape == (12, 6)
     assert set(placed.index.get_level_values("spacing")) == {"same-line", "line", "page"}
-    m = plots.mechanism_table(notify)
+    m = data.mechanism_table(notify)
     assert len(m) == 12 and (m["status"] == "ok").all()
     assert np.isnan(m.loc["pinned-flag-volatile", "go_call_median"])
     assert m.loc["stream-wait-value", "go_call_median"] == pytest.approx(23.8095, abs=1e-3)
@@ -274,7 +274,7 @@ def test_roundtrip_plot_of_two_gpus_is_the_lowest_ranks_as_its_table():
 
     assert boxes(plots.roundtrip(r)) == boxes(plots.roundtrip(r.only_rank(0)))
     assert boxes(plots.roundtrip(r)) != boxes(plots.roundtrip(r.only_rank(1)))
-    assert plots.roundtrip_table(r).equals(plots.roundtrip_table(r.only_rank(0)))
+    assert data.roundtrip_table(r).equals(data.roundtrip_table(r.only_rank(0)))
 
 
 def test_compare(sweep, timeline, notify, tmp_path):
@@ -291,7 +291,7 @@ def test_compare(sweep, timeline, notify, tmp_path):
 def test_compare_table(sweep, timeline, notify):
     a = load([DATA / "h200-notify.jsonl", DATA / "h200-clock.jsonl", DATA / "h200-interference-sweep.jsonl"])
     b = load([DATA / "h200-notify.jsonl", DATA / "h200-interference-timeline.jsonl", DATA / "h200-bandwidth.jsonl"])
-    t = plots.compare_table(a, b, labels=("sweep", "short"))
+    t = data.compare_table(a, b, labels=("sweep", "short"))
     assert list(t.columns) == ["unit", "sweep", "short", "ratio"]
     rt = t.loc["notify round trip cpu-gpu-cpu volatile:relaxed"]
     assert rt["sweep"] == rt["short"] == notify.records[5]["roundtrip_ns"]["median"] and rt["ratio"] == 1.0
@@ -303,10 +303,28 @@ def test_compare_table(sweep, timeline, notify):
     assert len([i for i in t.index if i.startswith("interference")]) == 6
 
 
-def test_no_pyplot_in_the_plotting_modules():
-    for name in ("plots.py", "_plot_notify.py", "_plot_load.py", "_plot_ratios.py", "_plotting.py", "_units.py"):
-        text = (REPO / "pybindings" / "hetprobe" / name).read_text()
-        assert "pyplot" not in text.replace("no pyplot", "") and "plt." not in text, name
+def test_no_pyplot_in_the_plotting_modules_and_no_matplotlib_in_the_tables():
+    package = REPO / "pybindings" / "hetprobe"
+    plotting = sorted((package / "plots").glob("*.py"))
+    assert len(plotting) >= 7
+    for path in plotting + sorted((package / "data").glob("*.py")):
+        text = path.read_text()
+        assert "pyplot" not in text.replace("no pyplot", "") and "plt." not in text, path.name
+    for path in sorted((package / "data").glob("*.py")):  # the tables only compute: hetprobe.plots draws
+        assert "matplotlib" not in path.read_text(), path.name
+
+
+@pytest.mark.parametrize("name", plots.MOVED_TABLES)
+def test_the_tables_old_names_in_plots_warn_and_give_the_data_ones(name):
+    with pytest.warns(DeprecationWarning, match=rf"hetprobe\.plots\.{name} is deprecated: .*hetprobe\.data\.{name}"):
+        old = getattr(plots, name)
+    assert old is getattr(data, name) and name not in plots.__all__
+
+
+def test_plots_names_nothing_else_that_it_does_not_have():
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_table'"):
+        plots.no_such_table  # noqa: B018
+    assert all(callable(getattr(plots, name)) for name in plots.__all__)
 
 
 # --- 95% intervals (files measured in rounds) ---------------------------------------------------
@@ -399,7 +417,7 @@ def test_frame_interval_columns_come_first(rounds):
 
 def test_ratios_side_by_side(tmp_path):
     rows = pd.concat(
-        [plots.ratio_rows(load(ROUNDS / f"interference-{k}.jsonl"), f"launch {k}") for k in (1, 2, 3)],
+        [data.ratio_rows(load(ROUNDS / f"interference-{k}.jsonl"), f"launch {k}") for k in (1, 2, 3)],
         ignore_index=True,
     )
     first = rows[rows["label"] == "launch 1"].set_index(["size_bytes", "load"])
@@ -418,6 +436,6 @@ def test_ratios_side_by_side(tmp_path):
         plots.ratios_side_by_side(rows.drop(columns="ci_low"))
     with pytest.raises(UsageError, match="more than once"):
         plots.ratios_side_by_side(rows.assign(label="one"))
-    layouts = plots.ratio_rows(load(DATA / "h200-interference-sweep.jsonl"))  # several layouts: named in load
+    layouts = data.ratio_rows(load(DATA / "h200-interference-sweep.jsonl"))  # several layouts: named in load
     assert "PCB stream write" in set(layouts["load"]) and layouts["ci_low"].isna().all()
     plots.ratios_side_by_side(layouts, sizes=[1024])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import hetprobe
-from hetprobe.probes import launch_command, options_to_args
+from hetprobe.run.probes import launch_command, options_to_args
 
 TOPOLOGIES = Path(__file__).resolve().parents[1] / "data" / "topology"
 QUICK_CLOCK = dict(device="host", span=0.5, check_after=0.2, samples=20, batches=3)
@@ -109,7 +109,7 @@ def test_a_misspelled_keyword_is_a_type_error_naming_the_valid_ones(call, keywor
 
 
 def test_the_keywords_are_the_cli_options():
-    from hetprobe.probes import cli_options
+    from hetprobe.run.probes import cli_options
 
     assert {"orders", "overhead_samples", "mechanism_samples", "timeout", "quiet"} <= set(cli_options("notify"))
     assert {"span", "check_after", "batches"} <= set(cli_options("clock"))

@@ -3,7 +3,7 @@ the time since the start and the time left in the step (ETA), from a clock the t
 
 import io
 
-from hetprobe.progress import Progress, clock_text, record_label
+from hetprobe.run.progress import Progress, clock_text, record_label
 
 POINT = {
     "record": "point",

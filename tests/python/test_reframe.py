@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from hetprobe import gpus
+from hetprobe.node import gpus
 
 HERE = REPO / "tests" / "reframe"
 sys.path.insert(0, str(HERE))
@@ -103,7 +103,7 @@ def test_make_references_bounds_the_bad_direction(tmp_path):
         "gpu1_write_gbs": [51.0, -0.1, None, "GB/s"],
         "gpu1_link_width": [16, -0.1, None, "lanes"],
     }
-    # The ReFrame side's names, columns and directions are the package's (hetprobe.gpus).
+    # The ReFrame side's names, columns and directions are the package's (hetprobe.node.gpus).
     assert make_references.METRICS == {m.key: (m.column, m.unit, m.worse) for m in gpus.METRICS + gpus.LINK_METRICS}
     run = tmp_path / "run"
     run.mkdir()

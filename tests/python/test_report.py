@@ -13,7 +13,7 @@ from conftest import DATA, jsonl_records, write_jsonl
 
 from hetprobe import UsageError
 from hetprobe.cli import main
-from hetprobe.report import write_report
+from hetprobe.report.write import write_report
 
 RUN = DATA / "h200x2-characterize"
 # As bench/core/noise.cpp words them.

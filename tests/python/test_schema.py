@@ -11,8 +11,9 @@ import re
 import pytest
 from conftest import DATA, REPO, jsonl_records
 
-from hetprobe import _frames, _schema, _upgrade
-from hetprobe.load import load, read_jsonl
+from hetprobe.data import converters, frames, schema, upgrade
+from hetprobe.data.jsonl import read_jsonl
+from hetprobe.data.load import load
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -50,7 +51,7 @@ def _errors(record: dict) -> list[str]:
 
     return [
         f"{'.'.join(map(str, e.absolute_path)) or '(record)'}: {short(e.message)}"
-        for e in _schema.validator().iter_errors(record)
+        for e in schema.validator().iter_errors(record)
     ]
 
 
@@ -59,8 +60,8 @@ def _types(records) -> set[tuple[str, str]]:
 
 
 def test_schema_is_valid_draft_2020_12():
-    assert _schema.schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    jsonschema.Draft202012Validator.check_schema(_schema.schema())
+    assert schema.schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema.schema())
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[str(p.relative_to(DATA)) for p in COMMITTED])
@@ -75,7 +76,7 @@ def test_every_record_type_is_in_a_committed_file():
     seen = set()
     for path in COMMITTED:
         seen |= _types(jsonl_records(path))
-    defined = set(_schema.record_types())
+    defined = set(schema.record_types())
     assert defined - seen == set(ONLY_ELSEWHERE), (
         f"record types in no committed file: {sorted(defined - seen)}; name where each is produced in ONLY_ELSEWHERE"
     )
@@ -207,7 +208,7 @@ def _numeric(node: dict) -> bool:
 
 def test_every_numeric_field_has_a_unit_and_a_description():
     missing = []
-    for path, node in _walk(_schema.schema()):
+    for path, node in _walk(schema.schema()):
         field = path.rsplit("/", 2)[-2:-1] == ["properties"] or path.endswith("/additionalProperties")
         if not field or "/if/" in path or path.startswith("/anyOf/"):
             continue  # only the schemas of fields, not the dispatch on "record" and "probe"
@@ -229,19 +230,19 @@ def _field_names(node) -> set[str]:
 
 def test_docs_name_every_field_of_the_schema():
     docs = (REPO / "docs" / "results-schema.md").read_text()
-    absent = sorted(n for n in _field_names(_schema.schema()) if not re.search(rf"\b{re.escape(n)}\b", docs))
+    absent = sorted(n for n in _field_names(schema.schema()) if not re.search(rf"\b{re.escape(n)}\b", docs))
     assert not absent, f"fields of results.schema.json that docs/results-schema.md does not name: {absent}"
     assert "pybindings/hetprobe/results.schema.json" in docs
 
 
 def test_frames_take_their_columns_from_the_schema():
-    assert _frames.STATS == list(_schema.schema()["$defs"]["summary"]["properties"])
-    assert _frames.KEYS[:3] == ["size_bytes", "layout", "access"]  # the schema's first record type: interference
+    assert frames.STATS == list(schema.schema()["$defs"]["summary"]["properties"])
+    assert frames.KEYS[:3] == ["size_bytes", "layout", "access"]  # the schema's first record type: interference
     for role in ("key", "extra"):
-        assert set(_schema.frame_columns(role)) <= set(_frames.SUMMARY_COLUMNS)
+        assert set(schema.frame_columns(role)) <= set(frames.SUMMARY_COLUMNS)
     # Every column a converter fills is one the schema gave (frame() would drop any other silently).
     filled = set()
-    real = _frames.convert
+    real = converters.convert
 
     def spy(rec, header, record_id):
         out = real(rec, header, record_id)
@@ -252,19 +253,19 @@ def test_frames_take_their_columns_from_the_schema():
                 filled.update(stats, extras)
         return out
 
-    _frames.convert = spy
+    converters.convert = spy
     try:
         results = load(DATA, recursive=True)
     finally:
-        _frames.convert = real
-    assert filled <= set(_frames.SUMMARY_COLUMNS), sorted(filled - set(_frames.SUMMARY_COLUMNS))
-    header = _frames.header_row({**results.records[0], "_file": "f", "_segment": 0})
-    assert set(header) == set(_frames.HEADER_COLUMNS)
+        converters.convert = real
+    assert filled <= set(frames.SUMMARY_COLUMNS), sorted(filled - set(frames.SUMMARY_COLUMNS))
+    header = converters.header_row({**results.records[0], "_file": "f", "_segment": 0})
+    assert set(header) == set(frames.HEADER_COLUMNS)
 
 
 def test_units_of_the_frames_agree_with_the_schema():
     """The unit column the frames give a metric is the schema's unit of that field (ns, GB/s)."""
-    defs = _schema.schema()["$defs"]
+    defs = schema.schema()["$defs"]
     summary = load(DATA / "h200-interference-sweep.jsonl").summary
     units = dict(zip(summary["metric"], summary["unit"]))
     for metric in ("send_time_ns", "harness_empty_region_ns"):
@@ -274,11 +275,11 @@ def test_units_of_the_frames_agree_with_the_schema():
 
 
 def test_schema_file_ships_in_the_package():
-    assert _schema.SCHEMA_PATH.parent.name == "hetprobe" and _schema.SCHEMA_PATH.is_file()
-    assert json.loads(_schema.SCHEMA_PATH.read_text())["$id"] == f"urn:hetprobe:results:{_upgrade.CURRENT}"
+    assert schema.SCHEMA_PATH.parent.name == "hetprobe" and schema.SCHEMA_PATH.is_file()
+    assert json.loads(schema.SCHEMA_PATH.read_text())["$id"] == f"urn:hetprobe:results:{upgrade.CURRENT}"
 
 
 def test_fresh_files_are_of_the_version_the_readers_upgrade_to(host_run):
     directory, _ = host_run
     for path in sorted(directory.glob("*.jsonl")):
-        assert jsonl_records(path)[0]["schema_version"] == _upgrade.CURRENT, path.name
+        assert jsonl_records(path)[0]["schema_version"] == upgrade.CURRENT, path.name

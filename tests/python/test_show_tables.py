@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import hetprobe
-from hetprobe import plots
-from hetprobe._tables import show_tables
-from hetprobe.probes import binary
+from hetprobe import data
+from hetprobe.data.show_tables import show_tables
+from hetprobe.run.probes import binary
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(p.relative_to(ROOT) for p in (ROOT / "notebooks/data").rglob("*.jsonl"))
@@ -57,8 +57,8 @@ def test_show_json_equals_the_package_tables(path):
         table = python[name]
         assert list(table.columns) == ["file", *(rows[0] if rows else [])], (path, name)
         assert_rows_equal(table, rows, {c: c for c in table.columns if c != "file"}, f"{path} {name}")
-    if "halo" in cli:  # plots.halo_table is a view of show's halo table, under its own column names
-        halo = plots.halo_table(results)
+    if "halo" in cli:  # data.halo_table is a view of show's halo table, under its own column names
+        halo = data.halo_table(results)
         names = {c: c for c in cli["halo"][0]} | {
             "threads_per_block": "threads",
             "slowest_rank_median_us": "slowest_us",
@@ -69,7 +69,7 @@ def test_show_json_equals_the_package_tables(path):
         names = {mine: theirs for mine, theirs in names.items() if mine in halo.columns}
         assert_rows_equal(halo, cli["halo"], names, f"{path} halo_table")
     if cli.get("mechanisms"):  # the notify tables reshape the same medians show prints
-        mechanisms = plots.mechanism_table(results)
+        mechanisms = data.mechanism_table(results)
         lowest = min(r["rank"] for r in cli["mechanisms"])
         first = {}
         for r in cli["mechanisms"]:
@@ -98,7 +98,7 @@ def test_a_side_that_computes_its_own_column_is_caught():
     """The check above can fail: a view that recomputes one speed-up its own way differs from show."""
     path = next(f for f in FILES if f.name == "h200x2-halo.jsonl")
     cli = shown(path)
-    table = plots.halo_table(hetprobe.load(ROOT / path))
+    table = data.halo_table(hetprobe.load(ROOT / path))
     table["speedup_vs_baseline"] = table["speedup_vs_baseline"] * 1.001
     with pytest.raises(AssertionError, match="speedup_vs_baseline"):
         assert_rows_equal(table, cli["halo"], {"speedup_vs_baseline": "vs_base"}, "edited")

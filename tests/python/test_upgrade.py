@@ -1,4 +1,4 @@
-"""Files of an older schema_version read in the current form (hetprobe/_upgrade.py; C++:
+"""Files of an older schema_version read in the current form (hetprobe/data/upgrade.py; C++:
 bench/core/record_upgrade.cpp), and the values that changed form read as C++ writes them."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pandas as pd
 from conftest import DATA, jsonl_records
 
 import hetprobe
-from hetprobe import _core, _upgrade
-from hetprobe.load import read_jsonl
+from hetprobe import _core
+from hetprobe.data import upgrade
+from hetprobe.data.jsonl import read_jsonl
 
 PARTS_FILE = DATA / "h200-halo-parts" / "self-400.jsonl"  # version 1: parts auto, whole, 8 KiB and 32 KiB
 
@@ -37,23 +38,23 @@ def test_the_upgrade_changes_only_old_records_and_once():
     header = {"record": "header", "probe": "halo", "schema_version": 1}
     halo = {"record": "halo", "probe": "halo", "launch": {"blocks": 2, "threads_per_block": 128, "part_bytes": 0}}
     records = [copy.deepcopy(header), copy.deepcopy(halo)]
-    _upgrade.upgrade_records(records)
+    upgrade.upgrade_records(records)
     assert records[0] == header and records[1]["launch"] == {"blocks": 2, "threads_per_block": 128, "parts": "whole"}
     once = copy.deepcopy(records)
-    _upgrade.upgrade_records(records)
+    upgrade.upgrade_records(records)
     assert records == once
-    current = [{**header, "schema_version": _upgrade.CURRENT}, copy.deepcopy(halo)]
-    _upgrade.upgrade_records(current)
+    current = [{**header, "schema_version": upgrade.CURRENT}, copy.deepcopy(halo)]
+    upgrade.upgrade_records(current)
     assert current[1] == halo
 
 
 def test_parts_read_as_show_prints_them():
     """The halo table's parts_text is C++'s text form: the column `hetprobe show` prints, row for row."""
-    table = hetprobe.plots.halo_table(hetprobe.load(PARTS_FILE))
+    table = hetprobe.data.halo_table(hetprobe.load(PARTS_FILE))
     assert set(table["parts_text"]) == {"auto", "whole", "8KiB", "32KiB"}
     assert (table["parts_text"] == [_core.part_size_text(p) for p in table["parts"]]).all()
     shown = subprocess.run(
-        [hetprobe.probes.binary(), "show", str(PARTS_FILE)], capture_output=True, text=True, check=True
+        [hetprobe.binary(), "show", str(PARTS_FILE)], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     heading = next(i for i, line in enumerate(shown) if line.startswith("layout "))
     at = shown[heading].index(" parts ") + 1

@@ -34,7 +34,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from reframe.core.exceptions import SanityError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# The per-GPU table's columns (hetprobe.gpus), by performance variable suffix.
+# The per-GPU table's columns (hetprobe.node.gpus), by performance variable suffix.
 METRICS = {
     "roundtrip_ns": ("round trip (ns)", "ns"),
     "launch_sync_ns": ("launch+sync (ns)", "ns"),

@@ -8,8 +8,16 @@ docs/results-schema.md must name every field the probes write), or when a record
 defines appeared in none of the files (every one must be produced by the runs that call this).
 """
 
+import importlib.util
 import json
 import sys
+from pathlib import Path
+
+# The package's JSON Lines reader (pybindings/hetprobe/data/jsonl.py, standard library only), by path.
+_SOURCE = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "data" / "jsonl.py"
+_spec = importlib.util.spec_from_file_location("hetprobe_jsonl", _SOURCE)
+jsonl = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jsonl)
 
 try:
     import jsonschema
@@ -67,24 +75,23 @@ def main(schema_path, files):
         branch[(const.get("probe"), const["record"])] = rule["then"]
     seen, failures = set(), []
     for path in files:
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                rec = json.loads(line)
-                kind = (None if rec.get("record") == "header" else rec.get("probe"), rec.get("record"))
-                where = f"{path}:{number}: {rec.get('probe')} {rec.get('record')}"
-                errors = sorted(validator.iter_errors(rec), key=lambda e: list(e.absolute_path))
-                for e in errors[:5]:
-                    e = jsonschema.exceptions.best_match([e])  # the deepest reason inside anyOf/allOf
-                    field = ".".join(map(str, e.absolute_path)) or "(record)"
-                    failures.append(f"{where}: field '{field}': {e.message[:300]}")
-                if kind not in branch:
-                    failures.append(f"{where}: a record type the schema does not define")
-                    continue
-                seen.add(kind)
-                for field in undescribed(rec, branch[kind], defs, ""):
-                    failures.append(f"{where}: field '{field}' is not in the schema")
+        parsed, cut = jsonl.read_jsonl(path)
+        if cut:  # a finished run ends every line
+            failures.append(f"{path}: its last line is cut")
+        for number, _, rec in parsed:
+            kind = (None if rec.get("record") == "header" else rec.get("probe"), rec.get("record"))
+            where = f"{path}:{number}: {rec.get('probe')} {rec.get('record')}"
+            errors = sorted(validator.iter_errors(rec), key=lambda e: list(e.absolute_path))
+            for e in errors[:5]:
+                e = jsonschema.exceptions.best_match([e])  # the deepest reason inside anyOf/allOf
+                field = ".".join(map(str, e.absolute_path)) or "(record)"
+                failures.append(f"{where}: field '{field}': {e.message[:300]}")
+            if kind not in branch:
+                failures.append(f"{where}: a record type the schema does not define")
+                continue
+            seen.add(kind)
+            for field in undescribed(rec, branch[kind], defs, ""):
+                failures.append(f"{where}: field '{field}' is not in the schema")
     for kind in branch:
         if kind not in seen:
             failures.append(f"record type {kind[0] or 'any'} {kind[1]}: in the schema, but no run wrote one")

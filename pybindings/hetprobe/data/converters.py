@@ -1,0 +1,363 @@
+"""One converter per record type (docs/results-schema.md): a record's key columns, its summary rows and
+its raw sample arrays, which frames.py lays out as the `summary` and `samples` DataFrames of
+hetprobe.load. Fields are read with data.fields' checked access, so a malformed record names its
+field."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fields import Malformed, json_type, need, number, numbers, opt, strings
+from .frames import STATS
+
+_SETUP = ["cpu_order", "gpu_order", "placement", "spacing", "spacing_bytes", "host_memory"]
+
+
+_NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def stats_of(summary, path: str = "") -> dict:
+    """A record's Summary object as floats (n as int); null statistics (unresolved) become NaN.
+    `path` names the object in errors (its fields are checked to be numbers or null)."""
+    if not isinstance(summary, dict):
+        if summary is not None:
+            raise Malformed(path, f"expected an object, got {json_type(summary)}")
+        return {"n": 0, **{k: np.nan for k in STATS[1:]}}
+    where = f"{path}." if path else ""
+    try:
+        return {"n": int(opt(summary, "n", "integer", 0)), **{k: number(summary, k) for k in STATS[1:]}}
+    except Malformed as e:
+        raise Malformed(where + e.path, e.problem) from None
+
+
+def ticks_ns(rec, path: str, divide: float = 1.0) -> np.ndarray:
+    """Raw ticks object at `path` -> ns, in the C++ order of operations: double(t) * ns_per_tick / divide."""
+    return numbers(rec, f"{path}.values", required=True) * float(need(rec, f"{path}.ns_per_tick", "number")) / divide
+
+
+def _setup(rec) -> dict:
+    setup = opt(rec, "setup", "object", {})
+    return {k: setup[k] for k in _SETUP if k in setup}
+
+
+# Each converter returns (keys, rows, chunks): rows are (metric, unit, stats, extras) and chunks
+# are (metric, unit, values) of raw samples.
+
+
+def paper_config(config: dict) -> bool:
+    """Whether an interference header's config ran the paper's writer (files from before the loads did)."""
+    return bool(config.get("paper", "loads" not in config))
+
+
+def load_key(rec) -> tuple[str, int, str | None]:
+    """(load_kind, load_gpus, load_rate) of a point; files from before the load kinds: the paper's writer."""
+    if "load_kind" in rec:
+        return need(rec, "load_kind", "string"), need(rec, "load_gpus", "integer"), opt(rec, "load_rate", "string")
+    return ("none", 0, None) if need(rec, "layout", "string") == "SSB" else ("write", 1, "1")
+
+
+def _interference(rec, header):
+    keys = {
+        k: need(rec, k, t)
+        for k, t in (
+            ("size_bytes", "integer"),
+            ("layout", "string"),
+            ("access", "string"),
+            ("send_mode", "string"),
+            ("writer_side", "string"),
+        )
+    }
+    keys["load_kind"], keys["load_gpus"], keys["load_rate"] = load_key(rec)
+    keys["status"] = opt(rec, "status", "string")
+    sender = opt(rec, "writer.sender", "object")
+    torn = opt(rec, "payload.torn_fraction", "object")
+    load = opt(rec, "load", "object", {})
+    old_traffic = number(sender, "bandwidth_during_send_gbs") if sender else np.nan
+    side_name = "load.sender" if opt(rec, "load.sender", "object") else "load.receiver"
+    side = opt(rec, side_name, "object", {})
+    devices = opt(rec, f"{side_name}.devices", "array") or [{}]
+    for i, device in enumerate(devices):  # Results.load_gpus reads every one
+        if not isinstance(device, dict):
+            raise Malformed(f"{side_name}.devices[{i}]", f"expected an object, got {json_type(device)}")
+    first = devices[0]
+    extras = {
+        "ratio_to_ssb_median": number(rec, "ratio_to_ssb_median"),
+        # The rounds (absent before them): the SSB median of the same rounds, and what the ratio's 95%
+        # interval claims (ratio_to_ssb_ci95 itself is read by Results.interference_ratios).
+        "rounds": opt(rec, "rounds", "integer"),
+        "reps": opt(rec, "reps", "integer"),
+        "ssb_send_time_ns_median": number(rec, "ssb_send_time_ns_median"),
+        "effect": opt(rec, "effect", "string"),
+        "payload_check": opt(rec, "payload.check", "string"),
+        "torn_fraction_median": number(torn, "median") if torn else np.nan,
+        "bandwidth_during_send_gbs": old_traffic,
+        "traffic_during_send_gbs": number(load, "traffic_during_send_gbs")
+        if "traffic_during_send_gbs" in load
+        else old_traffic,
+        "rate_fraction": number(load, "rate_fraction"),
+        "target_gbs": number(first, "target_gbs"),
+        "full_rate_gbs": number(first, "full_rate_gbs"),
+        "payload_writer": opt(rec, "payload_writer", "string"),
+    }
+    ci = numbers(rec, "ratio_to_ssb_ci95")  # checked here, once: Results.interference_ratios reads it
+    if len(ci) not in (0, 2):
+        raise Malformed("ratio_to_ssb_ci95", f"expected [low, high], got {len(ci)} numbers")
+    rows = [("send_time_ns", "ns", stats_of(need(rec, "send_time_ns", "object"), "send_time_ns"), extras)]
+    if isinstance(rec.get("harness_empty_region_ns"), dict):  # absent before revision b8686a9
+        rows.append(
+            (
+                "harness_empty_region_ns",
+                "ns",
+                stats_of(rec["harness_empty_region_ns"], "harness_empty_region_ns"),
+                extras,
+            )
+        )
+    chunks = [("send_time_ns", "ns", numbers(rec, "send_time_ns.samples"))]
+    if opt(rec, "writer_timeline", "object"):
+        for name in ("start", "ready", "end"):
+            chunks.append((f"writer_{name}_ns", "ns", numbers(rec, f"writer_timeline.{name}_ns", required=True)))
+    if sender and sender.get("passes_during_send") is not None:
+        chunks.append(("passes_during_send", "1", numbers(rec, "writer.sender.passes_during_send")))
+    if side.get("bytes_during_send") is not None:  # every load GPU together, per send; NaN where unknown
+        chunks.append(("load_bytes_during_send", "B", numbers(rec, f"{side_name}.bytes_during_send", nulls=True)))
+    return keys, rows, chunks
+
+
+def _host_memory(rec, header):
+    extras = {"label": f"{rec.get('threads')} threads, NUMA {rec.get('numa_nodes')}"}
+    return (
+        {"bytes": opt(rec, "array_bytes", "integer")},
+        [(m, "GB/s", stats_of(rec.get(m), m), extras) for m in ("copy_gbs", "triad_gbs")],
+        [(m, "GB/s", numbers(rec, f"{m}.samples")) for m in ("copy_gbs", "triad_gbs")],
+    )
+
+
+def _bandwidth(rec, header):
+    gbs = numbers(rec, "gbs", required=True)
+    extras = {"ratio_to_plain_median": number(rec, "ratio_to_plain_median")}
+    return (
+        {
+            "writer": need(rec, "writer", "string"),
+            "pass": need(rec, "pass", "string"),
+            "kind": need(rec, "kind", "string"),
+            "access": opt(rec, "access", "string"),
+            "bytes": opt(rec, "bytes", "integer"),
+        },
+        [("gbs", "GB/s", stats_of(need(rec, "gbs_summary", "object"), "gbs_summary"), extras)],
+        [("gbs", "GB/s", gbs)],
+    )
+
+
+def _overhead(rec, header):
+    summary = opt(rec, "ns_per_op", "object")
+    ops = need(rec, "ops_per_sample", "integer")
+    keys = {
+        "side": need(rec, "side", "string"),
+        "contended": need(rec, "contended", "boolean"),
+        **_setup(rec),
+        "ops_per_sample": ops,
+        "unresolved": bool(opt(rec, "ns_per_op.unresolved", "boolean", False)),
+    }
+    extras = {"resolution_ns": number(rec, "ns_per_op.resolution_ns")}
+    # Each raw value is one sample's total over ops_per_sample read+write pairs.
+    chunks = [("ns_per_op", "ns", ticks_ns(rec, "samples", ops))] if rec.get("samples") else []
+    return keys, [("ns_per_op", "ns", stats_of(summary, "ns_per_op"), extras)], chunks
+
+
+def _roundtrip(rec, header):
+    keys = {
+        "direction": need(rec, "direction", "string"),
+        "timed_by": opt(rec, "timed_by", "string"),
+        "exchanges": opt(rec, "exchanges", "integer"),
+        **_setup(rec),
+        "unresolved": bool(opt(rec, "roundtrip_ns.unresolved", "boolean", False)),
+    }
+    rows = [
+        (m, "ns", stats_of(rec.get(m), m), {"resolution_ns": number(rec, f"{m}.resolution_ns")})
+        for m in ("roundtrip_ns", "half_roundtrip_ns")
+    ]
+    # bench/notify/notify.cpp stores one full round trip per exchange; the half is derived from it.
+    chunks = [("roundtrip_ns", "ns", ticks_ns(rec, "samples"))] if rec.get("samples") else []
+    return keys, rows, chunks
+
+
+def _mechanism(rec, header):
+    keys = {k: opt(rec, k, "string") for k in ("mechanism", "go", "done", "status", "skipped_reason")}
+    keys.update(_setup(rec))
+    rows = [("roundtrip_ns", "ns", stats_of(rec.get("roundtrip_ns"), "roundtrip_ns"), {})]  # NaN stats when skipped
+    if isinstance(rec.get("go_call_ns"), dict):
+        rows.append(("go_call_ns", "ns", stats_of(rec["go_call_ns"], "go_call_ns"), {}))
+    chunks = [("roundtrip_ns", "ns", ticks_ns(rec, "samples"))] if rec.get("samples") else []
+    return keys, rows, chunks
+
+
+def clock_intervals(rec) -> np.ndarray:
+    """device_end - device_start of a clock_batch record in ticks, differenced as uint64 (exact)."""
+    start = numbers(rec, "device_start.values", required=True, dtype=np.uint64)
+    end = numbers(rec, "device_end.values", required=True, dtype=np.uint64)
+    if len(start) != len(end):
+        raise Malformed("device_end.values", f"{len(end)} values for {len(start)} in device_start.values")
+    return (end - start).view(np.int64)
+
+
+def _clock_batch(rec, header):
+    half = clock_intervals(rec).astype(np.float64) * float(need(rec, "device_start.ns_per_tick", "number")) / 2
+    # Results.clock_samples reads these too: checked here, once, at load.
+    host = numbers(rec, "host_stamp.values", required=True)
+    need(rec, "host_stamp.ns_per_tick", "number")
+    if len(host) != len(half):
+        raise Malformed("host_stamp.values", f"{len(host)} values for {len(half)} ping-pongs")
+    keys = {
+        "batch": need(rec, "batch", "integer"),
+        "role": need(rec, "role", "string"),
+        "at_s": need(rec, "at_s", "number"),
+    }
+    return (
+        keys,
+        [("half_interval_ns", "ns", stats_of(rec.get("half_interval_ns"), "half_interval_ns"), {})],
+        [("half_interval_ns", "ns", half)],
+    )
+
+
+def _clock_fit(rec, header):
+    extras = {
+        k: number(rec, k)
+        for k in ("drift_ppm", "precision_ns", "best_precision_ns", "offset_ns", "span_s", "residual_rms_ns")
+    }
+    for k in ("device_ref_ticks", "host_ref_ns"):  # Results.clock_samples maps the batches with them
+        need(rec, f"mapping.{k}", "number")
+    extras.update(
+        ns_per_tick=float(need(rec, "mapping.ns_per_tick", "number")),
+        samples_used=opt(rec, "samples_used", "integer"),
+        samples_total=opt(rec, "samples_total", "integer"),
+        check_error_ns=number(rec, "check.error_ns"),
+        check_within_precision=opt(rec, "check.within_precision", "boolean"),
+    )
+    return {}, [("residual_ns", "ns", stats_of(rec.get("residual_ns"), "residual_ns"), extras)], []
+
+
+def _benchmark(rec, header):
+    scale = _NS_PER.get(opt(rec, "time_unit", "string", "ns"))
+    if scale is None:
+        raise Malformed("time_unit", f"unknown unit {rec.get('time_unit')!r} (ns, us, ms, s)")
+    stats = stats_of(None)
+    stats.update(n=int(opt(rec, "iterations", "integer", 0)), median=float(need(rec, "real_time", "number")) * scale)
+    return {}, [(need(rec, "name", "string"), "ns", stats, {"label": opt(rec, "label", "string")})], []
+
+
+def _halo(rec, header):
+    variant = need(rec, "variant", "string")
+    keys = {
+        "variant": variant,
+        "setup": opt(rec, "setup", "string", variant),
+        "cube": opt(rec, "cube", "integer"),
+        "layout": opt(rec, "layout", "string"),
+        "send_mode": opt(rec, "send_mode", "string"),
+        "receive_wait": opt(rec, "receive_wait", "string"),
+        "signal": opt(rec, "signal", "string"),
+        "staging": opt(rec, "staging", "string", "pinned"),
+        "threads_per_block": opt(rec, "threads_per_block", "integer"),
+        "bytes": opt(rec, "bytes_sent", "integer"),
+        "status": opt(rec, "status", "string"),
+    }
+    extras = {"payload_check": opt(rec, "payload.check", "string")}
+    rows, chunks = [], []
+    if "iteration_ns" not in rec:  # null for a run that measured nothing; absent: malformed, never a dropped row
+        raise Malformed("iteration_ns", "missing")
+    for metric in ("iteration_ns", "slowest_rank_iteration_ns"):
+        summary = opt(rec, metric, "object")
+        if summary is None:
+            continue
+        rows.append((metric, "ns", stats_of(summary, metric), extras))
+        chunks.append((metric, "ns", numbers(rec, f"{metric}.samples")))
+    return keys, rows, chunks
+
+
+def _halo_model(rec, header):
+    keys = {"cube": opt(rec, "cube", "integer"), "layout": opt(rec, "layout", "string")}
+    comm = number(rec, "comm_ns")
+    # keyed by setup label ("notify-stream isend channel pinned 128t"); older files by variant name
+    bounds = opt(rec, "lower_bound_ns", "object", {})
+    rows = [
+        (
+            "lower_bound_ns",
+            "ns",
+            stats_of(None),
+            {
+                "setup": v,
+                "variant": v.split()[0] if v.split() else v,
+                "lower_bound_ns": number(bounds, v),
+                "comm_ns": comm,
+            },
+        )
+        for v in bounds
+    ]
+    return keys, rows, []
+
+
+CONVERTERS = {
+    ("halo", "halo"): _halo,
+    ("halo", "halo_model"): _halo_model,
+    ("interference", "point"): _interference,
+    ("interference", "host_memory"): _host_memory,
+    ("bandwidth", "point"): _bandwidth,
+    ("notify", "overhead"): _overhead,
+    ("notify", "roundtrip"): _roundtrip,
+    ("notify", "mechanism"): _mechanism,
+    ("clock", "clock_batch"): _clock_batch,
+    ("clock", "clock_fit"): _clock_fit,
+    ("micro", "benchmark"): _benchmark,
+}
+
+
+def warnings_text(rec) -> str | None:
+    """A record's "warnings" (measurement conditions, spread) joined by "; "; "" when it has none,
+    None when the record predates them (not checked)."""
+    found = strings(rec, "warnings")
+    return None if found is None else "; ".join(found)
+
+
+def header_row(rec) -> dict:
+    """One row of Results.headers from a header record (its fields checked: see data.fields)."""
+    for path in ("device", "mpi", "config", "topology", "conditions"):
+        opt(rec, path, "object")
+    opt(rec, "ranks", "array")
+    command = strings(rec, "command_line")
+    return {
+        "file": rec["_file"],
+        "segment": rec["_segment"],
+        "probe": opt(rec, "probe", "string"),
+        "host": opt(rec, "host", "string"),
+        "backend": opt(rec, "backend", "string"),
+        "device": opt(rec, "device.name", "string"),
+        "git_revision": opt(rec, "git_revision", "string"),
+        "hetprobe_version": opt(rec, "hetprobe_version", "string"),
+        "start_time_utc": opt(rec, "start_time_utc", "string"),
+        "resumed": opt(rec, "resumed", "boolean"),
+        "mpi_ranks": opt(rec, "mpi.ranks", "integer"),
+        "mpi_single_copy": opt(rec, "mpi.transport.single_copy", "string"),
+        "command_line": " ".join(command) if command is not None else None,
+        "warnings": warnings_text(rec),
+    }
+
+
+def convert(rec, header, record_id: int):
+    """(keys, rows, chunks) of one record, or None for a record type this reader does not know."""
+    fn = CONVERTERS.get((rec.get("probe"), rec.get("record")))
+    if fn is None:
+        return None
+    keys, rows, chunks = fn(rec, header)
+    device = header.get("device") or {}
+    common = {
+        "file": rec["_file"],
+        "segment": rec["_segment"],
+        "probe": rec["probe"],
+        "record": rec["record"],
+        "host": header.get("host"),
+        "backend": header.get("backend"),
+        "device": device.get("name"),
+        "rank": opt(rec, "rank", "integer", 0),
+        "record_id": record_id,
+        "warnings": warnings_text(rec),
+    }
+    return {**common, **keys}, rows, chunks

@@ -1,0 +1,271 @@
+"""Pack and unpack rates of the halo probe's long messages against `hetprobe bandwidth`'s plain kernels.
+
+Standard library only: hetprobe.halo_rates (pandas) and tests/gpu/halo_rates.py (a script run where
+the package may not be installed; it loads this file by path) share it.
+
+Per rank-0 halo record (one per layout and setup), against rank 0's plain kernel of the bandwidth
+file that moves pinned host memory the same way: a pack writes what MPI sends (the plain one-pass
+write kernel), an unpack reads what MPI received (the plain read kernel); GB/s = 1e9 B/s, ratio =
+rate / reference.
+- Per stage (pack, unpack): the record's pack_busy (unpack_busy): the long messages' bytes over the
+  time in which any of them moved (overlaps counted once, waits not at all). This is what is judged:
+  messages that move at the same time share the link, so each one's own rate is a share of it.
+- Per message of `min_bytes` or more: its median rate (pack_gbs_median, unpack_gbs_median), shown.
+  Files from before the busy rates are judged on these instead (every message at the minimum).
+Setups whose parts are "auto" (the engine's split of long messages) are judged against a minimum
+ratio; the others (whole messages, a fixed part size) are reported only.
+"""
+
+from __future__ import annotations
+
+try:
+    from .jsonl import records as read_records
+except ImportError:  # loaded by path (tests/gpu/halo_rates.py): the reader beside it, standard library too
+    import importlib.util
+    from pathlib import Path
+
+    _spec = importlib.util.spec_from_file_location("hetprobe_jsonl", Path(__file__).resolve().with_name("jsonl.py"))
+    _jsonl = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_jsonl)
+    read_records = _jsonl.records
+
+MIN_BYTES = 65536
+MIN_RATIO = 0.7
+# direction -> (the rate field of a message, the bandwidth row it is compared with, that row's kind)
+DIRECTIONS = {
+    "pack": ("pack_gbs_median", "plain one-pass kernel", "write"),
+    "unpack": ("unpack_gbs_median", "plain read", "read"),
+}
+
+
+# direction -> the record's busy rate of that stage's long messages
+BUSY = {"pack": "pack_busy", "unpack": "unpack_busy"}
+
+
+class RatesError(ValueError):
+    """The files do not hold what the comparison needs (said in the message)."""
+
+
+def _rank0(records, probe: str, record: str) -> list[dict]:
+    return [r for r in records if r.get("probe") == probe and r.get("record") == record and r.get("rank", 0) == 0]
+
+
+def references(bandwidth_records) -> dict[str, float]:
+    """direction -> rank 0's median GB/s of the plain kernel it is compared with (the first such
+    row). RatesError when a row is missing."""
+    points = _rank0(bandwidth_records, "bandwidth", "point")
+    out = {}
+    for direction, (_, writer, kind) in DIRECTIONS.items():
+        rows = [p for p in points if p.get("pass") == "plain" and p.get("kind") == kind]
+        if not rows or not isinstance(rows[0].get("median_gbs"), (int, float)):
+            raise RatesError(
+                f"no rank-0 '{writer}' row with a median_gbs in the bandwidth results "
+                f"(`hetprobe bandwidth --load write,read` measures it)"
+            )
+        out[direction] = float(rows[0]["median_gbs"])
+    return out
+
+
+def _setup_of(record: dict) -> dict:
+    """The columns that name a halo record's layout and setup, shared by its rows."""
+    return {
+        "layout": record.get("layout"),
+        "cube": record.get("cube"),
+        "setup": record.get("setup", record.get("variant")),
+        "variant": record.get("variant"),
+        "staging": record.get("staging"),
+        "parts": record.get("parts"),
+        "judged": record.get("parts") == "auto",
+    }
+
+
+def has_rates(record: dict) -> bool:
+    """Whether a halo record lists per-message rates (files from before them do not)."""
+    return any(field in m for direction, (field, _, _) in DIRECTIONS.items() for m in record.get(direction) or [])
+
+
+def rate_rows(halo_records, bandwidth_records, min_bytes: int = MIN_BYTES) -> list[dict]:
+    """One dict per rank-0 halo record with rates and message of `min_bytes` or more, in file order:
+    layout, cube, setup, variant, staging, parts, judged (parts "auto"), direction, tag, kind,
+    bytes, ns_median, gbs_median, reference ("write" or "read"), reference_gbs, ratio (None without a rate).
+    RatesError when no halo record has per-message rates, or a reference is missing."""
+    halo = _rank0(halo_records, "halo", "halo")
+    with_rates = [r for r in halo if has_rates(r)]
+    if not halo:
+        raise RatesError("no rank-0 halo records in the halo results")
+    if not with_rates:
+        raise RatesError(
+            f"the {len(halo)} rank-0 halo records have no per-message rates "
+            "(pack_gbs_median, unpack_gbs_median: files written before them)"
+        )
+    ref = references(bandwidth_records)
+    rows = []
+    for rec in with_rates:
+        for direction, (field, _, kind) in DIRECTIONS.items():
+            for m in rec.get(direction) or []:
+                if m.get("bytes", 0) < min_bytes:
+                    continue
+                gbs = m.get(field)
+                rows.append(
+                    {
+                        **_setup_of(rec),
+                        "direction": direction,
+                        "tag": m.get("tag"),
+                        "kind": m.get("kind"),
+                        "bytes": m["bytes"],
+                        "ns_median": m.get(f"{direction}_ns_median"),
+                        "gbs_median": gbs,
+                        "reference": kind,
+                        "reference_gbs": ref[direction],
+                        "ratio": gbs / ref[direction] if isinstance(gbs, (int, float)) else None,
+                    }
+                )
+    return rows
+
+
+def busy_rows(halo_records, bandwidth_records) -> list[dict]:
+    """One dict per rank-0 halo record and stage with a busy rate (pack_busy, unpack_busy; files
+    from before them have none), in file order: layout, cube, setup, variant, staging, parts, judged,
+    direction, messages, bytes, busy_ns_median, gbs_median, reference, reference_gbs, ratio (None
+    without a rate). RatesError when a reference is missing."""
+    halo = [r for r in _rank0(halo_records, "halo", "halo") if any(r.get(f) for f in BUSY.values())]
+    if not halo:
+        return []
+    ref = references(bandwidth_records)
+    rows = []
+    for rec in halo:
+        for direction, field in BUSY.items():
+            busy = rec.get(field)
+            if not busy:
+                continue
+            gbs = busy.get("gbs_median")
+            rows.append(
+                {
+                    **_setup_of(rec),
+                    "direction": direction,
+                    "messages": busy["messages"],
+                    "bytes": busy["bytes"],
+                    "busy_ns_median": busy["busy_ns_median"],
+                    "gbs_median": gbs,
+                    "reference": DIRECTIONS[direction][2],
+                    "reference_gbs": ref[direction],
+                    "ratio": gbs / ref[direction] if isinstance(gbs, (int, float)) else None,
+                }
+            )
+    return rows
+
+
+def _lowest(ratios):
+    return None if not ratios or None in ratios else min(ratios)
+
+
+def summaries(rows, min_ratio: float = MIN_RATIO, stages=()) -> list[dict]:
+    """Per (layout, setup), in order: messages, the lowest per-message ratio (None when a message
+    has no rate), the stages' ratios {direction: ratio} from `stages` (busy_rows; empty for files
+    from before them), judged, and ok (None when not judged): every stage's ratio at or above
+    min_ratio, or without stages every message's."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["layout"], r["setup"]), []).append(r)
+    by_setup: dict[tuple, dict] = {}
+    for r in stages:
+        by_setup.setdefault((r["layout"], r["setup"]), {})[r["direction"]] = r["ratio"]
+    out = []
+    for (layout, setup), g in groups.items():
+        lowest = _lowest([r["ratio"] for r in g])
+        stage = by_setup.get((layout, setup), {})
+        judged_on = _lowest(list(stage.values())) if stage else lowest
+        judged = g[0]["judged"]
+        out.append(
+            {
+                "layout": layout,
+                "cube": g[0]["cube"],
+                "setup": setup,
+                "parts": g[0]["parts"],
+                "messages": len(g),
+                "min_ratio": lowest,
+                "stage_ratios": stage,
+                "judged": judged,
+                "ok": (judged_on is not None and judged_on >= min_ratio) if judged else None,
+            }
+        )
+    return out
+
+
+def _number(value, decimals: int) -> str:
+    return "-" if value is None else f"{value:.{decimals}f}"
+
+
+def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_bytes: int = MIN_BYTES):
+    """(lines to print, whether every judged setup passed). RatesError as rate_rows."""
+    rows = rate_rows(halo_records, bandwidth_records, min_bytes)
+    ref = references(bandwidth_records)
+    lines = [
+        f"reference: rank 0's plain write kernel {ref['pack']:.2f} GB/s (pack), plain read kernel "
+        f"{ref['unpack']:.2f} GB/s (unpack); messages of {min_bytes} B or more; rank 0's halo records"
+    ]
+    stages = busy_rows(halo_records, bandwidth_records)
+    sums = summaries(rows, min_ratio, stages)
+    for s in sums:
+        lines.append("")
+        lines.append(f"{s['layout']} | {s['setup']} | parts {s['parts']}")
+        mine = [r for r in stages if (r["layout"], r["setup"]) == (s["layout"], s["setup"])]
+        if mine:
+            lines.append(
+                f"  {'stage':<9} {'messages':>8} {'bytes':>10} {'busy us':>9} {'GB/s':>8} {'ref GB/s':>9} {'ratio':>6}"
+            )
+            for r in mine:
+                busy_us = r["busy_ns_median"] / 1e3
+                lines.append(
+                    f"  {r['direction']:<9} {r['messages']:>8} {r['bytes']:>10} {busy_us:>9.1f} "
+                    f"{_number(r['gbs_median'], 2):>8} {r['reference_gbs']:>9.2f} {_number(r['ratio'], 3):>6}"
+                )
+            lines.append("  each message's own rate (messages that move at the same time share the link):")
+        lines.append(
+            f"  {'direction':<9} {'tag':>4} {'kind':<7} {'bytes':>10} {'GB/s':>8} {'ref GB/s':>9} {'ratio':>6}"
+        )
+        for r in rows:
+            if (r["layout"], r["setup"]) == (s["layout"], s["setup"]):
+                gbs, ratio = _number(r["gbs_median"], 2), _number(r["ratio"], 3)
+                lines.append(
+                    f"  {r['direction']:<9} {r['tag']:>4} {r['kind']:<7} {r['bytes']:>10} {gbs:>8} "
+                    f"{r['reference_gbs']:>9.2f} {ratio:>6}"
+                )
+        verdict = (
+            ("ok" if s["ok"] else "UNDER") + f" (minimum {min_ratio:g})"
+            if s["judged"]
+            else "reported, not judged (parts not auto)"
+        )
+        if s["stage_ratios"]:
+            shown = ", ".join(f"{d} {_number(x, 3)}" for d, x in s["stage_ratios"].items())
+            lines.append(f"  stage ratios {shown} (lowest message {_number(s['min_ratio'], 3)}): {verdict}")
+        else:
+            lines.append(f"  min ratio {_number(s['min_ratio'], 3)} over {s['messages']} messages: {verdict}")
+    judged = [s for s in sums if s["judged"]]
+    under = [s for s in judged if not s["ok"]]
+    lines.append("")
+    lines.append(
+        f"{len(judged)} setups judged (parts auto), {len(under)} under {min_ratio:g}; "
+        f"{len(sums) - len(judged)} reported only"
+    )
+    return lines, not under
+
+
+def main(argv=None) -> int:
+    """halo_rates.py HALO.jsonl BANDWIDTH.jsonl [--min-ratio 0.7] [--min-bytes 65536]: 0 when every
+    judged setup reaches the minimum, 1 when one does not, 2 for bad input."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("halo", help="a halo results file (JSON Lines)")
+    p.add_argument("bandwidth", help="a `hetprobe bandwidth --load write,read` results file")
+    p.add_argument("--min-ratio", type=float, default=MIN_RATIO, help="lowest rate / reference of a judged setup")
+    p.add_argument("--min-bytes", type=int, default=MIN_BYTES, help="messages this big or bigger are compared")
+    a = p.parse_args(argv)
+    try:
+        lines, ok = report(read_records(a.halo), read_records(a.bandwidth), a.min_ratio, a.min_bytes)
+    except (OSError, ValueError) as e:  # RatesError, a bad line (ResultsFileError)
+        print(f"halo_rates: {e}")
+        return 2
+    print("\n".join(lines))
+    return 0 if ok else 1

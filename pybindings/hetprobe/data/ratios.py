@@ -1,0 +1,50 @@
+"""Ratios to SSB of one or several runs as rows (ratio_rows), for hetprobe.plots.ratios_side_by_side:
+one row per load point, a label per file; rows from elsewhere (a bare program's output) join them
+when they have the same columns (RATIO_COLUMNS)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from .loads import loaded_points
+
+RATIO_COLUMNS = ["label", "size_bytes", "load", "ratio", "ci_low", "ci_high"]
+
+
+def _load_name(kind: str, gpus, rate) -> str:
+    """'write', or 'write x2 @0.5' where the point is not one GPU at full rate."""
+    extra = (f" x{int(gpus)}" if gpus != 1 else "") + (f" @{rate}" if rate not in (None, "1") else "")
+    return kind + extra
+
+
+def ratio_rows(results, label=None) -> pd.DataFrame:
+    """One row per load point (SSB left out): label, size_bytes, load, ratio, ci_low, ci_high (NaN
+    without an interval), then layout, access, effect and traffic (GB/s during the sends). load names
+    the kind ('write'; 'write x2 @0.5' off one GPU at full rate), after the layout and access where the
+    results hold several ('PCB stream write').
+
+    ratio: the paired ratio of a point measured in rounds, else median ÷ the SSB median (as the load
+    plots). label: `label` for every row, else each file's name without its extension."""
+    pts = loaded_points(results)
+    effect = [results.records[int(i)].get("effect") for i in pts["record_id"]]
+    loads = [_load_name(k, g, r) for k, g, r in zip(pts["load_kind"], pts["load_gpus"], pts["load_rate"])]
+    if len(pts[["layout", "access"]].drop_duplicates()) > 1:
+        loads = [f"{layout} {access} {name}" for layout, access, name in zip(pts["layout"], pts["access"], loads)]
+    out = pd.DataFrame(
+        {
+            "label": label if label is not None else [os.path.splitext(os.path.basename(f))[0] for f in pts["file"]],
+            "size_bytes": pts["size_bytes"].astype(np.int64).to_numpy(),
+            "load": loads,
+            "ratio": pts["slowdown"].to_numpy(dtype=float),
+            "ci_low": pts["ci_low"].to_numpy(dtype=float),
+            "ci_high": pts["ci_high"].to_numpy(dtype=float),
+            "layout": pts["layout"].to_numpy(),
+            "access": pts["access"].to_numpy(),
+            "effect": effect,
+            "traffic": pts["traffic_during_send_gbs"].to_numpy(dtype=float),
+        }
+    )
+    return out.reset_index(drop=True)

@@ -1,0 +1,53 @@
+"""The steps of characterize: which probe a step runs, the name of each launch of a step (its results
+file, table and log are named after it), how many records each step will write, so that progress
+can show done/total and the time left (the probe says so in its header, `planned_records`, counted
+where it sweeps), and the last error of a step's log, which the run and the report both name."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+_LAUNCH = re.compile(r"(?P<step>.+)\.launch(?P<launch>[1-9][0-9]*)")
+
+
+def launch_name(step: str, launch: int) -> str:
+    """The name of a step's launch: the step's own for the first ("interference"), then
+    "interference.launch2", ...; its files are <name>.jsonl, <name>.txt and logs/<name>.log."""
+    return step if launch == 1 else f"{step}.launch{launch}"
+
+
+def split_launch(name: str) -> tuple[str, int]:
+    """(step, launch) of a launch's name or of its file's ("interference.launch2.jsonl" ->
+    ("interference", 2); "interference-rate" -> ("interference-rate", 1))."""
+    name = os.path.basename(str(name))
+    for suffix in (".jsonl", ".txt", ".log"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    found = _LAUNCH.fullmatch(name)
+    return (found["step"], int(found["launch"])) if found else (name, 1)
+
+
+def family(step: str) -> str:
+    """The probe a step (or one of its launches) runs: "interference-rate.launch2" is the interference probe."""
+    return split_launch(step)[0].split("-")[0]
+
+
+def expected_records(header: dict) -> int | None:
+    """Records the probe will write after this header (None when it does not say)."""
+    planned = header.get("planned_records")
+    return planned if isinstance(planned, int) and not isinstance(planned, bool) else None
+
+
+def last_error(log: Path) -> str | None:
+    """The last error line of a probe's log (its stderr): hetprobe's own message where there is one,
+    not the launcher's lines after it; else the last line that says error; None without one."""
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return None
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    own = [ln for ln in errors if "hetprobe" in ln or ln.startswith("characterize:")]
+    return (own or errors or [None])[-1]

@@ -1,0 +1,97 @@
+"""Records of an older schema_version in the current form: the one place in Python that knows what
+changed between versions (docs/results-schema.md, "Versions"), so that every reader of a results
+file (hetprobe.load, the halo rates) reads one form. C++'s counterpart, which makes the same steps:
+bench/core/record_upgrade.cpp.
+
+Headers keep their schema_version (it says what a file was written as); their config is upgraded as
+the records are. Each step changes only what
+is still in the old form, so a record upgraded twice is the same as one upgraded once."""
+
+from __future__ import annotations
+
+CURRENT = 2  # bench/core/run_header.hpp kSchemaVersion
+
+
+def _launch_parts_v1(launch) -> None:
+    """Version 1 wrote a launch's part size as part_bytes, 0 for one block per message; version 2
+    writes the part size's JSON form ("whole" or bytes)."""
+    if not isinstance(launch, dict) or "part_bytes" not in launch:
+        return
+    part_bytes = launch.pop("part_bytes")
+    launch.setdefault("parts", "whole" if part_bytes == 0 and not isinstance(part_bytes, bool) else part_bytes)
+
+
+def _rename(obj: dict, old: str, new: str) -> None:
+    if old in obj and new not in obj:
+        obj[new] = obj.pop(old)
+
+
+def _bandwidth_keys_v1(rec: dict) -> None:
+    """Version 1 keyed a bandwidth row by its display name alone (`writer`); version 2 adds its keys,
+    pass, kind and access, read back from the names version 1 wrote ("plain one-pass kernel", "plain
+    read", "stream (persistent)", "load read stacked", "load copy-d2h"). A name of none of these forms
+    is left without keys."""
+    name = rec.get("writer")
+    if not isinstance(name, str) or "pass" in rec:
+        return
+    access = None
+    if name == "plain one-pass kernel":
+        pass_, kind = "plain", "write"
+    elif name.startswith("plain "):
+        pass_, kind = "plain", name[len("plain ") :]
+    elif name.endswith(" (persistent)") and len(name) > len(" (persistent)"):
+        pass_, kind, access = "persistent", "write", name[: -len(" (persistent)")]
+    elif name.startswith("load "):
+        pass_, kind = "load", name[len("load ") :]
+        if " " in kind:
+            kind, access = kind.split(" ", 1)
+    else:
+        return
+    rec["pass"] = pass_
+    if rec.get("kind") is None:
+        rec["kind"] = kind
+    rec["access"] = access
+
+
+def _bandwidth_summary_v1(rec: dict) -> None:
+    """Version 1 kept a bandwidth row's samples (gbs) without their summary; version 2 writes it
+    (gbs_summary), computed as the probe computes it: by the compiled module, the statistics' one owner."""
+    gbs = rec.get("gbs")
+    if "gbs_summary" in rec or not isinstance(gbs, list):
+        return
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in gbs):
+        return  # a reader says the record is malformed
+    try:
+        from .. import _core
+    except ImportError:  # loaded on its own (tests/gpu/halo_rates.py, stdlib only), whose readers need no summary
+        return
+    rec["gbs_summary"] = _core.summarize([float(v) for v in gbs])
+
+
+def _record_v1(rec: dict) -> None:
+    if rec.get("probe") == "halo" and rec.get("record") == "halo":
+        for key in ("launch", "unpack_launch"):
+            _launch_parts_v1(rec.get(key))
+        _rename(rec, "send", "send_mode")  # one SendMode, one field name, as interference's
+    if rec.get("probe") == "bandwidth" and rec.get("record") == "point":
+        _bandwidth_keys_v1(rec)
+        _bandwidth_summary_v1(rec)
+
+
+def _header_v1(header: dict) -> None:
+    if header.get("probe") == "halo" and isinstance(header.get("config"), dict):
+        _rename(header["config"], "send", "send_mode")
+
+
+def upgrade_records(records) -> None:
+    """Upgrades one file's records (in order: a header gives the version of the records after it) in place."""
+    version = CURRENT
+    for rec in records:
+        if rec.get("record") == "header":
+            v = rec.get("schema_version")
+            version = v if isinstance(v, int) and not isinstance(v, bool) else 1
+            if version < 2:
+                _header_v1(rec)
+            continue
+        if version < 2:
+            _record_v1(rec)

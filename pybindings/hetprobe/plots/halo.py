@@ -1,0 +1,167 @@
+"""The halo probe's figures: iteration times per layout and setup (halo_times) and one iteration's
+timeline (halo_timeline); their tables are hetprobe.data.halo's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..data.halo import halo_rows, halo_table, median_kept
+from ..data.units import US
+from ..errors import UsageError
+from .style import finish, new_figure, run_title
+
+VARIANT_COLORS = {"baseline": "black", "notify-stream": "#1f77b4", "notify-stacked": "#ff7f0e"}
+
+
+def halo_times(results, path=None, title=None, setups=None):
+    """Median iteration time per layout (cube) and setup with its p10-p90 range, the model's lower
+    bound as a dashed marker: the paper's Fig. 14 as points. `setups`: the setup labels (or variant
+    names) to show, in this order; default every one."""
+    table = halo_table(results)
+    if setups is not None:
+        picked = [table[(table["setup"] == k) | (table["variant"] == k)] for k in setups]
+        if any(p.empty for p in picked):
+            missing = [k for k, p in zip(setups, picked) if p.empty]
+            raise UsageError(f"no halo setup or variant {missing} in these results")
+        table = pd.concat(picked)
+    layouts = list(dict.fromkeys(table["layout"]))
+    labels = list(dict.fromkeys(table["setup"]))
+    fig, axes = new_figure(1, 1, width=max(7.5, 0.35 * len(labels) * len(layouts) + 3), height=4.2)
+    ax = axes[0][0]
+    width = 0.8 / max(1, len(labels))
+    shades = {}
+    for k, label in enumerate(labels):
+        d = table[table["setup"] == label].set_index("layout").reindex(layouts)
+        variant = d["variant"].dropna().iloc[0]
+        shade = shades[variant] = shades.get(variant, -1) + 1
+        x = np.arange(len(layouts)) + (k - (len(labels) - 1) / 2) * width
+        ax.bar(
+            x,
+            d["median_us"],
+            width,
+            color=VARIANT_COLORS.get(variant, "#9467bd"),
+            alpha=max(0.35, 0.9 - 0.12 * shade),
+            label=label,
+            yerr=[d["median_us"] - d["p10_us"], d["p90_us"] - d["median_us"]],
+            capsize=2,
+        )
+        ax.scatter(
+            x,
+            d["model_lower_bound_us"],
+            marker="_",
+            s=max(40, 300 // len(labels)),
+            color="#d62728",
+            zorder=3,
+            label="model lower bound (Eq. 1)" if k == 0 else None,
+        )
+    short = table.drop_duplicates("layout").set_index("layout")["cube"]
+    ax.set_xticks(
+        np.arange(len(layouts)), [f"cube {short[c]}" if short[c] else str(c) for c in layouts], fontsize="small"
+    )
+    ax.set_yscale("log")
+    ax.set_ylabel("time per iteration, median (µs), p10-p90")
+    ax.legend(fontsize="x-small", ncol=2 if len(labels) > 6 else 1)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    return finish(fig, title or run_title(halo_rows(results), "halo exchange per iteration"), path)
+
+
+def halo_timeline(results, layout: str, setup: str, iteration: int | None = None, path=None, title=None):
+    """Rank 0's workflow in one iteration (the thesis's workflow figures): per message, the device's pack
+    (bar), with memcpy staging the end of its copy to host (cross), the CPU's send (triangle), the
+    receive's completion (dot), with memcpy staging the end of its copy to the device (plus) and the
+    unpack (bar), in µs from the iteration's start on the host clock.
+    `setup`: a setup label, or a variant name for its first setup. `iteration`: index among the timed
+    ones (default: the one with the median time among those whose timeline was kept)."""
+    matches = [
+        r
+        for r in results.records
+        if r.get("record") == "halo"
+        and r.get("rank", 0) == 0
+        and r.get("layout") == layout
+        and setup in (r.get("setup"), r.get("variant"))
+    ]
+    if not matches:
+        raise UsageError(f"no rank-0 halo record for layout {layout!r}, setup {setup!r}")
+    rec = matches[0]
+    its = rec["timeline"]["iterations"]
+    if not its:
+        raise UsageError(f"the {setup!r} record kept no timeline (halo --timeline none)")
+    # indices among the timed iterations; older files kept every one
+    kept = rec["timeline"].get("iteration_index", list(range(len(its))))
+    if iteration is None:
+        iteration = kept[median_kept(its)]
+    if iteration not in kept:
+        raise UsageError(f"iteration {iteration}'s timeline was not kept (kept: {kept}; halo --timeline all keeps all)")
+    it = its[kept.index(iteration)]
+    sends, recvs = rec["pack"], rec["unpack"]
+    fig, axes = new_figure(1, 1, width=9, height=0.22 * (len(sends) + len(recvs)) + 1.5)
+    ax = axes[0][0]
+    y = 0
+    labels = []
+    for i, m in enumerate(sends):
+        ax.barh(
+            y,
+            (it["pack_end_ns"][i] - it["pack_start_ns"][i]) * US,
+            left=it["pack_start_ns"][i] * US,
+            color="#2ca02c",
+            height=0.7,
+            label="pack (device)" if i == 0 else None,
+        )
+        if it.get("copy_end_ns"):
+            ax.scatter(
+                it["copy_end_ns"][i] * US,
+                y,
+                marker="x",
+                color="#8c564b",
+                s=16,
+                zorder=3,
+                label="copy to host done" if i == 0 else None,
+            )
+        ax.scatter(
+            it["send_ns"][i] * US, y, marker=">", color="black", s=18, zorder=3, label="send posted" if i == 0 else None
+        )
+        labels.append(f"send {m['tag']} {m['kind']} {m['bytes']} B")
+        y += 1
+    for i, m in enumerate(recvs):
+        ax.scatter(
+            it["recv_ns"][i] * US,
+            y,
+            marker="o",
+            color="#d62728",
+            s=14,
+            zorder=3,
+            label="receive complete" if i == 0 else None,
+        )
+        if it.get("recv_copy_end_ns"):
+            ax.scatter(
+                it["recv_copy_end_ns"][i] * US,
+                y,
+                marker="+",
+                color="#8c564b",
+                s=24,
+                zorder=3,
+                label="copy to device done" if i == 0 else None,
+            )
+        ax.barh(
+            y,
+            (it["unpack_end_ns"][i] - it["unpack_start_ns"][i]) * US,
+            left=it["unpack_start_ns"][i] * US,
+            color="#9467bd",
+            height=0.7,
+            label="unpack (device)" if i == 0 else None,
+        )
+        labels.append(f"recv {m['tag']} {m['kind']} {m['bytes']} B")
+        y += 1
+    ax.axvline(it["total_ns"] * US, color="grey", linestyle="--", linewidth=1, label="iteration end")
+    ax.set_yticks(range(len(labels)), labels, fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("µs from the iteration's start (host clock; device stamps mapped by clock sync)")
+    ax.legend(fontsize="small", loc="lower right")
+    precision = rec["timeline"]["clock_sync"]["precision_ns"]
+    short = f"cube {rec['cube']}" if rec.get("cube") else layout
+    default = (
+        f"{short}, {rec.get('setup', rec['variant'])}, rank 0, iteration {iteration}: {it['total_ns'] * US:.1f} µs "
+        f"(sync precision {precision * US:.2f} µs)"
+    )
+    return finish(fig, title or default, path)

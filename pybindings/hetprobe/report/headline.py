@@ -1,0 +1,133 @@
+"""The headline numbers of a run: the few a reader wants first, each with how it was measured and the
+warnings recorded beside it (the run's conditions, the spread of its samples). A run that lost a
+probe still has the others' numbers: a quantity without records is left out, never an error. The
+interference rows are interference_headline's."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..data.results import Results, summary_rows as _rows
+from ..data.select import pick_setup
+from .interference_headline import interference_headline
+from .notes import MARK, conditions_by_warning, warned, warned_suffix
+from .render import Document, number
+from .texts import ns_text
+
+PAPER_ORDER = ("volatile", "relaxed")  # Elis et al. 2024, Table 1: plain CPU accesses, GPU atomics
+
+
+def headline(doc: Document, results: Results) -> list[str]:
+    """The numbers a reader wants first: a table in the report (⚠N beside a number its run or its
+    samples warn about, by the report's numbering), and lines for summary.txt."""
+    table = headline_table(results, warnings=True)
+    doc.h2("Headline numbers")
+    if not len(table):
+        doc.para("No probe finished a measurement: see the logs.")
+        return []
+    values = [v + (f" {doc.marks.mark(w)}" if w else "") for v, w in zip(table["value"], table["warnings"])]
+    shown = table.assign(value=values)
+    doc.table(shown.drop(columns="warnings"))
+    # summary.txt: beside each number only its own samples' warnings; the run's conditions, which
+    # apply to every number of a run, are listed once under the numbers.
+    # A warning is written out once: a later number it applies to says "as above".
+    run, seen, lines = set(conditions_by_warning(results)), set(), []
+    for q, v, w in zip(table["quantity"], table["value"], table["warnings"]):
+        own = [x for x in w if x not in run]
+        new = [x for x in own if x not in seen]
+        seen.update(own)
+        lines.append(f"{q}: {v}{warned_suffix(new) if new else f'  {MARK} as above' if own else ''}")
+    return lines
+
+
+def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
+    """The headline numbers of a run as text: columns quantity, value (with its unit), how (measured);
+    with ``warnings=True`` also warnings, the list of warnings that apply to each number."""
+    rows: list[tuple[str, str, str, list[str]]] = []
+    rt = pick_setup(_rows(results, "roundtrip", "roundtrip_ns"))
+    host_rt = rt[rt["direction"] == "cpu-gpu-cpu"].dropna(subset=["median"]) if len(rt) else rt
+    if len(host_rt):
+        best = host_rt.loc[host_rt["median"].idxmin()]
+        rows.append(
+            (
+                "CPU→GPU→CPU flag round trip, fastest order",
+                f"{ns_text(best['median'])} (p10 {ns_text(best['p10'])}, p90 {ns_text(best['p90'])})",
+                f"{best['cpu_order']}:{best['gpu_order']} flags, {int(best['n'])} exchanges, host clock",
+                warned(results, [best["record_id"]]),
+            )
+        )
+        paper = host_rt[(host_rt["cpu_order"] == PAPER_ORDER[0]) & (host_rt["gpu_order"] == PAPER_ORDER[1])]
+        if len(paper):
+            p = paper.iloc[0]
+            rows.append(
+                (
+                    "CPU→GPU→CPU flag round trip, paper's order",
+                    ns_text(p["median"]),
+                    f"volatile:relaxed, {int(p['n'])} exchanges",
+                    warned(results, [p["record_id"]]),
+                )
+            )
+    over = pick_setup(_rows(results, "overhead", "ns_per_op"))
+    if len(over):
+        paper = over[
+            (over["cpu_order"] == PAPER_ORDER[0])
+            & (over["gpu_order"] == PAPER_ORDER[1])
+            & (~over["contended"].astype(bool))
+        ]
+        for side in ("cpu", "gpu"):
+            one = paper[paper["side"] == side].dropna(subset=["median"])
+            if len(one):
+                o = one.iloc[0]
+                rows.append(
+                    (
+                        f"One flag read + write on the {side.upper()} (Elis et al. 2024, Table 1)",
+                        f"{number(o['median'])} ns per pair",
+                        f"volatile:relaxed, {int(o['n'])} samples of {int(o['ops_per_sample'])} pairs",
+                        warned(results, [o["record_id"]]),
+                    )
+                )
+    mech = _rows(results, "mechanism", "roundtrip_ns")
+    if len(mech):
+        sync = mech[mech["mechanism"] == "launch+device-sync"].dropna(subset=["median"])
+        if len(sync):
+            s = sync.iloc[0]
+            rows.append(
+                (
+                    "Kernel launch + device synchronise",
+                    ns_text(s["median"]),
+                    f"empty kernel, {int(s['n'])} samples",
+                    warned(results, [s["record_id"]]),
+                )
+            )
+    fit = _rows(results, "clock_fit", "residual_ns")
+    if len(fit):
+        f = fit.iloc[0]
+        noted = warned(results, [f["record_id"]])
+        rows.append(
+            (
+                "GPU clock drift against the host clock",
+                f"{number(f['drift_ppm'])} ppm",
+                f"linear fit of {int(f['samples_used'])} ping-pongs over {f['span_s']:.3g} s",
+                noted,
+            )
+        )
+        check = "within" if bool(f["check_within_precision"]) else "outside"
+        rows.append(
+            (
+                "Clock sync precision",
+                _precision_text(f),
+                f"median half round trip; a later check was off by {number(f['check_error_ns'])} ns, {check} its "
+                "precision",
+                noted,
+            )
+        )
+    rows += interference_headline(results)
+    table = pd.DataFrame(rows, columns=["quantity", "value", "how", "warnings"])
+    return table if warnings else table.drop(columns="warnings")
+
+
+def _precision_text(fit) -> str:
+    """The clock's precision with the fit's residual beside it: the precision bounds a stamp only
+    where the stamps kept to their brackets, and a residual above it says they did not (on a busy
+    host: 35 ns beside 923 ns), so the residual is what the fit is good to."""
+    return f"{number(fit['precision_ns'])} ns (the fit's residual rms: {number(fit['residual_rms_ns'])} ns)"

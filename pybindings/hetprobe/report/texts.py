@@ -1,0 +1,90 @@
+"""Numbers as the report's tables and headline write them: times, ratios, 95% intervals, the gap
+before a send, and a pooled point with how it was measured."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data.units import size_label
+from .render import number
+
+
+def ns_text(ns) -> str:
+    """A flag's or a launch's time, in ns as the notify and per-GPU tables show it."""
+    return f"{number(ns)} ns"
+
+
+def ratio_text(x: float) -> str:
+    """A ratio to SSB as the tables' ×SSB column writes it."""
+    return number(x)
+
+
+def ci_text(low, high) -> str:
+    """A 95% interval as the tables show it, "0.97-1.12"; "" without one."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    return f"{_bound(low)}-{_bound(high)}"
+
+
+def _bound(x: float) -> str:
+    return f"{x:.2f}" if x < 100 else f"{x:,.0f}"
+
+
+def spread_text(row) -> str:
+    """The launches' lowest and highest ratio of a pooled row, "0.98-1.10"; "" for one launch."""
+    if row["launches"] < 2 or not np.isfinite(row["ratio_min"]):
+        return ""
+    return f"{_bound(row['ratio_min'])}-{_bound(row['ratio_max'])}"
+
+
+def time_text(ns) -> str:
+    """A send time in µs, as the interference tables show it: "1.452 µs", "2350 µs"."""
+    return f"{number(ns / 1e3)} µs"
+
+
+def gap_text(label: str) -> str:
+    """What the sender did before each send, from its --gap label."""
+    if str(label).startswith("sweep:"):
+        return f"a {label[len('sweep:') :]} buffer swept before each send"
+    return f"{label} of spinning before each send"
+
+
+def point_text(row) -> str:
+    """ "write from 1 GPU, 16 MiB: SSB 2353 µs, loaded 2689 µs, 52.08 GB/s during the send"."""
+    gpus = int(row["load_gpus"])
+    rate = "" if row["load_rate"] == "1" else f" at rate {row['load_rate']}"
+    traffic = f", {number(row['traffic_gbs'])} GB/s during the send" if np.isfinite(row["traffic_gbs"]) else ""
+    return (
+        f"{row['load_kind']} from {gpus} GPU{'s' if gpus > 1 else ''}{rate}, {size_label(int(row['size_bytes']))}: "
+        f"SSB {time_text(row['ssb_median_ns'])}, loaded {time_text(row['median_ns'])}{traffic}"
+    )
+
+
+def how_text(row) -> str:
+    """How a pooled point's ratio and interval were measured."""
+    where = f"{row['layout']}, {row['access']} access"
+    if row["gap"] != "0":
+        where += f", {gap_text(row['gap'])}"
+    if row["launches"] > 1:
+        interval = "its 95% interval from their spread" if row["launches"] >= 3 else "no interval under 3 launches"
+        return f"{where}; the median of {int(row['launches'])} launches' ratios ({spread_text(row)}), {interval}"
+    if not np.isfinite(row["rounds"]):
+        return f"{where}; the median of {int(row['n'])} sends ÷ the SSB median at its size"
+    return (
+        f"{where}; the median over {int(row['rounds'])} rounds of each round's median ÷ the same round's SSB "
+        f"median ({int(row['reps'])} sends per visit), its 95% interval over the rounds"
+    )
+
+
+def ci_clause(row) -> str:
+    ci = ci_text(row["ratio_ci95_low"], row["ratio_ci95_high"])
+    return f" (95% CI {ci})" if ci else " (no 95% interval)"
+
+
+def short_text(row) -> str:
+    """ "copy-d2h x1 16 MiB 1.13×": a point and its ratio, for a list."""
+    rate = "" if row["load_rate"] == "1" else f" @{row['load_rate']}"
+    return (
+        f"{row['load_kind']}{rate} x{int(row['load_gpus'])} {size_label(int(row['size_bytes']))} "
+        f"{ratio_text(row['ratio'])}×"
+    )

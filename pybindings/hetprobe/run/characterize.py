@@ -1,0 +1,239 @@
+"""``hetprobe characterize``: the main job. One command runs every probe on
+this node with sensible defaults and leaves a run directory:
+
+    topology.json, topology.txt        the node (hwloc)
+    notify.jsonl, clock.jsonl,         every record of every probe (JSON Lines), with the CLI's
+    bandwidth.jsonl                    tables beside them (*.txt): every GPU on its own,
+    interference.jsonl                 the loads during MPI_Send,
+    interference-rate.jsonl            the write load's rate curve,
+    interference-paper.jsonl           the paper's layout sweep (--paper),
+    interference-cold.jsonl            cold sends (2 ms of computing before each) under the loads;
+    <step>.launch2.jsonl, ...          the interference steps' further launches (--launches)
+    logs/                              each step's stderr
+    report.md, report.html, *.png      the report: plots, headline numbers, the per-GPU table
+    characterize.json                  what ran: commands, exit codes, wall times; the per-GPU
+                                       table, the GPUs flagged ("anomalies"), the baseline check
+
+Each probe is the ``hetprobe`` executable in its own process, so a killed run
+keeps every finished record, and one failing probe does not lose the others.
+notify, clock and bandwidth run one rank per device of the backend (mpirun or
+srun with as many ranks as devices; one device: the probe alone), each rank on
+its own GPU; interference runs its pair of ranks under mpirun or srun. A GPU
+worse than the node's others by more than --tolerance, or whose PCIe link runs
+below its maximum, is flagged (hetprobe.node.flags says how); --baseline DIR then
+compares every GPU with the same GPU of a known-good node's run.
+
+The interference steps measure each size in rounds (the ratio to SSB paired per round, with its 95%
+interval over the rounds) and run as several launches, each a separate mpirun or srun into its own
+file: a process launch is the unit of replication (docs/metrics.md), and the report pools them
+(Results.interference_ratios).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from ..data.load import load
+from ..data.paths import file_kind
+from ..data.results import Results
+from ..data.steps import family, launch_name
+from ..errors import UsageError
+from ..node import flags, gpus as gpu_table
+from .launch import Node, node_devices, probe_command, run_step, write_topology
+from .manifest import Run, Step, write_manifest
+from .presets import (
+    DEVICES,
+    LAUNCHED_STEPS,
+    MAX_LAUNCHES,
+    MAX_REPS,
+    MAX_TIMEOUT_S,
+    ON_REQUEST,
+    PER_GPU_STEPS,
+    PROBES,
+    launches_of,
+)
+from .progress import Progress
+from .step_options import check_step_options
+
+
+def default_directory() -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return Path("hetprobe-results") / f"characterize-{platform.node()}-{stamp}"
+
+
+def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launches=None) -> None:
+    """characterize's own options, checked before anything is written (the probes check theirs)."""
+    if device not in DEVICES:
+        raise UsageError(f"--device {device}: expected one of {', '.join(DEVICES)}")
+    if timeout_s is not None and (
+        isinstance(timeout_s, bool)
+        or not isinstance(timeout_s, (int, float))
+        or not math.isfinite(timeout_s)
+        or not 0 < timeout_s <= MAX_TIMEOUT_S
+    ):
+        raise UsageError(
+            f"--timeout {timeout_s}: expected a finite number of seconds above 0 and at most {MAX_TIMEOUT_S} (one week)"
+        )
+    if reps is not None and (isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= MAX_REPS):
+        raise UsageError(f"--reps {reps}: expected an integer from 1 to {MAX_REPS:,}")
+    if launches is not None and (
+        isinstance(launches, bool) or not isinstance(launches, int) or not 1 <= launches <= MAX_LAUNCHES
+    ):
+        raise UsageError(f"--launches {launches!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
+    if hosts is not None and (len(hosts.split(",")) != 2 or not all(h.strip() for h in hosts.split(","))):
+        raise UsageError(f"--hosts {hosts!r}: expected two host names, comma-separated (a,b; a,a for one node)")
+    unknown = set(skip) - set(PROBES)
+    if unknown:
+        raise UsageError(
+            f"--skip {','.join(sorted(unknown))}: the steps are {', '.join(PROBES)} "
+            "(interference skips all four of its steps)"
+        )
+    kind = file_kind(directory)
+    if kind is not None and kind != "a directory":
+        raise UsageError(f"{directory} is {kind}: give a run directory to create")
+    if kind is not None and any(directory.iterdir()):
+        raise UsageError(f"{directory} is not empty: choose another run directory")
+    existing = next(p for p in [directory, *directory.absolute().parents] if p.exists())
+    if file_kind(existing) != "a directory" or not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"{directory}: cannot create it in {existing} (not a writable directory)")
+
+
+def characterize(
+    directory=None,
+    *,
+    device: str = "auto",
+    quick: bool = False,
+    sizes: str | None = None,
+    reps: int | None = None,
+    launches: int | None = None,
+    paper: bool = False,
+    launcher: str | None = None,
+    hosts: str | None = None,
+    skip=(),
+    report: bool = True,
+    timeout_s: float | None = None,
+    progress: bool | None = None,
+    notify_args=(),
+    clock_args=(),
+    bandwidth_args=(),
+    interference_args=(),
+    tolerance=flags.DEFAULT_TOLERANCE,
+    baseline=None,
+) -> Run:
+    """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)`` loads
+    it. ``quick``: short runs for tests. ``sizes``/``reps``: the interference sweep (reps: timed sends per visit
+    of a point, in each of its rounds). ``launches``: separate launches of every interference step, each into its
+    own file (<step>.jsonl, <step>.launch2.jsonl, ...); None: 3 of the loads step (the headline's) and 1 of the
+    others, 1 of each with ``quick`` (``run.launches``). ``paper``: also the paper's layout sweep
+    (interference-paper). ``launcher``/``hosts``: how the interference pair is launched (default: 2 ranks here, or
+    srun in a Slurm job; the per-GPU steps use its program with one rank per device). ``skip``: steps not to run
+    ("interference" skips its four). ``*_args``: extra CLI options per probe (interference_args go to its four
+    steps). ``tolerance`` (0.1 or "10%"): how far a GPU may be worse than the node's others, or than the
+    ``baseline`` run directory's same GPU, before it is flagged (``run.anomalies``; ``run.outside_baseline()``).
+    Options, and the baseline's GPUs against this node's, are checked before anything is written (UsageError). A
+    probe that fails or stops keeps its finished records and its report section, marked with the last error of its
+    log (``run.failed()``); the others run on, and the report is written."""
+    args = argparse.Namespace(
+        device=device,
+        quick=quick,
+        sizes=sizes,
+        reps=reps,
+        launcher=launcher,
+        hosts=hosts,
+        notify_args=notify_args,
+        clock_args=clock_args,
+        bandwidth_args=bandwidth_args,
+        interference_args=interference_args,
+    )
+    directory = Path(directory) if directory else default_directory()
+    _check_options(device, timeout_s, reps, hosts, skip, directory, launches)
+    fraction = flags.parse_tolerance(tolerance)
+    asked = [probe for probe in PROBES if probe not in ON_REQUEST or paper]
+    chosen = [probe for probe in asked if probe not in skip and family(probe) not in skip]
+    per_gpu_steps = [p for p in chosen if p in PER_GPU_STEPS]
+    node = node_devices(device) if per_gpu_steps or baseline is not None else Node(None, 1)
+    if node.backend == "host" and node.auto_reason:  # said once here; each probe's log says it too
+        print(f"hetprobe characterize: {node.auto_reason}", file=sys.stderr)
+    reference = _baseline_table(baseline, node, per_gpu_steps) if baseline is not None else None
+    # Every step of every launch is made now: a launcher not found is refused before anything is written.
+    steps = [
+        Step(probe, probe_command(probe, args, directory / f"{probe}.jsonl", node.gpus), ranks=node.gpus)
+        for probe in per_gpu_steps
+    ]
+    chosen_launched = [probe for probe in chosen if probe in LAUNCHED_STEPS]
+    most = max((launches_of(probe, launches, quick) for probe in chosen_launched), default=0)
+    launched = [  # launch 1 of every step, then the further launches of those that have them
+        Step(probe, probe_command(probe, args, directory / f"{launch_name(probe, k)}.jsonl", launch=k), launch=k)
+        for k in range(1, most + 1)
+        for probe in chosen_launched
+        if k <= launches_of(probe, launches, quick)
+    ]
+    check_step_options(steps + [s for s in launched if s.launch == 1])  # each probe checks its options first
+    (directory / "logs").mkdir(parents=True, exist_ok=True)
+    show = Progress(
+        sys.stderr,
+        bar=sys.stderr.isatty() if progress is None else progress,
+        steps=[s.name for s in steps + launched],
+    )
+    run = Run(directory, gpus=node.gpus, tolerance=fraction, launches_asked=launches)
+    start = time.monotonic()
+    write_topology(directory)
+    for step in steps + launched:
+        if step.launch is not None:
+            run.launches[step.probe] = step.launch
+        _run_and_record(run, step, show, timeout_s, start)
+    _compare_gpus(run, baseline, reference, [p for p in PER_GPU_STEPS if p not in chosen])
+    write_manifest(run)
+    if report:
+        from ..report.write import write_report  # matplotlib is only needed here
+
+        try:
+            write_report(directory, run)
+        except Exception as e:  # noqa: BLE001 - the measurements are kept; `hetprobe report DIR` may retry
+            run.report_error = f"{type(e).__name__}: {e}"
+        run.report_s = time.monotonic() - start - run.wall_s
+        write_manifest(run)
+    return run
+
+
+def _run_and_record(run: Run, step: Step, show: Progress, timeout_s, start: float) -> None:
+    """Runs one step into <its name>.jsonl, the manifest rewritten after it (a killed run keeps it)."""
+    run.steps.append(step)
+    try:
+        run_step(step, run.directory / f"{step.name}.jsonl", run.directory, show, timeout_s)
+    finally:
+        run.wall_s = time.monotonic() - start
+        write_manifest(run)
+
+
+def _baseline_table(baseline, node: Node, per_gpu_steps: list):
+    """The per-GPU table of the baseline run directory, checked against this node's devices."""
+    if not per_gpu_steps:
+        raise UsageError("--baseline compares the per-GPU steps (notify, clock, bandwidth): do not skip them all")
+    _, table, who = gpu_table.read_run(baseline, "--baseline")
+    flags.check_comparable({"gpus": node.gpus, "backend": node.backend, "names": node.names}, who, "this node")
+    return table
+
+
+def _compare_gpus(run: Run, baseline, reference, skipped: list) -> None:
+    """The per-GPU table of the run, the GPUs flagged against the node's others and the baseline; a
+    table that cannot be built is named in run.compare_error (the measurements stay)."""
+    files = [run.directory / f"{p}.jsonl" for p in PER_GPU_STEPS] + [run.directory / "topology.json"]
+    files = [f for f in files if f.exists()]
+    try:
+        table = gpu_table.per_gpu(load(files, errors="skip") if files else Results.empty())
+    except Exception as e:  # noqa: BLE001 - a reader's bug must not lose the run; `hetprobe check` may retry
+        run.compare_error = f"{type(e).__name__}: {e}"
+        return
+    run.per_gpu = gpu_table.table_records(table)
+    run.anomalies = flags.node_anomalies(table, run.tolerance)
+    if reference is not None:
+        outside = flags.baseline_anomalies(table, reference, run.tolerance, skipped)
+        run.anomalies += outside
+        run.baseline = {"directory": str(baseline), "within_tolerance": not outside}

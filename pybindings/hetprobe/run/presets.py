@@ -1,0 +1,128 @@
+"""characterize's steps and their presets: which probes run, with which options (default and
+--quick), how many launches each interference step gets, and the bounds of characterize's own options."""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+
+# Presets: the defaults aim at 30 s plus 15 s per GPU (on one H100, 2026-11-25: notify 4.4 s, the
+# clock 5.4 s at a 3 s span and bandwidth 3.8 s per GPU, the GPUs one after the other; a launch of the
+# loads step 5.2 s (6 s with the node's STREAM), the rates 4.4 s, the cold sends 3.2 s, the report 4-5.5
+# s). --quick is for tests and a first look (on 2 CPU cores with one host device about 7 s for the
+# per-GPU steps and 10 s per launch of the interference steps).
+# bandwidth: the plain passes of the per-GPU table, the persistent writer, and the write load, during
+# which the GPU's PCIe link is read (an idle NVIDIA GPU lowers its link speed).
+# interference: each size in rounds, each visiting every point once (--reps sends per visit after
+# --warmup): 6 rounds are the fewest that give one launch's ratio a 95% interval, [q(1), q(6)]
+# (docs/metrics.md, "Rounds and confidence intervals"). The loads step, which the headline rests on,
+# runs as 3 launches (DEFAULT_LAUNCHES): one launch's headline did not repeat on an H100, three did.
+_ROUNDS = ["--rounds", "6", "--reps", "4", "--warmup", "1"]
+_QUICK_ROUNDS = ["--rounds", "6", "--reps", "2", "--warmup", "1"]
+_LOAD_SIZES = "1KiB,64KiB,1MiB,16MiB"
+_LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked"]
+# Cold sends: the sender spins 2 ms before each timed send (an application computes between sends),
+# the GPU idle (SSB) and under every load from the sender's GPU.
+_COLD = _LOADS + ["--load", "all", "--gap", "2ms", "--no-host-stream"]
+PRESETS = {
+    "default": {
+        # Half notify's own defaults: medians of 5000 round trips and 1000 mechanism samples are as
+        # steady, and the run keeps to its budget.
+        "notify": ["--exchanges", "5000", "--mechanism-samples", "1000"],
+        "clock": ["--span", "2.5", "--check-after", "0.5"],  # drift to about 1 ppm at 1.2 us precision
+        "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.1", "--load", "write"],
+        # Every load kind at full rate, from the sender's GPU and from every GPU.
+        "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS + _ROUNDS,
+        # The write load's curve: slowdown against its rate.
+        "interference-rate": [
+            "--sizes",
+            _LOAD_SIZES,
+            "--load",
+            "write",
+            "--load-rate",
+            "0.25,0.5,0.75,1",
+            "--no-host-stream",
+        ]
+        + _LOADS
+        + _ROUNDS,
+        # The paper's configuration: its writer in a message-sized buffer, every layout, both access modes.
+        "interference-paper": ["--paper", "--sizes", "1KiB:16MiB:x16", "--no-host-stream"] + _ROUNDS,
+        "interference-cold": ["--sizes", "1KiB,1MiB"] + _COLD + _ROUNDS,
+    },
+    "quick": {
+        "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
+        "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
+        "bandwidth": ["--size", "64MiB", "--reps", "3", "--duration", "0.05", "--load", "write"],
+        "interference": ["--sizes", "1KiB,64KiB", "--load", "all", "--load-gpus", "1,all", "--load-bytes", "8MiB"]
+        + _LOADS
+        + _QUICK_ROUNDS,
+        "interference-rate": [
+            "--sizes",
+            "64KiB",
+            "--load",
+            "write",
+            "--load-rate",
+            "0.5,1",
+            "--load-bytes",
+            "8MiB",
+            "--no-host-stream",
+        ]
+        + _LOADS
+        + _QUICK_ROUNDS,
+        "interference-paper": ["--paper", "--sizes", "1KiB:1MiB:x16", "--no-host-stream"] + _QUICK_ROUNDS,
+        "interference-cold": ["--sizes", "1KiB,64KiB", "--load-bytes", "8MiB"] + _COLD + _QUICK_ROUNDS,
+    },
+}
+PROBES = (
+    "notify",
+    "clock",
+    "bandwidth",
+    "interference",
+    "interference-rate",
+    "interference-paper",
+    "interference-cold",
+)
+LAUNCHED_STEPS = PROBES[3:]  # each launch of these is a separate mpirun/srun into its own file
+# Launches of each interference step without --launches: the headline's step 3, the fewest that give a
+# pooled point its interval from the launches' spread; the others 1, so the run keeps to its budget.
+DEFAULT_LAUNCHES = {"interference": 3}
+# Run only when asked (--paper): the paper's configuration, a GPU writing a message-sized buffer beside
+# the send buffer, is not what applications do; the default measures what they do within its budget.
+ON_REQUEST = ("interference-paper",)
+MAX_LAUNCHES = 100
+PER_GPU_STEPS = ("notify", "clock", "bandwidth")  # one rank per device
+DEVICES = ("auto", "cuda", "hip", "host")
+MAX_TIMEOUT_S = 7 * 24 * 3600  # --timeout bounds a whole probe; a week is past any sensible sweep
+MAX_REPS = 1_000_000  # --reps; the interference probe may refuse fewer (it checks its own memory)
+
+
+def _options(words: list[str]) -> list[list[str]]:
+    """["--a", "1", "--b", "--c", "x"] as [["--a", "1"], ["--b"], ["--c", "x"]]: each option with its values."""
+    groups: list[list[str]] = []
+    for word in words:
+        if word.startswith("--") or not groups:
+            groups.append([word])
+        else:
+            groups[-1].append(word)
+    return groups
+
+
+def overridden(preset: list[str], given: list[str]) -> list[str]:
+    """The preset's options less those the user gives, then the user's: a probe takes each option once."""
+    named = {group[0].split("=")[0] for group in _options(given)}
+    kept = [group for group in _options(preset) if group[0].split("=")[0] not in named]
+    return [word for group in kept for word in group] + given
+
+
+def parse_launches(text: str) -> int:
+    """--launches' value: a whole number (checked with the other options by _check_options)."""
+    if not text.strip().isdigit():
+        raise UsageError(f"--launches {text!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
+    return int(text)
+
+
+def launches_of(step: str, launches: int | None, quick: bool = False) -> int:
+    """How many launches an interference step gets: --launches, else its default (DEFAULT_LAUNCHES;
+    --quick, a first look: 1)."""
+    if launches is not None:
+        return launches
+    return 1 if quick else DEFAULT_LAUNCHES.get(step, 1)
