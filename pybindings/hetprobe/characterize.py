@@ -49,6 +49,7 @@ from ._paths import file_kind
 from ._step_options import check_step_options
 from ._step_records import expected_records, family, launch_name
 from .errors import UsageError
+from .hosts import check_pair
 from .load import Results, load
 from .probes import binary, error_channel, follow, launch_command, launch_env
 from .progress import Progress, record_label
@@ -378,8 +379,8 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launch
         isinstance(launches, bool) or not isinstance(launches, int) or not 1 <= launches <= MAX_LAUNCHES
     ):
         raise UsageError(f"--launches {launches!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
-    if hosts is not None and (len(hosts.split(",")) != 2 or not all(h.strip() for h in hosts.split(","))):
-        raise UsageError(f"--hosts {hosts!r}: expected two host names, comma-separated (a,b; a,a for one node)")
+    if hosts is not None:
+        check_pair(hosts)
     unknown = set(skip) - set(PROBES)
     if unknown:
         raise UsageError(
