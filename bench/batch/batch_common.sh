@@ -33,11 +33,14 @@ read_hosts() {
 }
 
 # Every interference-*.jsonl of a folder into merged.jsonl (rewritten each time).
+# Pair jobs that end together merge one at a time (flock, where installed): each
+# job merges after its own file is complete, so the last merge holds every pair.
 merge_results() {
-  local dir=$1 py
+  local dir=$1 py lock=()
   py=$(hetprobe_python)
   shopt -s nullglob
   local files=("$dir"/interference-*.jsonl)
   ((${#files[@]})) || return 0
-  "$py" -m hetprobe merge --overwrite -o "$dir/merged.jsonl" "${files[@]}"
+  if command -v flock >/dev/null; then lock=(flock "$dir/.merge.lock"); fi
+  "${lock[@]}" "$py" -m hetprobe merge --overwrite -o "$dir/merged.jsonl" "${files[@]}"
 }
