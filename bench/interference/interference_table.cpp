@@ -1,9 +1,11 @@
 #include "bench/interference/interference_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 
+#include "bench/core/message_path.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/load/load_options.hpp"
@@ -16,7 +18,7 @@ using Align = Column::Align;
 using Shown = Column::Shown;
 
 // Column positions the footer reads back from a row.
-constexpr std::size_t kMedianUs = 8, kHarnessNs = 22;
+constexpr std::size_t kSizeBytes = 1, kLayout = 3, kMedianUs = 8, kHarnessNs = 22, kProtocol = 23;
 
 // The GPU traffic during the send, GB/s: the load's (files from before the
 // load kinds: the sender writer's, else the receiver's over its post phase).
@@ -93,6 +95,57 @@ std::string sampling_text(const RecordRef& h) {
   return text;
 }
 
+// "eager" below the path's eager limit, "rndv" from it on, "-" where the
+// record does not say (no limit known, or a file from before mpi_path).
+std::string protocol_text(const RecordRef& p) {
+  const Json* reached = find_field(p, "mpi_path.at_or_above_eager_limit");
+  if (reached == nullptr || reached->is_null()) return "-";
+  if (!reached->is_boolean()) bad_field(p, "mpi_path.at_or_above_eager_limit", "true, false or null");
+  return reached->get<bool>() ? "rndv" : "eager";
+}
+
+Json bool_or_null(const RecordRef& p, std::string_view path) {
+  const Json* b = find_field(p, path);
+  if (b == nullptr || b->is_null()) return nullptr;
+  if (!b->is_boolean()) bad_field(p, path, "true, false or null");
+  return *b;
+}
+
+// A baseline (SSB) median this many times what the link predicts warns.
+constexpr double kFarAboveLink = 4;
+
+// Across hosts with a known link: each baseline point whose median is far
+// above the run's latency (its smallest baseline median) plus the message at
+// the link's nominal rate. A protocol stall (rendezvous waiting on a receiver
+// that does not run), not the load, is then what its time measures.
+std::vector<std::string> link_warnings(const RecordRef& h, const Table& table) {
+  const MessagePath path = message_path(h);
+  if (!path.across_hosts || !path.link_gbs || table.rows.empty()) return {};
+  double latency_ns = INFINITY;
+  for (const auto& row : table.rows)
+    if (row[kLayout] == "SSB") latency_ns = std::min(latency_ns, row[kMedianUs].get<double>() * 1e3);
+  std::vector<std::string> out;
+  for (const auto& row : table.rows) {
+    if (row[kLayout] != "SSB") continue;
+    const std::uint64_t bytes = row[kSizeBytes].get<std::uint64_t>();
+    const double median_ns = row[kMedianUs].get<double>() * 1e3;
+    const double predicted_ns = latency_ns + static_cast<double>(bytes) / *path.link_gbs;
+    if (!(median_ns > kFarAboveLink * predicted_ns)) continue;
+    char text[640];
+    std::snprintf(text, sizeof text,
+                  "warning (%s): median %.4g us is %.0fx what the link predicts (%.4g us: the smallest baseline "
+                  "median, %.4g us, plus the message at %.3g GB/s, %s-%s's nominal speed)%s; "
+                  "docs/cross-node.md says how to read it",
+                  point_label(row).c_str(), median_ns / 1e3, median_ns / predicted_ns, predicted_ns / 1e3,
+                  latency_ns / 1e3, *path.link_gbs, path.sender_interface->c_str(), path.receiver_interface->c_str(),
+                  row[kProtocol] == "rndv" ? ": it reaches the eager limit, so the send waited for the receiver "
+                                             "(rendezvous)"
+                                           : "");
+    out.emplace_back(text);
+  }
+  return out;
+}
+
 }  // namespace
 
 Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
@@ -104,13 +157,15 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                   ", GPU on the " + field<std::string>(h, "config.writer_side") + ", " + sampling_text(h) +
                   (paper ? "; the paper's writer" : ""));
   for (const std::string& line : mpi_transport_about(h)) about.push_back(line);
+  if (const MessagePath path = message_path(h); !path.sender_host.empty()) about.push_back(describe(path));
   about.push_back(
       "MPI_Send time in microseconds (median, p10, p90); vs_SSB = the median over rounds of (the round's "
       "median / the same round's SSB median), ci95 its 95% confidence interval, effect = slowdown or "
       "speedup where that interval lies wholly beyond 5%; load = kind x GPUs "
       "@ rate (of full, or GB/s per GPU) into " +
       (bytes->is_string() ? bytes->get<std::string>() : bytes->dump()) +
-      " B; traffic_gbs = GB/s the load moved during the send");
+      " B; traffic_gbs = GB/s the load moved during the send; protocol = eager below the MPI path's eager "
+      "limit, rndv (rendezvous: the send waits for the receiver) from it on");
   Table t{"interference", {}, {}};
   t.columns = {{"size", 10, Align::right, -1, Shown::text},
                {"size_bytes", 0, Align::right, -1, Shown::data},
@@ -134,7 +189,10 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                {"torn_fraction", 0, Align::right, -1, Shown::data},
                {"n", 0, Align::right, -1, Shown::data},
                {"status", 0, Align::left, -1, Shown::data},
-               {"harness_empty_region_ns", 0, Align::right, -1, Shown::data}};  // kHarnessNs
+               {"harness_empty_region_ns", 0, Align::right, -1, Shown::data},  // kHarnessNs
+               {"protocol", 8, Align::left, -1, Shown::everywhere, 2},         // kProtocol
+               {"eager_limit_bytes", 0, Align::right, -1, Shown::data},
+               {"across_hosts", 0, Align::left, -1, Shown::data}};
   return t;
 }
 
@@ -174,7 +232,10 @@ std::vector<Json> interference_row(const RecordRef& p) {
           torn,
           field_or<std::int64_t>(p, "n", 0),
           field_or<std::string>(p, "status", "ok"),
-          number_or_null(p, "harness_empty_region_ns.median")};
+          number_or_null(p, "harness_empty_region_ns.median"),
+          protocol_text(p),
+          number_or_null(p, "mpi_path.eager_limit_bytes"),
+          bool_or_null(p, "mpi_path.across_hosts")};
 }
 
 std::string harness_note(const RecordRef& h, const Table& table) {
@@ -214,6 +275,8 @@ void InterferenceTable::print_row(const Json& point) {
 void InterferenceTable::print_footer(const Json& header) {
   const std::string note = harness_note({header, "interference header"}, table_);
   if (!note.empty()) std::fprintf(out_, "# %s\n", note.c_str());
+  for (const std::string& line : link_warnings({header, "interference header"}, table_))
+    std::fprintf(out_, "# %s\n", line.c_str());
   for (const std::string& line : table_.notes) std::fprintf(out_, "# %s\n", line.c_str());
   std::fflush(out_);
 }
@@ -230,6 +293,7 @@ Report interference_report(const ResultsFile& file) {
     add_record_warnings(r, point_label(table.rows.back()), table.notes);
   }
   const std::string note = harness_note(header, table);
+  for (std::string& line : link_warnings(header, table)) table.notes.push_back(std::move(line));
   if (!note.empty()) table.notes.insert(table.notes.begin(), note);
   report.tables.push_back(std::move(table));
   return report;
