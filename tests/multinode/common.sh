@@ -18,9 +18,15 @@ test_name=$(basename "$0" .sh)
 work=$root/build/multinode/$test_name
 tb_log=$work/logs
 
-# Exits 0 with "skipped: NAME: why" where the test bed cannot be made.
+# Exits 0 with "skipped: NAME: why" where the test bed cannot be made. As
+# root without ip(8) (a minimal image), set-up installs iproute2 first.
 skip_unless_testbed() {
   local why
+  if [[ $(id -u) == 0 ]] && ! command -v ip >/dev/null; then
+    # shellcheck source=../../bench/setup_apt.sh
+    source "$root/bench/setup_apt.sh"
+    apt_get install -y -qq --no-install-recommends iproute2 >/dev/null 2>&1 || true
+  fi
   if ! why=$(testbed_can_run); then
     echo "skipped: multinode $test_name: $why"
     exit 0
