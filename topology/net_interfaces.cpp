@@ -16,9 +16,10 @@ namespace {
 
 int prefix_bits(const sockaddr* mask) {
   if (mask == nullptr) return 0;
-  const auto* bytes = mask->sa_family == AF_INET
-                          ? reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in*>(mask)->sin_addr)
-                          : reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in6*>(mask)->sin6_addr);
+  const auto* bytes =
+      mask->sa_family == AF_INET
+          ? reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in*>(mask)->sin_addr)
+          : reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in6*>(mask)->sin6_addr);
   const int n = mask->sa_family == AF_INET ? 4 : 16;
   int bits = 0;
   for (int i = 0; i < n; ++i) bits += std::popcount(static_cast<unsigned>(bytes[i]));

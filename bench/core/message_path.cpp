@@ -34,8 +34,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 }
 
 // Whether the network BTL may use `interface`'s `address`: its if_include (names or subnets) where set.
-bool allowed(const RecordRef& h, const std::string& carrier, const NetInterface& interface,
-             const NetAddress& address) {
+bool allowed(const RecordRef& h, const std::string& carrier, const NetInterface& interface, const NetAddress& address) {
   const std::optional<std::string> include = string_at(h, "mpi.transport.settings.btl_" + carrier + "_if_include");
   if (!include || include->empty()) return true;
   for (const std::string& item : split_commas(*include))
@@ -90,7 +89,8 @@ MessagePath message_path(const RecordRef& h, int sender, int receiver) {
   } else if (p.library == "open-mpi" && pml) {
     p.carrier = pml;  // ucx, cm: the PML chooses its own protocols
   }
-  if (p.across_hosts) find_link(h, ranks[static_cast<std::size_t>(sender)], ranks[static_cast<std::size_t>(receiver)], p);
+  if (p.across_hosts)
+    find_link(h, ranks[static_cast<std::size_t>(sender)], ranks[static_cast<std::size_t>(receiver)], p);
   return p;
 }
 
@@ -107,12 +107,11 @@ Json message_path_json(const MessagePath& p, std::uint64_t bytes) {
 }
 
 std::string describe(const MessagePath& p) {
-  std::string line = "sender " + p.sender_host + " (rank 0), receiver " + p.receiver_host + " (rank 1): " +
-                     (p.across_hosts ? "different hosts" : "one host");
+  std::string line = "sender " + p.sender_host + " (rank 0), receiver " + p.receiver_host +
+                     " (rank 1): " + (p.across_hosts ? "different hosts" : "one host");
   if (p.carrier) {
     const bool btl = p.library == "open-mpi" && *p.carrier != "ucx" && *p.carrier != "cm";
-    line += "; " + std::string(p.library == "open-mpi" ? "Open MPI's " : "") + *p.carrier +
-            (btl ? " BTL" : " PML");
+    line += "; " + std::string(p.library == "open-mpi" ? "Open MPI's " : "") + *p.carrier + (btl ? " BTL" : " PML");
     if (*p.carrier == "tcp") line += " (TCP)";
   }
   if (p.eager_limit_bytes)

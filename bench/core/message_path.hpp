@@ -19,8 +19,8 @@ namespace hetprobe {
 struct MessagePath {
   std::string sender_host, receiver_host;
   bool across_hosts = false;
-  std::string library;                         // mpi.transport.library: "open-mpi", ...; "" without one
-  std::optional<std::string> carrier;          // "tcp", "vader", "sm", "ucx", ...; none where unknown
+  std::string library;                             // mpi.transport.library: "open-mpi", ...; "" without one
+  std::optional<std::string> carrier;              // "tcp", "vader", "sm", "ucx", ...; none where unknown
   std::optional<std::uint64_t> eager_limit_bytes;  // the carrier's; none where unknown
   std::optional<std::string> sender_interface, receiver_interface;  // across hosts, where found
   std::optional<double> link_gbs;  // the slower interface's nominal speed, GB/s; none where unknown

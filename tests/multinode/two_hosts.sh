@@ -16,7 +16,7 @@ for f in "$run"/interference*.jsonl; do check pair "$f" hpa hpb; done
 step show 0 on head "$HETPROBE" show "$run/interference.jsonl"
 expect_in show "sender hpa (rank 0), receiver hpb (rank 1): different hosts; Open MPI's tcp BTL (TCP)"
 expect_in show "between hosts the tcp BTL (TCP), eager limit"
-expect_in show "rndv"
+expect_in show "reached"
 
 # Bad --hosts: exit 2, the reason, and no run directory.
 for bad in "one-host hpa expected two host names" "twice hpa,hpa listed twice" "unknown hpa,hpz unknown host"; do
