@@ -19,8 +19,8 @@ std::vector<std::string> link_warnings(const MessagePath& path, const std::vecto
                   "warning (%s): median %.4g us is %.0fx what the link predicts (%.4g us: the smallest baseline "
                   "median, %.4g us, plus the message at %.3g GB/s, %s-%s's nominal speed)%s; "
                   "docs/cross-node.md says how to read it",
-                  p.label.c_str(), p.median_ns / 1e3, p.median_ns / predicted_ns, predicted_ns / 1e3,
-                  latency_ns / 1e3, *path.link_gbs, path.sender_interface.value_or("?").c_str(),
+                  p.label.c_str(), p.median_ns / 1e3, p.median_ns / predicted_ns, predicted_ns / 1e3, latency_ns / 1e3,
+                  *path.link_gbs, path.sender_interface.value_or("?").c_str(),
                   path.receiver_interface.value_or("?").c_str(),
                   p.reaches_eager_limit
                       ? ": it reaches the eager limit, so the send waited for the receiver (rendezvous)"
