@@ -63,6 +63,10 @@ std::vector<NetInterface> read_net_interfaces(const std::string& root) {
                           ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr)
                           : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(i->ifa_addr)->sin6_addr);
     if (inet_ntop(family, raw, text, sizeof text) == nullptr) continue;
+    // IPv6 link-local addresses (fe80::/10) are on every interface, a container's veths too, and
+    // reach no other host's subnet: left out, so such an interface is listed only with another address.
+    const auto* v6 = reinterpret_cast<const unsigned char*>(raw);
+    if (family == AF_INET6 && v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80) continue;
     NetInterface& n = by_name[i->ifa_name];
     n.name = i->ifa_name;
     n.addresses.push_back({text, prefix_bits(i->ifa_netmask), family == AF_INET6});

@@ -28,8 +28,9 @@ struct NetInterface {
   std::optional<double> speed_mbps;  // none: no speed (down, virtual, unknown: sysfs says -1)
 };
 
-// The interfaces that are up, with an address, and not loopback, by name;
-// speeds read under `root`. Never throws: none where getifaddrs fails.
+// The interfaces that are up, with an address other than an IPv6 link-local
+// one, and not loopback, by name; speeds read under `root`. Never throws:
+// none where getifaddrs fails.
 std::vector<NetInterface> read_net_interfaces(const std::string& root = sysfs_root());
 
 // [{"name", "addresses": ["10.200.0.1/24", ...], "speed_mbps"}] (docs/results-schema.md, Rank).

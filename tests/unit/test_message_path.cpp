@@ -128,10 +128,11 @@ TEST(NetInterfaces, JsonRoundTrip) {
   EXPECT_EQ(out[0].speed_mbps, 10000.0);
 }
 
-TEST(NetInterfaces, ThisHostsAreReadWithoutLoopback) {
+TEST(NetInterfaces, ThisHostsAreReadWithoutLoopbackOrLinkLocalAddresses) {
   for (const NetInterface& n : read_net_interfaces()) {
     EXPECT_NE(n.name, "lo");
     EXPECT_FALSE(n.addresses.empty()) << n.name;
+    for (const NetAddress& a : n.addresses) EXPECT_FALSE(a.ipv6 && a.address.rfind("fe80:", 0) == 0) << a.address;
   }
 }
 
