@@ -38,7 +38,7 @@ clang_format=$(tool clang-format)
 ruff=$(tool ruff)
 
 mapfile -d '' cxx < <(git ls-files -z -- '*.c' '*.h' '*.cc' '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.hip')
-python_paths=(pybindings tests/python tests/reframe tests/gpu tests/mpi tests/schema notebooks)
+python_paths=(pybindings tests/python tests/reframe tests/gpu tests/mpi tests/multinode tests/schema notebooks)
 
 if ((fix)); then
   status=0

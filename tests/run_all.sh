@@ -4,8 +4,9 @@
 # suite on the host backend, CLI bad-input and MPI on 2 ranks (ctest), then
 # the Python package installed by pip: loading, plots, merge, in-process
 # probes, characterize, batch scripts, and every notebook executed headless
-# (pytest), then the ctest suite again built with AddressSanitizer and UBSan
-# (build-asan). GPU tests: tests/gpu/run.sh on a GPU node.
+# (pytest), the runs across hosts simulated on this machine and a real Slurm
+# (tests/multinode/, as root), then the ctest suite again built with
+# AddressSanitizer and UBSan (build-asan). GPU tests: tests/gpu/run.sh on a GPU node.
 source "$(dirname "$0")/../bench/setup.sh"
 # The test tools, which the main job's environment does without: the package's
 # test extra (pytest, notebook runners, ReFrame, the pinned clang-format and ruff).
@@ -17,6 +18,9 @@ echo "setup: test tools ... done in $((SECONDS - began)) s" >&2
 "$root/tests/format_check.sh"
 ctest --test-dir "$build" -LE gpu --output-on-failure -j "$(nproc)"
 (cd "$root" && "$python" -m pytest -q tests/python)
+# Across hosts: 2 and 4 hosts simulated here as network namespaces, and a real
+# Slurm on them (tests/multinode/; root only: elsewhere each says why it skips).
+HETPROBE=$build/bench/hetprobe PYTHON=$python "$root/tests/multinode/run.sh"
 
 # Sanitizers: host backend only, -O1 -g1 (line tables: stacks with file:line, a
 # third less compile time than -g) so they stay quick. Any report fails its

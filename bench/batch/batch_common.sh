@@ -1,5 +1,5 @@
 # Shared by the batch scripts (sourced): which hetprobe to run, mpirun as root,
-# and the merge step.
+# the hosts file, and the merge step.
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # Open MPI refuses to start as root unless told.
@@ -14,12 +14,33 @@ fi
 hetprobe=$HETPROBE
 [[ -x $hetprobe ]] || { echo "batch: no hetprobe executable at $hetprobe (set HETPROBE)" >&2; exit 2; }
 
+# The Python with the hetprobe package (merge, the hosts file): python3's, else the checkout's .venv.
+hetprobe_python() {
+  if ! python3 -c 'import hetprobe' 2>/dev/null && [[ -x $repo/.venv/bin/python ]]; then
+    echo "$repo/.venv/bin/python"
+  else
+    echo python3
+  fi
+}
+
+# read_hosts PROG FILE [--resolve]: the hosts of FILE, one a line, checked by
+# hetprobe.run.hosts (blank names, fewer than 2 hosts, ...); exits 2 with its message.
+read_hosts() {
+  local prog=$1 file=$2
+  shift 2
+  "$(hetprobe_python)" -c 'import sys; from hetprobe.run.hosts import main; sys.exit(main())' --prog "$prog" "$@" "$file" ||
+    exit 2
+}
+
 # Every interference-*.jsonl of a folder into merged.jsonl (rewritten each time).
+# Pair jobs that end together merge one at a time (flock, where installed): each
+# job merges after its own file is complete, so the last merge holds every pair.
 merge_results() {
-  local dir=$1 py=python3
-  if ! python3 -c 'import hetprobe' 2>/dev/null && [[ -x $repo/.venv/bin/python ]]; then py=$repo/.venv/bin/python; fi
+  local dir=$1 py lock=()
+  py=$(hetprobe_python)
   shopt -s nullglob
   local files=("$dir"/interference-*.jsonl)
   ((${#files[@]})) || return 0
-  "$py" -m hetprobe merge --overwrite -o "$dir/merged.jsonl" "${files[@]}"
+  if command -v flock >/dev/null; then lock=(flock "$dir/.merge.lock"); fi
+  "${lock[@]}" "$py" -m hetprobe merge --overwrite -o "$dir/merged.jsonl" "${files[@]}"
 }

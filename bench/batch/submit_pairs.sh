@@ -6,6 +6,7 @@
 #   bench/batch/submit_pairs.sh [--all-pairs] HOSTFILE [sbatch options...] -- [interference options...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/batch_common.sh"
 all_pairs=0
 if [[ ${1:-} == --all-pairs ]]; then all_pairs=1; shift; fi
 (($# >= 1)) || { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -14,7 +15,8 @@ shift
 sbatch_args=()
 while (($#)) && [[ $1 != -- ]]; do sbatch_args+=("$1"); shift; done
 [[ ${1:-} == -- ]] && shift
-mapfile -t hosts < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$hostfile" | grep -v '^$')
+hosts_text=$(read_hosts submit_pairs "$hostfile")  # Slurm's node names: not resolved here
+mapfile -t hosts <<<"$hosts_text"
 for ((i = 0; i < ${#hosts[@]}; i++)); do
   for ((j = i + 1; j < ${#hosts[@]}; j++)); do
     ((all_pairs)) || ((j == i + 1 && i % 2 == 0)) || continue

@@ -6,8 +6,8 @@
 #
 #   bench/batch/sweep_pairs.sh [--all-pairs] HOSTFILE OUTDIR [hetprobe interference options...]
 #
-# HOSTFILE: one host per line (# comments allowed). Pairs: hosts 1+2, 3+4, ...
-# (--all-pairs: every pair of distinct lines). Writes
+# HOSTFILE: one host per line (# comments allowed; each must resolve here).
+# Pairs: hosts 1+2, 3+4, ... (--all-pairs: every pair of distinct lines). Writes
 # OUTDIR/interference-<host a>-<host b>.jsonl and OUTDIR/merged.jsonl.
 # Environment: HETPROBE (the executable; default: the package's, else
 # build/bench/hetprobe), MPIRUN (default mpirun), MPIRUN_FLAGS (extra flags).
@@ -23,9 +23,8 @@ if (($# < 2)); then
 fi
 hostfile=$1 outdir=$2
 shift 2
-[[ -r $hostfile ]] || { echo "sweep_pairs: cannot read host file $hostfile" >&2; exit 2; }
-mapfile -t hosts < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$hostfile" | grep -v '^$')
-((${#hosts[@]} >= 2)) || { echo "sweep_pairs: $hostfile names fewer than 2 hosts" >&2; exit 2; }
+hosts_text=$(read_hosts sweep_pairs "$hostfile" --resolve)  # exit 2 with its message for a bad file
+mapfile -t hosts <<<"$hosts_text"
 mkdir -p "$outdir"
 
 pairs=()
@@ -35,6 +34,9 @@ if ((all_pairs)); then
   done
 else
   for ((i = 0; i + 1 < ${#hosts[@]}; i += 2)); do pairs+=("${hosts[i]},${hosts[i + 1]}"); done
+  if ((${#hosts[@]} % 2)); then
+    echo "sweep_pairs: ${hosts[-1]} has no partner (an odd number of hosts; --all-pairs pairs every host)" >&2
+  fi
 fi
 
 failed=0

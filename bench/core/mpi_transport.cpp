@@ -130,6 +130,20 @@ void read_open_mpi(const ControlVariables& cv, const Library& lib, const std::st
     for (const char* s : {"single_copy_mechanism", "eager_limit", "rndv_eager_limit", "max_send_size", "get_limit"})
       names.push_back(prefix + s);
   }
+  // Between hosts ob1 uses a network BTL (tcp; openib, uct, ofi where built); a
+  // message larger than its eager limit waits for the receiver (rendezvous).
+  const auto network = std::find_if(btls.begin(), btls.end(), [](const std::string& b) {
+    return b != "self" && b != "sm" && b != "vader" && b != "smcuda";
+  });
+  if (network != btls.end()) {
+    t["network_btl"] = *network;
+    const std::string prefix = "btl_" + *network + "_";
+    t["network_eager_limit_bytes"] = cv.value(prefix + "eager_limit");
+    for (const char* s : {"eager_limit", "rndv_eager_limit", "max_send_size", "if_include", "if_exclude", "use_nagle",
+                          "progress_thread", "sndbuf", "rcvbuf", "links"})
+      names.push_back(prefix + s);
+  }
+  names.insert(names.end(), {"mpi_yield_when_idle", "mpi_event_tick_rate", "hwloc_base_binding_policy"});
   for (const std::string& c : open_components(cv, "smsc")) names.push_back("smsc_" + c + "_priority");
   names.insert(names.end(), {"pml_ucx_tls", "pml_ucx_devices"});  // where UCX is the PML
   const std::string set_by_option = requested == "keep" ? "" : single_copy_variable(lib, requested).first;
@@ -291,6 +305,8 @@ Json read_mpi_transport(const std::string& single_copy_requested) {
          {"single_copy_source", nullptr},
          {"single_copy_requested", single_copy_requested},
          {"eager_limit_bytes", nullptr},
+         {"network_btl", nullptr},
+         {"network_eager_limit_bytes", nullptr},
          {"settings", Json::object()},
          {"setting_sources", Json::object()},
          {"environment", mpi_environment()}};

@@ -2,7 +2,8 @@
 // between ranks of one node, read through the MPI tool interface after
 // MPI_Init, for the header's mpi.transport (docs/results-schema.md). Open
 // MPI: the PML, the BTLs, the shared-memory BTL's single-copy mechanism and
-// its eager and rendezvous limits, each with where it came from; other
+// its eager and rendezvous limits, the network BTL (between hosts) and its
+// eager limit, each with where it came from; other
 // libraries: the variables that name a transport, and the environment.
 // --single-copy asks Open MPI for a single-copy mechanism before MPI_Init.
 #pragma once

@@ -96,6 +96,12 @@ void record_v1(Json& r) {
   }
 }
 
+// Version 2 did not say how MPI carried an interference point's message;
+// version 3 writes mpi_path, null in a file from before it.
+void record_v2(Json& r) {
+  if (is(r, "probe", "interference") && is(r, "record", "point") && !r.contains("mpi_path")) r["mpi_path"] = nullptr;
+}
+
 void header_v1(Json& h) {
   if (const auto config = h.find("config"); is(h, "probe", "halo") && config != h.end() && config->is_object())
     rename(*config, "send", "send_mode");
@@ -113,6 +119,7 @@ void upgrade_records(std::vector<Json>& records) {
       continue;
     }
     if (version < 2) record_v1(r);
+    if (version < 3) record_v2(r);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/errors.hpp"
+#include "bench/core/sizes.hpp"
 
 namespace hetprobe {
 
@@ -61,9 +62,16 @@ std::vector<std::string> mpi_transport_about(const RecordRef& h) {
   }
   if (library != "open-mpi") return {line};
   const std::string single_copy = field_or<std::string>(h, "mpi.transport.single_copy", "");
-  if (single_copy.empty()) return {line + ", no shared-memory BTL (single copy does not apply)"};
   const std::string source = field_or<std::string>(h, "mpi.transport.single_copy_source", "");
-  return {line + ", single copy " + single_copy + (source.empty() ? "" : " (" + source + ")")};
+  line += single_copy.empty() ? ", no shared-memory BTL (single copy does not apply)"
+                              : ", single copy " + single_copy + (source.empty() ? "" : " (" + source + ")");
+  // Between hosts (files from before it: absent).
+  const std::string network = field_or<std::string>(h, "mpi.transport.network_btl", "");
+  if (network.empty()) return {line};
+  line += "; between hosts the " + network + " BTL" + (network == "tcp" ? " (TCP)" : "");
+  if (const Json* limit = find_field(h, "mpi.transport.network_eager_limit_bytes"); limit && !limit->is_null())
+    line += ", eager limit " + format_size(field<std::uint64_t>(h, "mpi.transport.network_eager_limit_bytes"));
+  return {line};
 }
 
 std::vector<std::string> device_timer_about(const ResultsFile& file, const char* probe) {

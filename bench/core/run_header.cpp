@@ -9,6 +9,7 @@
 #include "bench/core/noise.hpp"
 #include "bench/core/numa_of.hpp"
 #include "bench/core/version.hpp"
+#include "topology/net_interfaces.hpp"
 #include "topology/node_info.hpp"
 #include "topology/pci_link.hpp"
 
@@ -80,7 +81,16 @@ Json rank_json(const MpiContext& mpi, const Device& device, const RunContext& ru
                 {"page_size_bytes", node.page_size_bytes},
                 {"transparent_hugepages", node.transparent_hugepages},
                 {"kernel_release", node.kernel_release}}},
+              {"network", net_interfaces_json(read_net_interfaces())},
+              {"topology", run.topology},
               {"conditions", rank_conditions_json(run.pinned)}};
+}
+
+// Each rank's topology is kept only where it differs from rank 0's, the
+// header's (another host's, or one a cgroup narrows): null says "the same".
+void drop_same_topologies(Json& ranks, const Json& header_topology) {
+  for (Json& r : ranks)
+    if (r["topology"] == header_topology) r["topology"] = nullptr;
 }
 
 // CPUs the ranks on `host` may use: the union of their affinities.
@@ -125,6 +135,7 @@ Json run_header(const RunContext& run, const Device& device, const MpiContext& m
   if (mpi.rank != 0) return nullptr;
   Json rank_list = Json::array();
   for (const auto& r : ranks) rank_list.push_back(Json::parse(r));
+  drop_same_topologies(rank_list, run.topology);
   readings.run_cpus = node_cpus(rank_list, mpi.host);
   readings.run_ranks = mpi.node_size;
   const Json noise = conditions_json(readings);

@@ -14,7 +14,7 @@
 
 namespace hetprobe {
 
-inline constexpr int kSchemaVersion = 2;  // what changed, and how older files are read: record_upgrade.hpp
+inline constexpr int kSchemaVersion = 3;  // what changed, and how older files are read: record_upgrade.hpp
 
 struct RunContext {
   std::string probe;                      // "interference"
@@ -23,7 +23,8 @@ struct RunContext {
   Json config;                            // the probe's parameters
   bool resumed = false;
   Json placement;      // this rank's placement (placement_json), read back; null if none
-  Json topology;       // this rank's node as hwloc describes it; rank 0's goes in the header
+  Json topology;       // this rank's node as hwloc describes it: rank 0's in the header, another rank's in its
+                       // entry where it differs
   Json mpi_transport;  // this rank's MPI transport settings (read_mpi_transport); rank 0's goes in the header
   // This rank's pinned buffer (host address), if the probe allocated one: its
   // first byte is rewritten (kept) so that its page is present, and its NUMA

@@ -28,6 +28,7 @@
 
 #include "base/enum_table.hpp"
 #include "bench/clock/clock_fit.hpp"
+#include "bench/core/message_path.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
 #include "bench/core/send_mode.hpp"
@@ -165,7 +166,9 @@ void run_interference(const InterferenceConfig& config, Device& device, PinnedBu
 
 // The JSON record of a point (schema: pybindings/hetprobe/results.schema.json).
 // `ssb`: the SSB point of the same size and access, measured in the same
-// rounds (null: none); the ratio is paired round by round.
-Json point_record(const InterferenceConfig& config, const PointData& point, const PointData* ssb);
+// rounds (null: none); the ratio is paired round by round. `path`: how MPI
+// carries the message from rank 0 to rank 1 (the point's mpi_path).
+Json point_record(const InterferenceConfig& config, const PointData& point, const PointData* ssb,
+                  const MessagePath& path);
 
 }  // namespace hetprobe

@@ -255,6 +255,7 @@ class InterferenceProbe final : public Probe {
     std::fprintf(stderr, "hetprobe interference: %s; device %s (%s); %zu points (%zu already in %s)\n",
                  header["device_choice"].get<std::string>().c_str(), device["name"].get<std::string>().c_str(),
                  header["backend"].get<std::string>().c_str(), sweep_points(run_.cfg).size(), done, path.c_str());
+    run_.path = message_path({header, "interference header"});
     run_.table.print_heading(header);
     return true;
   }

@@ -324,7 +324,7 @@ Json InterferenceConfig::to_json() const {
 
 PointKey point_key_of(const Json& r) { return point_key({r, "interference point"}); }
 
-Json point_record(const InterferenceConfig& cfg, const PointData& p, const PointData* ssb) {
+Json point_record(const InterferenceConfig& cfg, const PointData& p, const PointData* ssb, const MessagePath& path) {
   const auto send_ns = each(p.sender, [](const SideSample& s) { return s.send_ns; });
   const WriterShape& shape = p.writer_shape;
   std::string status = "ok";
@@ -339,6 +339,7 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Point
   r["load_rate"] = p.key.rate ? Json(p.key.rate->label) : Json(nullptr);
   r["send_mode"] = to_string(cfg.send_mode);
   r["writer_side"] = to_string(cfg.writer);
+  r["mpi_path"] = message_path_json(path, p.key.size);
   r["gap"] = cfg.gap.to_json();
   r["gap"]["spent_ns"] = summary_json(each(p.sender, [](const SideSample& s) { return s.gap_ns; }))["median"];
   r["buffers"] = {{"mpi_offset_bytes", p.plan.mpi_offset},

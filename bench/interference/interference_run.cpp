@@ -79,7 +79,7 @@ void measure(InterferenceRun& run, Device& device, const HostClock& clock, const
              const RecordSink& sink) {
   if (run.cfg.host_stream) host_memory_reference(run, mpi, sink);
   run_interference(run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done,
-                   [&](const PointData& p, const PointData* ssb) { sink(point_record(run.cfg, p, ssb)); });
+                   [&](const PointData& p, const PointData* ssb) { sink(point_record(run.cfg, p, ssb, run.path)); });
 }
 
 std::string interference_record_label(const Json& record) {

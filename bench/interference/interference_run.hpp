@@ -29,6 +29,7 @@ struct InterferenceRun {
   PinnedBuffer memory;
   std::unique_ptr<LoadSet> loads;
   std::set<PointKey> done;  // points already in a resumed file
+  MessagePath path;         // rank 0: from its header, once written (each point's mpi_path)
   InterferenceTable table{stdout};
 };
 

@@ -1,11 +1,14 @@
 #include "bench/interference/interference_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 
+#include "bench/core/message_path.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
+#include "bench/interference/link_check.hpp"
 #include "bench/load/load_options.hpp"
 
 namespace hetprobe {
@@ -16,7 +19,7 @@ using Align = Column::Align;
 using Shown = Column::Shown;
 
 // Column positions the footer reads back from a row.
-constexpr std::size_t kMedianUs = 8, kHarnessNs = 22;
+constexpr std::size_t kSizeBytes = 1, kLayout = 3, kMedianUs = 8, kHarnessNs = 22, kEagerLimit = 23;
 
 // The GPU traffic during the send, GB/s: the load's (files from before the
 // load kinds: the sender writer's, else the receiver's over its post phase).
@@ -93,6 +96,48 @@ std::string sampling_text(const RecordRef& h) {
   return text;
 }
 
+// The size against the path's eager limit: "reached" (ob1 sends it by
+// rendezvous), "below", "-" where the record does not say (no limit known, or
+// a file from before mpi_path).
+std::string eager_limit_text(const RecordRef& p) {
+  const Json* reached = find_field(p, "mpi_path.at_or_above_eager_limit");
+  if (reached == nullptr || reached->is_null()) return "-";
+  if (!reached->is_boolean()) bad_field(p, "mpi_path.at_or_above_eager_limit", "true, false or null");
+  return reached->get<bool>() ? "reached" : "below";
+}
+
+Json bool_or_null(const RecordRef& p, std::string_view path) {
+  const Json* b = find_field(p, path);
+  if (b == nullptr || b->is_null()) return nullptr;
+  if (!b->is_boolean()) bad_field(p, path, "true, false or null");
+  return *b;
+}
+
+// The baseline rows of `rows` from `first` on, for the link check; each
+// labelled as its warnings are, after `prefix` ("hpa>hpb " in a file of pairs).
+std::vector<BaselinePoint> baseline_points(const std::vector<std::vector<Json>>& rows, std::size_t first,
+                                           const std::string& prefix) {
+  std::vector<BaselinePoint> out;
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    const std::vector<Json>& row = rows[i];
+    if (row[kLayout] != "SSB") continue;
+    out.push_back({prefix + point_label(row), row[kSizeBytes].get<std::uint64_t>(), row[kMedianUs].get<double>() * 1e3,
+                   row[kEagerLimit] == "reached"});
+  }
+  return out;
+}
+
+std::string comma_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// "hpa>hpb": who sent to whom; "-" where the header names no pair.
+std::string pair_text(const MessagePath& p) {
+  return p.sender_host.empty() ? "-" : p.sender_host + ">" + p.receiver_host;
+}
+
 }  // namespace
 
 Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
@@ -110,7 +155,8 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
       "speedup where that interval lies wholly beyond 5%; load = kind x GPUs "
       "@ rate (of full, or GB/s per GPU) into " +
       (bytes->is_string() ? bytes->get<std::string>() : bytes->dump()) +
-      " B; traffic_gbs = GB/s the load moved during the send");
+      " B; traffic_gbs = GB/s the load moved during the send; eager_limit = the size against the MPI path's "
+      "eager limit: reached (MPI sends it by rendezvous, the send waiting for the receiver) or below");
   Table t{"interference", {}, {}};
   t.columns = {{"size", 10, Align::right, -1, Shown::text},
                {"size_bytes", 0, Align::right, -1, Shown::data},
@@ -134,7 +180,10 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                {"torn_fraction", 0, Align::right, -1, Shown::data},
                {"n", 0, Align::right, -1, Shown::data},
                {"status", 0, Align::left, -1, Shown::data},
-               {"harness_empty_region_ns", 0, Align::right, -1, Shown::data}};  // kHarnessNs
+               {"harness_empty_region_ns", 0, Align::right, -1, Shown::data},  // kHarnessNs
+               {"eager_limit", 11, Align::left, -1, Shown::everywhere, 2},     // kEagerLimit
+               {"eager_limit_bytes", 0, Align::right, -1, Shown::data},
+               {"across_hosts", 0, Align::left, -1, Shown::data}};
   return t;
 }
 
@@ -174,7 +223,10 @@ std::vector<Json> interference_row(const RecordRef& p) {
           torn,
           field_or<std::int64_t>(p, "n", 0),
           field_or<std::string>(p, "status", "ok"),
-          number_or_null(p, "harness_empty_region_ns.median")};
+          number_or_null(p, "harness_empty_region_ns.median"),
+          eager_limit_text(p),
+          number_or_null(p, "mpi_path.eager_limit_bytes"),
+          bool_or_null(p, "mpi_path.across_hosts")};
 }
 
 std::string harness_note(const RecordRef& h, const Table& table) {
@@ -198,6 +250,8 @@ std::string harness_note(const RecordRef& h, const Table& table) {
 void InterferenceTable::print_heading(const Json& header) {
   std::vector<std::string> about;
   table_ = interference_table({header, "interference header"}, about);
+  path_ = message_path({header, "interference header"});
+  if (!path_.sender_host.empty()) about.insert(about.end() - 1, describe(path_));
   for (const std::string& w : record_warnings({header, "interference header"})) about.push_back("warning: " + w);
   for (const std::string& line : about) std::fprintf(out_, "# %s\n", line.c_str());
   print_text_header(out_, table_);
@@ -214,6 +268,8 @@ void InterferenceTable::print_row(const Json& point) {
 void InterferenceTable::print_footer(const Json& header) {
   const std::string note = harness_note({header, "interference header"}, table_);
   if (!note.empty()) std::fprintf(out_, "# %s\n", note.c_str());
+  for (const std::string& line : link_warnings(path_, baseline_points(table_.rows, 0, "")))
+    std::fprintf(out_, "# %s\n", line.c_str());
   for (const std::string& line : table_.notes) std::fprintf(out_, "# %s\n", line.c_str());
   std::fflush(out_);
 }
@@ -222,14 +278,47 @@ Report interference_report(const ResultsFile& file) {
   Report report;
   const RecordRef header{file.records.front(), file.place(0)};
   Table table = interference_table(header, report.about);
-  for (const std::string& w : header_warnings(file)) report.about.push_back(w);
+  // Each segment (a resumed run; a merged file, of several pairs) is read
+  // with its own header's path: its pair, and its points against its link.
+  std::vector<MessagePath> paths{message_path(header)};
+  std::vector<std::size_t> starts{0}, row_segment;  // each segment's first row; each row's segment
   for (std::size_t i = 1; i < file.records.size(); ++i) {
     const RecordRef r{file.records[i], file.place(i)};
-    if (field_or<std::string>(r, "record", "") != "point") continue;
+    if (record_kind(r) == "header") {
+      paths.push_back(message_path(r));
+      starts.push_back(table.rows.size());
+    }
+    if (record_kind(r) != "point") continue;
     table.rows.push_back(interference_row(r));
+    row_segment.push_back(paths.size() - 1);
     add_record_warnings(r, point_label(table.rows.back()), table.notes);
   }
+  std::vector<std::string> pairs;
+  for (const MessagePath& p : paths)
+    if (std::find(pairs.begin(), pairs.end(), pair_text(p)) == pairs.end()) pairs.push_back(pair_text(p));
+  const bool several = pairs.size() > 1;
+  std::vector<std::string> link_notes;
+  for (std::size_t s = 0; s < paths.size(); ++s) {
+    const std::size_t end = s + 1 < starts.size() ? starts[s + 1] : table.rows.size();
+    std::vector<std::vector<Json>> rows(table.rows.begin() + static_cast<std::ptrdiff_t>(starts[s]),
+                                        table.rows.begin() + static_cast<std::ptrdiff_t>(end));
+    for (std::string& line :
+         link_warnings(paths[s], baseline_points(rows, 0, several ? pair_text(paths[s]) + " " : "")))
+      link_notes.push_back(std::move(line));
+  }
+  if (several) {  // a merged file of pairs: each row names its pair
+    report.about.insert(report.about.end() - 1, std::to_string(pairs.size()) +
+                                                    " pairs of hosts, sender>receiver, by segment (the pair "
+                                                    "column names each row's): " +
+                                                    comma_list(pairs));
+    table.columns.push_back({"pair", 12, Align::left, -1, Shown::everywhere, 2});
+    for (std::size_t i = 0; i < table.rows.size(); ++i) table.rows[i].push_back(pair_text(paths[row_segment[i]]));
+  } else if (!paths.front().sender_host.empty()) {
+    report.about.insert(report.about.end() - 1, describe(paths.front()));
+  }
+  for (const std::string& w : header_warnings(file)) report.about.push_back(w);
   const std::string note = harness_note(header, table);
+  for (std::string& line : link_notes) table.notes.push_back(std::move(line));
   if (!note.empty()) table.notes.insert(table.notes.begin(), note);
   report.tables.push_back(std::move(table));
   return report;

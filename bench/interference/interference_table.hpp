@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "bench/core/message_path.hpp"
 #include "bench/core/record_field.hpp"
 #include "bench/core/table.hpp"
 
@@ -24,6 +25,7 @@ class InterferenceTable {
  private:
   std::FILE* out_;
   Table table_;
+  MessagePath path_;  // from the header: the live table's pair and link
 };
 
 // The table's columns and the lines about the run, from its header.

@@ -20,6 +20,8 @@ data=notebooks/data
 # PATH FORMAT: one `hetprobe show PATH --format FORMAT`.
 cases=()
 for f in "$data"/*.jsonl "$data"/h200x2-load/*.jsonl "$data"/h200x2-characterize; do cases+=("$f table"); done
+# Across hosts: a pair with the TCP stall warned of, and a merged file of 6 pairs.
+cases+=("$data/testbed-tcp/bound-core.jsonl table" "$data/testbed-tcp/pairs-merged.jsonl table")
 for f in h200-interference-sweep.jsonl h200-notify.jsonl h200-clock.jsonl h200x2-halo.jsonl h200-bandwidth.jsonl; do
   for format in csv json markdown; do cases+=("$data/$f $format"); done
 done

@@ -173,6 +173,16 @@ CASES = [
     ("characterize --device gpu0", ["characterize", "--device", "gpu0", "{run}"], r"--device gpu0: expected one of"),
     ("characterize --hosts with one host", ["characterize", "--hosts", "a", "{run}"], r"--hosts 'a': expected two"),
     (
+        "characterize --hosts with a host twice",
+        ["characterize", "--hosts", "localhost,LOCALHOST", "{run}"],
+        r"localhost is listed twice; the pair needs two different hosts",
+    ),
+    (
+        "characterize --hosts with a blank name",
+        ["characterize", "--hosts", "localhost, ", "{run}"],
+        r"a blank host name",
+    ),
+    (
         "characterize --launcher missing",
         ["characterize", "--launcher", "no-such-launcher", "{run}"],
         r"launcher 'no-such-launcher' not found",

@@ -63,16 +63,25 @@ def test_mpirun_pair_sweep_writes_one_file_per_pair_resumes_and_merges(tmp_path)
     assert not merged.truncated
 
 
-def test_bad_host_file_is_a_usage_error(tmp_path):
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("", "names no hosts"),
+        ("only-one-host\n", "fewer than 2 hosts"),
+        ("localhost\n  \nlocalhost\n", "hosts:2: a blank name"),
+        ("localhost slots=2\nlocalhost\n", "one host name a line"),
+    ],
+)
+@pytest.mark.parametrize("script", ["sweep_pairs.sh", "submit_pairs.sh"])
+def test_bad_host_file_is_a_usage_error(tmp_path, script, text, why):
     hosts = tmp_path / "hosts"
-    hosts.write_text("only-one-host\n")
-    done = subprocess.run(
-        ["bash", str(BATCH / "sweep_pairs.sh"), str(hosts), str(tmp_path / "o")],
-        capture_output=True,
-        text=True,
-        env=env_with(),
-    )
-    assert done.returncode == 2 and "fewer than 2 hosts" in done.stderr
+    hosts.write_text(text)
+    out = tmp_path / "o"
+    args = [str(hosts), str(out)] if script == "sweep_pairs.sh" else [str(hosts), "--", *SWEEP]
+    done = subprocess.run(["bash", str(BATCH / script), *args], capture_output=True, text=True, env=env_with())
+    assert done.returncode == 2, done.stderr
+    assert f"{script.removesuffix('.sh')}: error: " in done.stderr and why in done.stderr, done.stderr
+    assert not out.exists()  # nothing written
 
 
 @pytest.fixture

@@ -15,8 +15,9 @@ MIB = 2**20
 # rounds) and the node check tests 5 MiB more, so it cannot be met by leaving out files nothing reads;
 # the test below turns into a failure (strict) once it is met, to take the mark off.
 GOAL_BYTES = 8 * MIB
-# What the folder may not grow beyond meanwhile: about what is left after issue 25's cleanup (16.7 MiB).
-CAP_BYTES = 17 * MIB
+# What the folder may not grow beyond meanwhile: what was left after issue 25's cleanup (16.7 MiB),
+# plus issue 27's runs across simulated hosts (testbed-tcp/, 0.5 MiB, which the goldens read).
+CAP_BYTES = 18 * MIB
 GENERATED = ("*.html", "*.png", "*.log", "*.out", "*.err")
 
 

@@ -24,6 +24,7 @@ UNITS = {
     "s",
     "GB/s",
     "GT/s",
+    "Mb/s",
     "B/s",
     "bytes",
     "Hz",

@@ -100,3 +100,17 @@ def test_an_old_bandwidth_row_gets_the_summary_the_probe_writes(tmp_path):
     rows = [r for r in load(old).records if r.get("record") == "point"]
     assert rows and all(r["gbs_summary"] == _core.summarize(r["gbs"]) for r in rows)
     assert rows[0]["gbs_summary"]["median"] == rows[0]["median_gbs"]
+
+
+def test_a_version_2_interference_point_reads_with_a_null_mpi_path():
+    header = {"record": "header", "probe": "interference", "schema_version": 2}
+    point = {"record": "point", "probe": "interference", "size_bytes": 1024}
+    written = {**point, "mpi_path": {"carrier": "tcp"}}
+    records = [header, copy.deepcopy(point), {"record": "host_memory", "probe": "interference"}]
+    records += [{**header, "schema_version": 3}, copy.deepcopy(point), copy.deepcopy(written)]
+    upgrade.upgrade_records(records)
+    assert "mpi_path" in records[1] and records[1]["mpi_path"] is None
+    assert "mpi_path" not in records[2]  # only points carry it
+    assert "mpi_path" not in records[4] and records[5] == written  # version 3: as written
+    committed = [rec for _, _, rec in read_jsonl(DATA / "h200-interference-sweep.jsonl")[0] if rec["record"] == "point"]
+    assert committed and all(rec["mpi_path"] is None for rec in committed)

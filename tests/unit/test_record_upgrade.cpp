@@ -86,6 +86,26 @@ TEST(RecordUpgrade, RecordsOfTheCurrentVersionStayAsWritten) {
   EXPECT_EQ(records[1], record);
 }
 
+// Version 2 did not say how MPI carried an interference point's message:
+// version 3's mpi_path is null there, and one that is written stays.
+TEST(RecordUpgrade, InterferencePointsOfVersion2GetANullMpiPath) {
+  const Json point{{"record", "point"}, {"probe", "interference"}, {"size_bytes", 1024}};
+  Json written = point;
+  written["mpi_path"] = {{"carrier", "tcp"}};
+  std::vector<Json> records{{{"record", "header"}, {"probe", "interference"}, {"schema_version", 2}},
+                            point,
+                            {{"record", "host_memory"}, {"probe", "interference"}},
+                            {{"record", "header"}, {"probe", "interference"}, {"schema_version", 3}},
+                            point,
+                            written};
+  upgrade_records(records);
+  ASSERT_TRUE(records[1].contains("mpi_path"));
+  EXPECT_TRUE(records[1]["mpi_path"].is_null());
+  EXPECT_FALSE(records[2].contains("mpi_path")) << "only points carry it";
+  EXPECT_FALSE(records[4].contains("mpi_path")) << "a version-3 record is left as written";
+  EXPECT_EQ(records[5], written);
+}
+
 // A committed version-1 file with parts auto, whole and sizes comes back typed.
 TEST(RecordUpgrade, ReadingACommittedVersion1File) {
   const ResultsFile file = read_results(kData + "h200-halo-parts/self-400.jsonl");

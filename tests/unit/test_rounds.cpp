@@ -206,7 +206,7 @@ TEST(PairedRatio, DriftBetweenRoundsCancelsAndAQuietSlowdownIsClaimed) {
   const InterferenceConfig c = synthetic_config(12, 5);
   const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 5, 1.0, 0.01, rng, drift);
   const PointData loaded = synthetic_point(Layout::P2AB, LoadKind::write, 12, 5, 1.3, 0.01, rng, drift);
-  const Json r = point_record(c, loaded, &ssb);
+  const Json r = point_record(c, loaded, &ssb, {});
   EXPECT_NEAR(r["ratio_to_ssb_median"].get<double>(), 1.3, 0.02);
   const Json& ci = r["ratio_to_ssb_ci95"];
   ASSERT_TRUE(ci.is_array());
@@ -217,7 +217,7 @@ TEST(PairedRatio, DriftBetweenRoundsCancelsAndAQuietSlowdownIsClaimed) {
   EXPECT_EQ(r["ratio_to_ssb_rounds"].size(), 12u);
   EXPECT_EQ(r["send_time_ns"]["round_medians"].size(), 12u);
   // The baseline's own record warns of the drift (1.5x across its rounds).
-  const Json base = point_record(c, ssb, nullptr);
+  const Json base = point_record(c, ssb, nullptr, {});
   EXPECT_TRUE(base["ratio_to_ssb_ci95"].is_null());
   ASSERT_FALSE(base["warnings"].empty());
   EXPECT_NE(base["warnings"].back().get<std::string>().find("drifted"), std::string::npos);
@@ -231,7 +231,7 @@ TEST(PairedRatio, ANoisyDeviceWidensTheIntervalAndClaimsNothing) {
   const PointData quiet = synthetic_point(Layout::P2AB, LoadKind::write, 12, 3, 1.08, 0.02, rng, flat);
   const PointData noisy_ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 3, 1.0, 0.4, rng, flat);
   const PointData noisy = synthetic_point(Layout::P2AB, LoadKind::write, 12, 3, 1.08, 0.4, rng, flat);
-  const Json q = point_record(c, quiet, &ssb), n = point_record(c, noisy, &noisy_ssb);
+  const Json q = point_record(c, quiet, &ssb, {}), n = point_record(c, noisy, &noisy_ssb, {});
   const auto width = [](const Json& r) {
     return r["ratio_to_ssb_ci95"][1].get<double>() - r["ratio_to_ssb_ci95"][0].get<double>();
   };
@@ -246,7 +246,7 @@ TEST(PairedRatio, FewerThanSixRoundsHaveNoInterval) {
   const InterferenceConfig c = synthetic_config(5, 4);
   const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 5, 4, 1.0, 0.01, rng, flat);
   const PointData loaded = synthetic_point(Layout::P2AB, LoadKind::write, 5, 4, 1.5, 0.01, rng, flat);
-  const Json r = point_record(c, loaded, &ssb);
+  const Json r = point_record(c, loaded, &ssb, {});
   EXPECT_NEAR(r["ratio_to_ssb_median"].get<double>(), 1.5, 0.05);
   EXPECT_TRUE(r["ratio_to_ssb_ci95"].is_null());
   EXPECT_TRUE(r["effect"].is_null());

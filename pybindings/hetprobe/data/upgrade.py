@@ -9,7 +9,7 @@ is still in the old form, so a record upgraded twice is the same as one upgraded
 
 from __future__ import annotations
 
-CURRENT = 2  # bench/core/run_header.hpp kSchemaVersion
+CURRENT = 3  # bench/core/run_header.hpp kSchemaVersion
 
 
 def _launch_parts_v1(launch) -> None:
@@ -78,6 +78,13 @@ def _record_v1(rec: dict) -> None:
         _bandwidth_summary_v1(rec)
 
 
+def _record_v2(rec: dict) -> None:
+    """Version 2 did not say how MPI carried an interference point's message; version 3 writes
+    mpi_path, null in a file from before it."""
+    if rec.get("probe") == "interference" and rec.get("record") == "point":
+        rec.setdefault("mpi_path", None)
+
+
 def _header_v1(header: dict) -> None:
     if header.get("probe") == "halo" and isinstance(header.get("config"), dict):
         _rename(header["config"], "send", "send_mode")
@@ -95,3 +102,5 @@ def upgrade_records(records) -> None:
             continue
         if version < 2:
             _record_v1(rec)
+        if version < 3:
+            _record_v2(rec)

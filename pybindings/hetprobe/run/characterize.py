@@ -45,6 +45,7 @@ from ..data.results import Results
 from ..data.steps import family, launch_name
 from ..errors import UsageError
 from ..node import flags, gpus as gpu_table
+from .hosts import check_pair
 from .launch import Node, node_devices, probe_command, run_step, write_topology
 from .manifest import Run, Step, write_manifest
 from .presets import (
@@ -86,8 +87,8 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launch
         isinstance(launches, bool) or not isinstance(launches, int) or not 1 <= launches <= MAX_LAUNCHES
     ):
         raise UsageError(f"--launches {launches!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
-    if hosts is not None and (len(hosts.split(",")) != 2 or not all(h.strip() for h in hosts.split(","))):
-        raise UsageError(f"--hosts {hosts!r}: expected two host names, comma-separated (a,b; a,a for one node)")
+    if hosts is not None:
+        check_pair(hosts)
     unknown = set(skip) - set(PROBES)
     if unknown:
         raise UsageError(
