@@ -66,6 +66,13 @@ def halo_times(results, path=None, title=None, setups=None):
     return finish(fig, title or run_title(halo_rows(results), "halo exchange per iteration"), path)
 
 
+def _mark(ax, it, key: str, i: int, y: float, marker: str, color: str, size: float, label: str) -> None:
+    """Message i's event `key` (ns) of a timeline iteration as a marker on row y; labelled once (the
+    first message), and left out where the iteration has no such events (no copies when unstaged)."""
+    if it.get(key):
+        ax.scatter(it[key][i] * US, y, marker=marker, color=color, s=size, zorder=3, label=label if i == 0 else None)
+
+
 def halo_timeline(results, layout: str, setup: str, iteration: int | None = None, path=None, title=None):
     """Rank 0's workflow in one iteration (the thesis's workflow figures): per message, the device's pack
     (bar), with memcpy staging the end of its copy to host (cross), the CPU's send (triangle), the
@@ -108,41 +115,13 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
             height=0.7,
             label="pack (device)" if i == 0 else None,
         )
-        if it.get("copy_end_ns"):
-            ax.scatter(
-                it["copy_end_ns"][i] * US,
-                y,
-                marker="x",
-                color="#8c564b",
-                s=16,
-                zorder=3,
-                label="copy to host done" if i == 0 else None,
-            )
-        ax.scatter(
-            it["send_ns"][i] * US, y, marker=">", color="black", s=18, zorder=3, label="send posted" if i == 0 else None
-        )
+        _mark(ax, it, "copy_end_ns", i, y, "x", "#8c564b", 16, "copy to host done")
+        _mark(ax, it, "send_ns", i, y, ">", "black", 18, "send posted")
         labels.append(f"send {m['tag']} {m['kind']} {m['bytes']} B")
         y += 1
     for i, m in enumerate(recvs):
-        ax.scatter(
-            it["recv_ns"][i] * US,
-            y,
-            marker="o",
-            color="#d62728",
-            s=14,
-            zorder=3,
-            label="receive complete" if i == 0 else None,
-        )
-        if it.get("recv_copy_end_ns"):
-            ax.scatter(
-                it["recv_copy_end_ns"][i] * US,
-                y,
-                marker="+",
-                color="#8c564b",
-                s=24,
-                zorder=3,
-                label="copy to device done" if i == 0 else None,
-            )
+        _mark(ax, it, "recv_ns", i, y, "o", "#d62728", 14, "receive complete")
+        _mark(ax, it, "recv_copy_end_ns", i, y, "+", "#8c564b", 24, "copy to device done")
         ax.barh(
             y,
             (it["unpack_end_ns"][i] - it["unpack_start_ns"][i]) * US,
