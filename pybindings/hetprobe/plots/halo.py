@@ -66,6 +66,19 @@ def halo_times(results, path=None, title=None, setups=None):
     return finish(fig, title or run_title(halo_rows(results), "halo exchange per iteration"), path)
 
 
+def _span(ax, it, phase: str, i: int, y: float, color: str, label: str) -> None:
+    """Message i's device phase ("pack" or "unpack": its start to end, ns) as a bar on row y, labelled once."""
+    start = it[f"{phase}_start_ns"][i]
+    ax.barh(
+        y,
+        (it[f"{phase}_end_ns"][i] - start) * US,
+        left=start * US,
+        color=color,
+        height=0.7,
+        label=label if i == 0 else None,
+    )
+
+
 def _mark(ax, it, key: str, i: int, y: float, marker: str, color: str, size: float, label: str) -> None:
     """Message i's event `key` (ns) of a timeline iteration as a marker on row y; labelled once (the
     first message), and left out where the iteration has no such events (no copies when unstaged)."""
@@ -107,14 +120,7 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
     y = 0
     labels = []
     for i, m in enumerate(sends):
-        ax.barh(
-            y,
-            (it["pack_end_ns"][i] - it["pack_start_ns"][i]) * US,
-            left=it["pack_start_ns"][i] * US,
-            color="#2ca02c",
-            height=0.7,
-            label="pack (device)" if i == 0 else None,
-        )
+        _span(ax, it, "pack", i, y, "#2ca02c", "pack (device)")
         _mark(ax, it, "copy_end_ns", i, y, "x", "#8c564b", 16, "copy to host done")
         _mark(ax, it, "send_ns", i, y, ">", "black", 18, "send posted")
         labels.append(f"send {m['tag']} {m['kind']} {m['bytes']} B")
@@ -122,14 +128,7 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
     for i, m in enumerate(recvs):
         _mark(ax, it, "recv_ns", i, y, "o", "#d62728", 14, "receive complete")
         _mark(ax, it, "recv_copy_end_ns", i, y, "+", "#8c564b", 24, "copy to device done")
-        ax.barh(
-            y,
-            (it["unpack_end_ns"][i] - it["unpack_start_ns"][i]) * US,
-            left=it["unpack_start_ns"][i] * US,
-            color="#9467bd",
-            height=0.7,
-            label="unpack (device)" if i == 0 else None,
-        )
+        _span(ax, it, "unpack", i, y, "#9467bd", "unpack (device)")
         labels.append(f"recv {m['tag']} {m['kind']} {m['bytes']} B")
         y += 1
     ax.axvline(it["total_ns"] * US, color="grey", linestyle="--", linewidth=1, label="iteration end")
