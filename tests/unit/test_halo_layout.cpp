@@ -15,6 +15,7 @@
 
 #include "base/errors.hpp"
 #include "tests/unit/expect_usage_error.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace hetprobe {
 namespace {
@@ -218,21 +219,13 @@ TEST(HaloLayoutJson, EveryField) {
 // Each test gets a fresh directory under the system temp dir, removed after.
 class HaloFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::random_device rd;
-    dir_ = fs::temp_directory_path() / ("hetprobe_halo_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
-    ASSERT_TRUE(fs::create_directory(dir_));
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string write(const std::string& text, const std::string& name = "halo.txt") const {
     const fs::path path = dir_ / name;
     std::ofstream(path) << text;
     return path.string();
   }
-  fs::path dir_;
+  ScratchDir scratch_{"hetprobe_halo"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(HaloFile, SendsRecvsAndTags) {

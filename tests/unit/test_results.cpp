@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace hetprobe {
 namespace {
@@ -23,16 +24,6 @@ namespace fs = std::filesystem;
 // Each test gets a fresh directory under the system temp dir, removed after.
 class ResultsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::random_device rd;
-    dir_ = fs::temp_directory_path() / ("hetprobe_results_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
-    ASSERT_TRUE(fs::create_directory(dir_));
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   fs::path file(const std::string& name = "results.jsonl") const { return dir_ / name; }
 
   static std::string slurp(const fs::path& path) {
@@ -45,7 +36,8 @@ class ResultsTest : public ::testing::Test {
   }
   static Json record(int i) { return Json{{"probe", "stream"}, {"i", i}}; }
 
-  fs::path dir_;
+  ScratchDir scratch_{"hetprobe_results"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // Expects `f` to throw hetprobe::Error of `kind` whose message contains `needle`.

@@ -13,6 +13,7 @@
 
 #include "bench/core/results.hpp"
 #include "tests/unit/expect_usage_error.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace hetprobe {
 namespace {
@@ -21,15 +22,6 @@ namespace fs = std::filesystem;
 
 class ResultsTargetTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("hetprobe_target_" + std::to_string(::getpid()) + "_" + std::to_string(std::random_device{}()));
-    ASSERT_TRUE(fs::create_directory(dir_));
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   fs::path file(const std::string& name) const { return dir_ / name; }
   static std::string slurp(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -40,7 +32,8 @@ class ResultsTargetTest : public ::testing::Test {
     return Json{{"record", "header"}, {"probe", probe}}.dump() + "\n";
   }
 
-  fs::path dir_;
+  ScratchDir scratch_{"hetprobe_target"};
+  const fs::path dir_ = scratch_.path();
 };
 
 bool is_char_device(const char* path) {
