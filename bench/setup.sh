@@ -41,7 +41,7 @@ amd_gpu_present() {
   return 1
 }
 
-required=(build-essential cmake ninja-build pkg-config git python3 python3-dev python3-venv python3-jsonschema openmpi-bin libopenmpi-dev libhwloc-dev
+required=(build-essential cmake ninja-build pkg-config git python3 python3-dev python3-venv python3-jsonschema openmpi-bin libopenmpi-dev libhwloc-dev zlib1g-dev
           libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev)
 optional=()  # the HIP backend: only where it can run, or when asked
 case ${HETPROBE_WITH_HIP:-auto} in

@@ -9,15 +9,27 @@ HETPROBE_NOTEBOOK_HALO: halo.ipynb's halo results file (else the run directory's
 import os
 from pathlib import Path
 
+from hetprobe.data.jsonl import results_file, results_stem
+
 DATA = Path(__file__).resolve().parent / "data"
 H200_RUN = DATA / "h200x2-characterize-default"
 # Where data/h200x2-characterize-default is absent: the same probes from the single-probe H200 files.
-H200_FILES = ["h200-notify.jsonl", "h200-clock.jsonl", "h200-interference-placed.jsonl", "h200-topo.json"]
+H200_FILES = ["h200-notify.jsonl.gz", "h200-clock.jsonl", "h200-interference-placed.jsonl.gz", "h200-topo.json"]
 
 
 def data(name: str) -> Path:
     """A committed file of notebooks/data."""
     return DATA / name
+
+
+def results(directory, name: str) -> Path:
+    """NAME's results file in a directory: NAME.jsonl, or NAME.jsonl.gz (how data/ keeps its large ones)."""
+    return results_file(directory, name)
+
+
+def stem(path) -> str:
+    """NAME of a results file NAME.jsonl or NAME.jsonl.gz."""
+    return results_stem(path)
 
 
 def env_path(variable: str):

@@ -34,16 +34,16 @@ struct Options {
   bool pool = false;
 };
 
-// A directory's results files (*.jsonl), by name; no std::filesystem call
+// A directory's results files (*.jsonl, *.jsonl.gz), by name; no std::filesystem call
 // that throws on an odd path.
 std::vector<fs::path> files_in(const fs::path& dir) {
   std::error_code ec;
   std::vector<fs::path> out;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".jsonl") out.push_back(it->path());
+    if (is_results_file_name(it->path())) out.push_back(it->path());
   if (ec) throw usage_error("cannot list " + dir.string() + ": " + ec.message());
   std::sort(out.begin(), out.end());
-  if (out.empty()) throw usage_error(dir.string() + " holds no results files (*.jsonl)");
+  if (out.empty()) throw usage_error(dir.string() + " holds no results files (*.jsonl, *.jsonl.gz)");
   return out;
 }
 
@@ -122,7 +122,8 @@ CommandFn add_show_command(CLI::App& app) {
                                    "Print the tables of results files (JSON Lines) of interference, notify, "
                                    "clock, halo or bandwidth, or of every results file in a run directory "
                                    "(hetprobe characterize's)");
-  c->add_option("path", o->paths, "Results files, or directories of them")->required();
+  c->add_option("path", o->paths, "Results files (*.jsonl, or gzip-compressed *.jsonl.gz), or directories of them")
+      ->required();
   c->add_option("--format", o->format,
                 "table (for reading; the default), csv (RFC 4180: one table, a header row; several need "
                 "--table or --out), json (one document: tables by name, or files by name when several), "

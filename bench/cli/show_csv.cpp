@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/errors.hpp"
+#include "bench/core/results.hpp"
 
 namespace hetprobe::cli {
 
@@ -23,7 +24,7 @@ struct CsvTable {
 std::vector<CsvTable> tables_of(const HeadedReports& reports) {
   std::vector<CsvTable> all;
   for (const auto& [heading, report] : reports) {
-    const std::string stem = heading.empty() ? "" : fs::path(heading).stem().string() + ".";
+    const std::string stem = heading.empty() ? "" : results_stem(heading) + ".";
     for (const Table& t : report.tables) all.push_back({heading, stem + t.key + ".csv", &t});
   }
   return all;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "bench/core/gzip_text.hpp"
 #include "bench/core/record_upgrade.hpp"
 
 namespace hetprobe {
@@ -84,10 +86,11 @@ std::string read_fd(int fd, const std::filesystem::path& path, bool first_line_o
   return data;
 }
 
-// Whole file as bytes.
+// Whole file as text: as written, or as gzip leaves it compressed.
 std::string read_all(const std::filesystem::path& path) {
   const FdCloser closer{open_regular(path, O_RDONLY)};
-  return read_fd(closer.fd, path, false);
+  std::string data = read_fd(closer.fd, path, false);
+  return is_gzip(data) ? gunzip(data, path) : data;
 }
 
 bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
@@ -218,6 +221,23 @@ void drop_truncated_tail(const std::filesystem::path& path, const ResultsFile& f
   if (ec) throw Error(ErrorKind::io, "cannot drop truncated tail of " + path.string() + ": " + ec.message());
 }
 
+namespace {
+constexpr std::string_view kResultsSuffixes[] = {".jsonl.gz", ".jsonl"};
+}
+
+bool is_results_file_name(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  return std::ranges::any_of(kResultsSuffixes,
+                             [&](std::string_view s) { return name.size() > s.size() && name.ends_with(s); });
+}
+
+std::string results_stem(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  for (const std::string_view suffix : kResultsSuffixes)
+    if (name.size() > suffix.size() && name.ends_with(suffix)) return name.substr(0, name.size() - suffix.size());
+  return path.stem().string();
+}
+
 std::string ResultsFile::place(std::size_t i) const {
   if (i >= lines.size()) return path.string() + ", record " + std::to_string(i + 1);  // not read from a file
   return path.string() + ":" + std::to_string(lines[i]);
@@ -233,11 +253,15 @@ std::string ResultsFile::probe() const {
 
 namespace {
 
+// The first line of a file's bytes, as stored (or kMaxHeaderBytes without one).
+std::string first_line_bytes(const std::filesystem::path& path) {
+  const FdCloser closer{open_regular(path, O_RDONLY)};
+  return read_fd(closer.fd, path, true);
+}
+
 // The probe a results file's first line (its header) names: "" when that line
 // is not a complete results header.
-std::string header_probe(const std::filesystem::path& path) {
-  const FdCloser closer{open_regular(path, O_RDONLY)};
-  const std::string data = read_fd(closer.fd, path, true);
+std::string header_probe(const std::string& data) {
   const std::size_t nl = data.find('\n');
   if (nl == std::string::npos) return "";
   const Json h = Json::parse(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(nl), nullptr, false);
@@ -247,14 +271,15 @@ std::string header_probe(const std::filesystem::path& path) {
   return probe->get<std::string>();
 }
 
-}  // namespace
-
-namespace {
-
 // The rules for a file that already holds bytes: a results header of this
 // probe, and --resume to continue it.
 void check_existing(const std::string& probe, const std::filesystem::path& path, Resume resume) {
-  const std::string held = header_probe(path), name = path.string();
+  const std::string first = first_line_bytes(path), name = path.string();
+  if (is_gzip(first))
+    throw usage_error("--out " + name +
+                      " is gzip-compressed: hetprobe appends plain JSON Lines; gunzip it to continue it, or choose "
+                      "another --out");
+  const std::string held = header_probe(first);
   if (held.empty())
     throw usage_error("--out " + name +
                       " is not a hetprobe results file (its first line is not a complete results "
@@ -269,6 +294,9 @@ void check_existing(const std::string& probe, const std::filesystem::path& path,
 }  // namespace
 
 bool check_results_target(const std::string& probe, const std::filesystem::path& path, Resume resume) {
+  if (path.extension() == ".gz")
+    throw usage_error("--out " + path.string() +
+                      ": hetprobe writes plain JSON Lines, not gzip: name it *.jsonl, and compress it after the run");
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) throw usage_error(describe(path, "--out: cannot open results file", errno));

@@ -70,9 +70,17 @@ struct ResultsFile {
 // file: hetprobe::Error(ErrorKind::usage) naming the file and 1-based line
 // number. A missing file, or one that is not a regular file, throws
 // hetprobe::Error(ErrorKind::usage); failing mid-read, ErrorKind::io.
-// Empty lines are skipped. Records of an older schema_version come back in
+// Empty lines are skipped. A gzip-compressed file (*.jsonl.gz) is read as its
+// text; one cut short, as its text up to the cut. Records of an older schema_version come back in
 // the current form (record_upgrade.hpp).
 ResultsFile read_results(const std::filesystem::path& path);
+
+// Whether a file's name is a results file's: NAME.jsonl, or NAME.jsonl.gz
+// (gzip-compressed; read_results takes either, by its bytes).
+bool is_results_file_name(const std::filesystem::path& path);
+// NAME of NAME.jsonl or NAME.jsonl.gz, without the folder (of another name,
+// its stem: "run" of "run.txt").
+std::string results_stem(const std::filesystem::path& path);
 
 // The same, of results text already in memory (`where` names it in errors):
 // what the Python package hands back to show's tables.

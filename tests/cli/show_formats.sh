@@ -21,9 +21,10 @@ check() {
   rm -rf "$work/csv"
   "$hp" show "$file" --format csv --out "$work/csv" 2>/dev/null || fail "show $1 --format csv --out DIR"
   python3 - "$file" "$table" "$record" "$work" <<'PY' || fail "show $1: see above"
-import csv, json, sys
+import csv, gzip, json, sys
 path, table, record, work = sys.argv[1:]
-expected = sum(1 for line in open(path) if line.strip() and (r := json.loads(line))["record"] == record
+text = gzip.open(path, "rt") if path.endswith(".gz") else open(path)  # a large file is kept compressed
+expected = sum(1 for line in text if line.strip() and (r := json.loads(line))["record"] == record
                and r.get("rank", 0) == 0 and r.get("iteration_ns", 0) is not None)
 doc = json.load(open(f"{work}/t.json"))
 assert len(doc[table]) == expected, (table, len(doc[table]), expected)
@@ -38,20 +39,20 @@ print(f"OK {path}: {table} has {expected} rows in json, csv and markdown")
 PY
 }
 
-check h200-interference-sweep.jsonl interference point
-check h200x2-load/matrix.jsonl interference point
-check h200-notify.jsonl roundtrip roundtrip
-check h200-notify.jsonl mechanisms mechanism
+check h200-interference-sweep.jsonl.gz interference point
+check h200x2-load/matrix.jsonl.gz interference point
+check h200-notify.jsonl.gz roundtrip roundtrip
+check h200-notify.jsonl.gz mechanisms mechanism
 check h200-clock.jsonl clock_batches clock_batch
 check h200-clock.jsonl clock_fit clock_fit
-check h200x2-halo.jsonl halo halo
+check h200x2-halo.jsonl.gz halo halo
 check h200x2-load/bandwidth.jsonl bandwidth point
 
 # The table format keeps its columns, with units.
-"$hp" show "$data/h200x2-load/matrix.jsonl" >"$work/m.txt"
+"$hp" show "$data/h200x2-load/matrix.jsonl.gz" >"$work/m.txt"
 grep -Eq '^ +size access +layout load +median_us +p10_us +p90_us +vs_SSB +ci95 effect +traffic_gbs  payload  eager_limit$' "$work/m.txt" \
   || fail "interference table header changed"
-"$hp" show "$data/h200-notify.jsonl" >"$work/n.txt"
+"$hp" show "$data/h200-notify.jsonl.gz" >"$work/n.txt"
 grep -q "## Round trip" "$work/n.txt" || fail "no round-trip table"
 
 # A run directory: every results file under its name, as text and as one JSON document.

@@ -19,18 +19,19 @@ data=notebooks/data
 
 # PATH FORMAT: one `hetprobe show PATH --format FORMAT`.
 cases=()
-for f in "$data"/*.jsonl "$data"/h200x2-load/*.jsonl "$data"/h200x2-characterize; do cases+=("$f table"); done
+for f in "$data"/*.jsonl* "$data"/h200x2-load/*.jsonl* "$data"/h200x2-characterize; do cases+=("$f table"); done
 # Across hosts: a pair with the TCP stall warned of, and a merged file of 6 pairs.
 cases+=("$data/testbed-tcp/bound-core.jsonl table" "$data/testbed-tcp/pairs-merged.jsonl table")
-for f in h200-interference-sweep.jsonl h200-notify.jsonl h200-clock.jsonl h200x2-halo.jsonl h200-bandwidth.jsonl; do
+for f in h200-interference-sweep.jsonl.gz h200-notify.jsonl.gz h200-clock.jsonl h200x2-halo.jsonl.gz h200-bandwidth.jsonl; do
   for format in csv json markdown; do cases+=("$data/$f $format"); done
 done
 cases+=("$data/h200x2-characterize json")
 
-# The golden file of PATH FORMAT: PATH under notebooks/data, / as __, the format's extension.
+# The golden file of PATH FORMAT: PATH under notebooks/data less .jsonl(.gz), / as __, the format's extension.
 # CSV holds one table: each table is its own file (show --out), NAME.TABLE.csv.
 golden_name() {
   local name=${1#"$data"/} ext
+  name=${name%.gz}
   name=${name%.jsonl}
   case $2 in table) ext=txt ;; markdown) ext=md ;; *) ext=$2 ;; esac
   echo "${name//\//__}.$ext"

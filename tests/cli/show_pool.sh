@@ -7,16 +7,16 @@ set -euo pipefail
 hp=$1
 data=$(cd "$(dirname "$0")/../../notebooks/data/h100-rounds" && pwd)
 fail() { echo "FAIL: $*" >&2; exit 1; }
-out=$("$hp" show --pool "$data"/interference-{1,2,3}.jsonl --format csv)
+out=$("$hp" show --pool "$data"/interference-{1,2,3}.jsonl.gz --format csv)
 rows=$(grep -c "^[0-9]" <<<"$out")
 ((rows == 12)) || fail "expected 12 pooled points, got $rows"
 # 16 MiB write: launches 1.118 1.147 1.201, their interval wholly above 1.05.
 grep -q "^16777216,stacked,P2AB,write x1,3,1.11.*,slowdown," <<<"$out" || fail "16 MiB write is not a slowdown: $out"
 # Every other point: no effect beyond noise.
 (($(grep -c ",none," <<<"$out") == 11)) || fail "expected 11 points without an effect"
-two=$("$hp" show --pool "$data"/interference-{1,2}.jsonl)
+two=$("$hp" show --pool "$data"/interference-{1,2}.jsonl.gz)
 grep -q "fewer than 3 launches" <<<"$two" || fail "two launches should carry no interval"
-if "$hp" show --pool "$data"/interference-1.jsonl "$data"/interference-gap2ms.jsonl 2>/dev/null; then
+if "$hp" show --pool "$data"/interference-1.jsonl.gz "$data"/interference-gap2ms.jsonl.gz 2>/dev/null; then
   fail "launches with different gaps were pooled"
 fi
 echo "show_pool: OK"

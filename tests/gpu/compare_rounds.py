@@ -3,11 +3,12 @@
     compare_rounds.py RESULTS_DIR LAUNCHES [--tolerance 0.05] [--max-outside 1]
 
 RESULTS_DIR holds bare-cpu-N.txt (tests/gpu/bare_load_rounds.cu's lines "size_bytes load ratio_median ...")
-and interference-N.jsonl (`hetprobe interference`, P2AB against SSB) for N = 1..LAUNCHES. Prints, per size and
-load, each launch's median ratio to the idle send, bare and hetprobe, and hetprobe's median over the launches
-divided by the bare program's (notebooks/data/h100-rounds/README.md's table). Exits 1 when more than
---max-outside points lie beyond --tolerance of 1 or a point is missing on one side (docs/probes/interference.md:
-"within 5% at 11 of 12 points" on one H100; the 16 MiB write is the point tests/gpu/write16.sh looks into),
+and interference-N.jsonl or .jsonl.gz (`hetprobe interference`, P2AB against SSB) for N = 1..LAUNCHES.
+Prints, per size and load, each launch's median ratio to the idle send, bare and hetprobe, and
+hetprobe's median over the launches divided by the bare program's (notebooks/data/h100-rounds/README.md's
+table). Exits 1 when more than --max-outside points lie beyond --tolerance of 1 or a point is missing on
+one side (docs/probes/interference.md: "within 5% at 11 of 12 points" on one H100; the 16 MiB write is
+the point tests/gpu/write16.sh looks into),
 2 for bad input.
 """
 
@@ -18,7 +19,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from checks import read_jsonl
+from checks import jsonl, read_jsonl
 
 
 def bare_ratios(path: Path) -> dict[tuple[int, str], float]:
@@ -52,7 +53,7 @@ def main(argv: list[str]) -> int:
     try:
         launches = range(1, a.launches + 1)
         bare = [bare_ratios(a.results / f"bare-cpu-{n}.txt") for n in launches]
-        hp = [hetprobe_ratios(a.results / f"interference-{n}.jsonl") for n in launches]
+        hp = [hetprobe_ratios(jsonl.results_file(a.results, f"interference-{n}")) for n in launches]
     except (OSError, ValueError, KeyError) as e:
         print(f"compare_rounds.py: cannot read {a.results}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@
 # both send modes, both receive waits, both signals, both stagings, 128 and
 # 1024 threads per block, and long messages in parts (auto) or one block each
 # (whole: the paper's fused kernels); the median iteration's timeline kept
-# (notebooks/data/h200x2-halo.jsonl is this run). Then the pinned setups again
+# (notebooks/data/h200x2-halo.jsonl.gz is this run). Then the pinned setups again
 # with each single-copy mechanism of $HALO_SINGLE_COPY (default cma; the
 # lent machines set none in the environment), and the pack and unpack rates
 # against bandwidth's (tests/gpu/halo_rates.py).

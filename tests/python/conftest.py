@@ -5,6 +5,7 @@ The tests import the installed package (`pip install .`), never the source folde
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -21,9 +22,15 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")  # no display in tests; the plots never use pyplot anyway
 
 
+def plain_bytes(path) -> bytes:
+    """A results file's bytes as written: a gzip-compressed one (NAME.jsonl.gz) decompressed."""
+    data = Path(path).read_bytes()
+    return gzip.decompress(data) if str(path).endswith(".gz") else data
+
+
 def jsonl_records(path) -> list[dict]:
     """Every record of a complete JSON Lines file, read independently of hetprobe.load."""
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in plain_bytes(path).decode().splitlines() if line.strip()]
 
 
 @pytest.fixture
@@ -38,11 +45,16 @@ def data() -> Path:
 
 @pytest.fixture
 def copy_data(tmp_path):
-    """copy_data(name, new_name=None) -> the path of a copy of notebooks/data/<name> in tmp_path."""
+    """copy_data(name, new_name=None) -> the path of a copy of notebooks/data/<name> in tmp_path. A
+    gzip-compressed file (NAME.jsonl.gz) is copied as its text, NAME.jsonl, for a test to edit."""
 
     def copy(name: str, new_name: str | None = None) -> Path:
-        target = tmp_path / (new_name or name)
-        shutil.copyfile(DATA / name, target)
+        plain = name.removesuffix(".gz") if name.endswith(".jsonl.gz") else name
+        target = tmp_path / (new_name or Path(plain).name)
+        if plain == name:
+            shutil.copyfile(DATA / name, target)
+        else:
+            target.write_bytes(gzip.decompress((DATA / name).read_bytes()))
         return target
 
     return copy
@@ -50,8 +62,8 @@ def copy_data(tmp_path):
 
 @pytest.fixture
 def notify_header() -> dict:
-    """The header record of h200-notify.jsonl, to build small synthetic notify files."""
-    return jsonl_records(DATA / "h200-notify.jsonl")[0]
+    """The header record of h200-notify.jsonl.gz, to build small synthetic notify files."""
+    return jsonl_records(DATA / "h200-notify.jsonl.gz")[0]
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:

@@ -16,6 +16,7 @@ import pytest
 from conftest import jsonl_records, write_jsonl
 
 import hetprobe
+from hetprobe.data.jsonl import is_results_file, results_stem
 from hetprobe.errors import UsageError
 from hetprobe.node import flags, gpus
 
@@ -51,15 +52,16 @@ def nodecheck(data):
 
 
 def copy_run(source, target, edit=None):
-    """The results files of a run directory, copied (edit(record) applied to each record when given)."""
+    """The results files of a run directory, copied as plain JSON Lines (edit(record) applied to each
+    record when given)."""
     target.mkdir()
     for f in source.iterdir():
-        if f.suffix == ".jsonl":
+        if is_results_file(f):
             records = jsonl_records(f)
             for r in records:
                 if edit:
                     edit(r)
-            write_jsonl(target / f.name, records)
+            write_jsonl(target / f"{results_stem(f)}.jsonl", records)
         elif f.name in ("topology.json", "characterize.json"):
             shutil.copyfile(f, target / f.name)
     return target

@@ -193,7 +193,7 @@ def test_rounds_holds_hetprobe_to_the_bare_program_on_the_committed_h100_launche
 
 
 def test_rounds_fails_when_a_launch_lacks_a_point(tmp_path):
-    for name in ["bare-cpu-1.txt", "interference-1.jsonl"]:
+    for name in ["bare-cpu-1.txt", "interference-1.jsonl.gz"]:
         shutil.copy(DATA / "h100-rounds" / name, tmp_path / name)
     bare = tmp_path / "bare-cpu-1.txt"
     bare.write_text("".join(line for line in bare.read_text().splitlines(True) if not line.startswith("1024 poll")))
@@ -232,7 +232,7 @@ def test_gpus_wants_a_gpu_backend_for_device_auto(tmp_path, auto, devices, at_le
 
 
 def test_records_counts_a_kind_of_record():
-    sweep = DATA / "h100-rounds" / "interference-1.jsonl"
+    sweep = DATA / "h100-rounds" / "interference-1.jsonl.gz"
     assert python(GPU / "checks.py", "records", sweep, "point", "--at-least", 16).returncode == 0
     assert python(GPU / "checks.py", "records", sweep, "point", "--at-least", 17).returncode == 1
     assert python(GPU / "checks.py", "records", sweep, "clock_fit").returncode == 1

@@ -415,7 +415,7 @@ def test_check_refuses_a_missing_or_mismatched_baseline(two_gpus, host_run, tmp_
         own_name = next(r for r in map(json.loads, f) if r.get("record") == "header")["ranks"][1]["device"]["name"]
     cases = [
         (tmp_path / "missing", "--baseline {}: no such run directory"),
-        (tmp_path / "empty", "--baseline {} is not a run directory: it holds no results (*.jsonl)"),
+        (tmp_path / "empty", "--baseline {} is not a run directory: it holds no results (*.jsonl, *.jsonl.gz)"),
         (tmp_path / "file.txt", "--baseline {} is a regular file: give a run directory"),
         (tmp_path / "interference-only", "--baseline {} has no per-GPU data"),
         (host_run[0], "the baseline has 1 GPU(s) and this run 2: compare nodes of the same GPUs"),

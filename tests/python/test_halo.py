@@ -15,13 +15,13 @@ from hetprobe.data.halo import PHASES, _phases_of_iteration
 
 
 def rank0_halo(path):
-    return [json.loads(line) for line in open(path) if '"record":"halo"' in line and '"rank":0' in line]
+    return [r for r in jsonl_records(path) if r["record"] == "halo" and r.get("rank") == 0]
 
 
 def test_the_table_matches_the_records():
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl")
+    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
     table = hetprobe.data.halo_table(r)
-    records = rank0_halo(DATA / "h200x2-halo.jsonl")
+    records = rank0_halo(DATA / "h200x2-halo.jsonl.gz")
     assert len(table) == len(records) == 3 * 48 and set(table["cube"]) == {200, 400, 800}
     for rec in records:
         row = table[(table["layout"] == rec["layout"]) & (table["setup"] == rec["setup"])].iloc[0]
@@ -48,13 +48,13 @@ def test_the_table_matches_the_records():
 
 
 def test_halo_samples_are_every_iteration():
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl")
+    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
     samples = r.samples[(r.samples["probe"] == "halo") & (r.samples["metric"] == "iteration_ns")]
     assert len(samples) == 2 * 144 * 50  # 2 ranks x (3 cubes x 48 setups) x 50 iterations
 
 
 def test_plots_of_the_committed_run(tmp_path):
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl")
+    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
     fig = hetprobe.plots.halo_times(
         r,
         path=tmp_path / "times.png",
@@ -62,7 +62,7 @@ def test_plots_of_the_committed_run(tmp_path):
     )
     assert len(fig.axes) == 1 and (tmp_path / "times.png").stat().st_size > 10_000
     assert len(fig.axes[0].patches) == 2 * 3  # two setups x three cubes
-    rec = next(x for x in rank0_halo(DATA / "h200x2-halo.jsonl") if x["cube"] == 800)
+    rec = next(x for x in rank0_halo(DATA / "h200x2-halo.jsonl.gz") if x["cube"] == 800)
     fig = hetprobe.plots.halo_timeline(
         r, rec["layout"], "notify-stream isend channel pinned 128t", path=tmp_path / "timeline.png"
     )
@@ -74,10 +74,10 @@ def test_plots_of_the_committed_run(tmp_path):
 
 
 def test_phases_are_the_median_iterations_critical_path():
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl")
+    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
     phases = hetprobe.data.halo_phases(r, setups=["notify-stacked isend channel pinned 128t"])
     assert sorted(phases["cube"]) == [200, 400, 800]
-    for rec in rank0_halo(DATA / "h200x2-halo.jsonl"):
+    for rec in rank0_halo(DATA / "h200x2-halo.jsonl.gz"):
         if rec["setup"] != "notify-stacked isend channel pinned 128t":
             continue
         it = rec["timeline"]["iterations"][0]
@@ -95,7 +95,7 @@ SETUP = "notify-stream isend channel pinned 128t"
 
 def committed(cube: int, *setups: str) -> tuple[dict, list[dict]]:
     """The committed file's header and rank 0's records of `setups` for `cube`, to build small files from."""
-    records = jsonl_records(DATA / "h200x2-halo.jsonl")
+    records = jsonl_records(DATA / "h200x2-halo.jsonl.gz")
     picked = [r for r in records if r["record"] == "halo" and r["rank"] == 0 and r["cube"] == cube]
     return records[0], [next(r for r in picked if r["setup"] == s) for s in setups]
 
@@ -156,7 +156,7 @@ def test_rates_of_long_messages_against_the_plain_kernels(tmp_path):
 def test_rates_need_rates_and_both_references(tmp_path):
     halo, bw = rate_files(tmp_path)
     with pytest.raises(hetprobe.UsageError, match="no per-message rates"):
-        hetprobe.halo_rates(DATA / "h200x2-halo.jsonl", bw)
+        hetprobe.halo_rates(DATA / "h200x2-halo.jsonl.gz", bw)
     no_read = [r for r in jsonl_records(bw) if r.get("writer") != "plain read"]
     with pytest.raises(hetprobe.UsageError, match="'plain read'"):
         hetprobe.halo_rates(halo, write_jsonl(tmp_path / "write-only.jsonl", no_read))
@@ -180,7 +180,7 @@ def test_rates_script_judges_only_auto_parts(tmp_path):
     assert "1 setups judged (parts auto), 0 under 0.7; 1 reported only" in out
     done = rates_script(halo, bw, "--min-ratio", "0.76")  # the unpacks (0.75) fall short
     assert done.returncode == 1 and "min ratio 0.750 over 12 messages: UNDER (minimum 0.76)" in done.stdout
-    done = rates_script(DATA / "h200x2-halo.jsonl", bw)
+    done = rates_script(DATA / "h200x2-halo.jsonl.gz", bw)
     assert done.returncode == 2 and "no per-message rates" in done.stdout
 
 

@@ -14,7 +14,7 @@ from test_notebooks import assert_clean, cell, html, images, run as run_notebook
 import hetprobe
 from hetprobe.data.jsonl import read_jsonl
 
-COMMITTED = DATA / "h200x2-halo.jsonl"
+COMMITTED = DATA / "h200x2-halo.jsonl.gz"
 TAGS = ["setup", "headline", "matrix", "vs_best", "rates", "phases", "timeline", "model", "payload"]
 
 

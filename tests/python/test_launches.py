@@ -12,7 +12,7 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import DATA, jsonl_records, write_jsonl
+from conftest import DATA, jsonl_records, plain_bytes, write_jsonl
 
 import hetprobe
 from hetprobe import UsageError, _core, headline_table
@@ -173,7 +173,7 @@ def _run_dir(tmp_path, edit=None):
     directory = tmp_path / "run"
     directory.mkdir()
     for k in (1, 2, 3):
-        records = jsonl_records(ROUNDS / f"interference-{k}.jsonl")
+        records = jsonl_records(ROUNDS / f"interference-{k}.jsonl.gz")
         for record in records:
             if edit and record.get("record") == "point" and record.get("ratio_to_ssb_median") is not None:
                 edit(k, record)
@@ -289,7 +289,7 @@ def test_the_headline_rests_on_the_step_with_the_most_launches(tmp_path):
     """The default's rate step has one launch: its interval over rounds misses the noise between
     launches, so a large claimed ratio there does not outrank the loads step's three launches."""
     directory = _run_dir(tmp_path)
-    records = jsonl_records(ROUNDS / "interference-1.jsonl")
+    records = jsonl_records(ROUNDS / "interference-1.jsonl.gz")
     for record in records:
         if record.get("record") == "point" and record["size_bytes"] == 64 << 10 and record["load_kind"] == "read":
             _set_ratio(record, 1.5, half_width=0.01)
@@ -306,7 +306,7 @@ def test_the_headline_rests_on_the_step_with_the_most_launches(tmp_path):
 def test_one_launch_is_judged_by_its_own_interval(tmp_path):
     directory = tmp_path / "one"
     directory.mkdir()
-    shutil.copyfile(ROUNDS / "interference-2.jsonl", directory / "interference.jsonl")
+    (directory / "interference.jsonl").write_bytes(plain_bytes(ROUNDS / "interference-2.jsonl.gz"))
     value, how = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     # Launch 2's own 10 rounds: 16 MiB write 1.15 with [q(2), q(9)] = 1.07-1.23, wholly above 1.05.
     assert value.startswith("1.147× SSB (95% CI 1.07-1.23): write from 1 GPU, 16 MiB: SSB 2125 µs")

@@ -17,7 +17,7 @@ from hetprobe.data import jsonl
 from hetprobe.data.load import TruncatedResultsWarning, load
 from hetprobe.errors import ResultsFileError, UsageError
 
-JSONL = sorted(p.name for p in DATA.glob("*.jsonl"))
+JSONL = [p.name for p in jsonl.results_files(DATA)]
 
 # (record type, summary metric that every such record has exactly once)
 ONE_ROW_PER_RECORD = {
@@ -125,7 +125,7 @@ def _check_medians_from_samples(r, kinds, metric_of):
 
 
 def test_notify_medians_from_raw_samples_match_the_records():
-    r = load(DATA / "h200-notify.jsonl")
+    r = load(DATA / "h200-notify.jsonl.gz")
     checked = _check_medians_from_samples(
         r,
         {"overhead", "roundtrip", "mechanism"},
@@ -139,7 +139,7 @@ def test_notify_medians_from_raw_samples_match_the_records():
 
 
 def test_interference_clock_and_bandwidth_medians_from_raw_samples():
-    r = load([DATA / "h200-interference-sweep.jsonl", DATA / "h200-clock.jsonl"])
+    r = load([DATA / "h200-interference-sweep.jsonl.gz", DATA / "h200-clock.jsonl"])
     assert _check_medians_from_samples(r, {"point"}, lambda rec: "send_time_ns") == 72
     assert _check_medians_from_samples(r, {"clock_batch"}, lambda rec: "half_interval_ns") == 7
     bw = load(DATA / "h200-bandwidth.jsonl")
@@ -149,7 +149,7 @@ def test_interference_clock_and_bandwidth_medians_from_raw_samples():
 
 
 def test_interference_columns():
-    r = load(DATA / "h200-interference-timeline.jsonl")
+    r = load(DATA / "h200-interference-timeline.jsonl.gz")
     s = r.summary[r.summary["metric"] == "send_time_ns"]
     psb = s[(s["layout"] == "PSB") & (s["size_bytes"] == 1024) & (s["access"] == "stream")].iloc[0]
     rec = r.records[psb["record_id"]]
@@ -194,7 +194,7 @@ def test_clock_residuals_host_backend(host_run):
 
 
 def test_resumed_file_has_two_segments():
-    r = load(DATA / "h200-interference-sweep.jsonl")
+    r = load(DATA / "h200-interference-sweep.jsonl.gz")
     assert r.headers["resumed"].tolist() == [False, True]
     points = r.summary[r.summary["metric"] == "send_time_ns"]
     assert points.groupby("segment").size().to_dict() == {0: 41, 1: 31}
@@ -204,13 +204,13 @@ def test_resumed_file_has_two_segments():
 
 
 def test_cut_last_line_is_ignored_with_a_warning(tmp_path, copy_data):
-    path = copy_data("h200-notify.jsonl")
+    path = copy_data("h200-notify.jsonl.gz")
     data = path.read_bytes()
     path.write_bytes(data[:-200])  # cut inside the last record: unterminated
     with pytest.warns(TruncatedResultsWarning, match="h200-notify.jsonl"):
         r = load(path)
     assert r.truncated == [str(path)]
-    assert len(r.records) == len(load(DATA / "h200-notify.jsonl").records) - 1
+    assert len(r.records) == len(load(DATA / "h200-notify.jsonl.gz").records) - 1
 
 
 def test_unterminated_tail_is_ignored_even_if_it_parses(tmp_path, copy_data):
@@ -262,7 +262,7 @@ def test_a_tail_returns_each_line_once_it_is_complete(tmp_path, notify_header):
 def test_the_reader_loads_by_path_with_the_standard_library_alone(tmp_path, copy_data):
     """tests/gpu/*.py and tests/mpi/check_halo.py load data/jsonl.py by path where hetprobe is not
     installed: run so, it reads what load() reads (the cut last line left out) and names a bad line."""
-    path = copy_data("h200-notify.jsonl")
+    path = copy_data("h200-notify.jsonl.gz")
     path.write_bytes(path.read_bytes()[:-200])
     source = jsonl.__file__
     script = (
@@ -389,7 +389,7 @@ def test_probe_header_and_repr():
     assert {x["probe"] for x in n.records} == {"notify"}
     for row in n.summary.itertuples():  # record_id renumbered into the filtered records
         assert n.records[row.record_id]["record"] == row.record
-    assert len(n.samples) == len(load([DATA / "h200-notify-placement.jsonl", DATA / "h200-notify.jsonl"]).samples)
+    assert len(n.samples) == len(load([DATA / "h200-notify-placement.jsonl.gz", DATA / "h200-notify.jsonl.gz"]).samples)
     assert r.header("clock")["config"]["keep_fraction"] == 0.5
     assert "_file" not in r.header()
     with pytest.raises(UsageError):
@@ -399,9 +399,9 @@ def test_probe_header_and_repr():
 
 
 def test_load_is_fast():
-    load(DATA / "h200-notify.jsonl")  # warm imports
+    load(DATA / "h200-notify.jsonl.gz")  # warm imports
     t0 = time.perf_counter()
-    r = load(DATA / "h200-notify.jsonl")
+    r = load(DATA / "h200-notify.jsonl.gz")
     assert time.perf_counter() - t0 < 2.0
     assert len(r.samples) > 140_000
 
@@ -455,7 +455,7 @@ def test_warnings_of_the_run_and_of_each_record(tmp_path):
     ],
 )
 def test_a_malformed_record_names_its_file_line_and_field(tmp_path, notify_header, edit, where):
-    records = [notify_header] + [r for r in jsonl_records(DATA / "h200-notify.jsonl")[1:3]]
+    records = [notify_header] + [r for r in jsonl_records(DATA / "h200-notify.jsonl.gz")[1:3]]
     edit(records)
     path = write_jsonl(tmp_path / "n.jsonl", records)
     if where is None:

@@ -6,13 +6,13 @@ import warnings
 
 import pandas as pd
 import pytest
-from conftest import DATA
+from conftest import DATA, plain_bytes
 
 from hetprobe.data.load import TruncatedResultsWarning, load
 from hetprobe.data.merge import main, merge
 from hetprobe.errors import UsageError
 
-NOTIFY, SWEEP = DATA / "h200-notify.jsonl", DATA / "h200-interference-sweep.jsonl"
+NOTIFY, SWEEP = DATA / "h200-notify.jsonl.gz", DATA / "h200-interference-sweep.jsonl.gz"
 
 
 def _public(records):
@@ -29,7 +29,7 @@ def test_two_files_into_one(tmp_path):
     assert merged.headers["resumed"].tolist() == [False, False, True]
     assert _public(merged.records) == _public(a.records) + _public(b.records)
     # lines are copied as read: the merged file is the two inputs, byte for byte
-    assert out.read_bytes() == NOTIFY.read_bytes() + SWEEP.read_bytes()
+    assert out.read_bytes() == plain_bytes(NOTIFY) + plain_bytes(SWEEP)  # merged as text
     assert b'"_file"' not in out.read_bytes()
 
 

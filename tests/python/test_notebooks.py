@@ -19,6 +19,8 @@ from conftest import DATA, REPO, jsonl_records
 
 import hetprobe
 from hetprobe import size_label
+from hetprobe.data.jsonl import results_file, results_files
+from hetprobe.data.steps import split_launch
 
 sys.path.insert(0, str(REPO / "notebooks"))
 from execute import execute  # noqa: E402
@@ -114,9 +116,11 @@ def shown_points(path) -> list[dict]:
 
 
 def launch_files(directory: Path, step: str = "interference") -> list[Path]:
-    """A characterize step's files: STEP.jsonl, then STEP.launch2.jsonl, STEP.launch3.jsonl, ..."""
-    more = sorted(directory.glob(f"{step}.launch*.jsonl"), key=lambda f: int(f.stem.rsplit("launch", 1)[1]))
-    return [directory / f"{step}.jsonl"] + more
+    """A characterize step's files: STEP.jsonl, then STEP.launch2.jsonl, STEP.launch3.jsonl, ... (each
+    may be gzip-compressed, .jsonl.gz)."""
+    return sorted(
+        (f for f in results_files(directory) if split_launch(f.name)[0] == step), key=lambda f: split_launch(f.name)[1]
+    )
 
 
 def pooled(files: list[Path]) -> dict:
@@ -231,7 +235,7 @@ def check_rounds(nb):
     launches = html(nb, "rounds_launches")[0]
     by_point: dict = {}
     for k in (1, 2, 3):
-        for p in points(rounds / f"interference-{k}.jsonl"):
+        for p in points(results_file(rounds, f"interference-{k}")):
             if p["layout"] == "SSB":
                 continue
             assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in launches, (k, p["size_bytes"])
@@ -243,7 +247,7 @@ def check_rounds(nb):
     for k in (1, 2, 3):
         for row in bare_lines(rounds / f"bare-cpu-{k}.txt"):
             assert bare_text(row) in bare, (k, row)
-    for p in points(rounds / "interference-bind-none.jsonl"):
+    for p in points(results_file(rounds, "interference-bind-none")):
         if p["layout"] != "SSB":
             assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in bare
     payload = text(nb, "rounds_payload")
@@ -257,7 +261,7 @@ def check_rounds(nb):
     assert "1 KiB poll" in payload and all(bare_text(r) in payload for r in poll.values())
     cold = text(nb, "rounds_cold")
     for name in ("gap0", "gap2ms"):
-        for p in points(rounds / f"interference-{name}.jsonl"):
+        for p in points(results_file(rounds, f"interference-{name}")):
             if p["layout"] != "SSB":
                 assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in cold, (name, p["size_bytes"])
     for row in bare_lines(rounds / "bare-cpu-gap2ms.txt"):
@@ -372,7 +376,7 @@ def check_node_report(nb, interference: Path, topology: dict, host_backend: bool
         assert rank["placement"]["cpuset"] in ranks and rank["placement"]["bind"] in ranks
     assert images(nb, "notify") == 2 * gpus and images(nb, "clock") == 1
     directory = interference.parent
-    loads_file = directory / "interference.jsonl"
+    loads_file = results_file(directory, "interference")
     loads = [p for p in points(loads_file) if load_of(p)[0] != "none"] if loads_file.exists() else []
     load_gpus = max((p["load_gpus"] for p in loads), default=0)
     paper = interference != loads_file
@@ -410,20 +414,20 @@ def test_committed_data(name):
     assert_clean(executed)
     nb = executed["nb"]
     if name == "interference":
-        check_interference(nb, DATA / "h200-interference-sweep.jsonl", DATA / "h200-interference-timeline.jsonl")
+        check_interference(nb, DATA / "h200-interference-sweep.jsonl.gz", DATA / "h200-interference-timeline.jsonl.gz")
         assert "The writers alone" in text(nb, "writer_bw")  # h200-bandwidth.jsonl
-        check_loads(nb, [DATA / "h200x2-load" / "matrix.jsonl"])
+        check_loads(nb, [DATA / "h200x2-load" / "matrix.jsonl.gz"])
         check_rounds(nb)
     elif name == "notify_clock":
-        check_notify_clock(nb, DATA / "h200-notify.jsonl", DATA / "h200-clock.jsonl", placements=True)
+        check_notify_clock(nb, DATA / "h200-notify.jsonl.gz", DATA / "h200-clock.jsonl", placements=True)
     elif name == "node_report":  # the committed run on two H200s, characterize's defaults
         run_dir = DATA / "h200x2-characterize-default"
         topology = json.loads((run_dir / "topology.json").read_text())
-        check_node_report(nb, run_dir / "interference.jsonl", topology, host_backend=False, gpus=2)
-        check_gpus(nb, "gpus", [run_dir / "clock.jsonl"])
+        check_node_report(nb, results_file(run_dir, "interference"), topology, host_backend=False, gpus=2)
+        check_gpus(nb, "gpus", [results_file(run_dir, "clock")])
     else:
         check_compare(
-            nb, [DATA / "h200-interference-sweep.jsonl"], [DATA / "h200-interference-placed.jsonl"], host_b=False
+            nb, [DATA / "h200-interference-sweep.jsonl.gz"], [DATA / "h200-interference-placed.jsonl.gz"], host_b=False
         )
 
 
@@ -438,10 +442,10 @@ def check_run(name: str, directory: Path):
     executed = run(name, **variables)
     assert_clean(executed)
     nb = executed["nb"]
-    host = header(directory / "interference.jsonl")["backend"] == "host"
-    gpus = len(rank_labels(directory / "clock.jsonl"))
-    step = "interference-paper" if (directory / "interference-paper.jsonl").exists() else "interference"
-    sweep = directory / f"{step}.jsonl"
+    host = header(results_file(directory, "interference"))["backend"] == "host"
+    gpus = len(rank_labels(results_file(directory, "clock")))
+    step = "interference-paper" if results_file(directory, "interference-paper").exists() else "interference"
+    sweep = results_file(directory, step)
     if name == "interference":
         check_interference(nb, sweep, sweep, launch_files(directory, step))
         assert ("Host backend" in text(nb, "how")) == host
@@ -450,17 +454,17 @@ def check_run(name: str, directory: Path):
         check_rounds(nb)  # the committed H100 section, whatever run the rest reads
         assert (f"each of the {gpus} GPUs" in text(nb, "writer_bw")) == (gpus > 1)
     elif name == "notify_clock":
-        check_notify_clock(nb, directory / "notify.jsonl", directory / "clock.jsonl", placements=False)
+        check_notify_clock(nb, results_file(directory, "notify"), results_file(directory, "clock"), placements=False)
         assert (f"{gpus} GPUs, one rank each" in text(nb, "how")) == (gpus > 1)
     elif name == "node_report":
         topology = json.loads((directory / "topology.json").read_text())
         check_node_report(nb, sweep, topology, host_backend=host, gpus=gpus)
         assert "characterize.json" in text(nb, "provenance")
-        check_gpus(nb, "gpus", [directory / "clock.jsonl"])
+        check_gpus(nb, "gpus", [results_file(directory, "clock")])
     elif name == "compare":  # A: the committed run on two H200s (its loads step: it has no paper sweep)
         run_dir = DATA / "h200x2-characterize-default"
-        a = [run_dir / "interference.jsonl"]
-        clocks = [run_dir / "clock.jsonl", directory / "clock.jsonl"]
+        a = [results_file(run_dir, "interference")]
+        clocks = [results_file(run_dir, "clock"), results_file(directory, "clock")]
         check_compare(nb, a, [sweep], host_b=host, clocks=clocks)
         assert "clock drift" in text(nb, "compare_table")
     else:  # halo: characterize runs no halo exchange
@@ -480,7 +484,7 @@ def test_host_run_of_two_devices(name, host_run_gpus):
     """Two host devices (HETPROBE_HOST_DEVICES=2), characterize --quick: no paper sweep, one launch each."""
     directory, completed = host_run_gpus
     assert completed.returncode == 0, completed.stderr
-    assert len(rank_labels(directory / "clock.jsonl")) == 2
+    assert len(rank_labels(results_file(directory, "clock"))) == 2
     check_run(name, directory)
 
 
@@ -488,5 +492,5 @@ def test_host_run_of_two_devices(name, host_run_gpus):
 def test_two_h200s(name):
     """The committed run on two H200s: characterize's defaults, three launches of the loads step."""
     directory = DATA / "h200x2-characterize-default"
-    assert len(launch_files(directory)) == 3 and len(rank_labels(directory / "clock.jsonl")) == 2
+    assert len(launch_files(directory)) == 3 and len(rank_labels(results_file(directory, "clock"))) == 2
     check_run(name, directory)

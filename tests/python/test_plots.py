@@ -18,17 +18,17 @@ from hetprobe.errors import UsageError
 
 @pytest.fixture(scope="module")
 def sweep():
-    return load(DATA / "h200-interference-sweep.jsonl")
+    return load(DATA / "h200-interference-sweep.jsonl.gz")
 
 
 @pytest.fixture(scope="module")
 def timeline():
-    return load(DATA / "h200-interference-timeline.jsonl")
+    return load(DATA / "h200-interference-timeline.jsonl.gz")
 
 
 @pytest.fixture(scope="module")
 def notify():
-    return load(DATA / "h200-notify.jsonl")
+    return load(DATA / "h200-notify.jsonl.gz")
 
 
 def _saved(fig, path, categorical=()):
@@ -75,7 +75,7 @@ def test_send_time(sweep, tmp_path):
 
 def test_send_time_needs_one_run(sweep, timeline):
     with pytest.raises(UsageError, match="several runs"):
-        plots.send_time(load([DATA / "h200-interference-sweep.jsonl", DATA / "h200-interference-timeline.jsonl"]))
+        plots.send_time(load([DATA / "h200-interference-sweep.jsonl.gz", DATA / "h200-interference-timeline.jsonl.gz"]))
     with pytest.raises(UsageError, match="no interference"):
         plots.send_time(sweep, send_mode="isend")
     with pytest.raises(UsageError):
@@ -130,7 +130,7 @@ def test_roundtrip_and_mechanism_tables(notify):
     assert t.shape == (6, 6)
     assert t.loc[("acqrel:acqrel", "pinned", "line"), ("cpu-gpu-cpu", "median")] == pytest.approx(2979.0476, abs=1e-3)
     assert t.loc[("fence:fence", "pinned", "line"), ("gpu-cpu-gpu", "p10")] == pytest.approx(1727.98, abs=0.01)
-    placed = data.roundtrip_table(load(DATA / "h200-notify-placement.jsonl"))
+    placed = data.roundtrip_table(load(DATA / "h200-notify-placement.jsonl.gz"))
     assert placed.shape == (12, 6)
     assert set(placed.index.get_level_values("spacing")) == {"same-line", "line", "page"}
     m = data.mechanism_table(notify)
@@ -187,7 +187,7 @@ def test_ratio_plot_turns_log_with_one_outlier(sweep, tmp_path):
 
 
 def test_slowdown_plots_turn_log_with_one_outlier(tmp_path):
-    matrix = load(DATA / "h200x2-load" / "matrix.jsonl")
+    matrix = load(DATA / "h200x2-load" / "matrix.jsonl.gz")
     assert fig_scale(plots.slowdown_vs_traffic(matrix)) == "linear"
     records = [{k: v for k, v in r.items() if not k.startswith("_")} for r in matrix.records]
     shown = load_points(matrix)  # the layout and access the plots show by default
@@ -241,8 +241,8 @@ TWO_H200 = DATA / "h200x2-characterize-default"  # characterize on two H200s: no
 def test_clock_plot_of_two_gpus(tmp_path):
     """One clock fit per GPU: a row of the two panels per GPU, titled with its rank, PCI address, drift and
     precision, each the same panels as that GPU's own figure."""
-    r = load(TWO_H200 / "clock.jsonl")
-    fits = {f["rank"]: f for f in jsonl_records(TWO_H200 / "clock.jsonl") if f["record"] == "clock_fit"}
+    r = load(TWO_H200 / "clock.jsonl.gz")
+    fits = {f["rank"]: f for f in jsonl_records(TWO_H200 / "clock.jsonl.gz") if f["record"] == "clock_fit"}
     fig = plots.clock(r, path=tmp_path / "clock2.png")
     _saved(fig, tmp_path / "clock2.png")
     assert len(fig.axes) == 4 and fig.get_suptitle().startswith("clock sync of 2 GPUs: ")
@@ -262,12 +262,12 @@ def test_clock_plot_of_two_gpus(tmp_path):
 
 def test_clock_plot_refuses_fits_of_two_runs():
     with pytest.raises(UsageError, match="3 clock fits of 2 runs"):
-        plots.clock(load([DATA / "h200-clock.jsonl", TWO_H200 / "clock.jsonl"]))
+        plots.clock(load([DATA / "h200-clock.jsonl", TWO_H200 / "clock.jsonl.gz"]))
 
 
 def test_roundtrip_plot_of_two_gpus_is_the_lowest_ranks_as_its_table():
     """Two GPUs' exchanges are never pooled into one box: the plot, like roundtrip_table, is rank 0's."""
-    r = load(TWO_H200 / "notify.jsonl")
+    r = load(TWO_H200 / "notify.jsonl.gz")
 
     def boxes(fig):
         return [tuple(ln.get_ydata()) for ln in fig.axes[0].lines]
@@ -289,8 +289,10 @@ def test_compare(sweep, timeline, notify, tmp_path):
 
 
 def test_compare_table(sweep, timeline, notify):
-    a = load([DATA / "h200-notify.jsonl", DATA / "h200-clock.jsonl", DATA / "h200-interference-sweep.jsonl"])
-    b = load([DATA / "h200-notify.jsonl", DATA / "h200-interference-timeline.jsonl", DATA / "h200-bandwidth.jsonl"])
+    a = load([DATA / "h200-notify.jsonl.gz", DATA / "h200-clock.jsonl", DATA / "h200-interference-sweep.jsonl.gz"])
+    b = load(
+        [DATA / "h200-notify.jsonl.gz", DATA / "h200-interference-timeline.jsonl.gz", DATA / "h200-bandwidth.jsonl"]
+    )
     t = data.compare_table(a, b, labels=("sweep", "short"))
     assert list(t.columns) == ["unit", "sweep", "short", "ratio"]
     rt = t.loc["notify round trip cpu-gpu-cpu volatile:relaxed"]
@@ -334,7 +336,7 @@ ROUNDS = DATA / "h100-rounds"
 
 @pytest.fixture(scope="module")
 def rounds():
-    return load(ROUNDS / "interference-1.jsonl")
+    return load(ROUNDS / "interference-1.jsonl.gz")
 
 
 def _bars(ax) -> list[tuple[float, float, float]]:
@@ -368,7 +370,7 @@ def test_ratio_to_ssb_draws_the_intervals(rounds, tmp_path):
     fig = plots.ratio_to_ssb(rounds, path=tmp_path / "ratio.png")
     _saved(fig, tmp_path / "ratio.png")
     ax = fig.axes[0]
-    expected = _cis(ROUNDS / "interference-1.jsonl")  # the write load, the default
+    expected = _cis(ROUNDS / "interference-1.jsonl.gz")  # the write load, the default
     line = [ln for ln in ax.lines if ln.get_label() == "P2AB"][0]
     np.testing.assert_allclose(line.get_ydata(), [expected[s][0] for s in sorted(expected)])  # the paired ratio
     bars = sorted(_bars(ax))
@@ -381,7 +383,7 @@ def test_ratio_to_ssb_draws_the_intervals(rounds, tmp_path):
 
 
 def test_old_files_draw_no_bars_but_the_margin(sweep):
-    for fig in (plots.ratio_to_ssb(sweep), plots.slowdown_vs_traffic(load(DATA / "h200x2-load" / "matrix.jsonl"))):
+    for fig in (plots.ratio_to_ssb(sweep), plots.slowdown_vs_traffic(load(DATA / "h200x2-load" / "matrix.jsonl.gz"))):
         assert all(not _bars(ax) for ax in fig.axes)
         assert all(_band(ax) == pytest.approx((0.95, 1.05)) for ax in fig.axes)
 
@@ -390,13 +392,13 @@ def test_load_plots_draw_the_intervals(rounds, tmp_path):
     fig = plots.slowdown_vs_traffic(rounds, path=tmp_path / "traffic.png")
     _saved(fig, tmp_path / "traffic.png")
     for kind in ("write", "read", "poll"):
-        expected = _cis(ROUNDS / "interference-1.jsonl", kind)
+        expected = _cis(ROUNDS / "interference-1.jsonl.gz", kind)
         for ax, size in zip(fig.axes, sorted(expected)):
             assert len(_bars(ax)) == 3 and _band(ax) is not None
             assert (expected[size][1], expected[size][2]) in [pytest.approx(b[1:]) for b in _bars(ax)]
     fig = plots.slowdown_vs_gpus(rounds, path=tmp_path / "gpus.png")
     _saved(fig, tmp_path / "gpus.png")
-    write = _cis(ROUNDS / "interference-1.jsonl")
+    write = _cis(ROUNDS / "interference-1.jsonl.gz")
     for ax, size in zip(fig.axes, sorted(write)):
         assert len(_bars(ax)) == 3  # write, read and poll from one GPU; none at 0 GPUs (SSB)
         line = [ln for ln in ax.lines if ln.get_label() == "write"][0]
@@ -417,11 +419,11 @@ def test_frame_interval_columns_come_first(rounds):
 
 def test_ratios_side_by_side(tmp_path):
     rows = pd.concat(
-        [data.ratio_rows(load(ROUNDS / f"interference-{k}.jsonl"), f"launch {k}") for k in (1, 2, 3)],
+        [data.ratio_rows(load(ROUNDS / f"interference-{k}.jsonl.gz"), f"launch {k}") for k in (1, 2, 3)],
         ignore_index=True,
     )
     first = rows[rows["label"] == "launch 1"].set_index(["size_bytes", "load"])
-    for size, (ratio, low, high) in _cis(ROUNDS / "interference-1.jsonl", "poll").items():
+    for size, (ratio, low, high) in _cis(ROUNDS / "interference-1.jsonl.gz", "poll").items():
         assert tuple(first.loc[(size, "poll"), ["ratio", "ci_low", "ci_high"]]) == pytest.approx((ratio, low, high))
     plain = pd.DataFrame(  # rows from elsewhere, one without an interval: a marker, no bar
         {"label": ["other"] * 2, "size_bytes": [1024] * 2, "load": ["write", "poll"], "ratio": [1.5, 2.0]}
@@ -436,6 +438,6 @@ def test_ratios_side_by_side(tmp_path):
         plots.ratios_side_by_side(rows.drop(columns="ci_low"))
     with pytest.raises(UsageError, match="more than once"):
         plots.ratios_side_by_side(rows.assign(label="one"))
-    layouts = data.ratio_rows(load(DATA / "h200-interference-sweep.jsonl"))  # several layouts: named in load
+    layouts = data.ratio_rows(load(DATA / "h200-interference-sweep.jsonl.gz"))  # several layouts: named in load
     assert "PCB stream write" in set(layouts["load"]) and layouts["ci_low"].isna().all()
     plots.ratios_side_by_side(layouts, sizes=[1024])

@@ -12,12 +12,12 @@ import pytest
 from conftest import DATA, REPO, jsonl_records
 
 from hetprobe.data import converters, frames, schema, upgrade
-from hetprobe.data.jsonl import read_jsonl
+from hetprobe.data.jsonl import read_jsonl, results_files
 from hetprobe.data.load import load
 
 jsonschema = pytest.importorskip("jsonschema")
 
-COMMITTED = sorted(DATA.rglob("*.jsonl"))
+COMMITTED = results_files(DATA, recursive=True)
 UNITS = {
     "ns",
     "us",
@@ -102,49 +102,49 @@ def _first(name: str, probe: str, record: str) -> dict:
     "name,probe,record,damage,expect",
     [
         (
-            "h200-interference-sweep.jsonl",
+            "h200-interference-sweep.jsonl.gz",
             "interference",
             "point",
             lambda r: r.pop("send_time_ns"),
             r"'send_time_ns' is a required property",
         ),
         (
-            "h200-interference-sweep.jsonl",
+            "h200-interference-sweep.jsonl.gz",
             "interference",
             "point",
             lambda r: r["send_time_ns"].pop("median"),
             r"send_time_ns: 'median' is a required property",
         ),
         (
-            "h200-interference-sweep.jsonl",
+            "h200-interference-sweep.jsonl.gz",
             "interference",
             "point",
             lambda r: r.update(size_bytes="1KiB"),
             r"size_bytes: '1KiB' is not of type 'integer'",
         ),
         (
-            "h200-notify.jsonl",
+            "h200-notify.jsonl.gz",
             "interference",
             "header",
             lambda r: r["host_clock"].pop("source"),
             r"host_clock: 'source' is a required property",
         ),
         (
-            "h200-notify.jsonl",
+            "h200-notify.jsonl.gz",
             "notify",
             "header",
             lambda r: r["config"].update(exchanges="many"),
             r"config.exchanges: 'many' is not of type 'integer'",
         ),
         (
-            "h200-notify.jsonl",
+            "h200-notify.jsonl.gz",
             "notify",
             "roundtrip",
             lambda r: r["samples"].update(unit="seconds"),
             r"samples.unit: 'seconds' is not one of",
         ),
         (
-            "h200-notify.jsonl",
+            "h200-notify.jsonl.gz",
             "notify",
             "roundtrip",
             lambda r: r["roundtrip_ns"].update(median="2.5 us"),
@@ -165,7 +165,7 @@ def _first(name: str, probe: str, record: str) -> dict:
             r"gbs.0: 'fast' is not of type 'number'",
         ),
         (
-            "h200-notify.jsonl",
+            "h200-notify.jsonl.gz",
             "notify",
             "roundtrip",
             lambda r: r.update(record="latency"),
@@ -267,7 +267,7 @@ def test_frames_take_their_columns_from_the_schema():
 def test_units_of_the_frames_agree_with_the_schema():
     """The unit column the frames give a metric is the schema's unit of that field (ns, GB/s)."""
     defs = schema.schema()["$defs"]
-    summary = load(DATA / "h200-interference-sweep.jsonl").summary
+    summary = load(DATA / "h200-interference-sweep.jsonl.gz").summary
     units = dict(zip(summary["metric"], summary["unit"]))
     for metric in ("send_time_ns", "harness_empty_region_ns"):
         assert units[metric] == defs["interference_point"]["properties"][metric]["unit"]

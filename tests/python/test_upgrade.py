@@ -14,7 +14,7 @@ from hetprobe import _core
 from hetprobe.data import upgrade
 from hetprobe.data.jsonl import read_jsonl
 
-PARTS_FILE = DATA / "h200-halo-parts" / "self-400.jsonl"  # version 1: parts auto, whole, 8 KiB and 32 KiB
+PARTS_FILE = DATA / "h200-halo-parts" / "self-400.jsonl.gz"  # version 1: parts auto, whole, 8 KiB and 32 KiB
 
 
 def test_a_version_1_launch_part_size_of_0_reads_as_whole():
@@ -63,7 +63,7 @@ def test_parts_read_as_show_prints_them():
 
 
 def test_a_version_1_halo_send_reads_as_send_mode():
-    committed = DATA / "h200x2-halo.jsonl"
+    committed = DATA / "h200x2-halo.jsonl.gz"
     raw = jsonl_records(committed)
     assert raw[0]["config"]["send"] == ["isend", "send"] and "send_mode" not in raw[0]["config"]
     r = hetprobe.load(committed)
@@ -112,5 +112,7 @@ def test_a_version_2_interference_point_reads_with_a_null_mpi_path():
     assert "mpi_path" in records[1] and records[1]["mpi_path"] is None
     assert "mpi_path" not in records[2]  # only points carry it
     assert "mpi_path" not in records[4] and records[5] == written  # version 3: as written
-    committed = [rec for _, _, rec in read_jsonl(DATA / "h200-interference-sweep.jsonl")[0] if rec["record"] == "point"]
+    committed = [
+        rec for _, _, rec in read_jsonl(DATA / "h200-interference-sweep.jsonl.gz")[0] if rec["record"] == "point"
+    ]
     assert committed and all(rec["mpi_path"] is None for rec in committed)

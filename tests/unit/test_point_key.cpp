@@ -46,7 +46,7 @@ TEST(PointKey, TheSweepCarriesEachLoadRate) {
 // --resume of a committed run at rates 0.25, 0.5, 0.75 and 1: a config that
 // writes them as percentages finds every one of its points done.
 TEST(PointKey, ResumeFindsPointsByTheirRate) {
-  const ResultsFile file = read_results(kData + "h100-characterize-default/run-1/interference-rate.jsonl");
+  const ResultsFile file = read_results(kData + "h100-characterize-default/run-1/interference-rate.jsonl.gz");
   const Json& config = file.records.front()["config"];
   const ResumedPoints resumed = resumed_points(file, config, "cuda");
   InterferenceConfig c;

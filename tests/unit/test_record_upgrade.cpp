@@ -108,7 +108,7 @@ TEST(RecordUpgrade, InterferencePointsOfVersion2GetANullMpiPath) {
 
 // A committed version-1 file with parts auto, whole and sizes comes back typed.
 TEST(RecordUpgrade, ReadingACommittedVersion1File) {
-  const ResultsFile file = read_results(kData + "h200-halo-parts/self-400.jsonl");
+  const ResultsFile file = read_results(kData + "h200-halo-parts/self-400.jsonl.gz");
   ASSERT_EQ(file.records.front()["schema_version"], 1);
   int whole = 0, sized = 0;
   for (const Json& r : file.records) {

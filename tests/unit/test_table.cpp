@@ -175,13 +175,13 @@ TEST(ResultsReport, NotifyTableHasUnitsAndValues) {
 const std::string kData = HETPROBE_TEST_DATA_DIR "/../../notebooks/data/";
 
 TEST(ResultsReport, CommittedFilesOfEveryProbeShow) {
-  const std::pair<const char*, std::size_t> files[] = {{"h200-interference-sweep.jsonl", 72},
-                                                       {"h200x2-load/matrix.jsonl", 279},
+  const std::pair<const char*, std::size_t> files[] = {{"h200-interference-sweep.jsonl.gz", 72},
+                                                       {"h200x2-load/matrix.jsonl.gz", 279},
                                                        {"h200-clock.jsonl", 7},
-                                                       {"h200x2-halo.jsonl", 144},
+                                                       {"h200x2-halo.jsonl.gz", 144},
                                                        {"h200x2-load/bandwidth.jsonl", 14},
                                                        {"h200-bandwidth.jsonl", 3},
-                                                       {"h200-notify.jsonl", 24}};
+                                                       {"h200-notify.jsonl.gz", 24}};
   for (const auto& [name, first_table_rows] : files) {
     const Report r = results_report(read_results(kData + name));
     ASSERT_FALSE(r.tables.empty()) << name;

@@ -10,6 +10,7 @@ by path too.
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 try:
@@ -28,6 +29,56 @@ except ImportError:  # loaded by path, outside the package: errors.py and upgrad
     upgrade_records = _by_path(Path(__file__).resolve().with_name("upgrade.py")).upgrade_records
 
 
+# A results file's names: as written, or gzip-compressed (notebooks/data keeps its large ones so).
+SUFFIXES = (".jsonl.gz", ".jsonl")
+
+
+def is_results_file(path) -> bool:
+    """Whether a file's name is a results file's: NAME.jsonl or NAME.jsonl.gz."""
+    name = Path(path).name
+    return any(name.endswith(s) and len(name) > len(s) for s in SUFFIXES)
+
+
+def results_stem(path) -> str:
+    """NAME of NAME.jsonl or NAME.jsonl.gz, without the folder (of another name, its stem)."""
+    name = Path(path).name
+    for suffix in SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return Path(path).stem
+
+
+def results_files(directory, recursive: bool = False) -> list[Path]:
+    """The results files in a directory (and below it, with ``recursive``), sorted by path."""
+    found = Path(directory).rglob("*") if recursive else Path(directory).glob("*")
+    return sorted(p for p in found if is_results_file(p))
+
+
+def results_file(directory, name: str) -> Path:
+    """NAME's results file in a directory: NAME.jsonl, or NAME.jsonl.gz where only that is there."""
+    plain = Path(directory) / f"{name}.jsonl"
+    packed = plain.with_name(plain.name + ".gz")
+    return packed if packed.is_file() and not plain.is_file() else plain
+
+
+def gunzip(data: bytes, path) -> bytes:
+    """The text of gzip bytes, as bench/core/gzip_text.cpp reads them: members one after another, a
+    stream cut short up to the cut; ResultsFileError for a corrupt one."""
+    out = []
+    while data:
+        z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            out.append(z.decompress(data))
+        except zlib.error as e:
+            raise ResultsFileError(
+                f"{path}: not a valid gzip file ({e}): results files are JSON Lines, plain or gzip-compressed"
+            ) from None
+        if not z.eof:  # cut short
+            break
+        data = z.unused_data
+    return b"".join(out)
+
+
 def parse_line(line: bytes | str):
     """One line's JSON value; ValueError for a line that is not JSON, or that holds NaN or Infinity
     (never written, and the C++ reader refuses them)."""
@@ -41,12 +92,15 @@ def parse_line(line: bytes | str):
 def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
     """(line number, raw line, record) of each complete record, and whether the tail was incomplete.
     Records of an older schema_version come back in the current form (data/upgrade.py); raw lines as written.
+    A gzip-compressed file (*.jsonl.gz) is read as its text.
 
     Same rules as bench/core/results.cpp read_results: unterminated bytes at the end are ignored even if
     they parse; a terminated line that does not parse is ignored only as the last non-blank line;
     any other bad line, or a line that is not an object, raises ResultsFileError.
     """
     data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":  # gzip-compressed (*.jsonl.gz)
+        data = gunzip(data, path)
     lines = data.split(b"\n")
     tail = lines.pop()  # bytes after the last "\n" (b"" when the file ends with one)
     blank = [not ln.strip(b" \t\r") for ln in lines]

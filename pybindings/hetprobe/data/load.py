@@ -1,6 +1,6 @@
 """Read hetprobe results files (JSON Lines, docs/results-schema.md) into pandas DataFrames.
 
-    >>> r = load("notebooks/data")                    # every *.jsonl there (+ topology.json)
+    >>> r = load("notebooks/data")                    # every *.jsonl(.gz) there (+ topology.json)
     >>> r.probe("interference").summary.query("metric == 'send_time_ns'")
 
 Also reads a Google Benchmark JSON file (hetprobe-micro) as probe "micro", and a `hetprobe topo
@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import ResultsFileError, UsageError
 from . import converters, frames as _frames
 from .fields import Malformed
-from .jsonl import read_jsonl
+from .jsonl import read_jsonl, results_files
 from .paths import file_kind
 from .results import Results
 
@@ -62,7 +62,8 @@ def _read_json(path):
 
 
 def _expand(path_or_paths, recursive: bool) -> list[Path]:
-    """Files to read, in order: a directory gives its *.jsonl sorted by name, then its topology.json."""
+    """Files to read, in order: a directory gives its results files (*.jsonl, *.jsonl.gz) sorted by
+    name, then its topology.json."""
     items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else list(path_or_paths)
     if not items:
         raise UsageError("no results file or directory given")
@@ -70,10 +71,10 @@ def _expand(path_or_paths, recursive: bool) -> list[Path]:
     for item in items:
         p = Path(item)
         if p.is_dir():
-            found = sorted(p.rglob("*.jsonl") if recursive else p.glob("*.jsonl"))
+            found = results_files(p, recursive)
             topo = sorted(p.rglob("topology.json") if recursive else p.glob("topology.json"))
             if not found and not topo:
-                raise UsageError(f"{p}: directory holds no *.jsonl results files")
+                raise UsageError(f"{p}: directory holds no results files (*.jsonl, *.jsonl.gz)")
             files += [f for f in found + topo if f.is_file()]  # a FIFO named *.jsonl would block a read
         elif p.is_file():
             files.append(p)

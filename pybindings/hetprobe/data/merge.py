@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import ResultsFileError, UsageError
+from .jsonl import is_results_file
 from .load import Results, load
 from .paths import check_output, same_file
 
@@ -38,7 +39,7 @@ def _check_as_show_does(files: list) -> None:
     from .. import _core
 
     for f in files:
-        if str(f).endswith(".jsonl"):
+        if is_results_file(f):
             _core.check_results_file(str(f))
 
 
@@ -152,7 +153,9 @@ def main(argv=None) -> int:
         description="Combine hetprobe results files (JSON Lines) and directories of them into one file. "
         "Every output is checked before anything is written; outputs appear whole or not at all.",
     )
-    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="results file or directory of *.jsonl")
+    parser.add_argument(
+        "inputs", nargs="+", metavar="INPUT", help="results file (*.jsonl, *.jsonl.gz) or directory of them"
+    )
     parser.add_argument("-o", "--out", required=True, help="merged JSON Lines file to write (a regular file)")
     parser.add_argument("--overwrite", action="store_true", help="replace OUT (and the CSV) if they exist")
     parser.add_argument("--summary-csv", metavar="FILE", help="also write the merged summary table as CSV")

@@ -14,6 +14,7 @@ from ..errors import UsageError
 from . import frames, launches
 from .clock import clock_samples as _clock_samples
 from .converters import load_key
+from .jsonl import is_results_file
 
 
 @dataclass(repr=False)
@@ -55,7 +56,7 @@ class Results:
     def without_files(self, *names: str) -> Results:
         """The same results without the records of files with one of these names (no folder)."""
         keep = [i for i, r in enumerate(self.records) if os.path.basename(r.get("_file", "")) not in names]
-        files = {self.records[i]["_file"] for i in keep} | {f for f in self.files if not f.endswith(".jsonl")}
+        files = {self.records[i]["_file"] for i in keep} | {f for f in self.files if not is_results_file(f)}
         return self._subset(keep, self.headers["file"].isin(files), [f for f in self.files if f in files])
 
     def only_rank(self, rank: int) -> Results:

@@ -22,7 +22,7 @@ def split_launch(name: str) -> tuple[str, int]:
     """(step, launch) of a launch's name or of its file's ("interference.launch2.jsonl" ->
     ("interference", 2); "interference-rate" -> ("interference-rate", 1))."""
     name = os.path.basename(str(name))
-    for suffix in (".jsonl", ".txt", ".log"):
+    for suffix in (".jsonl.gz", ".jsonl", ".txt", ".log"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break

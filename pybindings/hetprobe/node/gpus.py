@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..data.jsonl import results_files
 from ..data.load import load
 from ..data.paths import file_kind
 from ..data.results import Results, summary_rows
@@ -288,8 +289,8 @@ def read_run(path, what: str) -> tuple[Results, pd.DataFrame, dict]:
         raise UsageError(f"{what} {path}: no such run directory")
     if kind != "a directory":
         raise UsageError(f"{what} {path} is {kind}: give a run directory (hetprobe characterize writes one)")
-    if not any(path.glob("*.jsonl")):
-        raise UsageError(f"{what} {path} is not a run directory: it holds no results (*.jsonl)")
+    if not results_files(path):
+        raise UsageError(f"{what} {path} is not a run directory: it holds no results (*.jsonl, *.jsonl.gz)")
     results = load(path, errors="skip")
     table = per_gpu(results)
     if not len(table):

@@ -17,7 +17,7 @@ from ..data.steps import split_launch
 from ..data.units import size_label
 from ..plots.style import ACCESS_ORDER, LAYOUT_ORDER
 from .notes import flagged_table, guarded, record_warnings
-from .parts import MARGIN, PARTS, has_intervals, interference_parts, loaded, ratio_rows
+from .parts import MARGIN, PARTS, has_intervals, interference_parts, loaded, ratio_rows, step_files
 from .render import Document
 from .sections import marked, open_section, save
 from .texts import ci_text, gap_text
@@ -168,7 +168,8 @@ def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, m
                 "Slowdown against the number of GPUs loading at once (0 = SSB), per kind, full rate",
             ),
         )
-    curve = results.probe("interference").only_files(f"{PARTS['loads']}.jsonl", f"{PARTS['rates']}.jsonl")
+    inter = results.probe("interference")
+    curve = inter.only_files(*(f for p in ("loads", "rates") for f in step_files(inter, PARTS[p])[:1]))
     guarded(
         doc,
         "The traffic plot",

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.converters import paper_config
+from ..data.jsonl import is_results_file
 from ..data.results import Results
 from ..data.steps import split_launch
 
@@ -27,9 +28,9 @@ PARTS = {
 MARGIN = 0.05  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)
 
 
-def _step_files(results: Results, step: str) -> list[str]:
+def step_files(results: Results, step: str) -> list[str]:
     """The names (no folder) of a step's results files, by launch: <step>.jsonl, <step>.launch2.jsonl, ..."""
-    names = {os.path.basename(f) for f in results.files if f.endswith(".jsonl")}
+    names = {os.path.basename(f) for f in results.files if is_results_file(f)}
     return sorted((n for n in names if split_launch(n)[0] == step), key=lambda n: split_launch(n)[1])
 
 
@@ -41,7 +42,7 @@ def interference_parts(results: Results, launches: bool = False) -> dict:
     inter = results.probe("interference")
     parts = {}
     for part, step in PARTS.items():
-        files = _step_files(inter, step)
+        files = step_files(inter, step)
         one = inter.only_files(*(files if launches else files[:1]))
         if len(one.summary):
             parts[part] = one
@@ -55,10 +56,10 @@ def paper_view(results: Results) -> Results:
     """A characterize run as the paper's layout sweep: its other interference files (the loads, the
     rates, the cold sends) and the paper's further launches left out, where the run has the paper's
     (older runs and single files are returned as they are)."""
-    paper = _step_files(results, PARTS["paper"])
-    if f"{PARTS['paper']}.jsonl" not in paper:
+    paper = step_files(results, PARTS["paper"])
+    if not paper or split_launch(paper[0]) != (PARTS["paper"], 1):
         return results
-    others = [n for part in ("loads", "rates", "cold") for n in _step_files(results, PARTS[part])]
+    others = [n for part in ("loads", "rates", "cold") for n in step_files(results, PARTS[part])]
     return results.without_files(*others, *paper[1:])
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data.jsonl import is_results_file, results_files, results_stem
 from ..data.load import load
 from ..data.paths import file_kind
 from ..data.results import Results
@@ -107,11 +108,12 @@ def _check_directory(directory: Path) -> None:
     """A run directory this process can write a report into (checked before anything is written)."""
     if file_kind(directory) != "a directory":
         raise UsageError(f"{directory} is not a run directory")
-    if not any(directory.glob("*.jsonl")) and not any(
+    if not results_files(directory) and not any(
         (directory / n).exists() for n in ("topology.json", "characterize.json")
     ):
         raise UsageError(
-            f"{directory} is not a run directory: it holds no results (*.jsonl), topology.json or characterize.json"
+            f"{directory} is not a run directory: it holds no results (*.jsonl, *.jsonl.gz), topology.json or "
+            "characterize.json"
         )
     if not os.access(directory, os.W_OK | os.X_OK):
         raise UsageError(f"{directory} is not writable: the report is written into the run directory")
@@ -132,7 +134,7 @@ def write_report(directory, run=None) -> Written:
     directory); returns what was written and why the report is incomplete."""
     directory = Path(directory)
     _check_directory(directory)
-    has_results = any(directory.glob("*.jsonl")) or (directory / "topology.json").exists()
+    has_results = bool(results_files(directory)) or (directory / "topology.json").exists()
     results = load(directory, errors="skip") if has_results else Results.empty()
     header = _first_header(results)
     manifest, manifest_problem = _manifest(directory, run)
@@ -143,12 +145,12 @@ def write_report(directory, run=None) -> Written:
     }
     for step in (manifest or {}).get("steps", []):
         name = f"{_step_name(step)}.jsonl"
-        if step.get("records") and not (directory / name).exists():
+        if step.get("records") and not any((directory / (name + z)).exists() for z in ("", ".gz")):
             unreadable[name] = f"{name} is missing (characterize.json says its step wrote {step['records']} record(s))"
     problems = list(failed.values()) + list(unreadable.values()) + ([manifest_problem] if manifest_problem else [])
     for name, why in unreadable.items():  # a step's file (notify.jsonl) is named in its section too
-        if name.endswith(".jsonl"):
-            step = name[: -len(".jsonl")]
+        if is_results_file(name):
+            step = results_stem(name)
             failed[step] = f"{failed[step]} {why}" if step in failed else why
 
     device = header.get("device") or {}
