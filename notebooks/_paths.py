@@ -9,7 +9,9 @@ HETPROBE_NOTEBOOK_HALO: halo.ipynb's halo results file (else the run directory's
 import os
 from pathlib import Path
 
-from hetprobe.data.jsonl import results_file, results_stem
+# results(DIR, NAME): NAME.jsonl, or NAME.jsonl.gz (how data/ keeps its large ones);
+# stem(PATH): NAME of either.
+from hetprobe.data.jsonl import results_file as results, results_stem as stem  # noqa: F401
 
 DATA = Path(__file__).resolve().parent / "data"
 H200_RUN = DATA / "h200x2-characterize-default"
@@ -20,16 +22,6 @@ H200_FILES = ["h200-notify.jsonl.gz", "h200-clock.jsonl", "h200-interference-pla
 def data(name: str) -> Path:
     """A committed file of notebooks/data."""
     return DATA / name
-
-
-def results(directory, name: str) -> Path:
-    """NAME's results file in a directory: NAME.jsonl, or NAME.jsonl.gz (how data/ keeps its large ones)."""
-    return results_file(directory, name)
-
-
-def stem(path) -> str:
-    """NAME of a results file NAME.jsonl or NAME.jsonl.gz."""
-    return results_stem(path)
 
 
 def env_path(variable: str):

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -222,20 +221,21 @@ void drop_truncated_tail(const std::filesystem::path& path, const ResultsFile& f
 }
 
 namespace {
-constexpr std::string_view kResultsSuffixes[] = {".jsonl.gz", ".jsonl"};
+
+// NAME of a file NAME.jsonl or NAME.jsonl.gz (no folder); nothing for any other name.
+std::optional<std::string> results_name(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  for (const std::string_view suffix : {".jsonl.gz", ".jsonl"})
+    if (name.size() > suffix.size() && name.ends_with(suffix)) return name.substr(0, name.size() - suffix.size());
+  return std::nullopt;
 }
 
-bool is_results_file_name(const std::filesystem::path& path) {
-  const std::string name = path.filename().string();
-  return std::ranges::any_of(kResultsSuffixes,
-                             [&](std::string_view s) { return name.size() > s.size() && name.ends_with(s); });
-}
+}  // namespace
+
+bool is_results_file_name(const std::filesystem::path& path) { return results_name(path).has_value(); }
 
 std::string results_stem(const std::filesystem::path& path) {
-  const std::string name = path.filename().string();
-  for (const std::string_view suffix : kResultsSuffixes)
-    if (name.size() > suffix.size() && name.ends_with(suffix)) return name.substr(0, name.size() - suffix.size());
-  return path.stem().string();
+  return results_name(path).value_or(path.stem().string());
 }
 
 std::string ResultsFile::place(std::size_t i) const {

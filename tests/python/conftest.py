@@ -8,7 +8,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,10 +50,7 @@ def copy_data(tmp_path):
     def copy(name: str, new_name: str | None = None) -> Path:
         plain = name.removesuffix(".gz") if name.endswith(".jsonl.gz") else name
         target = tmp_path / (new_name or Path(plain).name)
-        if plain == name:
-            shutil.copyfile(DATA / name, target)
-        else:
-            target.write_bytes(gzip.decompress((DATA / name).read_bytes()))
+        target.write_bytes(plain_bytes(DATA / name))
         return target
 
     return copy

@@ -33,19 +33,20 @@ except ImportError:  # loaded by path, outside the package: errors.py and upgrad
 SUFFIXES = (".jsonl.gz", ".jsonl")
 
 
+def _results_name(path) -> str | None:
+    """NAME of a file NAME.jsonl or NAME.jsonl.gz (no folder); None for any other name."""
+    name = Path(path).name
+    return next((name[: -len(s)] for s in SUFFIXES if name.endswith(s) and len(name) > len(s)), None)
+
+
 def is_results_file(path) -> bool:
     """Whether a file's name is a results file's: NAME.jsonl or NAME.jsonl.gz."""
-    name = Path(path).name
-    return any(name.endswith(s) and len(name) > len(s) for s in SUFFIXES)
+    return _results_name(path) is not None
 
 
 def results_stem(path) -> str:
     """NAME of NAME.jsonl or NAME.jsonl.gz, without the folder (of another name, its stem)."""
-    name = Path(path).name
-    for suffix in SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return Path(path).stem
+    return _results_name(path) or Path(path).stem
 
 
 def results_files(directory, recursive: bool = False) -> list[Path]:

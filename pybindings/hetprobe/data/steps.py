@@ -9,6 +9,8 @@ import os
 import re
 from pathlib import Path
 
+from .jsonl import SUFFIXES
+
 _LAUNCH = re.compile(r"(?P<step>.+)\.launch(?P<launch>[1-9][0-9]*)")
 
 
@@ -22,7 +24,7 @@ def split_launch(name: str) -> tuple[str, int]:
     """(step, launch) of a launch's name or of its file's ("interference.launch2.jsonl" ->
     ("interference", 2); "interference-rate" -> ("interference-rate", 1))."""
     name = os.path.basename(str(name))
-    for suffix in (".jsonl.gz", ".jsonl", ".txt", ".log"):
+    for suffix in (*SUFFIXES, ".txt", ".log"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break

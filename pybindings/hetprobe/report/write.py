@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..data.jsonl import is_results_file, results_files, results_stem
+from ..data.jsonl import is_results_file, results_file, results_files, results_stem
 from ..data.load import load
 from ..data.paths import file_kind
 from ..data.results import Results
@@ -145,7 +145,7 @@ def write_report(directory, run=None) -> Written:
     }
     for step in (manifest or {}).get("steps", []):
         name = f"{_step_name(step)}.jsonl"
-        if step.get("records") and not any((directory / (name + z)).exists() for z in ("", ".gz")):
+        if step.get("records") and not results_file(directory, _step_name(step)).exists():
             unreadable[name] = f"{name} is missing (characterize.json says its step wrote {step['records']} record(s))"
     problems = list(failed.values()) + list(unreadable.values()) + ([manifest_problem] if manifest_problem else [])
     for name, why in unreadable.items():  # a step's file (notify.jsonl) is named in its section too
