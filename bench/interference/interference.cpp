@@ -29,6 +29,7 @@
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "bench/clock/clock_sync.hpp"
+#include "bench/core/rounds.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/payload.hpp"
 #include "probes/writer/writer_engine.hpp"
@@ -359,26 +360,6 @@ void check_sampling(const InterferenceConfig& cfg) {
 
 PayloadWriter payload_writer(const InterferenceConfig& cfg) {
   return cfg.paper && cfg.writer != WriterSide::receiver ? PayloadWriter::kernel : PayloadWriter::cpu;
-}
-
-std::vector<std::size_t> round_order(std::uint64_t seed, std::uint64_t size, int round, std::size_t count) {
-  std::vector<std::size_t> order(count);
-  for (std::size_t i = 0; i < count; ++i) order[i] = i;
-  // splitmix64 of the seed, size and round: a stream of its own per round.
-  std::uint64_t state = seed ^ (size * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(round) << 32);
-  auto next = [&state] {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  // Fisher-Yates, drawing j in [0, i] by multiply-shift: the same on every
-  // platform (std::shuffle's draws are the standard library's own).
-  for (std::size_t i = count; i > 1; --i) {
-    const auto j = static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * i) >> 64);
-    std::swap(order[i - 1], order[j]);
-  }
-  return order;
 }
 
 bool gpu_on_rank(WriterSide side, int rank) {

@@ -143,10 +143,6 @@ struct PointData {
 // the GPU's caches and queues to fill, so the sends meet the steady traffic.
 inline constexpr double kLoadSettleSeconds = 0.005;
 
-// The order of round `round` of the points of size `size`: a permutation of
-// 0..count-1, the same on every rank and every build for the same seed.
-std::vector<std::size_t> round_order(std::uint64_t seed, std::uint64_t size, int round, std::size_t count);
-
 // Receives each finished point on rank 0, in sweep order, once every round of
 // its size is done, with the SSB point of its size and access (null where the
 // sweep has none, and for SSB itself).

@@ -17,6 +17,7 @@
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe.hpp"
 #include "bench/core/results_report.hpp"
+#include "bench/core/rounds.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
@@ -44,15 +45,6 @@ struct Options {
   double timeout_s = 30;
   bool no_check = false;
 };
-
-// --seed: a whole number in [0, 2^64).
-std::uint64_t parse_seed(const std::string& text) {
-  std::uint64_t seed = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
-  if (ec != std::errc() || ptr != text.data() + text.size())
-    throw usage_error("--seed " + text + ": expected a whole number from 0 to 18446744073709551615");
-  return seed;
-}
 
 InterferenceConfig build_config(const Options& o) {
   InterferenceConfig c;
@@ -98,10 +90,7 @@ InterferenceConfig build_config(const Options& o) {
 // Rank 0's seed for every rank, drawn where --seed gives none (collective).
 void share_seed(const Options& o, InterferenceConfig& c, const MpiContext& mpi) {
   if (!o.seed.empty()) return;
-  unsigned long long seed = 0;
-  if (mpi.rank == 0) seed = (static_cast<unsigned long long>(std::random_device{}()) << 32) ^ std::random_device{}();
-  mpi_check(MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, mpi.comm), "MPI_Bcast");
-  c.seed = seed;
+  c.seed = shared_random_seed(mpi);
 }
 
 // The load GPUs, once the node's device count is known (after placement).

@@ -11,6 +11,7 @@
 
 #include "base/effect.hpp"
 #include "base/stats.hpp"
+#include "bench/core/rounds.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/send_gap.hpp"
 #include "tests/unit/expect_usage_error.hpp"
