@@ -23,6 +23,8 @@
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/run_header.hpp"
 #include "bench/core/table.hpp"
+#include "bench/gpus/gpu_metrics.hpp"
+#include "bench/gpus/node_verdict.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_layout.hpp"
 #include "bench/halo/halo_parts.hpp"
@@ -95,6 +97,18 @@ void add_enum(py::dict& out, const EnumTable<E, N>& table) {
   entry["names"] = names;
   entry["user"] = user;
   out[table.what] = entry;
+}
+
+// JSON (an nlohmann value) as the Python object json.loads makes of it.
+py::object to_python(const Json& j) {
+  return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+// A run's results files, read by the bounded reader (regular files only).
+RunFiles read_run(const std::vector<std::string>& paths) {
+  RunFiles files;
+  for (const std::string& p : paths) files.push_back(read_results(p));
+  return files;
 }
 
 py::dict enum_names() {
@@ -284,6 +298,59 @@ PYBIND11_MODULE(_core, m) {
       py::arg("parts"),
       "A halo record's parts (its JSON form: \"auto\", \"whole\" or bytes) as the tables show them: \"auto\", "
       "\"whole\" or a size like \"32KiB\"; UsageError for anything else");
+  // The node verdict, computed once in C++ (bench/gpus/node_verdict.hpp): characterize, `hetprobe
+  // check` and the report read it from here.
+  m.def(
+      "node_verdict",
+      [](const std::vector<std::string>& paths, double tolerance) {
+        return to_python(node_verdict(read_run(paths), tolerance));
+      },
+      py::arg("paths"), py::arg("tolerance"),
+      "The node verdict of a run's results files (every launch of the gpus step, bandwidth's links): "
+      "docs/results-schema.md, gpus_verdict; UsageError naming FILE:LINE for a malformed record");
+  m.def(
+      "baseline_verdict",
+      [](const std::vector<std::string>& run, const std::vector<std::vector<std::string>>& baselines,
+         double tolerance) {
+        std::vector<RunFiles> bases;
+        for (const auto& b : baselines) bases.push_back(read_run(b));
+        return to_python(baseline_verdict(read_run(run), bases, tolerance));
+      },
+      py::arg("run"), py::arg("baselines"), py::arg("tolerance"),
+      "A run's results files against baseline runs' (each a list of files) of one node, GPU by GPU; UsageError "
+      "for runs that cannot be compared (bench/gpus/node_verdict.hpp)");
+  m.def(
+      "check_baseline_node",
+      [](int gpus, const std::string& backend, const std::vector<std::string>& names,
+         const std::vector<std::vector<std::string>>& baselines, const std::string& where) {
+        std::vector<RunFiles> bases;
+        for (const auto& b : baselines) bases.push_back(read_run(b));
+        check_baseline_node({gpus, backend, names}, bases, where);
+      },
+      py::arg("gpus"), py::arg("backend"), py::arg("names"), py::arg("baselines"), py::arg("where"),
+      "UsageError where a node (its GPU count, backend, models by ordinal) cannot be checked against the "
+      "baseline runs");
+  m.def(
+      "parse_tolerance",
+      [](const std::string& text, const std::string& option) { return parse_tolerance(text, option); }, py::arg("text"),
+      py::arg("option") = "--tolerance",
+      "A tolerance, \"10%\" or \"0.1\", as a fraction; UsageError naming `option` otherwise");
+  m.def("tolerance_text", &tolerance_text, py::arg("tolerance"), "0.1 as \"10%\"");
+  m.def("device_model", &device_model, py::arg("name"),
+        "A device's name less the mark of a host device slowed on purpose (HETPROBE_HOST_SLOW)");
+  m.attr("default_tolerance") = kDefaultTolerance;
+  {
+    py::list metrics;
+    for (const GpuMetric& g : kGpuMetrics) {
+      py::dict d;
+      d["key"] = g.key;
+      d["label"] = g.label;
+      d["unit"] = g.unit;
+      d["worse"] = g.worse == Worse::higher ? "higher" : "lower";
+      metrics.append(d);
+    }
+    m.attr("gpu_metrics") = metrics;
+  }
   m.attr("effect_margin") = kEffectMargin;
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();

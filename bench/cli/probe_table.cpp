@@ -13,6 +13,7 @@ std::unique_ptr<Probe> make_notify_probe();
 std::unique_ptr<Probe> make_clock_probe();
 std::unique_ptr<Probe> make_halo_probe();
 std::unique_ptr<Probe> make_bandwidth_probe();
+std::unique_ptr<Probe> make_gpus_probe();
 
 namespace {
 constexpr ProbeEntry kProbes[] = {
@@ -21,6 +22,7 @@ constexpr ProbeEntry kProbes[] = {
     {"clock", make_clock_probe, true},
     {"halo", make_halo_probe, false},
     {"bandwidth", make_bandwidth_probe, false},
+    {"gpus", make_gpus_probe, false},
 };
 }  // namespace
 

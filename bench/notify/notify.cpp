@@ -477,11 +477,16 @@ std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, uns
 
 std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n, int warmup,
                                          double timeout_s) {
+  auto signals = device.make_signal_engine();
+  return cpu_gpu_roundtrip_ns(device, *signals, clock, orders, n, warmup, timeout_s);
+}
+
+std::vector<double> cpu_gpu_roundtrip_ns(Device& device, SignalEngine& signals, const HostClock& clock,
+                                         OrderPair orders, int n, int warmup, double timeout_s) {
   NotifyConfig config;
   config.timeout_s = timeout_s;
   const RecordSink none = [](const Json&) {};
-  auto signals = device.make_signal_engine();
-  Setup s{device, *signals, clock, config, none};
+  Setup s{device, signals, clock, config, none};
   const FlagPair f = alloc_flag_pair(device, FlagPlacement::pinned, HostCoherence::default_kind, FlagSpacing::line);
   return scaled(cpu_gpu_cpu(s, orders, f, n, warmup), s.host_ns_per_tick());
 }

@@ -79,5 +79,9 @@ std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, uns
 // samples in ns (after `warmup`). For hetprobe-micro and the tests.
 std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n, int warmup,
                                          double timeout_s);
+// The same with the caller's signal engine (the gpus probe's, made once per
+// run); the flags are allocated for the call, so each call samples where they land.
+std::vector<double> cpu_gpu_roundtrip_ns(Device& device, SignalEngine& signals, const HostClock& clock,
+                                         OrderPair orders, int n, int warmup, double timeout_s);
 
 }  // namespace hetprobe

@@ -5,6 +5,9 @@ each prints what it found in one line and exits 0 when the expectation holds, 1 
                                                  (not the host's threads) of N or more devices (default 1)
     checks.py steps-ok RUN_DIR                   characterize.json: at least one step, every step "ok"
     checks.py flagged RUN_DIR GPU                characterize.json: GPU is flagged against the baseline
+    checks.py node-flags RUN_DIR [--gpu N]       characterize.json's node verdict: no GPU counted as off
+                                                 (confirmed on re-measure, or a link below its maximum);
+                                                 with --gpu, GPU N alone, confirmed on re-measure
     checks.py records FILE.jsonl RECORD [--at-least N]
                                                  FILE holds N or more records of kind RECORD (default 1)
 
@@ -57,6 +60,18 @@ def flagged(run_dir: str, gpu: int) -> tuple[bool, str]:
     return bool(anomalies), f"{run_dir}: GPU {gpu} flagged against the baseline: {metrics or 'nothing'}"
 
 
+def node_flags(run_dir: str, gpu: int | None) -> tuple[bool, str]:
+    verdict = _manifest(run_dir).get("verdict") or {}
+    counted = [f for f in verdict.get("flags", []) if f["status"] in ("confirmed", "link")]
+    others = [f for f in verdict.get("flags", []) if f not in counted]
+    found = ", ".join(f"GPU {f['gpu']} {f['metric']} ({f['status']})" for f in counted) or "none"
+    seen = f"{run_dir}: counted flags: {found}; not counted: {len(others)}"
+    if gpu is None:
+        return not counted, seen + " (expected none)"
+    ok = bool(counted) and all(f["gpu"] == gpu and f["status"] == "confirmed" for f in counted)
+    return ok, seen + f" (expected GPU {gpu} alone, confirmed on re-measure)"
+
+
 def records(path: str, record: str, at_least: int) -> tuple[bool, str]:
     count = sum(1 for r in read_jsonl(path) if r.get("record") == record)
     return count >= at_least, f"{path}: {count} {record} record(s) (expected {at_least} or more)"
@@ -73,6 +88,9 @@ def main(argv: list[str]) -> int:
     f = sub.add_parser("flagged")
     f.add_argument("run_dir")
     f.add_argument("gpu", type=int)
+    n = sub.add_parser("node-flags")
+    n.add_argument("run_dir")
+    n.add_argument("--gpu", type=int)
     r = sub.add_parser("records")
     r.add_argument("jsonl")
     r.add_argument("record")
@@ -85,6 +103,8 @@ def main(argv: list[str]) -> int:
             ok, what = steps_ok(a.run_dir)
         elif a.check == "flagged":
             ok, what = flagged(a.run_dir, a.gpu)
+        elif a.check == "node-flags":
+            ok, what = node_flags(a.run_dir, a.gpu)
         else:
             ok, what = records(a.jsonl, a.record, a.at_least)
     except (OSError, ValueError, KeyError, TypeError) as e:

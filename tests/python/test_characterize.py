@@ -163,7 +163,7 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
             "--device",
             "host",
             "--skip",
-            "notify,clock,bandwidth,interference-rate",
+            "gpus,notify,clock,bandwidth,interference-rate",
             "--launches",
             "1",
             "--no-report",

@@ -139,7 +139,30 @@ def _planned(tmp_path, monkeypatch, **options) -> tuple:
     run = hetprobe.characterize(
         tmp_path / "run", device="host", skip=["notify", "clock", "bandwidth"], report=False, progress=False, **options
     )
-    return [s.name for s in run.steps], json.loads((tmp_path / "run" / "characterize.json").read_text())
+    names = [s.name for s in run.steps]
+    return [n for n in names if not n.startswith("gpus")], json.loads(
+        (tmp_path / "run" / "characterize.json").read_text()
+    )
+
+
+def test_the_gpus_launches_spread_over_the_run(tmp_path, monkeypatch):
+    """The node verdict's gpus step: 3 launches (--quick 2; --launches N: N, never under 2), the first
+    before everything, the second after the per-GPU steps, the last after the interference steps."""
+
+    def finished(step, out, directory, progress, timeout_s):
+        step.status, step.exit_code, step.wall_s = "ok", 0, 0.0
+
+    monkeypatch.setattr(characterize_module, "run_step", finished)
+    for options, expected in (({}, 3), ({"quick": True}, 2), ({"launches": 1}, 2), ({"launches": 4}, 4)):
+        run = hetprobe.characterize(
+            tmp_path / f"run{len(list(tmp_path.iterdir()))}", device="host", report=False, progress=False, **options
+        )
+        names = [s.name for s in run.steps]
+        gpus = [n for n in names if n.startswith("gpus")]
+        assert gpus == ["gpus"] + [f"gpus.launch{k}" for k in range(2, expected + 1)], (options, names)
+        assert names[0] == "gpus" and names.index("gpus.launch2") == names.index("bandwidth") + 1
+        if expected >= 3:
+            assert names.index("gpus.launch3") > max(i for i, n in enumerate(names) if n.startswith("interference"))
 
 
 def test_the_default_launches_the_headline_step_three_times(tmp_path, monkeypatch):

@@ -67,5 +67,5 @@ def test_the_keywords_are_the_parsers_options(probe):
 
 
 def test_every_probe_of_the_table_is_a_subcommand():
-    assert set(_core.probes()) == {"interference", "notify", "clock", "halo", "bandwidth"}
+    assert set(_core.probes()) == {"interference", "notify", "clock", "halo", "bandwidth", "gpus"}
     assert set(_core.in_process_probes) <= set(_core.probes())

@@ -1,3 +1,3 @@
-"""A node's GPUs side by side: the per-GPU table of a run (gpus), the GPU that is off, against the
-node's others or a baseline (flags), and a run against a known-good node's (check, `hetprobe
-check`). Reads results through hetprobe.data; draws nothing."""
+"""A node's GPUs side by side: the per-GPU table of a run (gpus), the node verdict that C++ computes,
+against the node's others or a baseline (verdict), and a run against a known-good node's (check,
+`hetprobe check`). Reads results through hetprobe.data; draws nothing."""

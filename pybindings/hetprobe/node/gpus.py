@@ -1,28 +1,29 @@
 """Every GPU of a run, side by side.
 
-``per_gpu(run)`` is one row per GPU (per rank of the per-GPU steps: notify, clock, bandwidth):
+``per_gpu(run)`` is one row per GPU (per rank of the per-GPU steps: gpus, notify, clock, bandwidth):
 where it sits (PCI address, NUMA node), its PCIe link read while it moved data, and the numbers a
-person accepting a node compares across GPUs, each metric with the direction that is worse
-(flags.py flags the GPU that is off).
+person accepting a node compares across GPUs, each metric with the direction that is worse. The
+compared numbers are the gpus rounds' medians, as the node verdict (verdict.py, computed in C++) has
+them; a run from before the gpus step shows notify's and bandwidth's.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..data.jsonl import results_files
+from .. import _core
+from ..data.jsonl import is_results_file
 from ..data.load import load
 from ..data.paths import file_kind
 from ..data.results import Results, summary_rows
 from ..errors import UsageError
 
-PER_GPU_PROBES = ("notify", "clock", "bandwidth")
+PER_GPU_PROBES = ("gpus", "notify", "clock", "bandwidth")
 
 
 # The round trip of the table: the paper's orders (plain CPU stores, GPU atomics) through pinned flags.
@@ -40,31 +41,35 @@ PLAIN_ROWS = {
 
 @dataclass(frozen=True)
 class Metric:
-    key: str  # the "metric" of an anomaly
+    key: str  # the "metric" of a flag
     column: str  # its column in per_gpu(), unit included
     unit: str
     worse: str | None  # "higher" or "lower" is bad; None: shown, never compared
-    step: str  # the characterize step that measures it
     label: str
 
 
-METRICS = (
-    Metric("roundtrip_ns", "round trip (ns)", "ns", "higher", "notify", "CPU→GPU→CPU flag round trip"),
-    Metric("launch_sync_ns", "launch+sync (ns)", "ns", "higher", "notify", "kernel launch + device synchronise"),
-    Metric("write_gbs", "write (GB/s)", "GB/s", "lower", "bandwidth", "write kernel into pinned memory"),
-    Metric("read_gbs", "read (GB/s)", "GB/s", "lower", "bandwidth", "read kernel from pinned memory"),
-    Metric("copy_d2h_gbs", "copy-d2h (GB/s)", "GB/s", "lower", "bandwidth", "async copy device→host"),
-    Metric("copy_h2d_gbs", "copy-h2d (GB/s)", "GB/s", "lower", "bandwidth", "async copy host→device"),
-    Metric("clock_drift_ppm", "clock drift (ppm)", "ppm", None, "clock", "GPU clock drift against the host's"),
-    Metric("clock_precision_ns", "clock precision (ns)", "ns", "higher", "clock", "clock sync precision"),
+# The compared metrics, as C++ defines them (bench/gpus/gpu_metrics.hpp), with their columns here.
+_COLUMNS = {
+    "roundtrip_ns": "round trip (ns)",
+    "launch_sync_ns": "launch+sync (ns)",
+    "write_gbs": "write (GB/s)",
+    "read_gbs": "read (GB/s)",
+    "copy_d2h_gbs": "copy-d2h (GB/s)",
+    "copy_h2d_gbs": "copy-h2d (GB/s)",
+}
+COMPARED = tuple(Metric(m["key"], _COLUMNS[m["key"]], m["unit"], m["worse"], m["label"]) for m in _core.gpu_metrics)
+# Shown, never compared: each GPU's timer has its own oscillator (a few ppm either way on healthy
+# GPUs), and the sync precision is half the flag round trip, which the verdict compares.
+METRICS = COMPARED + (
+    Metric("clock_drift_ppm", "clock drift (ppm)", "ppm", None, "GPU clock drift against the host's"),
+    Metric("clock_precision_ns", "clock precision (ns)", "ns", None, "clock sync precision"),
 )
 
 
-# The link, read under load: below its maximum is flagged on its own; against a baseline it is a
-# metric like the others (a link trained lower than the known-good node's).
+# The link, read under load: below its maximum is flagged (by C++); shown in the link column.
 LINK_METRICS = (
-    Metric("link_speed_gts", "link speed (GT/s)", "GT/s", "lower", "bandwidth", "PCIe link speed"),
-    Metric("link_width", "link width (lanes)", "lanes", "lower", "bandwidth", "PCIe link width"),
+    Metric("link_speed_gts", "link speed (GT/s)", "GT/s", "lower", "PCIe link speed"),
+    Metric("link_width", "link width (lanes)", "lanes", "lower", "PCIe link width"),
 )
 
 
@@ -165,7 +170,7 @@ def _ranks(results: Results) -> list[int]:
 
 def _measured(results: Results) -> dict[str, pd.DataFrame]:
     """The summary rows per_gpu reads: round trips, mechanisms, clock fits, bandwidth rows."""
-    notify, clock, bandwidth = (results.probe(p) for p in PER_GPU_PROBES)
+    notify, clock, bandwidth = (results.probe(p) for p in ("notify", "clock", "bandwidth"))
     return {
         "roundtrips": summary_rows(notify, "roundtrip", "roundtrip_ns"),
         "mechanisms": summary_rows(notify, "mechanism", "roundtrip_ns"),
@@ -189,32 +194,6 @@ def _numbers(mine: dict[str, pd.DataFrame]) -> dict:
     return row
 
 
-def measured_spread(results: Results) -> dict[int, dict[str, tuple[float, str]]]:
-    """{rank: {metric key: (spread, what it is of)}}: the relative spread (max - min) / median of the values
-    a launch took its number from, where it has 3 or more: bandwidth's repetitions of each plain pass,
-    and the clock's fitted batches, each batch's precision the median half-interval of its kept samples
-    (as precision_ns is of all of them). They vary less than launches do (one launch's clock batches
-    within 1.2% where launches differ by 6.6%, LAUNCH_SPREAD), so they only ever widen that."""
-    out: dict[int, dict[str, tuple[float, str]]] = {}
-
-    def add(rank, key, values, what):
-        values = [float(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
-        middle = float(np.median(values)) if values else math.nan
-        if len(values) >= 3 and middle > 0:
-            out.setdefault(int(rank), {})[key] = ((max(values) - min(values)) / middle, f"{len(values)} {what}")
-
-    kinds = {kind: key for key, kind in PLAIN_ROWS.items()}
-    for r in results.records:
-        if r.get("probe") == "bandwidth" and r.get("record") == "point" and r.get("pass") == "plain":
-            if r.get("kind") in kinds:
-                add(r.get("rank", 0), kinds[r["kind"]], r.get("gbs") or [], "repetitions")
-    samples = results.clock_samples()
-    kept = samples[(samples["role"] == "fit") & samples["used"].astype(bool)]
-    for rank, rows in kept.groupby("rank"):
-        add(rank, "clock_precision_ns", rows.groupby("batch")["half_interval_ns"].median(), "clock batches")
-    return out
-
-
 def per_gpu(run) -> pd.DataFrame:
     """One row per GPU of a run (a run directory, a results file or a Results): columns ``COLUMNS``,
     every number with its unit in its name. "GPU" is the rank that measured it (its device:
@@ -223,8 +202,9 @@ def per_gpu(run) -> pd.DataFrame:
     launch+device-sync mechanism's round trip median; write/read/copy: bandwidth's plain passes'
     medians; clock drift and precision: the clock fit. The link: current and maximum from the link
     record bandwidth writes while the GPU moves data ("link read" says how it was read, or why not).
-    A GPU's number its run did not measure is NaN. Empty when the run has no per-GPU probe.
-    ``attrs["measured_spread"]``: measured_spread(run), which a baseline check reads."""
+    A GPU's number its run did not measure is NaN. Empty when the run has no per-GPU probe. Where the
+    run has gpus rounds, the compared numbers are their medians over every launch (the node verdict's,
+    from C++), and ``attrs["verdict"]`` is that verdict at the default tolerance."""
     results = _results(run)
     headers = _rank_headers(results)
     links: dict[int, list] = {}
@@ -255,50 +235,27 @@ def per_gpu(run) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=COLUMNS)
     numeric = LINK_COLUMNS[:-1] + [m.column for m in METRICS]
     table[numeric] = table[numeric].astype(float)
-    table.attrs["measured_spread"] = measured_spread(results)
+    verdict = _verdict(results)
+    for entry in (verdict or {}).get("per_gpu", []):
+        for m in COMPARED:
+            value = ((entry["metrics"].get(m.key) or {}).get("value") or {}).get("median")
+            table.loc[table["GPU"] == entry["gpu"], m.column] = np.nan if value is None else float(value)
+    table.attrs["verdict"] = verdict
     return table
+
+
+def _verdict(results: Results) -> dict | None:
+    """The node verdict of the results' files where they hold gpus rounds (else None)."""
+    if not any(r.get("record") == "gpu_round" for r in results.records):
+        return None
+    files = sorted({r["_file"] for r in results.records if is_results_file(r.get("_file", ""))})
+    return _core.node_verdict(files, _core.default_tolerance)
 
 
 def model(name: str) -> str:
     """A device's name less the mark of a host device slowed on purpose (HETPROBE_HOST_SLOW, a test
-    option): the same model, made slower, is what a baseline check is there to catch."""
-    return re.sub(r" \(slowed x[^)]* by HETPROBE_HOST_SLOW\)$", "", name)
-
-
-def identity(results: Results, table: pd.DataFrame) -> dict:
-    """What must match between a run and its baseline: the GPU count, the backend, each GPU's name;
-    and, between baseline runs, the hosts (their headers' and ranks' host names)."""
-    headers = [r for r in results.records if r.get("record") == "header" and r.get("probe") in PER_GPU_PROBES]
-    backends = {r.get("backend") for r in headers} - {None}
-    hosts = {r.get("host") for r in headers} | {e.get("host") for r in headers for e in r.get("ranks") or []}
-    names = {int(g): model(d) for g, d in zip(table["GPU"], table["device"]) if isinstance(d, str)}
-    return {
-        "gpus": len(table),
-        "backend": ",".join(sorted(backends)) or None,
-        "names": names,
-        "hosts": sorted(h for h in hosts if isinstance(h, str) and h),
-    }
-
-
-def read_run(path, what: str) -> tuple[Results, pd.DataFrame, dict]:
-    """(results, per_gpu table, identity) of a run directory; UsageError, naming `what` (an option),
-    for a missing path, a path that is not a run directory, or a run without per-GPU data."""
-    path = Path(path)
-    kind = file_kind(path)
-    if kind is None:
-        raise UsageError(f"{what} {path}: no such run directory")
-    if kind != "a directory":
-        raise UsageError(f"{what} {path} is {kind}: give a run directory (hetprobe characterize writes one)")
-    if not results_files(path):
-        raise UsageError(f"{what} {path} is not a run directory: it holds no results (*.jsonl, *.jsonl.gz)")
-    results = load(path, errors="skip")
-    table = per_gpu(results)
-    if not len(table):
-        raise UsageError(
-            f"{what} {path} has no per-GPU data: no notify, clock or bandwidth records (run hetprobe characterize "
-            "without --skip on them)"
-        )
-    return results, table, identity(results, table)
+    option): the same model, made slower, is what a baseline check is there to catch (C++'s rule)."""
+    return _core.device_model(name)
 
 
 def table_records(table: pd.DataFrame) -> list[dict]:

@@ -12,12 +12,11 @@ import pandas as pd
 
 from .. import plots
 from ..data.results import Results, summary_rows
-from ..node import flags, gpus
+from ..node import gpus, verdict as node_verdict
 from ..plots.style import DPI
 from .notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .render import Document, number as _number
 
-NODE_KINDS = ("node median", "the other GPU (node of 2)", "link maximum")
 # A flagged GPU's number in report.md: not ⚠, which there means a numbered warning.
 FLAG = "⚑"
 
@@ -68,49 +67,61 @@ def gpu_section(
     results: Results,
     directory: Path,
     table: pd.DataFrame,
+    verdict: dict,
     anomalies: list[dict],
-    tolerance: float,
     baseline: dict | None,
 ) -> None:
     doc.h2("Every GPU")
     if not len(table):
-        doc.para("No per-GPU records (notify, clock, bandwidth): nothing to compare.")
+        doc.para("No per-GPU records (gpus, notify, clock, bandwidth): nothing to compare.")
         return
     per_gpu = results.headers[results.headers["probe"].isin(gpus.PER_GPU_PROBES)]
     conditions_note(doc, results.only_files(*(os.path.basename(f) for f in per_gpu["file"])))
     setups = sorted({s for s in table["round trip setup"] if isinstance(s, str)})
     many = len(table) > 1
+    rounds = bool(verdict.get("per_gpu"))
     doc.para(
-        ("notify, clock and bandwidth ran on every GPU, one rank each (the GPU column is the rank); " if many else "")
-        + "round trip: the host-timed CPU→GPU→CPU flag round trip median"
-        + (f" ({', '.join(setups)})" if setups else "")
-        + "; launch+sync: the launch+device-sync mechanism's round trip median (an empty kernel); write, read, "
-        "copy-d2h, copy-h2d: the medians of bandwidth's plain passes over its pinned buffer (GB/s = 10^9 B/s); "
-        "clock drift and precision: the clock fit. The link: PCIe speed and width from sysfs, read while the GPU "
+        ("Every GPU ran on its own rank (the GPU column is the rank). " if many else "")
+        + (
+            "round trip, launch+sync, write, read, copy-d2h, copy-h2d: the medians of the gpus step's visits "
+            f"({verdict.get('launches')} launch(es) of rounds that visit the GPUs in a shuffled order, each visit "
+            "in a pinned buffer and flags of its own): the host-timed CPU→GPU→CPU flag round trip "
+            "(volatile:relaxed pinned flags), an empty kernel's launch + device synchronise, and the plain passes "
+            "over the pinned buffer (GB/s = 10^9 B/s); "
+            if rounds
+            else "round trip: the host-timed CPU→GPU→CPU flag round trip median"
+            + (f" ({', '.join(setups)})" if setups else "")
+            + "; launch+sync: the launch+device-sync mechanism's round trip median (an empty kernel); write, read, "
+            "copy-d2h, copy-h2d: the medians of bandwidth's plain passes over its pinned buffer (GB/s = 10^9 B/s); "
+        )
+        + "clock drift and precision: the clock fit. The link: PCIe speed and width from sysfs, read while the GPU "
         "ran the write load (an idle NVIDIA GPU lowers its link speed)."
     )
     doc.table(display_table(table, anomalies))
-    node = [a for a in anomalies if a["reference_kind"] in NODE_KINDS]
+    tolerance = node_verdict.tolerance_text(verdict.get("tolerance", node_verdict.DEFAULT_TOLERANCE))
     rule = (
-        f"{FLAG} flags a GPU worse than the node's median by more than {flags.tolerance_text(tolerance)} "
-        "(times up, GB/s down; on a node of two GPUs the median is their mean, so the worse GPU is compared with "
-        "the better one), or a link below its maximum. Clock drift is shown, not compared: each GPU's timer has "
-        "its own oscillator."
+        f"{FLAG} marks a GPU whose ratio to {verdict.get('reference', 'the node')} (paired round by round) lies "
+        f"wholly beyond {tolerance} (times up, GB/s down), over every launch's rounds, and that one more launch "
+        "re-measured and confirmed; or a link below its maximum. Clock drift and precision are shown, not "
+        "compared: each GPU's timer has its own oscillator, and the precision is half the round trip."
         if many
-        else f"One GPU: no other to compare it with; {FLAG} flags a link below its maximum."
+        else f"One GPU: no other to compare it with; {FLAG} marks a link below its maximum."
     )
-    doc.para(rule + ("" if node else " No GPU is flagged."))
-    if node:
-        doc.bullets([flags.anomaly_line(a) for a in node])
+    flagged = verdict.get("flags") or []
+    doc.para(rule + ("" if flagged else " No GPU is flagged."))
+    if flagged:
+        doc.bullets([f"{_STATUS.get(f['status'], f['status'])}: {f['line']}" for f in flagged])
+    for note in verdict.get("notes") or []:
+        doc.para(note[:1].upper() + note[1:] + ".")
     if baseline:
         outside = [a for a in anomalies if a["reference_kind"] == "baseline"]
         doc.para(
             f"Against the baseline `{baseline.get('directory')}` (each GPU with the baseline's of the same rank, "
-            f"tolerance {flags.tolerance_text(tolerance)}): "
+            f"tolerance {tolerance}, the baselines' {baseline.get('baseline_launches')} launches): "
             + ("every number within tolerance." if not outside else f"{len(outside)} number(s) outside tolerance:")
         )
         if outside:
-            doc.bullets([flags.anomaly_line(a) for a in outside])
+            doc.bullets([a["line"] for a in outside])
     if many:
         guarded(
             doc,
@@ -145,8 +156,19 @@ def _short(metric: gpus.Metric, value: float) -> str:
     return f"{_number(value)} {metric.unit}" if np.isfinite(value) else ""
 
 
-def summary_lines(table: pd.DataFrame, anomalies: list[dict]) -> list[str]:
-    """One line per GPU, then one per flagged number (FLAGGED against the node, OUTSIDE against the baseline)."""
+# How the report names a flag's status (the verdict's "status", bench/gpus/node_verdict.cpp).
+_STATUS = {
+    "confirmed": "FLAGGED (confirmed on re-measure)",
+    "transient": "not flagged (a transient: the re-measure did not confirm it)",
+    "unconfirmed": "not flagged (not re-measured)",
+    "link": "FLAGGED (link)",
+    "outside": "OUTSIDE BASELINE",
+}
+
+
+def summary_lines(table: pd.DataFrame, verdict: dict, anomalies: list[dict]) -> list[str]:
+    """One line per GPU, then one per flag of the verdict (confirmed, transient or not re-measured, and the
+    links), then one per number outside the baseline."""
     out = []
     for _, row in table.iterrows():
         numbers = [
@@ -161,7 +183,8 @@ def summary_lines(table: pd.DataFrame, anomalies: list[dict]) -> list[str]:
             if x
         )
         out.append(f"GPU {int(row['GPU'])}{' ' + where if where else ''}: link {link_text(row)}; " + ", ".join(numbers))
-    for a in anomalies:
-        tag = "OUTSIDE BASELINE" if a["reference_kind"] == "baseline" else "FLAGGED"
-        out.append(f"{MARK} {tag}: {flags.anomaly_line(a)}")
+    shown = list(verdict.get("flags") or []) + [a for a in anomalies if a["reference_kind"] == "baseline"]
+    for a in shown:
+        counts = a["status"] in ("confirmed", "link", "outside")
+        out.append(f"{MARK + ' ' if counts else ''}{_STATUS.get(a['status'], a['status'])}: {a['line']}")
     return out

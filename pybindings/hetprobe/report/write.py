@@ -26,7 +26,7 @@ from ..data.paths import file_kind
 from ..data.results import Results
 from ..data.steps import family, last_error, split_launch
 from ..errors import UsageError
-from ..node import flags, gpus
+from ..node import gpus, verdict as node_verdict
 from .gpus import gpu_section, summary_lines
 from .headline import headline
 from .interference import interference_section
@@ -160,14 +160,14 @@ def write_report(directory, run=None) -> Written:
     what = f", {device.get('name')} (backend {header.get('backend')})" if header else ""
     doc = Document(f"hetprobe node report: {host}{what}", marks)
     table = gpus.per_gpu(results)
-    tolerance, anomalies, baseline = _flags(manifest, table)
+    tolerance, verdict, anomalies, baseline = _flags(manifest, table)
     first = results.only_rank(int(table["GPU"].min())) if len(table) > 1 else results  # the detail sections' GPU
     lines = headline(doc, first)
     conditions_at = len(doc.blocks)
     node_section(doc, results, header)
     ran = {family(s) for s in failed} | set(results.summary["probe"])
     if ran & set(gpus.PER_GPU_PROBES):
-        gpu_section(doc, results, directory, table, anomalies, tolerance, baseline)
+        gpu_section(doc, results, directory, table, verdict, anomalies, baseline)
     if "interference" in ran:
         interference_section(doc, results.probe("interference"), directory, failed)
     if "notify" in ran:
@@ -185,7 +185,7 @@ def write_report(directory, run=None) -> Written:
     doc.insert(conditions_at, _conditions_section(header, problems, marks))
     (directory / "report.md").write_text(doc.markdown())
     (directory / "report.html").write_text(doc.html(directory))
-    lines += summary_lines(table, anomalies)
+    lines += summary_lines(table, verdict, anomalies)
     (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, marks)) + "\n")
     return Written(directory / "report.md", problems)
 
@@ -224,20 +224,24 @@ def _conditions_section(header: dict, problems: list, marks: Marks) -> Document:
     return doc
 
 
-def _flags(manifest: dict | None, table) -> tuple[float, list, dict | None]:
-    """(tolerance, anomalies, baseline check) as characterize recorded them; the node's flags at the
-    default tolerance for a run that did not record them (an older or interrupted run)."""
+def _flags(manifest: dict | None, table) -> tuple[float, dict, list, dict | None]:
+    """(tolerance, node verdict, anomalies, baseline check) as characterize recorded them; for a run that
+    did not record them (an older or interrupted run), the node verdict C++ makes of its files at the
+    default tolerance, and its anomalies."""
     manifest = manifest or {}
     try:
-        tolerance = flags.parse_tolerance(manifest.get("tolerance", flags.DEFAULT_TOLERANCE))
+        tolerance = node_verdict.parse_tolerance(manifest.get("tolerance", node_verdict.DEFAULT_TOLERANCE))
     except UsageError:
-        tolerance = flags.DEFAULT_TOLERANCE
-    anomalies = manifest.get("anomalies")
-    needed = {"gpu", "metric", "reference_kind", "why"}
-    if not isinstance(anomalies, list) or not all(isinstance(a, dict) and needed <= a.keys() for a in anomalies):
-        anomalies = flags.node_anomalies(table, tolerance)
+        tolerance = node_verdict.DEFAULT_TOLERANCE
+    verdict, anomalies = manifest.get("verdict"), manifest.get("anomalies")
+    needed = {"gpu", "metric", "reference_kind", "line", "status"}
+    if not isinstance(verdict, dict) or not isinstance(anomalies, list):
+        verdict = table.attrs.get("verdict") or {"flags": [], "anomalies": [], "notes": [], "tolerance": tolerance}
+        anomalies = verdict["anomalies"]
+    if not all(isinstance(a, dict) and needed <= a.keys() for a in anomalies + verdict.get("flags", [])):
+        verdict, anomalies = {"flags": [], "anomalies": [], "notes": [], "tolerance": tolerance}, []
     baseline = manifest.get("baseline") if isinstance(manifest.get("baseline"), dict) else None
-    return tolerance, anomalies, baseline
+    return tolerance, verdict, anomalies, baseline
 
 
 def _summary(directory: Path, header: dict, lines: list, problems: list, marks: Marks) -> list[str]:

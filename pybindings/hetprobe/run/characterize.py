@@ -2,6 +2,8 @@
 this node with sensible defaults and leaves a run directory:
 
     topology.json, topology.txt        the node (hwloc)
+    gpus.jsonl, gpus.launch2.jsonl,    every GPU in shuffled rounds, three launches spread over the
+    ...                                run, and a re-measure launch when one is flagged (the verdict's)
     notify.jsonl, clock.jsonl,         every record of every probe (JSON Lines), with the CLI's
     bandwidth.jsonl                    tables beside them (*.txt): every GPU on its own,
     interference.jsonl                 the loads during MPI_Send,
@@ -12,16 +14,20 @@ this node with sensible defaults and leaves a run directory:
     logs/                              each step's stderr
     report.md, report.html, *.png      the report: plots, headline numbers, the per-GPU table
     characterize.json                  what ran: commands, exit codes, wall times; the per-GPU
-                                       table, the GPUs flagged ("anomalies"), the baseline check
+                                       table, the node verdict ("verdict": every GPU flagged and
+                                       whether its re-measure confirmed it; "anomalies": those
+                                       that count), the baseline check
 
 Each probe is the ``hetprobe`` executable in its own process, so a killed run
 keeps every finished record, and one failing probe does not lose the others.
 notify, clock and bandwidth run one rank per device of the backend (mpirun or
 srun with as many ranks as devices; one device: the probe alone), each rank on
-its own GPU; interference runs its pair of ranks under mpirun or srun. A GPU
-worse than the node's others by more than --tolerance, or whose PCIe link runs
-below its maximum, is flagged (hetprobe.node.flags says how); --baseline DIR then
-compares every GPU with the same GPU of a known-good node's run.
+its own GPU; interference runs its pair of ranks under mpirun or srun. The gpus
+step's rounds make the node verdict (C++, hetprobe.node.verdict): a GPU whose
+ratio to the node's others lies wholly beyond --tolerance, over every launch, is
+re-measured in one more launch and counts only when that confirms it; a PCIe link
+below its maximum counts as read. --baseline DIR then compares every GPU with
+the same GPU of a known-good node's runs.
 
 The interference steps measure each size in rounds (the ratio to SSB paired per round, with its 95%
 interval over the rounds) and run as several launches, each a separate mpirun or srun into its own
@@ -39,12 +45,13 @@ import sys
 import time
 from pathlib import Path
 
+from ..data.jsonl import results_files
 from ..data.load import load
 from ..data.paths import file_kind
 from ..data.results import Results
 from ..data.steps import family, launch_name
 from ..errors import UsageError
-from ..node import flags, gpus as gpu_table
+from ..node import gpus as gpu_table, verdict as node_verdict
 from .hosts import check_pair
 from .launch import Node, node_devices, probe_command, run_step, write_topology
 from .manifest import Run, Step, write_manifest
@@ -57,6 +64,7 @@ from .presets import (
     ON_REQUEST,
     PER_GPU_STEPS,
     PROBES,
+    VERDICT_STEP,
     launches_of,
 )
 from .progress import Progress
@@ -120,11 +128,12 @@ def characterize(
     report: bool = True,
     timeout_s: float | None = None,
     progress: bool | None = None,
+    gpus_args=(),
     notify_args=(),
     clock_args=(),
     bandwidth_args=(),
     interference_args=(),
-    tolerance=flags.DEFAULT_TOLERANCE,
+    tolerance=node_verdict.DEFAULT_TOLERANCE,
     baseline=None,
 ) -> Run:
     """Characterises this node (see the module's doc) and returns what ran; ``hetprobe.load(run.directory)`` loads
@@ -136,7 +145,8 @@ def characterize(
     srun in a Slurm job; the per-GPU steps use its program with one rank per device). ``skip``: steps not to run
     ("interference" skips its four). ``*_args``: extra CLI options per probe (interference_args go to its four
     steps). ``tolerance`` (0.1 or "10%"): how far a GPU may be worse than the node's others, or than the
-    ``baseline`` run directory's same GPU, before it is flagged (``run.anomalies``; ``run.outside_baseline()``).
+    ``baseline`` run directory's same GPU, before it is flagged (``run.verdict``, ``run.anomalies``;
+    ``run.outside_baseline()``).
     Options, and the baseline's GPUs against this node's, are checked before anything is written (UsageError). A
     probe that fails or stops keeps its finished records and its report section, marked with the last error of its
     log (``run.failed()``); the others run on, and the report is written."""
@@ -147,6 +157,7 @@ def characterize(
         reps=reps,
         launcher=launcher,
         hosts=hosts,
+        gpus_args=gpus_args,
         notify_args=notify_args,
         clock_args=clock_args,
         bandwidth_args=bandwidth_args,
@@ -154,14 +165,18 @@ def characterize(
     )
     directory = Path(directory) if directory else default_directory()
     _check_options(device, timeout_s, reps, hosts, skip, directory, launches)
-    fraction = flags.parse_tolerance(tolerance)
+    fraction = node_verdict.parse_tolerance(tolerance)
     asked = [probe for probe in PROBES if probe not in ON_REQUEST or paper]
     chosen = [probe for probe in asked if probe not in skip and family(probe) not in skip]
     per_gpu_steps = [p for p in chosen if p in PER_GPU_STEPS]
-    node = node_devices(device) if per_gpu_steps or baseline is not None else Node(None, 1)
+    measure_gpus = VERDICT_STEP in chosen
+    node = node_devices(device) if per_gpu_steps or measure_gpus or baseline is not None else Node(None, 1)
     if node.backend == "host" and node.auto_reason:  # said once here; each probe's log says it too
         print(f"hetprobe characterize: {node.auto_reason}", file=sys.stderr)
-    reference = _baseline_table(baseline, node, per_gpu_steps) if baseline is not None else None
+    if baseline is not None:
+        if not measure_gpus:
+            raise UsageError("--baseline compares the gpus step's rounds: do not skip it")
+        node_verdict.check_baseline_node(node, baseline)
     # Every step of every launch is made now: a launcher not found is refused before anything is written.
     steps = [
         Step(probe, probe_command(probe, args, directory / f"{probe}.jsonl", node.gpus), ranks=node.gpus)
@@ -175,21 +190,26 @@ def characterize(
         for probe in chosen_launched
         if k <= launches_of(probe, launches, quick)
     ]
-    check_step_options(steps + [s for s in launched if s.launch == 1])  # each probe checks its options first
+    gpu_launches = launches_of(VERDICT_STEP, launches, quick) if measure_gpus else 0
+    rounds = [_gpus_step(args, directory, node, k) for k in range(1, gpu_launches + 1)]
+    check_step_options(steps + [s for s in launched if s.launch == 1] + rounds[:1])  # each probe checks its own
     (directory / "logs").mkdir(parents=True, exist_ok=True)
+    # The gpus launches spread over the run: first, after the per-GPU steps, after the interference
+    # steps (and any more between them), so that a transient of the node falls on one launch.
+    order = rounds[:1] + steps + rounds[1:2] + launched + rounds[2:]
     show = Progress(
         sys.stderr,
         bar=sys.stderr.isatty() if progress is None else progress,
-        steps=[s.name for s in steps + launched],
+        steps=[s.name for s in order],
     )
     run = Run(directory, gpus=node.gpus, tolerance=fraction, launches_asked=launches)
     start = time.monotonic()
     write_topology(directory)
-    for step in steps + launched:
-        if step.launch is not None:
+    for step in order:
+        if step.launch is not None and step.probe != VERDICT_STEP:
             run.launches[step.probe] = step.launch
         _run_and_record(run, step, show, timeout_s, start)
-    _compare_gpus(run, baseline, reference, [p for p in PER_GPU_STEPS if p not in chosen])
+    _judge(run, baseline, args, node, show, timeout_s, start, gpu_launches)
     write_manifest(run)
     if report:
         from ..report.write import write_report  # matplotlib is only needed here
@@ -213,28 +233,41 @@ def _run_and_record(run: Run, step: Step, show: Progress, timeout_s, start: floa
         write_manifest(run)
 
 
-def _baseline_table(baseline, node: Node, per_gpu_steps: list):
-    """The per-GPU table of the baseline run directory, checked against this node's devices."""
-    if not per_gpu_steps:
-        raise UsageError("--baseline compares the per-GPU steps (notify, clock, bandwidth): do not skip them all")
-    _, table, who = gpu_table.read_run(baseline, "--baseline")
-    flags.check_comparable({"gpus": node.gpus, "backend": node.backend, "names": node.names}, who, "this node")
-    return table
+def _gpus_step(args, directory: Path, node: Node, launch: int, phase: str = "measure") -> Step:
+    """Launch `launch` of the gpus step, one rank per device; `phase` remeasure confirms a flagged GPU."""
+    name = launch_name(VERDICT_STEP, launch)
+    extra = ["--phase", phase] if phase != "measure" else []
+    command = probe_command(VERDICT_STEP, args, directory / f"{name}.jsonl", node.gpus, launch, extra)
+    return Step(VERDICT_STEP, command, launch=launch, ranks=1)
 
 
-def _compare_gpus(run: Run, baseline, reference, skipped: list) -> None:
-    """The per-GPU table of the run, the GPUs flagged against the node's others and the baseline; a
-    table that cannot be built is named in run.compare_error (the measurements stay)."""
-    files = [run.directory / f"{p}.jsonl" for p in PER_GPU_STEPS] + [run.directory / "topology.json"]
-    files = [f for f in files if f.exists()]
+def _judge(run: Run, baseline, args, node: Node, show: Progress, timeout_s, start: float, launches: int) -> None:
+    """The node verdict (C++), after one more launch of the gpus step where a GPU is flagged but not yet
+    re-measured; then the baseline's, with --baseline. A verdict that cannot be made is named in
+    run.compare_error (the measurements stay)."""
     try:
-        table = gpu_table.per_gpu(load(files, errors="skip") if files else Results.empty())
+        verdict = node_verdict.node_verdict(run.directory, run.tolerance)
+        if verdict["remeasure_gpus"]:
+            step = _gpus_step(args, run.directory, node, launches + 1, "remeasure")
+            show.add(step.name)
+            _run_and_record(run, step, show, timeout_s, start)
+            verdict = node_verdict.node_verdict(run.directory, run.tolerance)
+        run.verdict = verdict
+        run.anomalies = list(verdict["anomalies"])
+        files = [f for f in results_files(run.directory) if family(f.name) in (VERDICT_STEP, *PER_GPU_STEPS)]
+        files.append(run.directory / "topology.json")
+        run.per_gpu = gpu_table.table_records(
+            gpu_table.per_gpu(load([f for f in files if f.exists()], errors="skip") if files else Results.empty())
+        )
+        if baseline is not None:
+            checked = node_verdict.baseline_verdict(run.directory, baseline, run.tolerance)
+            run.anomalies += checked["outside"]
+            run.baseline = {
+                "directory": str(baseline),
+                "within_tolerance": not checked["outside"],
+                "compared": checked["compared"],
+                "baseline_launches": checked["baseline_launches"],
+                "not_judged": checked["not_judged"],
+            }
     except Exception as e:  # noqa: BLE001 - a reader's bug must not lose the run; `hetprobe check` may retry
         run.compare_error = f"{type(e).__name__}: {e}"
-        return
-    run.per_gpu = gpu_table.table_records(table)
-    run.anomalies = flags.node_anomalies(table, run.tolerance)
-    if reference is not None:
-        outside = flags.baseline_anomalies(table, reference, run.tolerance, skipped)
-        run.anomalies += outside
-        run.baseline = {"directory": str(baseline), "within_tolerance": not outside}

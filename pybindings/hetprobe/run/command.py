@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from ..node import flags
+from ..node import verdict as node_verdict
 from .characterize import characterize, default_directory
 from .presets import parse_launches
 
@@ -92,7 +92,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="a progress bar (terminal) or plain lines (batch logs); auto picks by stderr",
     )
-    for probe in ("notify", "clock", "bandwidth", "interference"):
+    for probe in ("gpus", "notify", "clock", "bandwidth", "interference"):
         p.add_argument(
             f"--{probe}-args",
             type=shlex.split,
@@ -106,7 +106,9 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
         prog="hetprobe characterize",
         description=(
-            "Characterise this node: topology; on every GPU, one rank each, CPU<->GPU notification costs, the clock "
+            "Characterise this node: topology; every GPU, one rank each, in shuffled rounds over three launches (the "
+            "node verdict: a GPU worse than the others beyond --tolerance is re-measured in one more launch and "
+            "flagged only when that confirms it); on every GPU, CPU<->GPU notification costs, the clock "
             "relation and pinned-memory bandwidth with the PCIe link read under load; and how GPU traffic of every "
             "kind (writes, reads, polling, the copy engine; from the sender's GPU and from all) slows MPI_Send on two"
             " ranks, warm and cold (2 ms of computing before each send), and with --paper the paper's layouts: each "
@@ -144,6 +146,7 @@ def main(argv: list[str]) -> int:
             progress={"auto": None, "bar": True, "lines": False}[a.progress],
             notify_args=a.notify_args,
             clock_args=a.clock_args,
+            gpus_args=a.gpus_args,
             bandwidth_args=a.bandwidth_args,
             interference_args=a.interference_args,
             tolerance=a.tolerance,
@@ -173,13 +176,13 @@ def main(argv: list[str]) -> int:
         print(
             f"baseline {run.baseline['directory']}: "
             + (
-                f"every GPU within {flags.tolerance_text(run.tolerance)}"
+                f"every GPU within {node_verdict.tolerance_text(run.tolerance)}"
                 if not outside
-                else f"{len(outside)} number(s) outside {flags.tolerance_text(run.tolerance)}:"
+                else f"{len(outside)} number(s) outside {node_verdict.tolerance_text(run.tolerance)}:"
             )
         )
         for a in outside:
-            print(f"OUTSIDE TOLERANCE: {flags.anomaly_line(a)}")
+            print(f"OUTSIDE TOLERANCE: {a['line']}")
     if run.compare_error:
         print(
             f"hetprobe characterize: error: the per-GPU table could not be built ({run.compare_error})", file=sys.stderr

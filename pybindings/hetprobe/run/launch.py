@@ -14,7 +14,6 @@ from pathlib import Path
 
 from ..data.steps import expected_records, family, last_error
 from ..errors import UsageError
-from ..node import gpus as gpu_table
 from .manifest import Step
 from .presets import PRESETS, overridden
 from .probes import binary, error_channel, follow, launch_command, launch_env
@@ -48,9 +47,7 @@ def node_devices(device: str) -> Node:
         raise UsageError(f"{shlex.join(cmd)} failed: {why}")
     backend = listing.get("auto") if device == "auto" else device
     entry = next((b for b in listing.get("backends") or [] if b.get("backend") == backend), {})
-    names = {
-        d.get("ordinal"): gpu_table.model(d.get("name") or "") for d in entry.get("list") or [] if isinstance(d, dict)
-    }
+    names = {d.get("ordinal"): d.get("name") or "" for d in entry.get("list") or [] if isinstance(d, dict)}
     count = entry.get("devices") if isinstance(entry.get("devices"), int) else 0
     reason = listing.get("auto_reason") if device == "auto" else None
     return Node(backend, max(1, count), names, reason if isinstance(reason, str) else None)
@@ -75,16 +72,16 @@ def per_gpu_launcher(gpus: int, launcher: str | None) -> list[str]:
     return cmd
 
 
-def probe_command(step: str, args, out: Path, gpus: int = 1, launch: int = 1) -> list[str]:
+def probe_command(step: str, args, out: Path, gpus: int = 1, launch: int = 1, extra_args=()) -> list[str]:
     probe = family(step)
     base = [binary(), probe, "--out", str(out), "--quiet", "--device", args.device]
-    given = list(getattr(args, f"{probe}_args") or [])
+    given = list(getattr(args, f"{probe}_args", None) or []) + list(extra_args)
     if probe == "interference" and args.sizes:
         given += ["--sizes", args.sizes]
     if probe == "interference" and args.reps:
         given += ["--reps", str(args.reps)]
     extra = overridden(list(PRESETS["quick" if args.quick else "default"][step]), given)
-    if launch > 1 and "--no-host-stream" not in extra:  # the node's STREAM: the first launch measured it
+    if probe == "interference" and launch > 1 and "--no-host-stream" not in extra:  # the first launch measured it
         extra.append("--no-host-stream")
     if probe != "interference":
         return per_gpu_launcher(gpus, args.launcher) + base + extra

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..data.steps import launch_name
-from ..node import flags
+from ..node import verdict as node_verdict
 
 
 @dataclass
@@ -39,9 +39,10 @@ class Run:
     report_s: float = 0.0  # writing the report
     report_error: str | None = None  # why the report could not be written
     gpus: int = 1  # devices measured by the per-GPU steps
-    tolerance: float = flags.DEFAULT_TOLERANCE
+    tolerance: float = node_verdict.DEFAULT_TOLERANCE
     per_gpu: list = field(default_factory=list)  # the rows of hetprobe.node.gpus.per_gpu
-    anomalies: list = field(default_factory=list)  # the GPUs flagged: against the node, the baseline
+    verdict: dict | None = None  # the node verdict (C++): every flag with its status, the per-GPU intervals
+    anomalies: list = field(default_factory=list)  # what counts: confirmed and link flags, outside the baseline
     baseline: dict | None = None  # {"directory", "within_tolerance"} with --baseline
     compare_error: str | None = None  # why the per-GPU table could not be built
     launches: dict = field(default_factory=dict)  # {interference step: its launches run}
@@ -81,6 +82,7 @@ class Run:
             "gpus": self.gpus,
             "tolerance": self.tolerance,
             "per_gpu": self.per_gpu,
+            "verdict": self.verdict,
             "anomalies": self.anomalies,
             **({"baseline": self.baseline} if self.baseline else {}),
             **({"compare_error": self.compare_error} if self.compare_error else {}),

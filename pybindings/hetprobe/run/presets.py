@@ -23,8 +23,11 @@ _LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked"]
 # Cold sends: the sender spins 2 ms before each timed send (an application computes between sends),
 # the GPU idle (SSB) and under every load from the sender's GPU.
 _COLD = _LOADS + ["--load", "all", "--gap", "2ms", "--no-host-stream"]
+# gpus: every GPU in 6 shuffled rounds per launch (the node verdict's numbers), each visit 1000 round
+# trips, 200 launches and 3 passes of each kind over 64 MiB: about 60 ms a visit on an H100.
 PRESETS = {
     "default": {
+        "gpus": ["--rounds", "6"],
         # Half notify's own defaults: medians of 5000 round trips and 1000 mechanism samples are as
         # steady, and the run keeps to its budget.
         "notify": ["--exchanges", "5000", "--mechanism-samples", "1000"],
@@ -49,6 +52,7 @@ PRESETS = {
         "interference-cold": ["--sizes", "1KiB,1MiB"] + _COLD + _ROUNDS,
     },
     "quick": {
+        "gpus": ["--rounds", "6", "--size", "8MiB", "--exchanges", "200", "--launch-samples", "50", "--reps", "2"],
         "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
         "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
         "bandwidth": ["--size", "64MiB", "--reps", "3", "--duration", "0.05", "--load", "write"],
@@ -73,6 +77,7 @@ PRESETS = {
     },
 }
 PROBES = (
+    "gpus",
     "notify",
     "clock",
     "bandwidth",
@@ -81,15 +86,20 @@ PROBES = (
     "interference-paper",
     "interference-cold",
 )
-LAUNCHED_STEPS = PROBES[3:]  # each launch of these is a separate mpirun/srun into its own file
+LAUNCHED_STEPS = PROBES[4:]  # each launch of these is a separate mpirun/srun into its own file
 # Launches of each interference step without --launches: the headline's step 3, the fewest that give a
 # pooled point its interval from the launches' spread; the others 1, so the run keeps to its budget.
 DEFAULT_LAUNCHES = {"interference": 3}
+# The gpus step's launches (one rank per GPU each): the node verdict's interval spans them, so a process's
+# own state cannot flag a GPU, and a baseline of 2 or more launches has a measured launch-to-launch
+# spread. Spread over the run (the first, after the per-GPU steps, after the interference steps).
+GPU_LAUNCHES, QUICK_GPU_LAUNCHES, MIN_GPU_LAUNCHES = 3, 2, 2
 # Run only when asked (--paper): the paper's configuration, a GPU writing a message-sized buffer beside
 # the send buffer, is not what applications do; the default measures what they do within its budget.
 ON_REQUEST = ("interference-paper",)
 MAX_LAUNCHES = 100
-PER_GPU_STEPS = ("notify", "clock", "bandwidth")  # one rank per device
+PER_GPU_STEPS = ("notify", "clock", "bandwidth")  # one rank per device, one launch
+VERDICT_STEP = "gpus"  # one rank per device, GPU_LAUNCHES launches, and a re-measure when a GPU is flagged
 DEVICES = ("auto", "cuda", "hip", "host")
 MAX_TIMEOUT_S = 7 * 24 * 3600  # --timeout bounds a whole probe; a week is past any sensible sweep
 MAX_REPS = 1_000_000  # --reps; the interference probe may refuse fewer (it checks its own memory)
@@ -121,8 +131,13 @@ def parse_launches(text: str) -> int:
 
 
 def launches_of(step: str, launches: int | None, quick: bool = False) -> int:
-    """How many launches an interference step gets: --launches, else its default (DEFAULT_LAUNCHES;
-    --quick, a first look: 1)."""
+    """How many launches a step gets. An interference step: --launches, else its default
+    (DEFAULT_LAUNCHES; --quick, a first look: 1). The gpus step: --launches but never under
+    MIN_GPU_LAUNCHES, else GPU_LAUNCHES (--quick: QUICK_GPU_LAUNCHES)."""
+    if step == VERDICT_STEP:
+        if launches is not None:
+            return max(MIN_GPU_LAUNCHES, launches)
+        return QUICK_GPU_LAUNCHES if quick else GPU_LAUNCHES
     if launches is not None:
         return launches
     return 1 if quick else DEFAULT_LAUNCHES.get(step, 1)

@@ -35,6 +35,10 @@ class Progress:
         self.started = clock()
         self.step_started = self.started
 
+    def add(self, step: str) -> None:
+        """A step decided on during the run (the gpus re-measure), counted from now on."""
+        self.steps.append(step)
+
     def _elapsed(self) -> str:
         return clock_text(self.clock() - self.started)
 

@@ -1,0 +1,103 @@
+// `hetprobe gpus`: options -> config, the rounds on every rank (gpus.hpp
+// measures, node_verdict.hpp judges).
+#include <memory>
+
+#include "base/errors.hpp"
+#include "bench/cli/command.hpp"
+#include "bench/cli/option_checks.hpp"
+#include "bench/cli/probe.hpp"
+#include "bench/core/rounds.hpp"
+#include "bench/core/sizes.hpp"
+#include "bench/gpus/gpus.hpp"
+#include "bench/gpus/gpus_table.hpp"
+#include "bench/gpus/node_verdict.hpp"
+
+namespace hetprobe::cli {
+
+namespace {
+
+struct Options {
+  SessionOptions session;
+  std::string size = "64MiB";
+  std::string seed;  // "": drawn by rank 0 and shared
+  std::string phase = "measure";
+  std::string tolerance = "10%";
+  GpusConfig numbers;
+};
+
+GpusConfig build_config(const Options& o) {
+  GpusConfig c = o.numbers;  // counts range-checked by the parser
+  c.bytes = parse_option("--size", o.size, [](const std::string& t) { return parse_size(t); });
+  if (c.bytes == 0) throw usage_error("--size " + o.size + ": expected at least 1 byte");
+  check_memory_available(c.bytes, "--size " + o.size);
+  if (!o.seed.empty()) c.seed = parse_seed(o.seed);
+  c.phase = parse_option("--phase", o.phase, [](const std::string& t) { return kGpusPhaseNames.parse(t); });
+  c.tolerance = parse_tolerance(o.tolerance);
+  return c;
+}
+
+class GpusProbe final : public Probe {
+ public:
+  std::string description() const override {
+    return "Every GPU of the node, one rank each, in rounds that visit them in a shuffled order: the flag round "
+           "trip, launch + device synchronise and the plain passes' GB/s, each visit in a pinned buffer and flags "
+           "of its own; then the node verdict of the rounds (a GPU worse than the others beyond --tolerance)";
+  }
+
+  void add_options(CLI::App& app) override {
+    CLI::App* c = &app;
+    Options* o = &options_;
+    c->add_option("--rounds", o->numbers.rounds, "Visits of every GPU, each round in a shuffled order")
+        ->check(integer_in(1, 10000))
+        ->capture_default_str();
+    c->add_option("--size", o->size, "Bytes of each visit's pinned buffer for the plain passes")->capture_default_str();
+    add_reps_option(c, o->numbers.reps, "Timed passes of each kind per visit (their median)");
+    c->add_option("--exchanges", o->numbers.exchanges, "Flag round trips per visit (their median)")
+        ->check(count_from(1))
+        ->capture_default_str();
+    c->add_option("--launch-samples", o->numbers.launch_samples,
+                  "Kernel launches + device synchronise per visit (their median)")
+        ->check(count_from(1))
+        ->capture_default_str();
+    add_warmup_option(c, o->numbers.warmup, "Untimed round trips and launches before each visit's timed ones");
+    c->add_option("--seed", o->seed, "Seed of the rounds' orders (default: drawn, and recorded)");
+    c->add_option("--phase", o->phase,
+                  "measure, or remeasure: a later launch that confirms a GPU the node verdict flagged")
+        ->capture_default_str();
+    c->add_option("--tolerance", o->tolerance,
+                  "How much worse than the node's other GPUs a GPU may be before it is flagged: a percent (10%) "
+                  "or a fraction (0.1)")
+        ->capture_default_str();
+    add_timeout_option(c, o->numbers.timeout_s);
+    add_session_options(c, o->session, "gpus");
+  }
+
+  const SessionOptions& session() const override { return options_.session; }
+  void configure() override { config_ = build_config(options_); }
+  void check(const Device&, const MpiContext& mpi) override {
+    ranks_ = mpi.size;
+    if (options_.seed.empty()) config_.seed = shared_random_seed(mpi);
+  }
+  Json config_json() const override { return config_.to_json(); }
+  std::size_t expected_records() const override {
+    return static_cast<std::size_t>(config_.rounds) * static_cast<std::size_t>(ranks_) + 1;
+  }
+  std::uint64_t host_bytes(const MpiContext&, const Topology&) const override { return config_.bytes; }
+  void measure(Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
+    run_gpus(config_, d, clock, mpi, sink);
+  }
+  Report report(const ResultsFile& file) const override { return gpus_report(file); }
+  std::string record_label(const Json& record) const override { return gpus_record_label(record); }
+  bool rank_field() const override { return false; }  // each visit names its GPU
+
+ private:
+  Options options_;
+  GpusConfig config_;
+  int ranks_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_gpus_probe() { return std::make_unique<GpusProbe>(); }
+
+}  // namespace hetprobe::cli
