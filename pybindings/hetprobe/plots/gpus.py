@@ -19,7 +19,8 @@ PLAIN = "#1f77b4"
 def per_gpu(table_or_run, anomalies=None, path=None, title: str | None = None):
     """Small multiples: one panel per metric measured (round trip, launch+sync, each bandwidth, clock
     drift and precision), one bar per GPU. `table_or_run`: a hetprobe.node.gpus.per_gpu table, a Results or a
-    run directory; `anomalies`: the node verdict's flags (hetprobe.node.verdict), whose GPU and metric turn that bar red."""
+    run directory; `anomalies`: the node verdict's flags (hetprobe.node.verdict), whose GPU and metric
+    turn that bar red."""
     table = table_or_run if isinstance(table_or_run, pd.DataFrame) else gpus.per_gpu(table_or_run)
     metrics = [m for m in gpus.METRICS if table[m.column].notna().any()]
     if not len(table) or not metrics:
