@@ -259,6 +259,39 @@ TEST_P(SignalTest, TimerCostFillsEverySample) {
   for (int i = 0; i < n; ++i) EXPECT_LE(v[i], out.t_end_ticks - out.t_start_ticks) << "read pair " << i;
 }
 
+// notify's handover part: one record per side, the pair's median less the
+// timer's median as the number, every pair kept, none that missed a write.
+TEST_P(SignalTest, NotifyHandoverRecordsBothSidesBeyondTheirTimer) {
+  NotifyConfig config;
+  config.parts = {NotifyPart::handover};
+  config.orders = {{order_, order_}};
+  config.handover_samples = 150;
+  config.warmup = 10;
+  config.timeout_s = 20;
+  const HostClock clock = HostClock::create("auto");
+  std::vector<Json> records;
+  run_notify(config, *device_, clock, [&](const Json& r) { records.push_back(r); });
+  ASSERT_EQ(records.size(), 2u);
+  for (const Json& r : records) {
+    const std::string side = r["side"];
+    SCOPED_TRACE(side);
+    EXPECT_EQ(r["record"], "handover");
+    EXPECT_EQ(r["timed_by"], side == "cpu" ? "host" : "device");
+    EXPECT_EQ(r["setup"]["cpu_order"], to_string(order_));
+    EXPECT_EQ(r["pairs"], 150);
+    EXPECT_EQ(r["samples"]["values"].size(), 150u);
+    EXPECT_EQ(r["pair_ns"]["n"], 150);
+    EXPECT_EQ(r["timer_cost_ns"]["n"], 150);
+    EXPECT_EQ(r["missed_writes"], 0);
+    const double beyond = r["pair_beyond_timer_ns"];
+    EXPECT_DOUBLE_EQ(beyond, r["pair_ns"]["median"].get<double>() - r["timer_cost_ns"]["median"].get<double>());
+    EXPECT_EQ(r["below_timer_tick"], beyond < r["timer_tick_ns"].get<double>());
+  }
+  EXPECT_EQ(records[0]["side"], "cpu");
+  EXPECT_EQ(records[0]["timer"], clock.source());
+  EXPECT_EQ(records[1]["timer"], "device");
+}
+
 TEST_P(SignalTest, PollerRunsUntilStopped) {
   const SignalTaskScope task_scope = signals_->start(task(SignalKind::poll, 0));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
