@@ -27,7 +27,8 @@ LaunchEngine* g_launches = nullptr;  // null where the device has no launch mech
 const HostClock* g_clock = nullptr;
 constexpr int kOpsPerIteration = 1000;  // flag read+write pairs timed as one iteration
 
-// The CPU side of a notification: one flag read then one flag write (paper 002 Table 1).
+// The CPU side of a notification in a loop on a line it owns: one flag read then one flag
+// write, timed as a loop (not paper 002 Table 1, which is notify's handover part).
 void BM_CpuFlagReadWrite(benchmark::State& state, MemoryOrder order) {
   PinnedBuffer flag = g_device->alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 128);
   auto* p = reinterpret_cast<unsigned long long*>(flag.host());

@@ -1,9 +1,12 @@
 // The notification probes. Record fields and units: docs/results-schema.md.
 //
-// overhead (paper 002 Table 1): one flag read followed by one flag write,
-//   `overhead_ops` times in a row, timed as a whole and divided: the CPU side
-//   on the host clock, the GPU side on the device timer; each uncontended and
-//   with the other side polling the same flag.
+// handover (paper 002 Table 1; notify_handover.cpp): one flag read + one flag
+//   write on a flag the other side wrote last, each pair timed alone.
+// overhead: one flag read followed by one flag write, `overhead_ops` times in
+//   a row on a line the timing side owns, timed as a whole and divided (a loop
+//   time: store forwarding hides the memory); the CPU side on the host clock,
+//   the GPU side on the device timer; each uncontended and with the other side
+//   polling the same flag.
 // roundtrip: CPU->GPU->CPU timed on the host (a persistent device thread
 //   echoes), GPU->CPU->GPU timed on the device (the host echoes).
 // mechanisms: host-timed round trips (go through done) where one leg is the
@@ -22,6 +25,7 @@
 #include "base/stats.hpp"
 #include "base/text_list.hpp"
 #include "bench/core/noise.hpp"
+#include "bench/notify/notify_parts.hpp"
 #include "probes/device/host_spin.hpp"
 #include "probes/launch/launch_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"
@@ -59,6 +63,7 @@ Json NotifyConfig::to_json() const {
   j["spacings"] = Json::array();
   for (FlagSpacing s : spacings) j["spacings"].push_back(to_string(s));
   j["host_memory"] = to_string(host_memory);
+  j["handover_samples"] = handover_samples;
   j["overhead_ops"] = overhead_ops;
   j["overhead_samples"] = overhead_samples;
   j["exchanges"] = exchanges;
@@ -68,56 +73,26 @@ Json NotifyConfig::to_json() const {
   return j;
 }
 
-namespace {
-
-// Two flags in one allocation: to_device at 0, to_host `spacing` later; a stop
-// flag and the overhead counter on pages of their own.
-struct FlagPair {
-  PinnedBuffer memory;
-  std::size_t spacing;
-  unsigned long long* host(std::size_t offset) const {
-    return reinterpret_cast<unsigned long long*>(memory.host() + offset);
-  }
-  unsigned long long* dev(std::size_t offset) const {
-    return reinterpret_cast<unsigned long long*>(memory.device() + offset);
-  }
-  unsigned long long* to_device() const { return host(0); }
-  unsigned long long* to_host() const { return host(spacing); }
-  unsigned long long* stop() const { return host(2 * 4096); }
-  // The overhead probe's flag: it counts up, so it must not be an exchange flag.
-  unsigned long long* counter() const { return host(3 * 4096); }
-};
-
 FlagPair alloc_flag_pair(Device& device, FlagPlacement placement, HostCoherence coherence, FlagSpacing spacing) {
-  FlagPair f{device.alloc_flags(placement, coherence, 4 * 4096), spacing_bytes(spacing)};
+  FlagPair f{device.alloc_flags(placement, coherence, FlagPair::kBytes), spacing_bytes(spacing)};
   std::memset(f.memory.host(), 0, f.memory.size());
   return f;
 }
+
+std::vector<double> scaled(const std::vector<std::uint64_t>& ticks, double ns_per_tick, double divide) {
+  std::vector<double> out;
+  out.reserve(ticks.size());
+  for (std::uint64_t t : ticks) out.push_back(static_cast<double>(t) * ns_per_tick / divide);
+  return out;
+}
+
+namespace {
 
 // Where a flag record was measured: the parameters that decide its numbers.
 Json flag_setup(OrderPair o, FlagPlacement placement, FlagSpacing spacing, HostCoherence coherence) {
   return Json{{"cpu_order", to_string(o.cpu)},           {"gpu_order", to_string(o.gpu)},
               {"placement", to_string(placement)},       {"spacing", to_string(spacing)},
               {"spacing_bytes", spacing_bytes(spacing)}, {"host_memory", to_string(coherence)}};
-}
-
-struct Setup {
-  Device& device;
-  SignalEngine& signals;  // the device thread of every flag exchange
-  const HostClock& clock;
-  const NotifyConfig& config;
-  const RecordSink& sink;
-  std::unique_ptr<LaunchEngine> launches = nullptr;  // made for the first launch mechanism
-  std::uint64_t seq = 0;                             // flags only grow: every exchange of the run gets its own number
-  double host_ns_per_tick() const { return 1 / clock.ticks_per_ns(); }
-  double device_ns_per_tick() const { return 1e9 / device.info().timer_hz; }
-};
-
-std::vector<double> scaled(const std::vector<std::uint64_t>& ticks, double ns_per_tick, double divide = 1) {
-  std::vector<double> out;
-  out.reserve(ticks.size());
-  for (std::uint64_t t : ticks) out.push_back(static_cast<double>(t) * ns_per_tick / divide);
-  return out;
 }
 
 // A device-timed summary is only reported where the timer resolved it: an
@@ -141,8 +116,8 @@ void overhead_cpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
   if (contended) {
     poller.kind = SignalKind::poll;
     poller.order = o.gpu;
-    poller.to_device = f.dev(3 * 4096);
-    poller.stop = f.dev(2 * 4096);
+    poller.to_device = f.dev(FlagPair::kCounterAt);
+    poller.stop = f.dev(FlagPair::kStopAt);
     poller.first = ++s.seq;
     poller.timeout_s = s.config.timeout_s;
     polling.emplace(s.signals.start(poller));
@@ -189,7 +164,7 @@ void overhead_gpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
   std::vector<std::uint64_t> ticks;
   try {
     for (int i = 0; i < s.config.warmup / 10 + 1 + s.config.overhead_samples; ++i) {
-      const std::uint64_t t = gpu_read_write_ticks(s.signals, o.gpu, f.dev(3 * 4096), s.config.overhead_ops,
+      const std::uint64_t t = gpu_read_write_ticks(s.signals, o.gpu, f.dev(FlagPair::kCounterAt), s.config.overhead_ops,
                                                    s.config.timeout_s);
       if (i > s.config.warmup / 10) ticks.push_back(t);
     }
@@ -429,6 +404,7 @@ void run_notify(const NotifyConfig& config, Device& device, const HostClock& clo
       const FlagPair f = alloc_flag_pair(device, placement, config.host_memory, spacing);
       for (const OrderPair& o : config.orders) {
         const Json setup = flag_setup(o, placement, spacing, config.host_memory);
+        if (has(NotifyPart::handover)) handovers(s, o, f, setup);
         if (has(NotifyPart::overhead))
           for (const char* side : {"cpu", "gpu"})
             for (bool contended : {false, true}) {

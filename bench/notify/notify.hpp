@@ -40,19 +40,24 @@ std::vector<LaunchMechanism> all_launch_mechanisms();
 // Mechanism records of the mechanisms part: the flag mechanisms, then every launch mechanism.
 std::size_t notify_mechanism_count();
 
-enum class NotifyPart { overhead, roundtrip, mechanisms };
-inline constexpr EnumTable<NotifyPart, 3> kNotifyPartNames{"part",
-                                                           {{{NotifyPart::overhead, "overhead"},
+// handover: one flag read + write on a flag the other side wrote last (Elis
+// et al. 2024, Table 1); overhead: a loop of them on a line the side owns.
+enum class NotifyPart { handover, overhead, roundtrip, mechanisms };
+inline constexpr EnumTable<NotifyPart, 4> kNotifyPartNames{"part",
+                                                           {{{NotifyPart::handover, "handover"},
+                                                             {NotifyPart::overhead, "overhead"},
                                                              {NotifyPart::roundtrip, "roundtrip"},
                                                              {NotifyPart::mechanisms, "mechanisms"}}}};
 
 struct NotifyConfig {
-  std::vector<NotifyPart> parts{NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms};
+  std::vector<NotifyPart> parts{NotifyPart::handover, NotifyPart::overhead, NotifyPart::roundtrip,
+                                NotifyPart::mechanisms};
   std::vector<OrderPair> orders;
   std::vector<FlagPlacement> placements{FlagPlacement::pinned};
   std::vector<FlagSpacing> spacings{FlagSpacing::line};
   HostCoherence host_memory = HostCoherence::default_kind;
-  int overhead_ops = 1000;  // read+write pairs per overhead sample
+  int handover_samples = 1000;  // handover pairs per side, one sample each
+  int overhead_ops = 1000;      // read+write pairs per overhead sample
   int overhead_samples = 100;
   int exchanges = 10000;  // round trips per configuration
   int mechanism_samples = 2000;
@@ -68,9 +73,9 @@ void check_notify_config(const NotifyConfig& config, const DeviceInfo& device);
 // Runs the configured parts on `device`, timing the host side with `clock`.
 void run_notify(const NotifyConfig& config, Device& device, const HostClock& clock, const RecordSink& sink);
 
-// One overhead sample (paper 002 Table 1): `ops` x (load flag; store flag + 1)
-// with `order`, timed as a whole: by the host on `clock` (host ticks), or by
-// one device thread on its timer (device ticks; `flag` a device address).
+// One overhead sample (a loop on a line the side owns; the handover part is
+// Table 1 of paper 002): `ops` x (load flag; store flag + 1) with `order`, timed as a whole: by the host on `clock`
+// (host ticks), or by one device thread on its timer (device ticks; `flag` a device address).
 std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops);
 std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, unsigned long long* flag, int ops,
                                    double timeout_s);

@@ -1,5 +1,6 @@
 // `hetprobe notify`: the cost of one CPU<->GPU notification through a flag
-// (paper 002 Table 1), the round trip both ways, and every mechanism side by
+// (paper 002 Table 1: the handover part; the overhead part is a loop on a
+// line the side owns), the round trip both ways, and every mechanism side by
 // side. Single process; under mpirun each rank measures its own device.
 #include <algorithm>
 #include <memory>
@@ -36,12 +37,13 @@ NotifyConfig build_config(const Options& o) {
   return c;
 }
 
-// Records run_notify writes: per placement, spacing and order 4 overhead
-// records (cpu and gpu side, alone and contended) and 2 round trips (one each
-// way); then the mechanisms.
+// Records run_notify writes: per placement, spacing and order 2 handovers
+// (one per side), 4 overhead records (cpu and gpu side, alone and contended)
+// and 2 round trips (one each way); then the mechanisms.
 std::size_t planned_records(const NotifyConfig& c) {
   const auto has = [&](NotifyPart p) { return std::find(c.parts.begin(), c.parts.end(), p) != c.parts.end(); };
-  const std::size_t per_setup = (has(NotifyPart::overhead) ? 4 : 0) + (has(NotifyPart::roundtrip) ? 2 : 0);
+  const std::size_t per_setup = (has(NotifyPart::overhead) ? 4 : 0) + (has(NotifyPart::handover) ? 2 : 0) +
+                                (has(NotifyPart::roundtrip) ? 2 : 0);
   return c.placements.size() * c.spacings.size() * c.orders.size() * per_setup +
          (has(NotifyPart::mechanisms) ? notify_mechanism_count() : 0);
 }
@@ -49,15 +51,17 @@ std::size_t planned_records(const NotifyConfig& c) {
 class NotifyProbe final : public Probe {
  public:
   std::string description() const override {
-    return "CPU<->GPU notification costs: one flag read+write on each side (Elis et al. 2024, Table 1), the flag "
-           "round trip both ways, and every signalling mechanism side by side (single process; one device per MPI "
-           "rank)";
+    return "CPU<->GPU notification costs: one flag read+write on each side of a flag the other side wrote last "
+           "(Elis et al. 2024, Table 1), the same in a loop on an owned line, the flag round trip both ways, and every "
+           "signalling mechanism side by side (single process; one device per MPI rank)";
   }
 
   void add_options(CLI::App& app) override {
     CLI::App* c = &app;
     Options* o = &options_;
-    c->add_option("--parts", o->parts, "What to measure: all, or a list of overhead, roundtrip, mechanisms")
+    c->add_option("--parts", o->parts,
+                  "What to measure: all, or a list of handover (one read+write of a flag the other side wrote last: "
+                  "Table 1), overhead (read+write pairs in a loop on an owned line), roundtrip, mechanisms")
         ->capture_default_str();
     c->add_option(
          "--orders", o->orders,
@@ -66,13 +70,17 @@ class NotifyProbe final : public Probe {
          "+ system fence). volatile:relaxed is the paper's Table 1 (CPU plain, GPU atomics)")
         ->capture_default_str();
     c->add_option("--placement", o->placements,
-                  "Flag memory for overhead and round trip: pinned, managed (a list), or all")
+                  "Flag memory for handover, overhead and round trip: pinned, managed (a list), or all")
         ->capture_default_str();
     c->add_option("--spacing", o->spacings,
                   "Distance between the two flags: same-line (8 B), line (128 B), page "
                   "(4096 B) (a list), or all")
         ->capture_default_str();
     c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
+        ->capture_default_str();
+    c->add_option("--handover-samples", o->numbers.handover_samples,
+                  "Handover pairs per configuration and side, each timed alone")
+        ->check(count_from(1))
         ->capture_default_str();
     c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")
         ->check(count_from(1))

@@ -41,10 +41,46 @@ Json sample_count(const RecordRef& r, const std::string& summary) {
   return field_or<std::int64_t>(r, summary + ".n", 0);
 }
 
+Table handover_table(const ResultsFile& file) {
+  Table t{"handover",
+          {"One flag read + one flag write of a flag the other side wrote last (Elis et al. 2024, Table 1), each pair",
+           "timed alone: CPU side on the host clock, GPU side on the device timer; beyond_timer = pair median less",
+           "the median of the timer's own cost (an empty timed region)"},
+          setup_columns()};
+  t.columns.push_back({"side", 4, Align::left});
+  t.columns.push_back({"timer", 12, Align::left});
+  add_spread(t.columns);
+  t.columns.push_back({"timer_cost_ns", 13, Align::right, 1});
+  t.columns.push_back({"beyond_timer_ns", 15, Align::right, 1});
+  t.columns.push_back({"n", 7});
+  t.columns.push_back({"note", 0, Align::left, -1, Shown::text});
+  t.columns.push_back({"below_timer_tick", 0, Align::left, -1, Shown::data});
+  t.columns.push_back({"missed_writes", 0, Align::right, -1, Shown::data});
+  for (std::size_t i = 1; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    if (record_kind(r) != "handover") continue;
+    std::vector<Json> row = setup_cells(r);
+    row.push_back(field<std::string>(r, "side"));
+    row.push_back(field<std::string>(r, "timer"));
+    add_spread(r, "pair_ns", row);
+    row.push_back(number_or_null(r, "timer_cost_ns.median"));
+    row.push_back(number_or_null(r, "pair_beyond_timer_ns"));
+    row.push_back(sample_count(r, "pair_ns"));
+    const bool below = field<bool>(r, "below_timer_tick");
+    row.push_back(below ? "(below timer tick)" : "");
+    row.push_back(below);
+    row.push_back(field<std::int64_t>(r, "missed_writes"));
+    t.rows.push_back(std::move(row));
+    add_record_warnings(r, notify_record_label(r.json), t.notes);
+  }
+  return t;
+}
+
 Table overhead_table(const ResultsFile& file) {
   Table t{"overhead",
-          {"Notification overhead (as in Elis et al. 2024, Table 1): one flag read + one flag write, per pair;",
-           "CPU side on the host clock, GPU side on the device timer; contended: the other side polls the flag"},
+          {"Loop on an owned line: one flag read + one flag write, ops_per_sample times in a row on a flag the timing",
+           "side wrote last, per pair (store forwarding: a loop time, not Table 1's); CPU side on the host clock, GPU",
+           "side on the device timer; contended: the other side polls the flag"},
           setup_columns()};
   t.columns.push_back({"side", 4, Align::left});
   t.columns.push_back({"contention", 10, Align::left});
@@ -132,6 +168,7 @@ Report notify_report(const ResultsFile& file) {
   Report report{device_timer_about(file, "notify")};
   report.about.insert(report.about.begin() + 1,
                       "all times in ns: median (p10, p90) over n samples; rank shown where more than one ran");
+  add_if_nonempty(report, handover_table(file));
   add_if_nonempty(report, overhead_table(file));
   add_if_nonempty(report, roundtrip_table(file));
   add_if_nonempty(report, mechanism_table(file));
@@ -151,6 +188,10 @@ std::string notify_record_label(const Json& record) {
   const auto median = [&] {
     return cell_text({"", 0, Column::Align::right, 1}, number_or_null(r, "roundtrip_ns.median"));
   };
+  if (kind == "handover")
+    return "handover " + field_or<std::string>(r, "side", "?") + " " + orders() + ": " +
+           cell_text({"", 0, Column::Align::right, 1}, number_or_null(r, "pair_beyond_timer_ns")) +
+           " ns beyond the timer";
   if (kind == "overhead")
     return "overhead " + field_or<std::string>(r, "side", "?") +
            (field_or<bool>(r, "contended", false) ? " contended " : " uncontended ") + orders();

@@ -40,11 +40,11 @@ class HostClock {
 
   // One empty timed region (now(); now();), in ns: the harness's own cost
   // inside every timed interval.
-  double empty_region_sample_ns() const {
+  std::uint64_t empty_region_ticks() const {
     const std::uint64_t t0 = now();
-    const std::uint64_t t1 = now();
-    return to_ns(t1 - t0);
+    return now() - t0;
   }
+  double empty_region_sample_ns() const { return to_ns(empty_region_ticks()); }
   // Median of `n` empty timed regions, in ns.
   double empty_region_ns(int n = 100000) const;
 

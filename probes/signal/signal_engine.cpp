@@ -19,8 +19,9 @@ SignalTaskScope::~SignalTaskScope() {
 SignalTaskScope SignalEngine::start(const SignalTask& task) {
   const double hz = device_.info().timer_hz;
   *result_ = SignalResult{};
-  launch(SignalArgs{task.kind, task.order, task.to_device, task.to_host, task.stop, task.samples, result_device_,
-                    task.count, task.first, static_cast<std::uint64_t>(task.timeout_s * (hz > 0 ? hz : 1e9))});
+  launch(SignalArgs{task.kind, task.order, task.to_device, task.to_host, task.stop, task.samples, task.target,
+                    result_device_, task.count, task.first,
+                    static_cast<std::uint64_t>(task.timeout_s * (hz > 0 ? hz : 1e9))});
   running_ = true;
   return SignalTaskScope(*this);
 }

@@ -1,5 +1,6 @@
 // A device's signal engine: one device thread running a task of
-// signal_protocol.hpp (echo, initiate, overhead, poll, tick) against flags
+// signal_protocol.hpp (echo, initiate, overhead, poll, tick, the handover
+// pairs, the timer's cost) against flags
 // the host reads and writes. The notify and clock probes own one each; the
 // GPU's launch engine uses one for the device-flag echo.
 #pragma once
@@ -23,6 +24,7 @@ struct SignalTask {
   unsigned long long* to_host = nullptr;
   unsigned long long* stop = nullptr;
   unsigned long long* samples = nullptr;
+  unsigned long long* target = nullptr;
   std::uint64_t count = 0;
   std::uint64_t first = 1;
   double timeout_s = 30;

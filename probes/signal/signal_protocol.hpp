@@ -30,12 +30,23 @@ namespace hetprobe {
 enum class MemoryOrder : int { volatile_access = 0, relaxed = 1, acq_rel = 2, fence = 3 };
 
 enum class SignalKind : int {
-  overhead = 0,  // `count` x (load flag; store flag + 1), timed as a whole (paper 002 Table 1)
+  overhead = 0,  // `count` x (load flag; store flag + 1), timed as a whole: a loop on a line this thread owns
   echo = 1,      // for each seq: wait to_device >= seq, then to_host = seq
   initiate = 2,  // for each seq: t0; to_host = seq; wait to_device >= seq; samples[i] = t1 - t0
   poll = 3,      // load to_device until stop >= first: a contender polling a flag
   clock = 4,     // for each sample: wait go; post timer; wait reset; post timer (thesis 4.3.2)
   tick = 5,      // read the timer `count` times: the smallest step it makes
+  // The handover pairs (paper 002 Table 1): one read + one write of a flag
+  // the other side wrote last, `target`, on a page of its own. The target's
+  // writer stores 2 seq and the pair stores what it loaded + 1, so a load that
+  // missed the other side's write is seen (below 2 seq).
+  // handover_write: for each seq: wait to_device >= seq; target = 2 seq;
+  //   to_host = seq (a release store): the host times its pair after it.
+  handover_write = 6,
+  // handover_pair: for each seq: wait to_device >= seq (the host wrote the
+  //   target first); t0; target = target + 1; samples[i] = t1 - t0; to_host = seq.
+  handover_pair = 7,
+  timer_cost = 8,  // `count` x (t0 = timer(); samples[i] = timer() - t0): the timer's own cost
 };
 
 inline constexpr unsigned long long signal_status_ok = 1;
@@ -46,7 +57,8 @@ struct alignas(128) SignalResult {
   unsigned long long status;
   unsigned long long completed;       // exchanges / iterations done
   unsigned long long t_start, t_end;  // device timer around the whole task
-  unsigned long long value;           // overhead: last flag value; poll: loads made; tick: smallest step
+  unsigned long long value;           // overhead: last flag value; poll: loads made; tick: smallest step;
+                                      // handover_pair: loads that missed the host's write
 };
 
 // Device addresses. Flags the host polls are in host-visible memory.
@@ -56,7 +68,8 @@ struct SignalArgs {
   unsigned long long* to_device;  // host writes, device reads (overhead: the one flag)
   unsigned long long* to_host;    // device writes, host reads
   unsigned long long* stop;       // poll: host sets it to end the contender
-  unsigned long long* samples;    // initiate: `count` device-timed round trips, ticks
+  unsigned long long* samples;    // initiate, handover_pair, timer_cost: `count` device-timed intervals, ticks
+  unsigned long long* target;     // handover_write, handover_pair: the flag the pair touches
   SignalResult* result;
   std::uint64_t count;
   std::uint64_t first;          // sequence number of the first exchange
@@ -134,6 +147,35 @@ HETPROBE_HD inline void run_signal_ordered(Ops& ops, const SignalArgs& a) {
         if (!await([&] { return load_flag<O>(ops, a.to_host) == 0; })) break;
         const std::uint64_t ts_end = ops.timer();
         store_flag<O>(ops, a.to_host, ts_end ? ts_end : 1);
+      }
+      break;
+    case SignalKind::handover_write:
+      for (; done < a.count; ++done) {
+        const std::uint64_t seq = a.first + done;
+        if (!await([&] { return load_flag<MemoryOrder::acq_rel>(ops, a.to_device) >= seq; })) break;
+        store_flag<O>(ops, a.target, 2 * seq);
+        // A release store at system scope: the host that sees it sees the target's value.
+        store_flag<MemoryOrder::acq_rel>(ops, a.to_host, seq);
+      }
+      break;
+    case SignalKind::handover_pair:
+      for (; done < a.count; ++done) {
+        const std::uint64_t seq = a.first + done;
+        // An acquire load: the target the host stored before the go is the one this thread loads.
+        if (!await([&] { return load_flag<MemoryOrder::acq_rel>(ops, a.to_device) >= seq; })) break;
+        const std::uint64_t t0 = ops.timer();
+        const unsigned long long seen = load_flag<O>(ops, a.target);
+        store_flag<O>(ops, a.target, seen + 1);
+        const std::uint64_t t1 = ops.timer();
+        a.samples[done] = t1 - t0;
+        value += seen < 2 * seq;
+        store_flag<MemoryOrder::acq_rel>(ops, a.to_host, seq);
+      }
+      break;
+    case SignalKind::timer_cost:
+      for (; done < a.count; ++done) {
+        const std::uint64_t t0 = ops.timer();
+        a.samples[done] = ops.timer() - t0;
       }
       break;
     case SignalKind::tick: {

@@ -18,16 +18,26 @@ fail() { echo "FAIL: $*"; exit 1; }
 count() { grep -c "\"record\":\"$1\"" "$2" || true; }
 grepc() { grep -c "$1" "$2" || true; }
 
-small=(--exchanges 300 --mechanism-samples 100 --overhead-samples 5 --overhead-ops 200 --warmup 10 --quiet)
+small=(--exchanges 300 --mechanism-samples 100 --overhead-samples 5 --overhead-ops 200 --handover-samples 100 --warmup 10
+  --quiet)
 "$hp" notify --device host "${small[@]}" --out "$work/n.jsonl" >"$work/n.txt"
 [[ $(count header "$work/n.jsonl") == 1 ]] || fail "notify: expected 1 header"
-# 6 default order pairs x {cpu, gpu} x {uncontended, contended}; x 2 directions.
+# 6 default order pairs x {cpu, gpu} x {uncontended, contended}; x {cpu, gpu}; x 2 directions.
 [[ $(count overhead "$work/n.jsonl") == 24 ]] || fail "notify: expected 24 overhead records"
+[[ $(count handover "$work/n.jsonl") == 12 ]] || fail "notify: expected 12 handover records"
 [[ $(count roundtrip "$work/n.jsonl") == 12 ]] || fail "notify: expected 12 roundtrip records"
 [[ $(count mechanism "$work/n.jsonl") == 12 ]] || fail "notify: expected 12 mechanism records"
 [[ $(grep -c '"status":"ok"' "$work/n.jsonl") == 3 ]] || fail "notify: the 3 pinned-flag mechanisms must measure on host"
 grep -q '"skipped_reason":"no kernel launches on the host backend"' "$work/n.jsonl" || fail "notify: no skip reason"
 grep -q "## Mechanisms" "$work/n.txt" || fail "notify: no mechanism table"
+grep -q "## One flag read + one flag write of a flag the other side wrote last" "$work/n.txt" ||
+  fail "notify: no handover table"
+# --parts handover alone: one record per side and order, nothing else measured.
+"$hp" notify --device host --parts handover --orders volatile:relaxed --handover-samples 50 --warmup 5 --quiet \
+  --out "$work/h.jsonl" >/dev/null
+[[ $(count handover "$work/h.jsonl") == 2 && $(grep -c '"record":' "$work/h.jsonl") == 3 ]] ||
+  fail "notify --parts handover: expected the header and 2 handover records"
+grep -q '"timer_cost_ns":{' "$work/h.jsonl" || fail "notify --parts handover: no timer cost in the records"
 "$hp" show "$work/n.jsonl" >"$work/n-show.txt"
 grep -q "## Round trip" "$work/n-show.txt" || fail "show: no round-trip table from the notify file"
 

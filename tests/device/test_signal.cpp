@@ -197,6 +197,101 @@ TEST_P(SignalTest, OverheadDoesEveryReadAndWrite) {
   EXPECT_EQ(*host_flag(0), static_cast<unsigned long long>(n)) << "each pair adds one to the flag";
 }
 
+// The CPU's handover pair: each time the host asks, the device thread writes
+// the target, then (release) its written flag; the host must see the target.
+TEST_P(SignalTest, HandoverWriteStoresTheTargetBeforeItsWrittenFlag) {
+  constexpr int n = 200;
+  SignalTask t = task(SignalKind::handover_write, n);
+  t.target = dev_flag(8);
+  const SignalTaskScope task_scope = signals_->start(t);
+  HostSignalOps h;
+  int missed = 0;
+  for (unsigned long long seq = 1; seq <= n; ++seq) {
+    h.store_release(host_flag(0), seq);
+    spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "the device's write");
+    const unsigned long long seen = h.load_volatile(host_flag(8));
+    missed += seen < 2 * seq;
+    h.store_volatile(host_flag(8), seen + 1);
+  }
+  const SignalOutcome out = signals_->join();
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
+  EXPECT_EQ(missed, 0) << "the written flag came before the target it announces";
+  EXPECT_EQ(*host_flag(8), 2ull * n + 1);
+}
+
+// The GPU's handover pair: the host writes the target, then the go; the
+// device thread times one load + store of it and acknowledges.
+TEST_P(SignalTest, HandoverPairReadsAndWritesTheHostsTargetOnce) {
+  constexpr int n = 200;
+  PinnedBuffer samples = device_->alloc_pinned(n * sizeof(std::uint64_t));
+  std::memset(samples.host(), 0xff, samples.size());
+  SignalTask t = task(SignalKind::handover_pair, n);
+  t.target = dev_flag(8);
+  t.samples = reinterpret_cast<unsigned long long*>(samples.device());
+  const SignalTaskScope task_scope = signals_->start(t);
+  HostSignalOps h;
+  for (unsigned long long seq = 1; seq <= n; ++seq) {
+    h.store_volatile(host_flag(8), 2 * seq);
+    h.store_release(host_flag(0), seq);
+    spin_host([&] { return h.load_acquire(host_flag(1)) >= seq; }, 20, "the device's pair");
+    EXPECT_EQ(h.load_volatile(host_flag(8)), 2 * seq + 1) << "the pair's store is the host's value + 1";
+  }
+  const SignalOutcome out = signals_->join();
+  ASSERT_FALSE(out.timed_out);
+  EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
+  EXPECT_EQ(out.value, 0u) << "pairs that missed the host's write";
+  const auto* v = reinterpret_cast<const std::uint64_t*>(samples.host());
+  for (int i = 0; i < n; ++i) EXPECT_LE(v[i], out.t_end_ticks - out.t_start_ticks) << "pair " << i;
+}
+
+TEST_P(SignalTest, TimerCostFillsEverySample) {
+  constexpr int n = 300;
+  PinnedBuffer samples = device_->alloc_pinned(n * sizeof(std::uint64_t));
+  std::memset(samples.host(), 0xff, samples.size());
+  SignalTask t = task(SignalKind::timer_cost, n);
+  t.samples = reinterpret_cast<unsigned long long*>(samples.device());
+  const SignalTaskScope task_scope = signals_->start(t);
+  const SignalOutcome out = signals_->join();
+  ASSERT_FALSE(out.timed_out);
+  EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
+  const auto* v = reinterpret_cast<const std::uint64_t*>(samples.host());
+  for (int i = 0; i < n; ++i) EXPECT_LE(v[i], out.t_end_ticks - out.t_start_ticks) << "read pair " << i;
+}
+
+// notify's handover part: one record per side, the pair's median less the
+// timer's median as the number, every pair kept, none that missed a write.
+TEST_P(SignalTest, NotifyHandoverRecordsBothSidesBeyondTheirTimer) {
+  NotifyConfig config;
+  config.parts = {NotifyPart::handover};
+  config.orders = {{order_, order_}};
+  config.handover_samples = 150;
+  config.warmup = 10;
+  config.timeout_s = 20;
+  const HostClock clock = HostClock::create("auto");
+  std::vector<Json> records;
+  run_notify(config, *device_, clock, [&](const Json& r) { records.push_back(r); });
+  ASSERT_EQ(records.size(), 2u);
+  for (const Json& r : records) {
+    const std::string side = r["side"];
+    SCOPED_TRACE(side);
+    EXPECT_EQ(r["record"], "handover");
+    EXPECT_EQ(r["timed_by"], side == "cpu" ? "host" : "device");
+    EXPECT_EQ(r["setup"]["cpu_order"], to_string(order_));
+    EXPECT_EQ(r["pairs"], 150);
+    EXPECT_EQ(r["samples"]["values"].size(), 150u);
+    EXPECT_EQ(r["pair_ns"]["n"], 150);
+    EXPECT_EQ(r["timer_cost_ns"]["n"], 150);
+    EXPECT_EQ(r["missed_writes"], 0);
+    const double beyond = r["pair_beyond_timer_ns"];
+    EXPECT_DOUBLE_EQ(beyond, r["pair_ns"]["median"].get<double>() - r["timer_cost_ns"]["median"].get<double>());
+    EXPECT_EQ(r["below_timer_tick"], beyond < r["timer_tick_ns"].get<double>());
+  }
+  EXPECT_EQ(records[0]["side"], "cpu");
+  EXPECT_EQ(records[0]["timer"], clock.source());
+  EXPECT_EQ(records[1]["timer"], "device");
+}
+
 TEST_P(SignalTest, PollerRunsUntilStopped) {
   const SignalTaskScope task_scope = signals_->start(task(SignalKind::poll, 0));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -68,6 +68,23 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 
 @pytest.fixture(scope="session")
+def handover_file(tmp_path_factory) -> Path:
+    """A host run of notify's handover part alone, in two orders (volatile:relaxed, acqrel)."""
+    import hetprobe
+
+    path = tmp_path_factory.mktemp("handover") / "notify.jsonl"
+    done = subprocess.run(
+        [hetprobe.binary(), "notify", "--device", "host", "--parts", "handover", "--orders", "volatile:relaxed,acqrel"]
+        + ["--handover-samples", "50", "--warmup", "5", "--quiet", "--out", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.fixture(scope="session")
 def host_run(tmp_path_factory):
     """(run directory, completed process) of `python -m hetprobe characterize --quick --device host --launches 3
     --paper`: three launches of each interference step, the paper's among them (--quick alone runs one of

@@ -122,7 +122,14 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     assert f"interference.launch2 {records - 1}/{records - 1}:" in done.stderr
     assert f"interference-paper {count['interference-paper']}/{count['interference-paper']}:" in done.stderr
     assert f"interference-cold.launch3 {count['interference-cold']}/{count['interference-cold']}:" in done.stderr
-    assert "notify 48/48:" in done.stderr  # the count expected from notify's header: 24 + 12 + 12 mechanisms
+    # the count expected from notify's header: 12 handovers + 24 overheads + 12 round trips + 12 mechanisms
+    assert "notify 60/60:" in done.stderr
+    # Table 1 from the handover records, with each timer's own cost beside it.
+    lines = done.stdout.splitlines()
+    cpu = next(ln for ln in lines if "One flag read + write on the CPU (Elis et al. 2024, Table 1): " in ln)
+    assert re.search(r": -?[0-9.,e+-]+ ns per pair beyond (the TSC's|steady_clock's) [0-9.,e+-]+ ns empty region", cpu)
+    gpu = next(ln for ln in lines if "One flag read + write on the GPU (Elis et al. 2024, Table 1): " in ln)
+    assert re.search(r": -?[0-9.,e+-]+ ns per pair beyond the device timer's [0-9.,e+-]+ ns back-to-back read", gpu)
     assert re.search(r"interference 1/13: .* \[ETA \d+:\d\d\]$", done.stderr, re.M)
     assert "clock (step 2 of 15): started (6 records expected)" in done.stderr
     assert "interference-cold.launch3 (step 15 of 15): started (12 records expected)" in done.stderr
@@ -198,14 +205,15 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
 
 
 # A hetprobe whose notify and clock fail as they did on a loaded machine; every other command is the
-# real one. notify: 4 records, then the device's timeout and exit 1; clock: 2 records, then SIGKILL.
+# real one. notify: 4 records (the first order's two handovers and two overhead records), then the
+# device's timeout and exit 1; clock: 2 records, then SIGKILL.
 FAILING = """#!{python}
 import os, signal, subprocess, sys
 REAL, args = {real!r}, sys.argv[1:]
 if args[:1] not in (["notify"], ["clock"]) or "--check-options" in args:
     os.execv(REAL, [REAL] + args)
 out = args[args.index("--out") + 1]
-extra = ["--parts", "overhead"] if args[0] == "notify" else []
+extra = ["--parts", "handover,overhead"] if args[0] == "notify" else []
 subprocess.run([REAL] + [out + ".all" if a == out else a for a in args] + extra, check=True)
 with open(out + ".all") as f:
     lines = f.readlines()[:5 if args[0] == "notify" else 3]
@@ -275,7 +283,8 @@ def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(fa
         "notify failed (exit code 1) after 4 record(s): hetprobe notify: timeout error: the device's echo "
         "did not happen within 30.000000 s. Only its finished records are shown."
     ) in notify
-    assert "| volatile:relaxed |" in notify  # Table 1 from the 4 finished overhead records
+    assert "| volatile:relaxed |" in notify  # Table 1 from the 2 finished handover records
+    assert "The same pair in a loop on a line the timing side owns" in notify  # the loop, 2 overhead records
     assert "*Flag round trips: not available: no notify roundtrip records in these results.*" in notify
     clock = md[md.index("## GPU clock") : md.index("## How this was measured")]
     assert "clock failed (exit code -9) after 2 record(s): killed by signal SIGKILL" in clock

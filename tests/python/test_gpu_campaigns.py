@@ -270,3 +270,43 @@ def test_compare_builds_fails_without_runs(tmp_path):
     done = python(GPU / "compare_medians.py", tmp_path)
     assert done.returncode == 1
     assert "not kept: no old runs; no new runs" in done.stdout
+
+
+def table1_launch(results: Path, launch: int, bare: tuple[float, float], mine: tuple[float, float] | None) -> None:
+    """table1.sh's files of one launch: the bare line (CPU, GPU pair ns) and hetprobe's handover records."""
+    (results / f"bare-{launch}.txt").write_text(
+        f"bare-table1 pairs=1000 cpu_pair_ns={bare[0]} tsc_empty_ns=20 cpu_beyond_ns={bare[0] - 20} "
+        f"gpu_pair_ns={bare[1]} globaltimer_cost_ns=0 gpu_beyond_ns={bare[1]}\n"
+    )
+    setup = {"cpu_order": "volatile", "gpu_order": "relaxed"}
+    records = [{"record": "header", "probe": "notify"}] + [
+        {
+            "record": "handover",
+            "probe": "notify",
+            "side": side,
+            "setup": setup,
+            "pair_ns": {"median": ns},
+            "timer_cost_ns": {"median": 20.0 if side == "cpu" else 0.0},
+            "pair_beyond_timer_ns": ns - (20.0 if side == "cpu" else 0.0),
+        }
+        for side, ns in zip(("cpu", "gpu"), mine or ())
+    ]
+    (results / f"notify-{launch}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+@pytest.mark.parametrize(
+    ("mine", "code", "said"),
+    [
+        ([(62, 1150), (70, 1180), (58, 1120)], 0, "both pairs close to the bare program's"),
+        ([(75, 1150), (76, 1180), (74, 1120)], 1, "cpu pair 75.0 ns against the bare 63.0 ns"),  # 12 ns off under 100
+        ([(62, 1300), (70, 1310), (58, 1290)], 1, "gpu pair 1300.0 ns against the bare 1150.0 ns"),  # 13% off
+        ([(62, 1150), (70, 1180), None], 1, "launch 3 cpu: missing its record; launch 3 gpu: missing its record"),
+    ],
+)
+def test_table1_holds_hetprobe_to_the_bare_programs_pairs(tmp_path, mine, code, said):
+    bare = [(63, 1150), (61, 1160), (66, 1140)]
+    for launch, (b, m) in enumerate(zip(bare, mine), 1):
+        table1_launch(tmp_path, launch, b, m)
+    done = python(GPU / "compare_table1.py", tmp_path, 3)
+    assert done.returncode == code, done.stdout + done.stderr
+    assert said in done.stdout

@@ -22,6 +22,7 @@ JSONL = [p.name for p in jsonl.results_files(DATA)]
 # (record type, summary metric that every such record has exactly once)
 ONE_ROW_PER_RECORD = {
     "point": None,
+    "handover": "pair_ns",
     "overhead": "ns_per_op",
     "roundtrip": "roundtrip_ns",
     "mechanism": "roundtrip_ns",
@@ -43,7 +44,7 @@ def _raw_sample_count(rec: dict) -> int:
         )
     if rec["record"] == "point":
         return len(rec["gbs"])
-    if rec["record"] in ("overhead", "roundtrip", "mechanism"):
+    if rec["record"] in ("handover", "overhead", "roundtrip", "mechanism"):
         return len(rec["samples"]["values"]) if rec.get("samples") else 0
     if rec["record"] == "clock_batch":
         return len(rec["device_start"]["values"])
@@ -122,6 +123,20 @@ def _check_medians_from_samples(r, kinds, metric_of):
         assert np.std(values, ddof=1) == pytest.approx(summary["stddev"], rel=1e-9)
         checked += 1
     return checked
+
+
+def test_handover_records_load_with_their_number_and_timer_cost(handover_file):
+    """A host run of notify's handover part: per record a pair_ns row carrying the record's own
+    pair_beyond_timer_ns, a timer_cost_ns row, and every pair as a sample."""
+    r = load(handover_file)
+    checked = _check_medians_from_samples(r, {"handover"}, lambda rec: "pair_ns")
+    assert checked == 4  # two orders, two sides
+    for rid, rec in _records_with_samples(r, {"handover"}):
+        rows = r.summary[r.summary["record_id"] == rid].set_index("metric")
+        assert rows.loc["pair_ns", "pair_beyond_timer_ns"] == rec["pair_beyond_timer_ns"]
+        assert rows.loc["timer_cost_ns", "median"] == rec["timer_cost_ns"]["median"]
+        assert rows.loc["pair_ns", "missed_writes"] == 0 and rows.loc["pair_ns", "timer"] == rec["timer"]
+        assert bool(rows.loc["pair_ns", "below_timer_tick"]) == rec["below_timer_tick"]
 
 
 def test_notify_medians_from_raw_samples_match_the_records():

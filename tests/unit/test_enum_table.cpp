@@ -103,7 +103,9 @@ TEST(EnumTable, ListsKeepTheirOrder) {
   // halo --send all: isend first, as halo's tables and sweeps have always listed it.
   EXPECT_EQ(kSendModeNames.parse_list("all"), (std::vector<SendMode>{SendMode::isend, SendMode::send}));
   EXPECT_EQ(kNotifyPartNames.parse_list("all"),
-            (std::vector<NotifyPart>{NotifyPart::overhead, NotifyPart::roundtrip, NotifyPart::mechanisms}));
+            (std::vector<NotifyPart>{NotifyPart::handover, NotifyPart::overhead, NotifyPart::roundtrip,
+                                     NotifyPart::mechanisms}));
+  EXPECT_EQ(kNotifyPartNames.parse_list("handover"), (std::vector<NotifyPart>{NotifyPart::handover}));
 }
 
 TEST(EnumTable, ARepeatedValueIsAUsageError) {

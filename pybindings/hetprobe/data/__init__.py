@@ -15,6 +15,7 @@ from .compare import compare_table as compare_table
 from .halo import halo_phases as halo_phases, halo_rates as halo_rates, halo_table as halo_table
 from .loads import load_points as load_points, load_table as load_table, worst_slowdown as worst_slowdown
 from .notify_tables import (
+    loop_table as loop_table,
     mechanism_table as mechanism_table,
     notify_table as notify_table,
     roundtrip_table as roundtrip_table,

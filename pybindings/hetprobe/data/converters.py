@@ -164,6 +164,27 @@ def _overhead(rec, header):
     return keys, [("ns_per_op", "ns", stats_of(summary, "ns_per_op"), extras)], chunks
 
 
+def _handover(rec, header):
+    keys = {
+        "side": need(rec, "side", "string"),
+        "timed_by": need(rec, "timed_by", "string"),
+        "timer": need(rec, "timer", "string"),
+        **_setup(rec),
+        "below_timer_tick": need(rec, "below_timer_tick", "boolean"),
+    }
+    extras = {
+        "pair_beyond_timer_ns": float(need(rec, "pair_beyond_timer_ns", "number")),
+        "timer_tick_ns": float(need(rec, "timer_tick_ns", "number")),
+        "missed_writes": need(rec, "missed_writes", "integer"),
+    }
+    rows = [
+        ("pair_ns", "ns", stats_of(need(rec, "pair_ns", "object"), "pair_ns"), extras),
+        ("timer_cost_ns", "ns", stats_of(need(rec, "timer_cost_ns", "object"), "timer_cost_ns"), {}),
+    ]
+    # bench/notify/notify_handover.cpp stores one pair per sample.
+    return keys, rows, [("pair_ns", "ns", ticks_ns(rec, "samples"))]
+
+
 def _roundtrip(rec, header):
     keys = {
         "direction": need(rec, "direction", "string"),
@@ -301,6 +322,7 @@ CONVERTERS = {
     ("interference", "point"): _interference,
     ("interference", "host_memory"): _host_memory,
     ("bandwidth", "point"): _bandwidth,
+    ("notify", "handover"): _handover,
     ("notify", "overhead"): _overhead,
     ("notify", "roundtrip"): _roundtrip,
     ("notify", "mechanism"): _mechanism,

@@ -45,8 +45,9 @@ _INT = {
     "load_gpus",
     "rounds",
     "reps",
+    "missed_writes",
 }
-_BOOL = {"contended", "unresolved", "check_within_precision", "resumed"}
+_BOOL = {"contended", "unresolved", "below_timer_tick", "check_within_precision", "resumed"}
 _FLOAT = (
     set(STATS) - {"n"}
     | {"at_s", "value"}

@@ -203,10 +203,10 @@ def host_backend_note(header: dict) -> str:
         why = "The host backend was requested" if choice == "requested" else f"The host backend ran ({choice})"
     return (
         f"{why}, so CPU threads played the GPU: these numbers describe this CPU and its memory, not a GPU. "
-        "The GPU's side of a flag is another CPU core: a flag read + write is a core's own loop, a round trip "
-        "a cache line handed between two cores. The GPU timer is this host's steady_clock: the clock drift "
-        "compares two clocks of one oscillator (the host clock was calibrated against it at start), and the "
-        "precision is half such a hand-off. The loads are CPU threads moving memory."
+        "The GPU's side of a flag is another CPU core: a flag read + write is a core fetching a line another core "
+        "wrote, a round trip a cache line handed between two cores. The GPU timer is this host's steady_clock: the "
+        "clock drift compares two clocks of one oscillator (the host clock was calibrated against it at start), and "
+        "the precision is half such a hand-off. The loads are CPU threads moving memory."
     )
 
 

@@ -144,7 +144,8 @@ def _run_in_process(probe: str, options: dict, out, progress: RecordCallback | N
 
 
 def notify(out=None, progress: RecordCallback | None = None, **options) -> Results:
-    """``hetprobe notify`` in this process: notification overhead (Elis et al. 2024, Table 1), round trips, mechanisms.
+    """``hetprobe notify`` in this process: one flag read + write of a flag the other side wrote last (Elis et al.
+    2024, Table 1: the handover part), the same in a loop on an owned line, round trips, mechanisms.
 
     Keywords are the CLI's options (``hetprobe.help("notify")``): e.g. ``parts="roundtrip"``,
     ``orders="volatile,fence"``, ``exchanges=1000``, ``device="host"``. ``out``: also keep the JSON
