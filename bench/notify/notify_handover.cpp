@@ -8,7 +8,9 @@
 //   thread times its load + store on its timer and acknowledges. The target is
 //   on a page of its own, so no wait spins on its line.
 //
-// Each timer's own cost (the host clock's empty region now(); now(), the
+// The host's region is read with now_ordered() (lfence; rdtsc; lfence), so it
+// holds the load's miss, not only its issue. Each timer's own cost (the host
+// clock's empty region of the same reads, the
 // device timer's back-to-back read) is measured on the same thread just
 // before, as many times; the record's pair_beyond_timer_ns is the pair's
 // median less that median.
@@ -44,10 +46,10 @@ void host_pairs(const Setup& s, const FlagPair& f, std::uint64_t first, std::siz
     store_flag<kRelease>(h, f.to_device(), seq);
     spin_host([&] { return load_flag<kRelease>(h, f.to_host()) >= seq; }, s.config.timeout_s,
               "the device's write of the handover flag");
-    const std::uint64_t t0 = s.clock.now();
+    const std::uint64_t t0 = s.clock.now_ordered();  // the load's miss inside the region, not its issue
     const unsigned long long seen = load_flag<C>(h, f.target());
     store_flag<C>(h, f.target(), seen + 1);
-    out.pairs[i] = s.clock.now() - t0;
+    out.pairs[i] = s.clock.now_ordered() - t0;
     out.missed += seen < 2 * seq;
   }
 }
@@ -87,7 +89,7 @@ HandoverTicks cpu_side(Setup& s, OrderPair o, const FlagPair& f) {
   const auto n = static_cast<std::size_t>(s.config.handover_samples), warmup = static_cast<std::size_t>(s.config.warmup);
   HandoverTicks out;
   out.timer.resize(n);
-  for (std::uint64_t& t : out.timer) t = s.clock.empty_region_ticks();
+  for (std::uint64_t& t : out.timer) t = s.clock.ordered_empty_region_ticks();
   const SignalTask writes = handover_task(s, SignalKind::handover_write, o.gpu, f, warmup + n);
   const SignalTaskScope writing = s.signals.start(writes);
   with_order(o.cpu, [&](auto order) { host_pairs<decltype(order)::value>(s, f, writes.first, warmup + n, out); });

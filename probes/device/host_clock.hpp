@@ -31,6 +31,22 @@ class HostClock {
 #endif
     return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   }
+  // now(), kept in order with the loads around it: on the TSC, lfence before
+  // and after rdtsc, so every load issued before it has completed when the
+  // clock is read and none after it has begun. For a region of one load and
+  // one store (the handover pair), where a plain rdtsc may read the clock
+  // before the load is back, and the region would time the issue, not the miss.
+  std::uint64_t now_ordered() const {
+#if defined(__x86_64__)
+    if (tsc_) {
+      _mm_lfence();
+      const std::uint64_t t = __rdtsc();
+      _mm_lfence();
+      return t;
+    }
+#endif
+    return now();
+  }
   double to_ns(std::uint64_t ticks) const { return static_cast<double>(ticks) / ticks_per_ns_; }
   const std::string& source() const { return source_; }
   double ticks_per_ns() const { return ticks_per_ns_; }
@@ -45,6 +61,11 @@ class HostClock {
     return now() - t0;
   }
   double empty_region_sample_ns() const { return to_ns(empty_region_ticks()); }
+  // One empty region of now_ordered(): its own cost in a handover pair's region.
+  std::uint64_t ordered_empty_region_ticks() const {
+    const std::uint64_t t0 = now_ordered();
+    return now_ordered() - t0;
+  }
   // Median of `n` empty timed regions, in ns.
   double empty_region_ns(int n = 100000) const;
 

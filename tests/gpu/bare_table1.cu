@@ -3,13 +3,15 @@
 // each pair timed alone (hetprobe notify --parts handover --orders volatile:relaxed).
 //   CPU: a 1x1 kernel stores the target (relaxed, system scope), then a
 //   "written" flag (release); the host sees it and times one volatile load +
-//   store of the target between two rdtsc.
+//   store of the target between two TSC reads kept in order with the loads
+//   (lfence; rdtsc; lfence), and, for comparison, between two plain rdtsc.
 //   GPU: the host stores the target, then a go flag (release); the kernel
 //   sees it and times one system-scope relaxed atomic load + store of the
 //   target between two %globaltimer reads, then acknowledges.
 // Each timer's cost: rdtsc; rdtsc on the host, globaltimer; globaltimer in a
 // 1x1 kernel, as many times. One line, medians in ns:
 //   bare-table1 pairs=N cpu_pair_ns= tsc_empty_ns= cpu_beyond_ns= gpu_pair_ns= globaltimer_cost_ns= gpu_beyond_ns=
+//   plain_rdtsc_pair_ns= plain_rdtsc_beyond_ns=   (the CPU pair between plain rdtsc: the load's issue only)
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 #include <x86intrin.h>
@@ -32,6 +34,15 @@
 using ull = unsigned long long;
 using Sys = cuda::atomic_ref<ull, cuda::thread_scope_system>;
 constexpr int kPairs = 1000, kWarmup = 100, kAll = kPairs + kWarmup;
+
+// The TSC kept in order with the loads around it (as hetprobe's HostClock::now_ordered):
+// the region between two reads holds the load's miss, not only its issue.
+inline ull tsc_ordered() {
+  _mm_lfence();
+  const ull t = __rdtsc();
+  _mm_lfence();
+  return t;
+}
 
 __device__ ull globaltimer() {
   ull t;
@@ -89,23 +100,32 @@ int main() {
   ull* out = nullptr;
   CHECK(cudaMalloc(&out, kAll * sizeof(ull)));
 
-  std::vector<ull> cpu(kAll), empty(kPairs), gpu(kAll), cost(kPairs);
+  std::vector<ull> cpu(kAll), plain(kAll), empty(kPairs), plain_empty(kPairs), gpu(kAll), cost(kPairs);
   for (ull& e : empty) {
+    const ull t0 = tsc_ordered();
+    e = tsc_ordered() - t0;
+  }
+  for (ull& e : plain_empty) {
     const ull t0 = __rdtsc();
     e = __rdtsc() - t0;
   }
-  write_for_cpu<<<1, 1>>>(dev, dev + 1024, dev + 16);
-  CHECK(cudaGetLastError());
-  for (ull i = 1; i <= kAll; ++i) {
-    __atomic_store_n(to_device, i, __ATOMIC_RELEASE);
-    while (__atomic_load_n(to_host, __ATOMIC_ACQUIRE) < i) {
+  // The ordered reads first (what hetprobe times), then the same pairs between plain rdtsc.
+  for (std::vector<ull>* times : {&cpu, &plain}) {
+    std::memset(host, 0, 3 * 4096);
+    write_for_cpu<<<1, 1>>>(dev, dev + 1024, dev + 16);
+    CHECK(cudaGetLastError());
+    for (ull i = 1; i <= kAll; ++i) {
+      __atomic_store_n(to_device, i, __ATOMIC_RELEASE);
+      while (__atomic_load_n(to_host, __ATOMIC_ACQUIRE) < i) {
+      }
+      const bool ordered = times == &cpu;
+      const ull t0 = ordered ? tsc_ordered() : __rdtsc();
+      const ull seen = *static_cast<volatile ull*>(target);
+      *static_cast<volatile ull*>(target) = seen + 1;
+      (*times)[i - 1] = (ordered ? tsc_ordered() : __rdtsc()) - t0;
     }
-    const ull t0 = __rdtsc();
-    const ull seen = *static_cast<volatile ull*>(target);
-    *static_cast<volatile ull*>(target) = seen + 1;
-    cpu[i - 1] = __rdtsc() - t0;
+    CHECK(cudaDeviceSynchronize());
   }
-  CHECK(cudaDeviceSynchronize());
   std::memset(host, 0, 3 * 4096);  // no kernel runs: the GPU pairs' sequence starts at 1 again
 
   timer_cost<<<1, 1>>>(out);
@@ -122,10 +142,12 @@ int main() {
   CHECK(cudaMemcpy(gpu.data(), out, kAll * sizeof(ull), cudaMemcpyDeviceToHost));
 
   const double cpu_pair = median(cpu, tsc_ns, kWarmup), tsc_empty = median(empty, tsc_ns);
+  const double plain_pair = median(plain, tsc_ns, kWarmup), plain_empty_ns = median(plain_empty, tsc_ns);
   const double gpu_pair = median(gpu, 1, kWarmup), gpu_cost = median(cost, 1);
   std::printf(
       "bare-table1 pairs=%d cpu_pair_ns=%.2f tsc_empty_ns=%.2f cpu_beyond_ns=%.2f gpu_pair_ns=%.2f "
-      "globaltimer_cost_ns=%.2f gpu_beyond_ns=%.2f\n",
-      kPairs, cpu_pair, tsc_empty, cpu_pair - tsc_empty, gpu_pair, gpu_cost, gpu_pair - gpu_cost);
+      "globaltimer_cost_ns=%.2f gpu_beyond_ns=%.2f plain_rdtsc_pair_ns=%.2f plain_rdtsc_beyond_ns=%.2f\n",
+      kPairs, cpu_pair, tsc_empty, cpu_pair - tsc_empty, gpu_pair, gpu_cost, gpu_pair - gpu_cost, plain_pair,
+      plain_pair - plain_empty_ns);
   return 0;
 }

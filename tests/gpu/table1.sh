@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Table 1 of Elis et al. 2024 held to a bare program (issue 34 part 4), in one
 # command on a GPU node: LAUNCHES times (default 3), alternating, the bare
-# program (tests/gpu/bare_table1.cu: rdtsc around one volatile load + store of
-# a flag a 1x1 kernel wrote last; %globaltimer around one system-scope atomic
+# program (tests/gpu/bare_table1.cu: lfence-ordered rdtsc around one volatile
+# load + store of a flag a 1x1 kernel wrote last, and plain rdtsc beside it; %globaltimer around one system-scope atomic
 # load + store of a flag the CPU wrote last; each timer's own cost) and
 # `hetprobe notify --parts handover --orders volatile:relaxed`. Gate
 # (compare_table1.py): over the launches, hetprobe's median CPU and GPU pair
