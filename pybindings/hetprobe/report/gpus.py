@@ -105,7 +105,7 @@ def gpu_section(
         "re-measured and confirmed; or a link below its maximum. Clock drift and precision are shown, not "
         "compared: each GPU's timer has its own oscillator, and the precision is half the round trip."
         if many
-        else f"One GPU: no other to compare it with; {FLAG} marks a link below its maximum."
+        else f"One GPU: no other to compare it with; {FLAG} flags a link below its maximum."
     )
     flagged = verdict.get("flags") or []
     doc.para(rule + ("" if flagged else " No GPU is flagged."))
