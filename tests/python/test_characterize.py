@@ -13,11 +13,11 @@ import pytest
 import hetprobe
 
 LAUNCHED = ("interference", "interference-rate", "interference-paper", "interference-cold")
-# Every step's name in the order characterize runs them: the per-GPU steps, then each launch of the
-# interference steps in turn (launch 1's files keep the step's own name).
-STEPS = ["notify", "clock", "bandwidth"] + [
-    step if k == 1 else f"{step}.launch{k}" for k in (1, 2, 3) for step in LAUNCHED
-]
+# Every step's name in the order characterize runs them: the gpus step's first launch, the per-GPU steps,
+# its second, each launch of the interference steps in turn (launch 1's files keep the step's own name),
+# its third.
+INTERFERENCE = [step if k == 1 else f"{step}.launch{k}" for k in (1, 2, 3) for step in LAUNCHED]
+STEPS = ["gpus", "notify", "clock", "bandwidth", "gpus.launch2", *INTERFERENCE, "gpus.launch3"]
 
 
 def test_the_run_directory_holds_every_probe_and_the_report(host_run):
@@ -26,7 +26,7 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     for name in (
         *[f"{step}.jsonl" for step in STEPS],
         *[f"{step}.txt" for step in STEPS],
-        *[f"logs/{step}.log" for step in STEPS[3:]],
+        *[f"logs/{step}.log" for step in INTERFERENCE],
         "topology.json",
         "topology.txt",
         "report.md",
@@ -37,8 +37,10 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
         assert (directory / name).stat().st_size > 0, name
     manifest = json.loads((directory / "characterize.json").read_text())
     assert [s["file"] for s in manifest["steps"]] == [f"{step}.jsonl" for step in STEPS]
-    assert [s["probe"] for s in manifest["steps"]] == ["notify", "clock", "bandwidth"] + list(LAUNCHED) * 3
-    assert [s.get("launch") for s in manifest["steps"]] == [None] * 3 + [1] * 4 + [2] * 4 + [3] * 4
+    assert [s["probe"] for s in manifest["steps"]] == ["gpus", "notify", "clock", "bandwidth", "gpus"] + list(
+        LAUNCHED
+    ) * 3 + ["gpus"]
+    assert [s.get("launch") for s in manifest["steps"]] == [1, None, None, None, 2] + [1] * 4 + [2] * 4 + [3] * 4 + [3]
     assert manifest["launches"] == {step: 3 for step in LAUNCHED} and manifest["launches_asked"] == 3
     assert all(s["status"] == "ok" and s["wall_s"] > 0 for s in manifest["steps"])
     r = hetprobe.load(directory)
@@ -131,8 +133,8 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     gpu = next(ln for ln in lines if "One flag read + write on the GPU (Elis et al. 2024, Table 1): " in ln)
     assert re.search(r": -?[0-9.,e+-]+ ns per pair beyond the device timer's [0-9.,e+-]+ ns back-to-back read", gpu)
     assert re.search(r"interference 1/13: .* \[ETA \d+:\d\d\]$", done.stderr, re.M)
-    assert "clock (step 2 of 15): started (6 records expected)" in done.stderr
-    assert "interference-cold.launch3 (step 15 of 15): started (12 records expected)" in done.stderr
+    assert "clock (step 3 of 18): started (6 records expected)" in done.stderr
+    assert "interference-cold.launch3 (step 17 of 18): started (12 records expected)" in done.stderr
     # --quick: 4 plain passes, 2 persistent writers, the write load twice (and the link record, where written)
     bandwidth = len((directory / "bandwidth.jsonl").read_text().splitlines()) - 1
     assert bandwidth in (8, 9) and f"bandwidth {bandwidth}/{bandwidth}:" in done.stderr

@@ -41,10 +41,7 @@ UNITS = {
 }
 # Record types no committed file holds, and where they are made instead (tests/schema/probe_records.sh
 # writes every one on the host backend).
-ONLY_ELSEWHERE: dict[tuple[str, str], str] = {
-    # Until a GPU run of the handover part is committed (tests/gpu/table1.sh).
-    ("notify", "handover"): "hetprobe notify (default parts, or --parts handover); tests/schema/probe_records.sh",
-}
+ONLY_ELSEWHERE: dict[tuple[str, str], str] = {}
 
 
 def _errors(record: dict) -> list[str]:

@@ -245,11 +245,12 @@ def per_gpu(run) -> pd.DataFrame:
 
 
 def _verdict(results: Results) -> dict | None:
-    """The node verdict of the results' files where they hold gpus rounds (else None)."""
-    if not any(r.get("record") == "gpu_round" for r in results.records):
+    """The node verdict (C++) of the results' gpus and bandwidth files (the rounds, the links); None
+    where they hold neither."""
+    if not any(r.get("record") in ("gpu_round", "link") for r in results.records):
         return None
-    files = sorted({r["_file"] for r in results.records if is_results_file(r.get("_file", ""))})
-    return _core.node_verdict(files, _core.default_tolerance)
+    files = {r["_file"] for r in results.records if r.get("probe") in ("gpus", "bandwidth")}
+    return _core.node_verdict(sorted(f for f in files if is_results_file(f)), _core.default_tolerance)
 
 
 def model(name: str) -> str:
