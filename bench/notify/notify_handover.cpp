@@ -86,7 +86,8 @@ void join_or_throw(SignalEngine& signals, const char* what) {
 }
 
 HandoverTicks cpu_side(Setup& s, OrderPair o, const FlagPair& f) {
-  const auto n = static_cast<std::size_t>(s.config.handover_samples), warmup = static_cast<std::size_t>(s.config.warmup);
+  const auto n = static_cast<std::size_t>(s.config.handover_samples),
+             warmup = static_cast<std::size_t>(s.config.warmup);
   HandoverTicks out;
   out.timer.resize(n);
   for (std::uint64_t& t : out.timer) t = s.clock.ordered_empty_region_ticks();
@@ -105,7 +106,8 @@ std::vector<std::uint64_t> device_samples(const PinnedBuffer& samples, std::size
 }
 
 HandoverTicks gpu_side(Setup& s, OrderPair o, const FlagPair& f) {
-  const auto n = static_cast<std::size_t>(s.config.handover_samples), warmup = static_cast<std::size_t>(s.config.warmup);
+  const auto n = static_cast<std::size_t>(s.config.handover_samples),
+             warmup = static_cast<std::size_t>(s.config.warmup);
   PinnedBuffer samples = s.device.alloc_pinned((warmup + n) * sizeof(std::uint64_t));
   HandoverTicks out;
   {
@@ -160,8 +162,8 @@ void handovers(Setup& s, OrderPair o, const FlagPair& f, const Json& setup) {
   const auto base = [&](const char* side, const char* timed_by) {
     return Json{{"record", "handover"}, {"probe", "notify"}, {"side", side}, {"timed_by", timed_by}, {"setup", setup}};
   };
-  const std::string host_tick =
-      s.clock.counts_cycles() ? "a tick of the TSC, the CPU's nominal cycle" : "a tick of " + s.clock.source();
+  const std::string host_tick = s.clock.counts_cycles() ? "a tick of the TSC, the CPU's nominal cycle"
+                                                        : "a tick of " + s.clock.source();
   s.sink(handover_record(base("cpu", "host"), cpu_side(s, o, f), s.host_ns_per_tick(), s.host_ns_per_tick(),
                          s.clock.source(), host_tick));
   s.sink(handover_record(base("gpu", "device"), gpu_side(s, o, f), s.device_ns_per_tick(),

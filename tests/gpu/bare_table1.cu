@@ -12,9 +12,9 @@
 // 1x1 kernel, as many times. One line, medians in ns:
 //   bare-table1 pairs=N cpu_pair_ns= tsc_empty_ns= cpu_beyond_ns= gpu_pair_ns= globaltimer_cost_ns= gpu_beyond_ns=
 //   plain_rdtsc_pair_ns= plain_rdtsc_beyond_ns=   (the CPU pair between plain rdtsc: the load's issue only)
-#include <cuda/atomic>
 #include <cuda_runtime.h>
 #include <x86intrin.h>
+#include <cuda/atomic>
 
 #include <algorithm>
 #include <chrono>
