@@ -310,3 +310,39 @@ def test_table1_holds_hetprobe_to_the_bare_programs_pairs(tmp_path, mine, code, 
     done = python(GPU / "compare_table1.py", tmp_path, 3)
     assert done.returncode == code, done.stdout + done.stderr
     assert said in done.stdout
+
+
+def gpus_launch(results: Path, launch: int, bare: float, mine: float) -> None:
+    """gpus.sh's files of one launch on two GPUs: the bare lines and hetprobe gpus' rounds, every number of
+    GPU 1 scaled by `bare` and `mine` (GPU 0 the same in both)."""
+    lines = []
+    for gpu, scale in ((0, 1.0), (1, bare)):
+        lines.append(
+            f"bare-gpus gpu={gpu} roundtrip_ns={2300 * scale} launch_sync_ns={9000 * scale} "
+            f"copy_d2h_gbs={55 / scale} copy_h2d_gbs={55 / scale}"
+        )
+    (results / f"bare-{launch}.txt").write_text("\n".join(lines) + "\n")
+    records = [{"record": "header", "probe": "gpus"}]
+    for r in range(6):
+        for gpu, scale in ((0, 1.0), (1, mine)):
+            metrics = {
+                "roundtrip_ns": 2300 * scale,
+                "launch_sync_ns": 9000 * scale,
+                "write_gbs": 52 / scale,
+                "read_gbs": 51 / scale,
+                "copy_d2h_gbs": 55 / scale,
+                "copy_h2d_gbs": 55 / scale,
+            }
+            records.append({"record": "gpu_round", "probe": "gpus", "round": r, "gpu": gpu, "metrics": metrics})
+    (results / f"gpus-{launch}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in records))
+
+
+@pytest.mark.parametrize(("mine", "code"), [(1.05, 0), (1.2, 1), (0.85, 1)])
+def test_gpus_holds_hetprobe_gpus_to_the_bare_program(tmp_path, mine, code):
+    for launch in (1, 2, 3):
+        gpus_launch(tmp_path, launch, 1.0, mine)
+    done = python(GPU / "compare_gpus.py", tmp_path, 3)
+    assert done.returncode == code, done.stdout + done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| 1 | roundtrip_ns"))
+    assert row.endswith(f"| {code == 0} |"), row
+    assert python(GPU / "compare_gpus.py", tmp_path).returncode == 2  # LAUNCHES missing
