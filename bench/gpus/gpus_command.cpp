@@ -28,7 +28,6 @@ struct Options {
 GpusConfig build_config(const Options& o) {
   GpusConfig c = o.numbers;  // counts range-checked by the parser
   c.bytes = parse_option("--size", o.size, [](const std::string& t) { return parse_size(t); });
-  if (c.bytes == 0) throw usage_error("--size " + o.size + ": expected at least 1 byte");
   check_memory_available(c.bytes, "--size " + o.size);
   if (!o.seed.empty()) c.seed = parse_seed(o.seed);
   c.phase = parse_option("--phase", o.phase, [](const std::string& t) { return kGpusPhaseNames.parse(t); });

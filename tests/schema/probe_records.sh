@@ -27,6 +27,8 @@ run "$hp" notify --device host --exchanges 100 --mechanism-samples 20 --overhead
 HETPROBE_HOST_SLOW=0:2 run "$hp" clock --device host --span 0.3 --batches 2 --check-after 0.1 --samples 20 --quiet \
   --out "$work/clock.jsonl"
 run "$hp" bandwidth --device host --size 1MiB --reps 2 --duration 0.01 --load write,copy-d2h --out "$work/bandwidth.jsonl"
+HETPROBE_HOST_DEVICES=2 run "${mpiexec[@]}" -n 2 "$hp" gpus --device host --size 1MiB --exchanges 50 --rounds 2 --quiet \
+  --out "$work/gpus.jsonl"
 # Interference: the loads (host_memory first), the receiver's writer and loads, and the paper's writer with its timeline.
 run "${mpiexec[@]}" -n 2 "$hp" interference --device host --sizes 1KiB --reps 3 --warmup 1 --access stream \
   --load write,copy-d2h --load-bytes 64KiB --load-rate 1,0.5 --writer both --quiet --out "$work/interference.jsonl"
