@@ -8,8 +8,8 @@
 // medians over the rounds:
 //   bare-gpus gpu=G roundtrip_ns= launch_sync_ns= copy_d2h_gbs= copy_h2d_gbs=
 //   bare_gpus [ROUNDS]
-#include <cuda/atomic>
 #include <cuda_runtime.h>
+#include <cuda/atomic>
 
 #include <algorithm>
 #include <chrono>
