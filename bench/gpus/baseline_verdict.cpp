@@ -177,8 +177,7 @@ Json baseline_verdict(const RunFiles& files, const std::vector<RunFiles>& baseli
       if (worse)
         verdict["outside"].push_back(outside(gpu, run, metric.key, metric.unit, value.median, worst, tolerance,
                                              std::string(metric.label) + " " + value.text(metric.unit) + " is " +
-                                                 short_number(std::fabs(value.median / worst - 1) * 100) + "% " +
-                                                 (value.median > worst ? "above " : "below ") + against +
+                                                 deviation_text(value.median / worst - 1) + " " + against +
                                                  ", beyond the tolerance of " + tolerance_text(tolerance)));
     }
     verdict["per_gpu"].push_back(mine);

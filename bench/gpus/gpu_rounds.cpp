@@ -107,7 +107,6 @@ Estimate estimate(const std::map<std::size_t, std::vector<double>>& by_launch) {
   e.n = all.size();
   if (all.empty()) return e;
   e.median = summarize(all).median;
-  std::sort(all.begin(), all.end());
   std::optional<Interval> ci = median_ci95(all);
   if (e.launch_medians.size() >= 3) {
     const std::optional<Interval> launches = pool_launch_ratios(e.launch_medians).ci95;
@@ -156,6 +155,10 @@ Json flag_record(const RunRounds& run, const Flag& f) {
               {"status", f.status},
               {"why", f.why},
               {"line", gpu_name(f.gpu, run) + ": " + f.why}};
+}
+
+std::string deviation_text(double deviation) {
+  return short_number(std::fabs(deviation) * 100) + "% " + (deviation > 0 ? "above" : "below");
 }
 
 std::string short_number(double x) {

@@ -85,7 +85,13 @@ void run_gpus(const GpusConfig& c, Device& device, const HostClock& clock, const
   Engines engines = make_engines(device);
   (void)measure_visit(c, device, clock, engines);  // warm-up: module load, first allocations
   interruptible_barrier(mpi);
-  std::vector<ResultsFile> written(1);  // rank 0: this launch's records, for its verdict
+  // Rank 0: this launch's records as a file would hold them, for its own verdict.
+  std::vector<ResultsFile> written(1);
+  written.front().records.push_back(Json{{"record", "header"},
+                                         {"probe", "gpus"},
+                                         {"host", mpi.host},
+                                         {"backend", device.info().backend},
+                                         {"ranks", Json::array()}});
   for (int round = 0; round < c.rounds; ++round) {
     const std::vector<std::size_t> order = round_order(c.seed, static_cast<std::uint64_t>(c.phase), round,
                                                        static_cast<std::size_t>(mpi.size));
@@ -115,12 +121,6 @@ void run_gpus(const GpusConfig& c, Device& device, const HostClock& clock, const
   }
   if (mpi.rank != 0) return;
   // The verdict of this launch alone; a run's (characterize, check) pools its launches.
-  std::vector<Json>& records = written.front().records;
-  records.insert(records.begin(), Json{{"record", "header"},
-                                       {"probe", "gpus"},
-                                       {"host", mpi.host},
-                                       {"backend", device.info().backend},
-                                       {"ranks", Json::array()}});
   sink(Json{{"record", "gpus_verdict"}, {"probe", "gpus"}, {"verdict", node_verdict(written, c.tolerance)}});
 }
 

@@ -59,10 +59,6 @@ bool beyond(const GpuMetric& m, const Interval& ci, double tolerance) {
   return m.worse == Worse::higher ? ci.low > 1 + tolerance : ci.high < 1 - tolerance;
 }
 
-std::string by_text(double deviation) {
-  return short_number(std::fabs(deviation) * 100) + "% " + (deviation > 0 ? "above" : "below");
-}
-
 // Each GPU's values of metric `m` in phase `phase` (by launch), and its ratios
 // to the median of the other GPUs' values of the same round.
 struct Series {
@@ -149,7 +145,7 @@ Json node_verdict(const RunFiles& files, double tolerance) {
       if (ratio.ci95 && beyond(metric, *ratio.ci95, tolerance)) {
         const double reference = estimate(first.references.at(gpu)).median;
         std::string why = std::string(metric.label) + " " + short_number(value.median) + " " + metric.unit + " is " +
-                          by_text(ratio.median - 1) + " " +
+                          deviation_text(ratio.median - 1) + " " +
                           (gpus.size() == 2 ? "the other GPU's " : "the median of the node's other GPUs, ") +
                           short_number(reference) + " " + metric.unit + ": ratio " + ratio.text() +
                           ", beyond the tolerance of " + tolerance_text(tolerance);
