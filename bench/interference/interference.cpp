@@ -75,10 +75,18 @@ class PointRunner {
   bool writer_here() const { return gpu_on_rank(cfg_.writer, mpi_.rank); }
   WriterShape writer_shape(Access access) const { return writer_->shape(access); }
 
+  // A visit's timed sends: cold (after the --gap) and, with a gap, warm ones
+  // interleaved with them (PointData::warm_sender).
+  struct VisitSamples {
+    std::vector<SideSample> cold, warm;
+  };
+
   // One visit of a point: its loads (if any) start and settle, then its
   // warm-up and timed sends; `epoch` counts on, the same on both ranks.
-  std::vector<SideSample> visit(const PointKey& key, const LayoutPlan& plan, PointLoads& loads, std::uint64_t& epoch) {
-    std::vector<SideSample> out;
+  // `cold`: per timed send, whether the gap precedes it (warm_cold_order).
+  VisitSamples visit(const PointKey& key, const LayoutPlan& plan, PointLoads& loads, std::uint64_t& epoch,
+                     const std::vector<bool>& cold) {
+    VisitSamples out;
     const int n = static_cast<int>(loads.tasks.size());
     std::vector<std::vector<ClockSample>> syncs;
     if (n) {
@@ -87,11 +95,15 @@ class PointRunner {
       std::this_thread::sleep_for(std::chrono::duration<double>(kLoadSettleSeconds));
     }
     try {
-      for (int i = 0; i < sends_per_visit(); ++i) {
+      const int sends = cfg_.warmup + static_cast<int>(cold.size());
+      for (int i = 0; i < sends; ++i) {
         throw_if_interrupted();
         if (n) loads_->keep_alive();
-        const SideSample s = cfg_.paper ? run_paper_sample(plan, key, ++epoch) : run_sample(plan, ++epoch);
-        if (i >= cfg_.warmup) out.push_back(s);
+        // The warm-up sends take the gap, so that the first timed one follows the same.
+        const bool gap = i < cfg_.warmup || cold[static_cast<std::size_t>(i - cfg_.warmup)];
+        SideSample s = cfg_.paper ? run_paper_sample(plan, key, ++epoch, gap) : run_sample(plan, ++epoch, gap);
+        s.visit_position = i - cfg_.warmup;
+        if (i >= cfg_.warmup) (gap ? out.cold : out.warm).push_back(s);
       }
     } catch (...) {
       // The loads stop; what went wrong in the sample is the error to report.
@@ -101,7 +113,7 @@ class PointRunner {
         }
       throw;
     }
-    if (n) finish_loads(n, loads, syncs, out);
+    if (n) finish_loads(n, loads, syncs, out.cold);
     return out;
   }
 
@@ -111,24 +123,25 @@ class PointRunner {
     if (cfg_.paper || key.load == LoadKind::none || key.gpus == 0 || !writer_here() || loads_ == nullptr) return p;
     if (!key.rate) throw Error(ErrorKind::check, "the loaded point " + describe(key) + " has no load rate");
     const LoadRate& rate = *key.rate;
+    const bool own = load_in_own_allocation(key.layout);
     p.info = Json::array();
     for (int i = 0; i < key.gpus; ++i) {
       LoadTask t;
       t.kind = key.load;
       t.access = key.access;
-      t.target_bytes = i == 0 ? plan.post_bytes() : cfg_.load_bytes_for(plan.message_bytes);
-      t.target = loads_->target(i, mem_.device() + plan.post_offset());
+      t.target_bytes = i == 0 && !own ? plan.post_bytes() : cfg_.load_bytes_for(plan.message_bytes);
+      t.target = loads_->target(i, mem_.device() + plan.post_offset(), own);
       t.timeout_s = cfg_.timeout_s;  // without a sign from this rank for this long (each sample gives one)
       double full = std::nan("");
       if (rate.fraction > 0 && rate.fraction < 1) {
-        full = calibrate(i, key);
+        full = calibrate(i, key, own);
         t.rate_gbs = rate.fraction * full;
       } else if (rate.gbs > 0) {
         t.rate_gbs = rate.gbs;
       }
       const LoadGpu& g = loads_->gpu(i);
       const LoadShape s = g.engine->shape(t.kind, t.access, t.target_bytes);
-      Json d = g.placement;
+      Json d = own ? g.own_placement : g.placement;
       d["target_bytes"] = t.target_bytes;
       d["shape"] = {{"engine", s.engine},
                     {"blocks", s.blocks},
@@ -146,17 +159,14 @@ class PointRunner {
   }
 
  private:
-  // Warm-up and timed sends of a visit (check_sampling has passed them).
-  int sends_per_visit() const { return cfg_.warmup + cfg_.reps; }
-
   // One send: the sender's CPU writes the payload (the same preparation for
   // SSB and every load), barrier, the timed call, the receiver's check.
-  SideSample run_sample(const LayoutPlan& plan, std::uint64_t sample_epoch) {
+  SideSample run_sample(const LayoutPlan& plan, std::uint64_t sample_epoch, bool gap) {
     const bool sender = mpi_.rank == 0;
     std::byte* mpi_buf = mem_.host() + plan.mpi_offset;
     SideSample s;
     if (sender) fill_payload(mpi_buf, plan.message_bytes, sample_epoch);
-    timed_call(plan, s, false);
+    timed_call(plan, s, false, gap);
     if (!sender && cfg_.check_payload)
       s.mismatched_bytes = count_payload_mismatches(mpi_buf, plan.message_bytes, sample_epoch);
     return s;
@@ -164,7 +174,7 @@ class PointRunner {
 
   // The paper's sample: its writer writes the payload and, past its ready
   // flag, goes on writing during the send (SSB: it ends first).
-  SideSample run_paper_sample(const LayoutPlan& plan, const PointKey& key, std::uint64_t sample_epoch) {
+  SideSample run_paper_sample(const LayoutPlan& plan, const PointKey& key, std::uint64_t sample_epoch, bool gap) {
     const bool sender = mpi_.rank == 0;
     const std::uint64_t dev_epoch = sender ? sample_epoch : (sample_epoch | kReceiverEpochBit);
     std::byte* mpi_buf = mem_.host() + plan.mpi_offset;
@@ -187,7 +197,7 @@ class PointRunner {
     } else if (sender) {
       fill_payload(mpi_buf, plan.message_bytes, sample_epoch);
     }
-    timed_call(plan, s, post && writer_here() && sender);
+    timed_call(plan, s, post && writer_here() && sender, gap);
     if (post && writer_here()) {
       writer_->request_stop(dev_epoch);
       record_writer(writer_->join(), s);
@@ -197,8 +207,9 @@ class PointRunner {
     return s;
   }
 
-  // Irecv, barrier, then the timed send (rank 0) or wait (rank 1).
-  void timed_call(const LayoutPlan& plan, SideSample& s, bool count_passes) {
+  // Irecv, barrier, then the timed send (rank 0), after the --gap where `gap`
+  // is set, or the wait (rank 1).
+  void timed_call(const LayoutPlan& plan, SideSample& s, bool count_passes, bool gap) {
     const bool sender = mpi_.rank == 0;
     std::byte* mpi_buf = mem_.host() + plan.mpi_offset;
     const int bytes = static_cast<int>(plan.message_bytes);
@@ -208,7 +219,7 @@ class PointRunner {
     std::uint64_t t0, t1;
     if (sender) {
       const std::uint64_t g0 = clock_.now();
-      gap_sink_ += spend_gap(cfg_.gap, gap_buffer_);
+      if (gap) gap_sink_ += spend_gap(cfg_.gap, gap_buffer_);
       s.gap_ns = clock_.to_ns(clock_.now() - g0);
       // The harness's own cost, measured in the conditions of this very send.
       s.empty_region_ns = clock_.empty_region_sample_ns();
@@ -271,12 +282,12 @@ class PointRunner {
   }
 
   // GPU i's full rate of the point's kind: on the sender's GPU measured in the
-  // largest P2AB buffer, on the others in their own buffer.
-  double calibrate(int i, const PointKey& key) {
+  // largest P2AB buffer (OWN: its own buffer), on the others in their own.
+  double calibrate(int i, const PointKey& key, bool own) {
     const std::uint64_t largest = *std::max_element(cfg_.sizes.begin(), cfg_.sizes.end());
     const LayoutPlan big = plan_layout(Layout::P2AB, largest, cfg_.load_bytes_for(largest),
                                        reinterpret_cast<std::uintptr_t>(mem_.host()));
-    std::byte* target = loads_->target(i, mem_.device() + big.post_offset());
+    std::byte* target = loads_->target(i, mem_.device() + big.post_offset(), own);
     return loads_->full_rate_gbs(i, key.load, key.access, target, cfg_.load_bytes_for(largest), cfg_.timeout_s);
   }
 
@@ -315,6 +326,16 @@ std::vector<SideSample> collect_receiver(const MpiContext& mpi, const std::vecto
 }
 
 }  // namespace
+
+std::vector<bool> warm_cold_order(std::uint64_t seed, std::uint64_t size, int round, std::size_t point, int reps) {
+  const auto n = static_cast<std::size_t>(reps);
+  // A stream of its own, apart from the rounds' orders of the points.
+  const std::uint64_t stream = size ^ ((static_cast<std::uint64_t>(point) + 1) * 0xD1B54A32D192ED03ull);
+  const std::vector<std::size_t> order = round_order(seed, stream, round, 2 * n);
+  std::vector<bool> cold(2 * n);
+  for (std::size_t j = 0; j < 2 * n; ++j) cold[j] = order[j] < n;
+  return cold;
+}
 
 std::uint64_t InterferenceConfig::load_bytes_for(std::uint64_t message_bytes) const {
   if (paper && !load_bytes.bytes) return message_bytes;
@@ -397,6 +418,8 @@ void run_interference(const InterferenceConfig& cfg, Device& device, PinnedBuffe
   // from syncs on either side of each visit (thesis 003 Sec. 4.3.2).
   const bool sender_clock = cfg.paper && mpi.rank == 0 && cfg.writer != WriterSide::receiver;
   const std::vector<PointKey> sweep = sweep_points(cfg);
+  // With a gap, every visit times warm sends beside its cold ones.
+  const bool paired = cfg.gap.kind != GapKind::none;
   std::uint64_t epoch = 0;
   for (std::uint64_t size : cfg.sizes) {
     std::vector<PointKey> keys;
@@ -423,9 +446,16 @@ void run_interference(const InterferenceConfig& cfg, Device& device, PinnedBuffe
           syncs[i].insert(syncs[i].end(), got.begin(), got.end());
         };
         if (sender_clock) sync();
-        for (SideSample& s : runner.visit(keys[i], points[i].plan, plans[i], epoch)) {
+        const std::vector<bool> cold = paired ? warm_cold_order(cfg.seed, size, round, i, cfg.reps)
+                                              : std::vector<bool>(static_cast<std::size_t>(cfg.reps), true);
+        auto got = runner.visit(keys[i], points[i].plan, plans[i], epoch, cold);
+        for (SideSample& s : got.cold) {
           s.round = round;
           mine[i].push_back(s);
+        }
+        for (SideSample& s : got.warm) {  // kept on rank 0 only: the sender's times
+          s.round = round;
+          points[i].warm_sender.push_back(s);
         }
         if (sender_clock) sync();
       }

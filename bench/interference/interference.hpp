@@ -122,14 +122,18 @@ struct SideSample {
   std::uint64_t writer_ticks[3] = {0, 0, 0};  // the paper writer's start, ready flag and end, device timer
   // Bytes each load GPU of this rank moved inside the timed call; NaN when unknown.
   double load_bytes[kMaxLoadGpus] = {};
-  int round = 0;  // the round of the visit that took it
+  int round = 0;           // the round of the visit that took it
+  int visit_position = 0;  // its place among the visit's timed sends, from 0
 };
 
 struct PointData {
   PointKey key;
   LayoutPlan plan;
-  std::vector<SideSample> sender, receiver;  // timed samples only, round after round
-  std::vector<int> positions;                // per round: where in the round's order the point was visited
+  std::vector<SideSample> sender, receiver;  // timed samples only, round after round (cold with a --gap)
+  // With a --gap: the sender's warm sends (no gap), timed in the same visits
+  // as its cold ones, interleaved (warm_cold_order); empty without a gap.
+  std::vector<SideSample> warm_sender;
+  std::vector<int> positions;  // per round: where in the round's order the point was visited
   // The sender's device timer on its host clock, fitted from ping-pong syncs
   // just before and after the point; empty when the sender has no writer.
   std::optional<ClockFit> sender_clock;
@@ -138,6 +142,12 @@ struct PointData {
   Json sender_load, receiver_load;
   WriterShape writer_shape;  // the writer's launch shape for the point's access mode
 };
+
+// With a --gap, which of a visit's 2 x reps timed sends are cold (true: the
+// gap before it) and which warm: reps of each, in a shuffled order seeded by
+// the run's seed, the size, the round and the point (the same on both ranks,
+// replayed by --seed).
+std::vector<bool> warm_cold_order(std::uint64_t seed, std::uint64_t size, int round, std::size_t point, int reps);
 
 // How long the loads run before the first send of a visit: long enough for
 // the GPU's caches and queues to fill, so the sends meet the steady traffic.

@@ -57,7 +57,7 @@ InterferenceConfig build_config(const Options& o) {
   c.sizes = parse_size_list(sizes);
   for (std::uint64_t s : c.sizes)
     if (s > 0x7FFFFFFFull) throw usage_error("size " + format_size(s) + " is above MPI's int count (2 GiB - 1)");
-  c.layouts = parse_option("--layouts", o.layouts, [](const std::string& t) { return parse_layout_list(t); });
+  c.layouts = parse_option("--layouts", o.layouts, [&](const std::string& t) { return parse_layout_list(t, o.paper); });
   c.access = parse_enum_list("--access", o.access, kAccessNames);
   c.send_mode = parse_enum("--send", o.send, kSendModeNames);
   c.writer = parse_enum("--writer", o.writer, kWriterSideNames);
@@ -116,8 +116,9 @@ void resolve_load_gpus(const Options& o, InterferenceConfig& c, const Device& de
 // The subcommand's help line.
 constexpr const char* kDescription =
     "Time MPI_Send on rank 0 while GPU traffic runs in pinned host memory: the GPU writes the send buffer, "
-    "then a load (--load) runs during the send, landing in the send buffer (PSB), right after it (PCB) or "
-    "2 MiB away (P2AB); SSB is the baseline with no load. Every point records the traffic the load moved "
+    "then a load (--load) runs during the send, landing in the send buffer (PSB), right after it (PCB), "
+    "2 MiB away (P2AB) or in an allocation of its own (OWN); SSB is the baseline with no load. Every point records the "
+    "traffic the load moved "
     "inside the timed send. --paper runs the paper's writer instead. Needs exactly 2 MPI ranks: "
     "mpirun -np 2 hetprobe interference ...";
 
@@ -133,7 +134,9 @@ void add_options(CLI::App* c, Options* o) {
   c->add_option("-f", o->factor, "nccl-tests-style size factor")->capture_default_str();
   c->add_option("--layouts", o->layouts,
                 "Where the load lands: all, or a list of SSB (no load: the baseline, "
-                "measured first), PSB (the send buffer), PCB (right after it), P2AB (2 MiB after it)")
+                "measured first), PSB (the send buffer), PCB (right after it), P2AB (2 MiB after it), OWN (a "
+                "pinned allocation of its own, as an application's buffers are; not with --paper, whose all is "
+                "the other four)")
       ->capture_default_str();
   c->add_option("--access", o->access,
                 "GPU threads of write/read/poll loads and of the payload write: stream "

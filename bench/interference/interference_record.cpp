@@ -226,6 +226,19 @@ Json nulls_for_nan(const std::vector<double>& v) {
   return j;
 }
 
+// The sender's timed sends: their summary, every sample with its round and
+// its place in its visit, and each round's median.
+Json samples_json(const std::vector<SideSample>& samples, const std::vector<double>& medians) {
+  Json t = summary_json(each(samples, [](const SideSample& s) { return s.send_ns; }));
+  t["samples"] = each(samples, [](const SideSample& s) { return s.send_ns; });
+  t["rounds"] = each(samples, [](const SideSample& s) { return static_cast<double>(s.round); });
+  Json positions = Json::array();
+  for (const SideSample& s : samples) positions.push_back(s.visit_position);
+  t["visit_positions"] = positions;
+  t["round_medians"] = nulls_for_nan(medians);
+  return t;
+}
+
 // The baseline's round medians spread by more than this (max / min) warn: the
 // conditions moved during the size's rounds.
 constexpr double kSsbDriftRatio = 1.2;
@@ -246,6 +259,18 @@ Json drift_warnings(const std::vector<double>& medians) {
   return out;
 }
 
+// Round by round, `num`'s median over `den`'s (null for a round without
+// either); `ratios` holds the defined ones.
+Json paired_rounds(const std::vector<double>& num, const std::vector<double>& den, std::vector<double>& ratios) {
+  Json per_round = Json::array();
+  for (std::size_t k = 0; k < num.size() && k < den.size(); ++k) {
+    const bool ok = !std::isnan(num[k]) && den[k] > 0;
+    if (ok) ratios.push_back(num[k] / den[k]);
+    per_round.push_back(ok ? Json(num[k] / den[k]) : Json(nullptr));
+  }
+  return per_round;
+}
+
 // The ratio to SSB paired round by round: each round's median over the same
 // round's SSB median; their median, its 95% interval (median_ci95: order
 // statistics of the rounds' ratios), and the absolute medians beside them.
@@ -257,21 +282,44 @@ void paired_ratio_json(const PointData& p, const PointData* ssb, int rounds, con
   r["ratio_to_ssb_ci95"] = nullptr;
   r["effect"] = nullptr;
   if (ssb == nullptr || ssb->sender.empty()) return;
-  const std::vector<double> base = round_medians(ssb->sender, rounds);
   std::vector<double> ratios;
-  Json per_round = Json::array();
-  for (std::size_t k = 0; k < medians.size() && k < base.size(); ++k) {
-    const bool ok = !std::isnan(medians[k]) && base[k] > 0;
-    if (ok) ratios.push_back(medians[k] / base[k]);
-    per_round.push_back(ok ? Json(medians[k] / base[k]) : Json(nullptr));
-  }
+  r["ratio_to_ssb_rounds"] = paired_rounds(medians, round_medians(ssb->sender, rounds), ratios);
   r["ssb_send_time_ns_median"] = summarize(each(ssb->sender, [](const SideSample& s) { return s.send_ns; })).median;
-  r["ratio_to_ssb_rounds"] = per_round;
   if (ratios.empty()) return;
   r["ratio_to_ssb_median"] = summarize(ratios).median;
   if (const auto ci = median_ci95(ratios)) {
     r["ratio_to_ssb_ci95"] = {ci->low, ci->high};
     r["effect"] = to_string(classify_ratio(*ci));
+  }
+}
+
+// With a --gap: the warm sends timed in the same visits, and the cold cost as
+// the paired ratio cold / warm, round by round (both visits' medians), with
+// its interval as the SSB ratio has. Null without a gap.
+void cold_over_warm_json(const PointData& p, int rounds, const std::vector<double>& cold_medians, Json& r) {
+  r["warm_send_time_ns"] = nullptr;
+  r["cold_over_warm_rounds"] = nullptr;
+  r["cold_over_warm_median"] = nullptr;
+  r["cold_over_warm_ci95"] = nullptr;
+  if (p.warm_sender.empty()) return;
+  const std::vector<double> warm_medians = round_medians(p.warm_sender, rounds);
+  Json w = samples_json(p.warm_sender, warm_medians);
+  r["warm_send_time_ns"] = w;
+  std::vector<double> ratios;
+  r["cold_over_warm_rounds"] = paired_rounds(cold_medians, warm_medians, ratios);
+  if (ratios.empty()) return;
+  r["cold_over_warm_median"] = summarize(ratios).median;
+  if (const auto ci = median_ci95(ratios)) r["cold_over_warm_ci95"] = {ci->low, ci->high};
+}
+
+// What the sender's GPU writes during the send: nothing (SSB), the send
+// buffer, the secondary buffer beside it, or an allocation of its own.
+Json writer_target(Layout layout) {
+  switch (layout) {
+    case Layout::SSB: return nullptr;
+    case Layout::PSB: return "mpi";
+    case Layout::OWN: return "own allocation";
+    default: return "secondary";
   }
 }
 
@@ -325,7 +373,6 @@ Json InterferenceConfig::to_json() const {
 PointKey point_key_of(const Json& r) { return point_key({r, "interference point"}); }
 
 Json point_record(const InterferenceConfig& cfg, const PointData& p, const PointData* ssb, const MessagePath& path) {
-  const auto send_ns = each(p.sender, [](const SideSample& s) { return s.send_ns; });
   const WriterShape& shape = p.writer_shape;
   std::string status = "ok";
   Json r;
@@ -346,28 +393,25 @@ Json point_record(const InterferenceConfig& cfg, const PointData& p, const Point
                   {"secondary_offset_bytes", p.plan.secondary_bytes ? Json(p.plan.secondary_offset) : Json(nullptr)},
                   {"secondary_bytes", p.plan.secondary_bytes},
                   {"gap_bytes", p.plan.gap_bytes},
-                  {"writer_target", p.key.layout == Layout::SSB   ? Json(nullptr)
-                                    : p.key.layout == Layout::PSB ? Json("mpi")
-                                                                  : Json("secondary")},
-                  {"writer_target_bytes", p.key.layout == Layout::SSB ? 0 : p.plan.post_bytes()}};
+                  {"writer_target", writer_target(p.key.layout)},
+                  {"writer_target_bytes", p.key.layout == Layout::SSB            ? 0
+                                          : load_in_own_allocation(p.key.layout) ? cfg.load_bytes_for(p.key.size)
+                                                                                 : p.plan.post_bytes()}};
   r["writer_shape"] = {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}};
   r["payload_writer"] = to_string(payload_writer(cfg));
   r["warmup"] = cfg.warmup;
   r["rounds"] = cfg.rounds;
   r["reps"] = cfg.reps;
   r["round_positions"] = p.positions;
-  r["n"] = send_ns.size();
-  Json t = summary_json(send_ns);
-  t["samples"] = send_ns;
-  t["rounds"] = each(p.sender, [](const SideSample& s) { return static_cast<double>(s.round); });
+  r["n"] = p.sender.size();
   const std::vector<double> medians = round_medians(p.sender, cfg.rounds);
-  t["round_medians"] = nulls_for_nan(medians);
-  r["send_time_ns"] = t;
-  r["warnings"] = spread_warnings(t, "send_time_ns");
+  r["send_time_ns"] = samples_json(p.sender, medians);
+  r["warnings"] = spread_warnings(r["send_time_ns"], "send_time_ns");
   if (p.key.layout == Layout::SSB)
     for (Json& w : drift_warnings(medians)) r["warnings"].push_back(std::move(w));
   r["harness_empty_region_ns"] = summary_json(each(p.sender, [](const SideSample& s) { return s.empty_region_ns; }));
   paired_ratio_json(p, ssb, cfg.rounds, medians, r);
+  cold_over_warm_json(p, cfg.rounds, medians, r);
   const bool on_sender = cfg.writer != WriterSide::receiver;
   const bool on_receiver = cfg.writer != WriterSide::sender;
   r["writer"] = {{"sender", on_sender ? writer_json(p.sender, p.plan, true, cfg.paper) : Json(nullptr)},

@@ -43,7 +43,7 @@ PointKey point_key(const RecordRef& r) {
   try {
     layout = parse_layout(layout_name);
   } catch (const Error&) {
-    bad_field(r, "layout", "SSB, PSB, PCB or P2AB");
+    bad_field(r, "layout", "SSB, PSB, PCB, P2AB or OWN");
   }
   // Files from before the load kinds have no load_kind: the paper's writer,
   // one GPU at full rate, except on SSB.

@@ -32,6 +32,11 @@ void host_memory_reference(const InterferenceRun& run, const MpiContext& mpi, co
   interruptible_barrier(mpi);
 }
 
+// Whether the sender's GPU needs a load buffer of its own (an OWN layout).
+bool own_load_buffer(const InterferenceConfig& c) {
+  return std::any_of(c.layouts.begin(), c.layouts.end(), load_in_own_allocation);
+}
+
 }  // namespace
 
 std::uint64_t max_load_bytes(const InterferenceConfig& c) {
@@ -42,7 +47,8 @@ std::uint64_t max_load_bytes(const InterferenceConfig& c) {
 
 std::uint64_t rank_host_bytes(const InterferenceConfig& c, int rank, const Topology& topo) {
   std::uint64_t bytes = interference_allocation_bytes(c) + 2 * c.sizes.back();  // sizes are sorted
-  if (loads_on_rank(c, rank)) bytes += static_cast<std::uint64_t>(c.max_gpus() - 1) * max_load_bytes(c);
+  if (loads_on_rank(c, rank))
+    bytes += static_cast<std::uint64_t>(c.max_gpus() - (own_load_buffer(c) ? 0 : 1)) * max_load_bytes(c);
   if (rank == 0 && c.host_stream) bytes += 3 * auto_stream_array_bytes(topo.describe());
   return bytes;
 }
@@ -71,7 +77,7 @@ const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topolog
   run.memory = device.alloc_pinned(interference_allocation_bytes(c));
   if (loads_on_rank(c, mpi.rank))
     run.loads = std::make_unique<LoadSet>(device, c.load_devices, c.max_gpus(), max_load_bytes(c), topo,
-                                          topo.bound_cpuset());
+                                          topo.bound_cpuset(), own_load_buffer(c));
   return &run.memory;
 }
 

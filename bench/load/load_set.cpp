@@ -22,7 +22,7 @@ std::uint64_t ticks_at(const ClockMapping& m, double host_ns) {
 }  // namespace
 
 LoadSet::LoadSet(Device& own, const std::vector<int>& order, int max_gpus, std::uint64_t buffer_bytes,
-                 const Topology& topo, const std::string& rank_cpuset) {
+                 const Topology& topo, const std::string& rank_cpuset, bool own_gets_buffer) {
   if (order.empty() || order.front() != own.info().ordinal)
     throw Error(ErrorKind::check, "a load set starts with the rank's own GPU");
   if (max_gpus > kMaxLoadGpus)
@@ -46,7 +46,7 @@ LoadSet::LoadSet(Device& own, const std::vector<int>& order, int max_gpus, std::
         numa = topo.numa_nodes_of(near);
       } catch (const Error&) {  // hwloc does not know it: no placement, anywhere will do
       }
-    if (i > 0) {
+    if (i > 0 || own_gets_buffer) {
       // The buffer lands on the GPU's NUMA node; the rank's own binding is restored after.
       if (!numa.empty()) topo.bind_memory(numa);
       g.buffer = g.device->alloc_pinned(buffer_bytes);
@@ -59,10 +59,15 @@ LoadSet::LoadSet(Device& own, const std::vector<int>& order, int max_gpus, std::
     g.placement = Json{{"ordinal", g.ordinal},
                        {"pci_bus_id", pci ? Json(pci->str()) : Json(nullptr)},
                        {"gpu_numa_nodes", numa.empty() ? Json(nullptr) : Json(numa)},
-                       {"buffer", i == 0 ? "the probe's allocation" : "its own"},
+                       {"buffer", "its own"},
                        {"buffer_numa_nodes",
-                        i == 0 ? Json(nullptr) : Json(topo.memory_location(g.buffer.host(), g.buffer.size()))},
+                        g.buffer.host() ? Json(topo.memory_location(g.buffer.host(), g.buffer.size())) : Json(nullptr)},
                        {"helper_cpus", helpers.empty() ? Json(nullptr) : Json(helpers)}};
+    if (g.buffer.host()) g.own_placement = g.placement;
+    if (i == 0) {  // its load lands in the probe's allocation but for OWN
+      g.placement["buffer"] = "the probe's allocation";
+      g.placement["buffer_numa_nodes"] = nullptr;
+    }
     g.engine = g.device->make_load_engine();
     gpus_.push_back(std::move(g));
   }
@@ -74,8 +79,14 @@ LoadSet::~LoadSet() {
   for (LoadGpu& g : gpus_) g.engine.reset();  // each engine before its device
 }
 
-std::byte* LoadSet::target(int i, std::byte* own_target) const {
-  return i == 0 ? own_target : gpus_.at(static_cast<std::size_t>(i)).buffer.device();
+std::byte* LoadSet::target(int i, std::byte* own_target, bool in_own_buffer) const {
+  const LoadGpu& g = gpus_.at(static_cast<std::size_t>(i));
+  if (i > 0 || in_own_buffer) {
+    if (!g.buffer.host())
+      throw Error(ErrorKind::check, "GPU " + std::to_string(g.ordinal) + " has no buffer of its own");
+    return g.buffer.device();
+  }
+  return own_target;
 }
 
 double LoadSet::full_rate_gbs(int i, LoadKind kind, Access access, std::byte* target, std::uint64_t bytes,

@@ -29,23 +29,26 @@ struct LoadGpu {
   std::unique_ptr<Device> owned;  // every GPU but the rank's own
   std::unique_ptr<LoadEngine> engine;
   std::unique_ptr<SignalEngine> pinger;  // the clock syncs, made at the first
-  PinnedBuffer buffer;                   // the target of every GPU but the rank's own
+  PinnedBuffer buffer;                   // its own target: every GPU but the rank's, and that one's for OWN
   std::vector<int> helper_cpus;          // where the engine's host threads run
   Json placement;                        // read back: PCI address, NUMA nodes of the GPU and of its buffer, helper CPUs
+  Json own_placement;                    // the same with its own buffer (null where it has none)
   std::map<std::pair<LoadKind, Access>, double> full_gbs;
 };
 
 class LoadSet {
  public:
   // `order`: the GPUs a load may use, the rank's own first; only the first
-  // `max_gpus` are opened. Every GPU but the own gets a buffer of `buffer_bytes`.
+  // `max_gpus` are opened. Every GPU but the own gets a buffer of
+  // `buffer_bytes`, and the own one too where `own_gets_buffer` (OWN).
   LoadSet(Device& own, const std::vector<int>& order, int max_gpus, std::uint64_t buffer_bytes,
-          const Topology& topology, const std::string& rank_cpuset);
+          const Topology& topology, const std::string& rank_cpuset, bool own_gets_buffer = false);
   ~LoadSet();
   int size() const { return static_cast<int>(gpus_.size()); }
   const LoadGpu& gpu(int i) const { return gpus_.at(static_cast<std::size_t>(i)); }
-  // GPU i's target: `own_target` for the rank's own GPU, its buffer for the others.
-  std::byte* target(int i, std::byte* own_target) const;
+  // GPU i's target: `own_target` for the rank's own GPU, its buffer for the
+  // others; every GPU's own buffer where `in_own_buffer` (OWN).
+  std::byte* target(int i, std::byte* own_target, bool in_own_buffer = false) const;
 
   // GPU i's full rate of a kind, GB/s: measured once, 50 ms alone on `target`.
   double full_rate_gbs(int i, LoadKind kind, Access access, std::byte* target, std::uint64_t bytes, double timeout_s);

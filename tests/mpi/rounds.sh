@@ -2,7 +2,9 @@
 # Rounds interleave and replay: each round visits a size's points in its own
 # shuffled order (the recorded orders differ between rounds), --seed replays
 # the same orders, another seed gives others, and --gap is honoured: the
-# sender's measured time before each send (gap.spent_ns) is at least the gap.
+# sender's measured time before each send (gap.spent_ns) is at least the gap;
+# with a gap, each visit's cold and warm sends interleave in a seeded order
+# that --seed replays, and each point carries cold / warm paired by round.
 source "$(dirname "$0")/common.sh"
 sweep=(interference --device host --sizes 1KiB,4KiB --layouts SSB,PCB,P2AB --access stacked --load write,poll
   --load-bytes 2MiB
@@ -11,6 +13,8 @@ sweep=(interference --device host --sizes 1KiB,4KiB --layouts SSB,PCB,P2AB --acc
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --out "$work/b.jsonl" >/dev/null
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 8 --out "$work/c.jsonl" >/dev/null
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --gap 2ms --out "$work/g.jsonl" >/dev/null
+"${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --gap 2ms --out "$work/g2.jsonl" >/dev/null
+"${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 8 --gap 2ms --out "$work/g3.jsonl" >/dev/null
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --gap sweep:8MiB --out "$work/s.jsonl" >/dev/null
 "$CHECK" "$work/a.jsonl" 10 2
 python3 - "$work" <<'PY'
@@ -45,5 +49,27 @@ assert all(p["gap"]["label"] == "2ms" and p["gap"]["spent_ns"] >= 2e6 for p in p
 assert all(p["gap"]["label"] == "0" and p["gap"]["spent_ns"] < 1e6 for p in pa), [p["gap"] for p in pa]
 # A sweep of 8 MiB reads and writes every line: far more than nothing, here at most ~100 GB/s.
 assert all(p["gap"]["bytes"] == 8 << 20 and p["gap"]["spent_ns"] > 10e3 for p in ps), [p["gap"] for p in ps]
-print("rounds: orders differ between rounds, replay with --seed, gap recorded and honoured")
+# Cold and warm sends of one visit: reps of each sharing its places 0..2 x reps - 1, in an order that
+# differs between visits, the same for the same seed, another for another seed.
+def visits(points):
+    out = {}
+    for p in points:
+        for kind, t in (("cold", p["send_time_ns"]), ("warm", p["warm_send_time_ns"])):
+            for rnd, pos in zip(t["rounds"], t["visit_positions"]):
+                out.setdefault((p["size_bytes"], p["layout"], p["load_kind"], int(rnd)), {})[pos] = kind
+    return {k: "".join(v[i][0] for i in sorted(v)) for k, v in out.items()}
+vg = visits(pg)
+assert all(sorted(v) == ["c", "c", "w", "w"] for v in vg.values()), vg
+assert len(set(vg.values())) > 1, f"every visit timed its cold and warm sends in one order: {set(vg.values())}"
+assert vg == visits(orders("g2")[2]), "the same seed did not replay the cold and warm order"
+assert vg != visits(orders("g3")[2]), "another seed gave the same cold and warm order"
+for p in pg:  # cold / warm paired by round, with its interval (6 rounds)
+    per_round = [r for r in p["cold_over_warm_rounds"] if r is not None]
+    assert len(per_round) == 6 and p["cold_over_warm_median"] > 0, p["cold_over_warm_rounds"]
+    low, high = p["cold_over_warm_ci95"]
+    assert low <= p["cold_over_warm_median"] <= high, (low, p["cold_over_warm_median"], high)
+    assert p["warm_send_time_ns"]["n"] == p["n"] == 12, (p["warm_send_time_ns"]["n"], p["n"])
+assert all(p["warm_send_time_ns"] is None and p["cold_over_warm_median"] is None for p in pa)
+print("rounds: orders differ between rounds, replay with --seed, gap recorded and honoured, cold and warm "
+      "interleaved and replayed")
 PY

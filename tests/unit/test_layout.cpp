@@ -8,7 +8,12 @@ namespace {
 
 TEST(Layout, ParsesNamesCaseInsensitivelyAndAll) {
   EXPECT_EQ(parse_layout("p2ab"), Layout::P2AB);
-  EXPECT_EQ(parse_layout_list("all"), (std::vector<Layout>{Layout::SSB, Layout::PSB, Layout::PCB, Layout::P2AB}));
+  EXPECT_EQ(parse_layout_list("all"),
+            (std::vector<Layout>{Layout::SSB, Layout::PSB, Layout::PCB, Layout::P2AB, Layout::OWN}));
+  // --paper: its all is the paper's four, and OWN (not the paper's) is refused.
+  EXPECT_EQ(parse_layout_list("ALL", true), (std::vector<Layout>{Layout::SSB, Layout::PSB, Layout::PCB, Layout::P2AB}));
+  EXPECT_THROW(parse_layout_list("SSB,OWN", true), Error);
+  EXPECT_EQ(parse_layout_list("own,SSB"), (std::vector<Layout>{Layout::SSB, Layout::OWN}));
   // SSB, the baseline, always runs first.
   EXPECT_EQ(parse_layout_list("PCB,SSB"), (std::vector<Layout>{Layout::SSB, Layout::PCB}));
 }

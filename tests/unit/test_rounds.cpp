@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "base/effect.hpp"
@@ -251,6 +252,44 @@ TEST(PairedRatio, FewerThanSixRoundsHaveNoInterval) {
   EXPECT_NEAR(r["ratio_to_ssb_median"].get<double>(), 1.5, 0.05);
   EXPECT_TRUE(r["ratio_to_ssb_ci95"].is_null());
   EXPECT_TRUE(r["effect"].is_null());
+}
+
+// Cold sends paired with the warm ones of their own visits: the rounds' drift
+// divides out, the ratio has its interval, and without a gap it is null.
+TEST(ColdOverWarm, PairsEachRoundsColdWithItsWarmSends) {
+  std::mt19937_64 rng(11);
+  std::vector<double> drift(10);
+  for (int r = 0; r < 10; ++r) drift[static_cast<std::size_t>(r)] = 1 + 0.1 * (r % 4);  // 1.3x across rounds
+  InterferenceConfig c = synthetic_config(10, 4);
+  PointData cold = synthetic_point(Layout::SSB, LoadKind::none, 10, 4, 2.5, 0.01, rng, drift);
+  const PointData warm = synthetic_point(Layout::SSB, LoadKind::none, 10, 4, 1.0, 0.01, rng, drift);
+  const Json without = point_record(c, cold, nullptr, {});
+  EXPECT_TRUE(without["cold_over_warm_median"].is_null());
+  EXPECT_TRUE(without["warm_send_time_ns"].is_null());
+  cold.warm_sender = warm.sender;
+  const Json r = point_record(c, cold, nullptr, {});
+  EXPECT_NEAR(r["cold_over_warm_median"].get<double>(), 2.5, 0.05);
+  const Json& ci = r["cold_over_warm_ci95"];
+  ASSERT_TRUE(ci.is_array());
+  EXPECT_GT(ci[0].get<double>(), 2.4);  // paired: the drift between rounds is not in the interval
+  EXPECT_LT(ci[1].get<double>(), 2.6);
+  EXPECT_EQ(r["cold_over_warm_rounds"].size(), 10u);
+  EXPECT_EQ(r["warm_send_time_ns"]["n"], 40);
+}
+
+TEST(WarmColdOrder, HalfColdShuffledPerVisitAndReplayedBySeed) {
+  const std::vector<bool> a = warm_cold_order(7, 1024, 0, 0, 4);
+  ASSERT_EQ(a.size(), 8u);
+  EXPECT_EQ(std::count(a.begin(), a.end(), true), 4);
+  EXPECT_EQ(a, warm_cold_order(7, 1024, 0, 0, 4));  // the same seed, size, round and point
+  std::set<std::vector<bool>> seen;
+  for (int round = 0; round < 8; ++round)
+    for (std::size_t point = 0; point < 3; ++point) seen.insert(warm_cold_order(7, 1024, round, point, 4));
+  EXPECT_GT(seen.size(), 8u);  // the order differs between visits (70 orders of 4 in 8)
+  int differ = 0;
+  for (int round = 0; round < 8; ++round)
+    differ += warm_cold_order(7, 1024, round, 0, 4) != warm_cold_order(8, 1024, round, 0, 4);
+  EXPECT_GT(differ, 4);  // another seed, other orders
 }
 
 }  // namespace
