@@ -24,6 +24,9 @@ characterize_module = importlib.import_module("hetprobe.run.characterize")  # he
 ROUNDS = DATA / "h100-rounds"  # tests/gpu/rounds.sh: the same command launched 3 times on one H100
 LAUNCHED = ("interference", "interference-rate", "interference-paper", "interference-cold")
 
+# Where these files' loads land: the headline names it (report/texts.py).
+P2AB = "2 MiB past the send buffer (P2AB)"
+
 
 def _files(directory, step):
     return [directory / (f"{step}.jsonl" if k == 1 else f"{step}.launch{k}.jsonl") for k in (1, 2, 3)]
@@ -56,8 +59,8 @@ def test_load_pools_the_launches_of_each_step(host_run):
     assert len(each) == 3 * len(pooled)
     loaded = pooled[pooled["layout"] != "SSB"]
     assert (
-        len(loaded) == 10 + 1 * 2 + 3 * 2 * 3 + 10
-    )  # loads; the 2 rates; paper's 3 layouts x 2 access x 3 sizes; cold
+        len(loaded) == 10 + 2 * 2 + 3 * 2 * 3 + 10
+    )  # loads; the 2 rates x OWN and P2AB; paper's 3 layouts x 2 access x 3 sizes; cold
     key = ["step", "size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate"]
     # The points of one step and size are pooled together (their launches' variance shared).
     expect = {}
@@ -223,7 +226,8 @@ def test_the_headline_names_the_slowdown_three_h100_launches_support(tmp_path):
     assert pooled["effect"] == "slowdown"
     low, high = pooled["ci95"]
     assert value == (
-        f"{pooled['median']:.4g}× SSB (95% CI {low:.2f}-{high:.2f}): write from 1 GPU, 16 MiB: SSB 2353 µs, loaded "
+        f"{pooled['median']:.4g}× SSB (95% CI {low:.2f}-{high:.2f}): write from 1 GPU, {P2AB}, 16 MiB: SSB 2353 µs, "
+        "loaded "
         "2689 µs, 52.08 GB/s during the send"
     )  # in the units and digits of the report's tables
     assert how.startswith("P2AB, stacked access; the median of 3 launches' ratios (1.12-1.20), its 95% interval")
@@ -259,8 +263,8 @@ def test_slowdowns_within_the_largest_ones_interval_are_named_beside_it(tmp_path
             _set_ratio(record, steady[k])
 
     value, _ = _headline(_run_dir(tmp_path, edit))["MPI_Send slowdown under GPU traffic"]
-    assert value.startswith("1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
-    assert value.endswith("; as large within the noise: read x1 16 MiB 1.13×")
+    assert value.startswith(f"1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, {P2AB}, 16 MiB")
+    assert value.endswith("; as large within the noise: read x1 P2AB 16 MiB 1.13×")
 
 
 def test_a_noisy_run_has_no_headline_effect(tmp_path):
@@ -302,7 +306,7 @@ def test_a_speedup_is_reported_with_a_note_that_asks_why(tmp_path):
     assert high < 0.95
     # The SSB and loaded medians: the median over the launches (11.9 µs; 0.82 x launch 2's 11.89 µs).
     assert value.startswith(
-        f"0.81× SSB (95% CI {low:.2f}-{high:.2f}): poll from 1 GPU, 64 KiB: SSB 11.89 µs, loaded 9.75 µs"
+        f"0.81× SSB (95% CI {low:.2f}-{high:.2f}): poll from 1 GPU, {P2AB}, 64 KiB: SSB 11.89 µs, loaded 9.75 µs"
     )
     assert "GPU traffic is not expected to make a send faster: find out why" in how
     assert headline["MPI_Send slowdown under GPU traffic"][0].startswith("1.147× SSB")  # the slowdown still stands
@@ -318,12 +322,12 @@ def test_the_headline_rests_on_the_step_with_the_most_launches(tmp_path):
             _set_ratio(record, 1.5, half_width=0.01)
     write_jsonl(directory / "interference-rate.jsonl", records)
     value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
-    assert value.startswith("1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, 16 MiB")
+    assert value.startswith(f"1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, {P2AB}, 16 MiB")
     # Launched as often as the loads, the rate step's 1.5 would be the headline.
     for k in (2, 3):
         write_jsonl(directory / f"interference-rate.launch{k}.jsonl", records)
     value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
-    assert value.startswith("1.5× SSB") and "read from 1 GPU, 64 KiB" in value
+    assert value.startswith("1.5× SSB") and f"read from 1 GPU, {P2AB}, 64 KiB" in value
 
 
 def test_one_launch_is_judged_by_its_own_interval(tmp_path):
@@ -332,7 +336,7 @@ def test_one_launch_is_judged_by_its_own_interval(tmp_path):
     (directory / "interference.jsonl").write_bytes(plain_bytes(ROUNDS / "interference-2.jsonl.gz"))
     value, how = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     # Launch 2's own 10 rounds: 16 MiB write 1.15 with [q(2), q(9)] = 1.07-1.23, wholly above 1.05.
-    assert value.startswith("1.147× SSB (95% CI 1.07-1.23): write from 1 GPU, 16 MiB: SSB 2125 µs")
+    assert value.startswith(f"1.147× SSB (95% CI 1.07-1.23): write from 1 GPU, {P2AB}, 16 MiB: SSB 2125 µs")
     assert "the median over 10 rounds of each round's median ÷ the same round's SSB median (8 sends" in how
 
 
@@ -342,10 +346,10 @@ def test_the_report_shows_each_ratio_with_its_interval_and_the_cold_sends(host_r
     loads = md[md.index("## Interference") : md.index("## Cold sends")]
     assert "| kind | GPUs | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in loads
     assert "Pooled over 3 launches (each a separate mpirun)" in loads
-    assert "| kind | GPUs | rate | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in loads
+    assert "| kind | GPUs | rate | layout | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in loads
     cold = md[md.index("## Cold sends") : md.index("## The paper's layouts")]
-    assert "| size | access | back to back µs | cold µs | cold − back to back µs |" in cold
-    assert "Under each load, the sends cold (P2AB, stacked):" in cold
+    assert "| size | access | cold µs | warm µs | cold ÷ warm | 95% CI |" in cold
+    assert "Under each load, the sends cold (OWN, stacked):" in cold
     paper = md[md.index("## The paper's layouts") : md.index("## Notifications")]
     assert "| kind | GPUs | layout | access | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in paper
     # Each pooled point of the loads' step is a row: its median ratio, interval, effect and the launches' range.

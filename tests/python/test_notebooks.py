@@ -403,7 +403,12 @@ def check_compare(nb, a: list[Path], b: list[Path], host_b: bool, clocks: list[P
     assert "differs" in differs and ("used the host backend" in differs) == host_b
     table = text(nb, "compare_table")
     assert "A: " in table and "B: " in table
-    assert f"SSB at {size_label(common[-1])}" in table
+    # Each layout both runs loaded, at the largest size both have (a run of P2AB and one of OWN share none).
+    layouts = [{p["layout"] for f in files for p in points(f)} - {"SSB"} for files in (a, b)]
+    for layout in layouts[0] & layouts[1]:
+        assert f"interference {layout} " in table and f"SSB at {size_label(common[-1])}" in table
+    for layout in layouts[0] ^ layouts[1]:
+        assert f"interference {layout} " not in table, f"{layout} is in one run only"
     if clocks:
         check_gpus(nb, "compare_gpus", clocks)
     else:

@@ -56,7 +56,7 @@ def test_the_schema_enums_are_the_enum_tables(path, table):
 def test_every_enum_table_is_exported():
     tables = _core.enum_names()
     assert {"load kind", "layout", "access mode", "memory order", "effect", "halo variant"} <= set(tables)
-    assert "none" in tables["load kind"]["names"] and tables["layout"]["user"] == ["SSB", "PSB", "PCB", "P2AB"]
+    assert "none" in tables["load kind"]["names"] and tables["layout"]["user"] == ["SSB", "PSB", "PCB", "P2AB", "OWN"]
 
 
 @pytest.mark.parametrize("probe", ["interference", "notify", "clock", "halo", "bandwidth"])

@@ -88,6 +88,8 @@ def _interference(rec, header):
         "reps": opt(rec, "reps", "integer"),
         "ssb_send_time_ns_median": number(rec, "ssb_send_time_ns_median"),
         "effect": opt(rec, "effect", "string"),
+        # With a --gap: cold ÷ warm sends of the same visits (absent before 2026-11-27).
+        "cold_over_warm_median": number(rec, "cold_over_warm_median"),
         "payload_check": opt(rec, "payload.check", "string"),
         "torn_fraction_median": number(torn, "median") if torn else np.nan,
         "bandwidth_during_send_gbs": old_traffic,
@@ -99,9 +101,10 @@ def _interference(rec, header):
         "full_rate_gbs": number(first, "full_rate_gbs"),
         "payload_writer": opt(rec, "payload_writer", "string"),
     }
-    ci = numbers(rec, "ratio_to_ssb_ci95")  # checked here, once: Results.interference_ratios reads it
-    if len(ci) not in (0, 2):
-        raise Malformed("ratio_to_ssb_ci95", f"expected [low, high], got {len(ci)} numbers")
+    for name in ("ratio_to_ssb_ci95", "cold_over_warm_ci95"):  # checked here, once: interference_ratios reads them
+        ci = numbers(rec, name)
+        if len(ci) not in (0, 2):
+            raise Malformed(name, f"expected [low, high], got {len(ci)} numbers")
     rows = [("send_time_ns", "ns", stats_of(need(rec, "send_time_ns", "object"), "send_time_ns"), extras)]
     if isinstance(rec.get("harness_empty_region_ns"), dict):  # absent before revision b8686a9
         rows.append(

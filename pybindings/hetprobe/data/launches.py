@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from .fields import number
 from .steps import split_launch
 
 _POINT_KEY = [
@@ -24,10 +25,14 @@ _POINT_KEY = [
 ]
 
 
+# With a --gap: the warm sends of the same visits, and cold ÷ warm paired round by round (C++'s record).
+_COLD_COLUMNS = ["warm_median_ns", "cold_ratio", "cold_ratio_ci95_low", "cold_ratio_ci95_high"]
+
 _LAUNCH_COLUMNS = (
     ["series", "step", "launch", "file", "segment", "record_id", "host", "backend", "device"]
     + _POINT_KEY
     + ["rounds", "reps", "n", "median_ns", "ssb_median_ns", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect"]
+    + _COLD_COLUMNS
     + ["traffic_gbs", "status"]
 )
 
@@ -36,6 +41,7 @@ _POOLED_COLUMNS = (
     ["series", "step", "host", "backend", "device"]
     + _POINT_KEY
     + ["launches", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect", "ratio_min", "ratio_max"]
+    + _COLD_COLUMNS
     + ["median_ns", "ssb_median_ns", "traffic_gbs", "rounds", "reps", "n", "status", "record_ids", "files"]
 )
 
@@ -70,6 +76,7 @@ def launch_rows(results) -> pd.DataFrame:
         numbers = launches.setdefault(key, {})
         launch = numbers.setdefault(started[rec["_segment"]], len(numbers) + 1)
         ci = rec.get("ratio_to_ssb_ci95") or [np.nan, np.nan]
+        cold_ci = rec.get("cold_over_warm_ci95") or [np.nan, np.nan]
         rows.append(
             {
                 "series": key,
@@ -89,6 +96,10 @@ def launch_rows(results) -> pd.DataFrame:
                 "ratio_ci95_low": float(ci[0]),
                 "ratio_ci95_high": float(ci[1]),
                 "effect": p["effect"] if isinstance(p["effect"], str) else None,
+                "warm_median_ns": number(rec, "warm_send_time_ns.median"),
+                "cold_ratio": p["cold_over_warm_median"],
+                "cold_ratio_ci95_low": float(cold_ci[0]),
+                "cold_ratio_ci95_high": float(cold_ci[1]),
                 "traffic_gbs": p["traffic_during_send_gbs"],
                 "status": p["status"],
             }
@@ -108,9 +119,10 @@ def pool(rows: pd.DataFrame) -> pd.DataFrame:
     the points of one size of a series together (their launches' variance pooled in
     hetprobe._core.pool_launch_points)."""
     groups = list(rows.groupby(["series"] + _POINT_KEY, sort=False, dropna=False))
-    pooled = _pooled_ratios([g for _, g in groups])
+    pooled = _pooled_ratios([g for _, g in groups], "ratio")
+    pooled_cold = _pooled_ratios([g for _, g in groups], "cold_ratio")
     out = []
-    for (_, g), pool in zip(groups, pooled):
+    for (_, g), pool, cold in zip(groups, pooled, pooled_cold):
         first = g.iloc[0]
         row = {k: first[k] for k in ["series", "step", "host", "backend", "device"] + _POINT_KEY}
         row.update(launches=len(g), ratio=np.nan, ratio_ci95_low=np.nan, ratio_ci95_high=np.nan, effect=None)
@@ -122,6 +134,13 @@ def pool(rows: pd.DataFrame) -> pd.DataFrame:
             low, high = pool["ci95"] or (np.nan, np.nan)
             row.update(ratio=pool["median"], ratio_ci95_low=low, ratio_ci95_high=high, effect=pool["effect"])
             row.update(ratio_min=pool["min"], ratio_max=pool["max"])
+        row.update(warm_median_ns=_median(g["warm_median_ns"]), cold_ratio=np.nan)
+        row.update(cold_ratio_ci95_low=np.nan, cold_ratio_ci95_high=np.nan)
+        if len(g) == 1:
+            row.update({k: first[k] for k in ("cold_ratio", "cold_ratio_ci95_low", "cold_ratio_ci95_high")})
+        elif cold is not None:
+            low, high = cold["ci95"] or (np.nan, np.nan)
+            row.update(cold_ratio=cold["median"], cold_ratio_ci95_low=low, cold_ratio_ci95_high=high)
         bad = [s for s in g["status"] if s != "ok"]
         row.update(
             median_ns=_median(g["median_ns"]),
@@ -139,15 +158,16 @@ def pool(rows: pd.DataFrame) -> pd.DataFrame:
     return pooled.astype({"size_bytes": np.int64, "load_gpus": np.int64, "launches": np.int64, "n": np.int64})
 
 
-def _pooled_ratios(groups: list) -> list:
+def _pooled_ratios(groups: list, column: str) -> list:
     """pool_launch_points' result for each point (a group of its launches' rows) measured in several
-    launches, the points of one series and size pooled together; None for the others."""
+    launches, of its ratio in `column`, the points of one series and size pooled together; None for the
+    others."""
     from .. import _core  # the compiled module: the pooling and the effect rule live in base/effect.cpp
 
     out: list = [None] * len(groups)
     together: dict = {}
     for i, g in enumerate(groups):
-        ratios = [float(r) for r in g["ratio"] if np.isfinite(r)]
+        ratios = [float(r) for r in g[column] if np.isfinite(r)]
         if len(g) > 1 and ratios:
             first = g.iloc[0]
             together.setdefault((first["series"], int(first["size_bytes"])), []).append((i, ratios))

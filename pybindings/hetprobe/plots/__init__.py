@@ -2,7 +2,7 @@
 
 Every plot function takes a Results (hetprobe.load), an optional `path=` to save a PNG (dpi 110)
 and `title=` to replace the default title. Times are shown in µs unless the axis says ns. The
-layouts have the same colours everywhere: SSB black (grey band), PSB red, PCB blue, P2AB green.
+layouts have the same colours everywhere: SSB black (grey band), PSB red, PCB blue, P2AB green, OWN purple.
 
 Interference (plots.interference): send_time, ratio_to_ssb, writer_timeline, compare; the loads
 (plots.loads): slowdown_vs_traffic, slowdown_vs_gpus; several runs' ratios side by side

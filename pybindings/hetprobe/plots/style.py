@@ -13,11 +13,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
+from .. import _core
 from ..data.units import size_label
 
 # One colour per layout in every plot: SSB is the black baseline (grey band), the others distinct.
-LAYOUT_ORDER = ["SSB", "PSB", "PCB", "P2AB"]
-LAYOUT_COLORS = {"SSB": "black", "PSB": "#d62728", "PCB": "#1f77b4", "P2AB": "#2ca02c"}
+LAYOUT_ORDER = _core.enum_names()["layout"]["user"]  # C++'s kLayoutNames, in its order
+LAYOUT_COLORS = {"SSB": "black", "PSB": "#d62728", "PCB": "#1f77b4", "P2AB": "#2ca02c", "OWN": "#9467bd"}
 BAND_COLORS = {**LAYOUT_COLORS, "SSB": "grey"}
 ACCESS_ORDER = ["stream", "stacked"]
 DIRECTION_COLORS = {"cpu-gpu-cpu": "#1f77b4", "gpu-cpu-gpu": "#ff7f0e"}

@@ -13,9 +13,9 @@ import pandas as pd
 from .. import plots
 from ..data.results import Results, summary_rows
 from ..node import gpus, verdict as node_verdict
-from ..plots.style import DPI
 from .notes import MARK, conditions_note, flagged_table, guarded, warnings_by
 from .render import Document, number as _number
+from .sections import save
 
 # A flagged GPU's number in report.md: not ⚠, which there means a numbered warning.
 FLAG = "⚑"
@@ -127,7 +127,7 @@ def gpu_section(
             doc,
             "The per-GPU plot",
             lambda: doc.image(
-                _save(plots.per_gpu(table, anomalies), directory, "gpus.png"), "Every GPU, metric by metric"
+                save(plots.per_gpu(table, anomalies), directory, "gpus.png"), "Every GPU, metric by metric"
             ),
         )
 
@@ -144,11 +144,6 @@ def gpu_section(
     guarded(doc, "The bandwidth table", bandwidth)
     if many:
         doc.para("The sections below show GPU 0 (rank 0) in detail.")
-
-
-def _save(fig, directory: Path, name: str) -> str:
-    fig.savefig(directory / name, dpi=DPI, bbox_inches="tight")
-    return name
 
 
 def _short(metric: gpus.Metric, value: float) -> str:

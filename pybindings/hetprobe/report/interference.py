@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .. import plots
@@ -20,7 +19,7 @@ from .notes import flagged_table, guarded, record_warnings
 from .parts import MARGIN, PARTS, has_intervals, interference_parts, loaded, ratio_rows, step_files
 from .render import Document
 from .sections import marked, open_section, save
-from .texts import ci_text, gap_text
+from .texts import ci_text, gap_text, ratio_text
 
 
 def interference_section(doc: Document, results: Results, directory: Path, problems: dict | None = None) -> None:
@@ -209,19 +208,17 @@ def _cold_section(doc: Document, every: dict, problems: list, explained: list) -
 
     def idle():
         ssb = rows[rows["layout"] == "SSB"].sort_values("size_bytes")
-        warm = ratio_rows(every["loads"]) if "loads" in every else rows.iloc[0:0]
-        warm = warm[(warm["layout"] == "SSB") & (warm["gap"] == "0")]
         table = pd.DataFrame({"size": [size_label(int(b)) for b in ssb["size_bytes"]], "access": ssb["access"]})
-        back = [
-            warm[(warm["size_bytes"] == b) & (warm["access"] == a) & (warm["send_mode"] == m)]["median_ns"]
-            for b, a, m in zip(ssb["size_bytes"], ssb["access"], ssb["send_mode"])
-        ]
-        table["back to back µs"] = [b.iloc[0] / 1e3 if len(b) else np.nan for b in back]
         table["cold µs"] = (ssb["median_ns"] / 1e3).to_numpy()
-        table["cold − back to back µs"] = table["cold µs"] - table["back to back µs"]
+        table["warm µs"] = (ssb["warm_median_ns"] / 1e3).to_numpy()
+        table["cold ÷ warm"] = [ratio_text(r) for r in ssb["cold_ratio"]]
+        table["95% CI"] = [
+            ci_text(low, high) for low, high in zip(ssb["cold_ratio_ci95_low"], ssb["cold_ratio_ci95_high"])
+        ]
         doc.para(
-            "With the GPU idle (SSB): the median send time back to back (the loads' step) and cold"
-            + (", each the median over the launches" if (ssb["launches"] > 1).any() else "")
+            "With the GPU idle (SSB): each visit times cold and warm (back-to-back) sends interleaved in a "
+            "seeded order, and cold ÷ warm is paired round by round"
+            + (", its interval over the launches" if (ssb["launches"] > 1).any() else ", its interval over rounds")
             + ":"
         )
         flagged_table(doc, table, [record_warnings(cold, ids) for ids in ssb["record_ids"]])
@@ -273,7 +270,7 @@ def _paper_section(
             send.pivot_table(index=["access", "size_bytes", "size"], columns="layout", values="median", sort=True)
             / 1000
         )
-        t = t[[c for c in ("SSB", "PSB", "PCB", "P2AB") if c in t.columns]]
+        t = t[[c for c in LAYOUT_ORDER if c in t.columns]]
         noted = marked(send, ["access", "size_bytes"], [k[:2] for k in t.index], paper)
         first = " (the first launch, as in the plots)" if every is not None and len(every.files) > 1 else ""
         doc.para(f"Median MPI_Send time (µs) per point{first}:")

@@ -86,31 +86,22 @@ def _speedup_row(candidates: list, every: dict) -> tuple | None:
     )
 
 
-def _cold_idle_row(cold: pd.DataFrame, warm: pd.DataFrame, every: dict) -> tuple | None:
-    """A cold send with the GPU idle against a back-to-back one: the SSB medians at each size."""
+def _cold_idle_row(cold: pd.DataFrame, every: dict) -> tuple | None:
+    """A cold send with the GPU idle against the warm ones timed in the same visits: the SSB points'
+    medians and their paired cold ÷ warm ratio at each size."""
     ssb = cold[cold["layout"] == "SSB"].sort_values("size_bytes")
     if ssb.empty:
         return None
-    back = warm[(warm["layout"] == "SSB") & (warm["gap"] == "0")] if len(warm) else warm
     texts, ids = [], []
     for _, c in ssb.iterrows():
-        same = (
-            back[
-                (back["size_bytes"] == c["size_bytes"])
-                & (back["access"] == c["access"])
-                & (back["send_mode"] == c["send_mode"])
-            ]
-            if len(back)
-            else back
-        )
         text = f"{size_label(int(c['size_bytes']))}: {time_text(c['median_ns'])} cold"
-        if len(same):
-            w = same.iloc[0]
-            more = c["median_ns"] - w["median_ns"]
-            change = f"{time_text(abs(more))} {'more' if more > 0 else 'less'}" if abs(more) >= 0.5 else "the same"
-            text += f", {time_text(w['median_ns'])} back to back ({change})"
+        if np.isfinite(c["warm_median_ns"]):
+            ci = ci_text(c["cold_ratio_ci95_low"], c["cold_ratio_ci95_high"])
+            text += f", {time_text(c['warm_median_ns'])} warm, {ratio_text(c['cold_ratio'])}× " + (
+                f"(95% CI {ci})" if ci else "(no 95% interval)"
+            )
         else:
-            text += " (no back-to-back SSB at this size)"
+            text += " (no warm sends in its rounds: a file from before 2026-11-27)"
         texts.append(text)
         ids += list(c["record_ids"])
     first = ssb.iloc[0]
@@ -118,8 +109,8 @@ def _cold_idle_row(cold: pd.DataFrame, warm: pd.DataFrame, every: dict) -> tuple
     return (
         f"Cold MPI_Send, the GPU idle ({gap_text(first['gap'])})",
         "; ".join(texts),
-        f"SSB medians of interference-cold and of interference (back to back), {first['access']} access"
-        + (f"; each the median over {launches} launches" if launches > 1 else ""),
+        f"SSB of interference-cold, {first['access']} access: cold and warm sends interleaved in each visit, "
+        "cold ÷ warm paired round by round" + (f", over {launches} launches" if launches > 1 else ""),
         warned(every["cold"], ids),
     )
 
@@ -144,7 +135,7 @@ def _judged_headline(every: dict, tables: dict) -> tuple[list, object]:
         rows.append(found[0])
         chosen = found[1]
     if "cold" in tables:
-        idle = _cold_idle_row(tables["cold"], tables.get("loads", tables.get("rates", pd.DataFrame())), every)
+        idle = _cold_idle_row(tables["cold"], every)
         if idle:
             rows.append(idle)
         found = _slowdown_row("Cold MPI_Send slowdown under GPU traffic", cold, every)

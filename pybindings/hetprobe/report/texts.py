@@ -49,13 +49,25 @@ def gap_text(label: str) -> str:
     return f"{label} of spinning before each send"
 
 
+# Where the sender's GPU's load lands (the layout); other GPUs load allocations of their own.
+_PLACEMENT = {
+    "PSB": "into the send buffer (PSB)",
+    "PCB": "right after the send buffer (PCB)",
+    "P2AB": "2 MiB past the send buffer (P2AB)",
+    "OWN": "into an allocation of its own (OWN)",
+}
+
+
 def point_text(row) -> str:
-    """ "write from 1 GPU, 16 MiB: SSB 2353 µs, loaded 2689 µs, 52.08 GB/s during the send"."""
+    """ "write from 1 GPU, into an allocation of its own (OWN), 16 MiB: SSB 2353 µs, loaded 2689 µs, 52.08
+    GB/s during the send"."""
     gpus = int(row["load_gpus"])
     rate = "" if row["load_rate"] == "1" else f" at rate {row['load_rate']}"
     traffic = f", {number(row['traffic_gbs'])} GB/s during the send" if np.isfinite(row["traffic_gbs"]) else ""
+    where = _PLACEMENT.get(row["layout"], row["layout"])
     return (
-        f"{row['load_kind']} from {gpus} GPU{'s' if gpus > 1 else ''}{rate}, {size_label(int(row['size_bytes']))}: "
+        f"{row['load_kind']} from {gpus} GPU{'s' if gpus > 1 else ''}{rate}, {where}, "
+        f"{size_label(int(row['size_bytes']))}: "
         f"SSB {time_text(row['ssb_median_ns'])}, loaded {time_text(row['median_ns'])}{traffic}"
     )
 
@@ -85,6 +97,6 @@ def short_text(row) -> str:
     """ "copy-d2h x1 16 MiB 1.13×": a point and its ratio, for a list."""
     rate = "" if row["load_rate"] == "1" else f" @{row['load_rate']}"
     return (
-        f"{row['load_kind']}{rate} x{int(row['load_gpus'])} {size_label(int(row['size_bytes']))} "
+        f"{row['load_kind']}{rate} x{int(row['load_gpus'])} {row['layout']} {size_label(int(row['size_bytes']))} "
         f"{ratio_text(row['ratio'])}×"
     )

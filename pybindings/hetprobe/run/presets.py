@@ -19,9 +19,12 @@ from ..errors import UsageError
 _ROUNDS = ["--rounds", "6", "--reps", "4", "--warmup", "1"]
 _QUICK_ROUNDS = ["--rounds", "6", "--reps", "2", "--warmup", "1"]
 _LOAD_SIZES = "1KiB,64KiB,1MiB,16MiB"
-_LOADS = ["--layouts", "SSB,P2AB", "--access", "stacked"]
+# The loads in pinned allocations of their own (OWN), as an application's buffers are; the rate step
+# measures the paper's P2AB beside it (the sender's load 2 MiB past the send buffer), in the same rounds.
+_LOADS = ["--layouts", "SSB,OWN", "--access", "stacked"]
 # Cold sends: the sender spins 2 ms before each timed send (an application computes between sends),
-# the GPU idle (SSB) and under every load from the sender's GPU.
+# the GPU idle (SSB) and under every load from the sender's GPU; each visit times warm sends too,
+# interleaved, so that cold ÷ warm is paired round by round.
 _COLD = _LOADS + ["--load", "all", "--gap", "2ms", "--no-host-stream"]
 # gpus: every GPU in 6 shuffled rounds per launch (the node verdict's numbers), each visit 1000 round
 # trips, 200 launches and 3 passes of each kind over 64 MiB: about 60 ms a visit on an H100.
@@ -35,21 +38,28 @@ PRESETS = {
         "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.1", "--load", "write"],
         # Every load kind at full rate, from the sender's GPU and from every GPU.
         "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS + _ROUNDS,
-        # The write load's curve: slowdown against its rate.
+        # The write load at half and full rate, from 1 and from all GPUs, in an allocation of its own and
+        # 2 MiB past the send buffer (P2AB): slowdown against rate and against placement, in the same rounds.
         "interference-rate": [
             "--sizes",
             _LOAD_SIZES,
             "--load",
             "write",
             "--load-rate",
-            "0.25,0.5,0.75,1",
+            "0.5,1",
+            "--load-gpus",
+            "1,all",
+            "--layouts",
+            "SSB,OWN,P2AB",
+            "--access",
+            "stacked",
             "--no-host-stream",
         ]
-        + _LOADS
         + _ROUNDS,
         # The paper's configuration: its writer in a message-sized buffer, every layout, both access modes.
         "interference-paper": ["--paper", "--sizes", "1KiB:16MiB:x16", "--no-host-stream"] + _ROUNDS,
-        "interference-cold": ["--sizes", "1KiB,1MiB"] + _COLD + _ROUNDS,
+        # 10 rounds: cold ÷ warm gets the interval [q(2), q(9)] of its rounds, not 6 rounds' min and max.
+        "interference-cold": ["--sizes", "1KiB,1MiB"] + _COLD + ["--rounds", "10", "--reps", "4", "--warmup", "1"],
     },
     "quick": {
         "gpus": ["--rounds", "6", "--size", "8MiB", "--exchanges", "200", "--launch-samples", "50", "--reps", "2"],
@@ -66,11 +76,16 @@ PRESETS = {
             "write",
             "--load-rate",
             "0.5,1",
+            "--load-gpus",
+            "1,all",
             "--load-bytes",
             "8MiB",
+            "--layouts",
+            "SSB,OWN,P2AB",
+            "--access",
+            "stacked",
             "--no-host-stream",
         ]
-        + _LOADS
         + _QUICK_ROUNDS,
         "interference-paper": ["--paper", "--sizes", "1KiB:1MiB:x16", "--no-host-stream"] + _QUICK_ROUNDS,
         "interference-cold": ["--sizes", "1KiB,64KiB", "--load-bytes", "8MiB"] + _COLD + _QUICK_ROUNDS,
