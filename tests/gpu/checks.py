@@ -32,6 +32,12 @@ _spec.loader.exec_module(jsonl)
 read_jsonl = jsonl.records
 
 
+def jsonl_or_gz(path: Path) -> Path:
+    """FILE.jsonl, or FILE.jsonl.gz where only that is there (results committed under notebooks/data/)."""
+    packed = path.with_suffix(".jsonl.gz")
+    return packed if not path.is_file() and packed.is_file() else path
+
+
 def _manifest(run_dir) -> dict:
     return json.loads((Path(run_dir) / "characterize.json").read_text())
 

@@ -346,3 +346,26 @@ def test_gpus_holds_hetprobe_gpus_to_the_bare_program(tmp_path, mine, code):
     row = next(line for line in done.stdout.splitlines() if line.startswith("| 1 | roundtrip_ns"))
     assert row.endswith(f"| {code == 0} |"), row
     assert python(GPU / "compare_gpus.py", tmp_path).returncode == 2  # LAUNCHES missing
+
+
+def test_cold_holds_hetprobe_to_the_bare_program_on_the_committed_h200_launches():
+    """notebooks/data/h200x2-cold: 64 KiB and 1 MiB within 10% of the bare program; at 1 KiB the medians of
+    three launches differ by 28% (both programs move 1.9-4.3 µs between launches), and a launch's cold ÷
+    warm interval is wider than ±15%: the gate says both, naming them."""
+    done = python(GPU / "compare_cold.py", DATA / "h200x2-cold" / "cold-sh-60rounds", 3)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "hetprobe/bare cold median: 0.986 (-1.4%): within 10%" in done.stdout
+    assert "hetprobe/bare cold median: 1.017 (+1.7%): within 10%" in done.stdout
+    assert "1024 B: hetprobe's cold median 2.777 us against the bare 3.856 us" in done.stdout
+    assert "1024 B launch 1: hetprobe's cold/warm 2.042 (1.923-2.494) wider than ±15%" in done.stdout
+    assert "1024 B launch 2" not in done.stdout  # 1.822 (1.767-1.881) is within
+
+
+def test_kgpu_holds_hetprobe_own_to_the_bare_programs_own_allocations():
+    """notebooks/data/h200x2-kgpu/kgpu-sh: both GPUs writing at 16 MiB, hetprobe OWN 1.090 against the bare
+    program's 1.000 over three launches, within 10%; a missing launch is bad input."""
+    done = python(GPU / "compare_kgpu.py", DATA / "h200x2-kgpu" / "kgpu-sh", 3)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1.090 / 1.000 = 1.089" in done.stdout
+    done = python(GPU / "compare_kgpu.py", DATA / "h200x2-kgpu" / "kgpu-sh", 4)
+    assert done.returncode == 2 and "bare-own-4.txt: missing" in done.stdout + done.stderr

@@ -1,0 +1,104 @@
+"""hetprobe's 16 MiB write load from k GPUs against tests/gpu/bare_load_rounds.cu with BARE_LOAD_GPUS=k,
+launch by launch (tests/gpu/kgpu.sh): each launch's ratio to the unloaded send (and its 95% interval) of
+the bare program with every GPU over its own allocation (bare-own-N.txt) and with GPU 0's 2 MiB after
+the send buffer (bare-near-N.txt), beside hetprobe's OWN and P2AB points (hetprobe-N.jsonl), then the
+medians over the launches and hetprobe OWN's over the bare program's.
+   compare_kgpu.py RESULTS_DIR LAUNCHES
+Exit 0 when hetprobe OWN's median ratio over the launches is within 10% of the bare own median
+(|h/b - 1| <= 0.10) and both sides load as many GPUs; 1 when not, naming it; 2 for a missing or
+malformed file."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from checks import jsonl_or_gz, read_jsonl  # noqa: E402
+
+RELATIVE, SIZE = 0.10, 16 << 20
+COLUMNS = ("bare own", "hetprobe OWN", "bare near", "hetprobe P2AB")
+
+
+class BadInput(Exception):
+    pass
+
+
+def bare_write(path: Path) -> tuple:
+    """((ratio median, ci low, ci high), GPUs loading or None) of the 16 MiB write line and the header."""
+    if not path.is_file():
+        raise BadInput(f"{path}: missing")
+    text = path.read_text()
+    gpus = re.search(r" (\d+) GPU\(s\) loading", text)
+    for line in text.splitlines():
+        fields = line.split()
+        if fields[:2] == [str(SIZE), "write"]:
+            try:
+                if len(fields) < 5:
+                    raise ValueError
+                return tuple(float(x) for x in fields[2:5]), int(gpus.group(1)) if gpus else None
+            except ValueError:
+                raise BadInput(f"{path}: malformed line {line!r}") from None
+    raise BadInput(f"{path}: no `{SIZE} write` line")
+
+
+def hetprobe_points(path: Path) -> dict:
+    """{layout: ((ratio median, ci low, ci high), load_gpus)} of the write points OWN and P2AB."""
+    if not path.is_file():
+        raise BadInput(f"{path}: missing")
+    out = {}
+    try:
+        for r in read_jsonl(path):
+            if r.get("record") == "point" and r.get("load_kind") == "write" and r.get("layout") in ("OWN", "P2AB"):
+                low, high = r["ratio_to_ssb_ci95"] or (None, None)
+                out.setdefault(r["layout"], ((float(r["ratio_to_ssb_median"]), low, high), r.get("load_gpus")))
+    except (ValueError, KeyError, TypeError) as e:  # a bad line, or a point without its ratio
+        raise BadInput(f"{path}: malformed ({type(e).__name__}: {e})") from None
+    for layout in ("OWN", "P2AB"):
+        if layout not in out:
+            raise BadInput(f"{path}: no {layout} write point")
+    return out
+
+
+def ci_text(v: tuple) -> str:
+    return f"{v[0]:.3f} ({v[1]:.3f}-{v[2]:.3f})" if v[1] is not None else f"{v[0]:.3f} (no interval)"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or not argv[1].isdigit() or int(argv[1]) < 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    results, launches = Path(argv[0]), int(argv[1])
+    try:
+        rows = []  # per launch: the four (ratio, low, high) and the GPUs each side loads
+        for n in range(1, launches + 1):
+            own, own_gpus = bare_write(results / f"bare-own-{n}.txt")
+            near, near_gpus = bare_write(results / f"bare-near-{n}.txt")
+            mine = hetprobe_points(jsonl_or_gz(results / f"hetprobe-{n}.jsonl"))
+            gpus = (own_gpus, near_gpus, mine["OWN"][1], mine["P2AB"][1])
+            rows.append(((own, mine["OWN"][0], near, mine["P2AB"][0]), gpus))
+    except BadInput as e:
+        print(f"compare_kgpu.py: {e}", file=sys.stderr)
+        return 2
+    failed = []
+    print("| launch | GPUs loading (bare own, near; OWN, P2AB) | " + " | ".join(COLUMNS) + " |")
+    print("|---|---|---|---|---|---|")
+    for n, (values, gpus) in enumerate(rows, 1):
+        print(f"| {n} | {', '.join(map(str, gpus))} | " + " | ".join(ci_text(v) for v in values) + " |")
+        if len(set(gpus)) != 1:
+            failed.append(f"launch {n}: the sides load different numbers of GPUs ({gpus})")
+    med = [statistics.median(values[i][0] for values, _ in rows) for i in range(len(COLUMNS))]
+    print("| median | | " + " | ".join(f"{m:.3f}" for m in med) + " |")
+    over = med[1] / med[0] if med[0] > 0 else float("inf")
+    within = abs(over - 1) <= RELATIVE
+    print(f"\nhetprobe OWN / bare own, medians over {launches} launches: {med[1]:.3f} / {med[0]:.3f} = {over:.3f}")
+    if not within:
+        failed.append(f"hetprobe OWN's median ratio {med[1]:.3f} not within 10% of the bare own {med[0]:.3f}")
+    print(f"failed: {'; '.join(failed)}" if failed else "hetprobe OWN within 10% of the bare program's own allocations")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# hetprobe's write load from k GPUs at once (--load-gpus) held to a bare
+# program, in one command on a node of 2 GPUs or more: LAUNCHES times
+# (default 3), alternating, tests/gpu/bare_load_rounds.cu with
+# BARE_LOAD_GPUS=k, each GPU over a 512 MiB allocation of its own, then the
+# same with GPU 0's 2 MiB after the send buffer (BARE_LOAD_NEAR=1), then
+# `hetprobe interference --load write --load-gpus k` at 16 MiB (SSB, OWN,
+# P2AB). Gate (compare_kgpu.py): hetprobe OWN's median ratio to SSB over the
+# launches within 10% of the bare program's own-allocation ratio (P2AB
+# against near is printed beside it). Also expects --device auto a GPU
+# backend of 2 or more devices, every run exit 0 with its write line or its
+# points. Exit 1 when an expectation fails, naming each.
+#   tests/gpu/kgpu.sh [LAUNCHES [K]]     K: GPUs loading (default: all, nvidia-smi -L)
+# Results: $RESULTS_DIR (default build-gpu/kgpu).
+set -euo pipefail
+default_results=kgpu
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
+launches=${1:-3}
+k=${2:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
+[[ -x $hetprobe && -x $build/tests/gpu/bare_load_rounds ]] || build_gpu
+expect_gpus 2 "$hetprobe"
+if ((k < 2)); then record FAILED "GPUs loading" "k = $k, needs 2 or more"; finish; fi
+mpirun=(mpirun --oversubscribe -np 2)
+bare=(cpu 10 8 0 16777216)
+for launch in $(seq "$launches"); do
+  for where in own near; do
+    near=0
+    [[ $where == near ]] && near=1
+    out=$results/bare-$where-$launch.txt
+    expect "bare-$where-$launch" 0 --out "$out" -- \
+      env BARE_LOAD_GPUS="$k" BARE_LOAD_NEAR=$near "${mpirun[@]}" "$build/tests/gpu/bare_load_rounds" "${bare[@]}"
+    expect "bare-$where-$launch write line" 0 -- grep -qE '^16777216 write ' "$out"
+    # A bare_load_rounds built before BARE_LOAD_GPUS loads GPU 0 alone and says nothing.
+    expect "bare-$where-$launch loads $k GPUs" 0 -- grep -qF " $k GPU(s) loading" "$out"
+  done
+  out=$results/hetprobe-$launch.jsonl
+  rm -f "$out"
+  expect "hetprobe-$launch" 0 --out "$results/hetprobe-$launch.txt" -- \
+    "${mpirun[@]}" "$hetprobe" interference --sizes 16MiB --layouts SSB,OWN,P2AB --access stacked --load write \
+    --load-gpus "$k" --load-bytes 512MiB --rounds 10 --reps 8 --no-host-stream --quiet --out "$out"
+  expect "hetprobe-$launch points" 0 -- python3 "$checks" records "$out" point --at-least 3
+done
+expect "hetprobe OWN's ratio over $k GPUs within 10% of the bare program's" 0 -- \
+  python3 "$root/tests/gpu/compare_kgpu.py" "$results" "$launches"
+finish
