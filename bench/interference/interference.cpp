@@ -101,7 +101,10 @@ class PointRunner {
         if (n) loads_->keep_alive();
         // The warm-up sends take the gap, so that the first timed one follows the same.
         const bool gap = i < cfg_.warmup || cold[static_cast<std::size_t>(i - cfg_.warmup)];
-        SideSample s = cfg_.paper ? run_paper_sample(plan, key, ++epoch, gap) : run_sample(plan, ++epoch, gap);
+        const bool check = cfg_.payload_check == PayloadCheck::every_send ||
+                           (cfg_.payload_check == PayloadCheck::last_of_visit && i == sends - 1);
+        SideSample s = cfg_.paper ? run_paper_sample(plan, key, ++epoch, gap, check)
+                                  : run_sample(plan, ++epoch, gap, check);
         s.visit_position = i - cfg_.warmup;
         if (i >= cfg_.warmup) (gap ? out.cold : out.warm).push_back(s);
       }
@@ -161,20 +164,20 @@ class PointRunner {
  private:
   // One send: the sender's CPU writes the payload (the same preparation for
   // SSB and every load), barrier, the timed call, the receiver's check.
-  SideSample run_sample(const LayoutPlan& plan, std::uint64_t sample_epoch, bool gap) {
+  SideSample run_sample(const LayoutPlan& plan, std::uint64_t sample_epoch, bool gap, bool check) {
     const bool sender = mpi_.rank == 0;
     std::byte* mpi_buf = mem_.host() + plan.mpi_offset;
     SideSample s;
     if (sender) fill_payload(mpi_buf, plan.message_bytes, sample_epoch);
     timed_call(plan, s, false, gap);
-    if (!sender && cfg_.check_payload)
-      s.mismatched_bytes = count_payload_mismatches(mpi_buf, plan.message_bytes, sample_epoch);
+    if (!sender && check) check_payload(s, mpi_buf, plan.message_bytes, sample_epoch);
     return s;
   }
 
   // The paper's sample: its writer writes the payload and, past its ready
   // flag, goes on writing during the send (SSB: it ends first).
-  SideSample run_paper_sample(const LayoutPlan& plan, const PointKey& key, std::uint64_t sample_epoch, bool gap) {
+  SideSample run_paper_sample(const LayoutPlan& plan, const PointKey& key, std::uint64_t sample_epoch, bool gap,
+                              bool check) {
     const bool sender = mpi_.rank == 0;
     const std::uint64_t dev_epoch = sender ? sample_epoch : (sample_epoch | kReceiverEpochBit);
     std::byte* mpi_buf = mem_.host() + plan.mpi_offset;
@@ -202,9 +205,14 @@ class PointRunner {
       writer_->request_stop(dev_epoch);
       record_writer(writer_->join(), s);
     }
-    if (!sender && cfg_.check_payload)
-      s.mismatched_bytes = count_payload_mismatches(mpi_buf, plan.message_bytes, sample_epoch);
+    if (!sender && check) check_payload(s, mpi_buf, plan.message_bytes, sample_epoch);
     return s;
+  }
+
+  // The receiver: counts the bytes of this sample's payload not as sent.
+  static void check_payload(SideSample& s, const std::byte* buf, std::uint64_t bytes, std::uint64_t epoch) {
+    s.mismatched_bytes = count_payload_mismatches(buf, bytes, epoch);
+    s.payload_checked = true;
   }
 
   // Irecv, barrier, then the timed send (rank 0), after the --gap where `gap`

@@ -43,7 +43,7 @@ struct Options {
   std::string seed;  // "": drawn by rank 0 and shared
   std::string gap = "0";
   double timeout_s = 30;
-  bool no_check = false;
+  bool no_check = false, check_every = false;
 };
 
 InterferenceConfig build_config(const Options& o) {
@@ -79,7 +79,10 @@ InterferenceConfig build_config(const Options& o) {
   c.reps = o.reps;
   c.warmup = o.warmup;
   c.timeout_s = o.timeout_s;
-  c.check_payload = !o.no_check;
+  if (o.no_check && o.check_every) throw usage_error("--no-check and --check-every: give one");
+  c.payload_check = o.no_check      ? PayloadCheck::none
+                    : o.check_every ? PayloadCheck::every_send
+                                    : PayloadCheck::last_of_visit;
   c.host_stream = !o.no_host_stream;
   check_sampling(c);
   c.gap = parse_option("--gap", o.gap, parse_send_gap);
@@ -191,7 +194,11 @@ void add_options(CLI::App* c, Options* o) {
   add_session_options(c, o->session, "interference");
   add_single_copy_option(c, o->session);
   c->add_flag("--resume", o->session.resume, "Continue --out: skip the points it already holds");
-  c->add_flag("--no-check", o->no_check, "Skip the receiver's payload check");
+  c->add_flag("--no-check", o->no_check,
+              "Skip the receiver's payload check (by default it checks each visit's last send)");
+  c->add_flag("--check-every", o->check_every,
+              "Check the payload of every timed send: the receiver then reads each message between sends, which "
+              "raises the slowdown a loaded node shows (docs/metrics.md)");
   c->add_flag("--no-host-stream", o->no_host_stream,
               "Skip the host memory bandwidth reference (STREAM copy and "
               "triad on the sender's NUMA node, measured first)");

@@ -184,12 +184,16 @@ Json writer_timeline_json(const PointData& p) {
 
 Json payload_json(const InterferenceConfig& cfg, const PointData& p, std::string& status) {
   Json j;
-  if (!cfg.check_payload) {
+  j["policy"] = to_string(cfg.payload_check);
+  if (cfg.payload_check == PayloadCheck::none) {
     j["check"] = "skipped";
     return j;
   }
-  std::vector<double> bad = each(p.receiver,
-                                 [](const SideSample& s) { return static_cast<double>(s.mismatched_bytes); });
+  std::vector<SideSample> checked;
+  for (const SideSample& s : p.receiver)
+    if (s.payload_checked) checked.push_back(s);
+  j["checked_samples"] = checked.size();
+  std::vector<double> bad = each(checked, [](const SideSample& s) { return static_cast<double>(s.mismatched_bytes); });
   std::size_t samples_bad = 0;
   for (double b : bad) samples_bad += b > 0;
   j["mismatched_bytes"] = bad;
@@ -200,7 +204,7 @@ Json payload_json(const InterferenceConfig& cfg, const PointData& p, std::string
   if (racy) {
     j["check"] = "torn";
     const double n = static_cast<double>(p.plan.message_bytes);
-    j["torn_fraction"] = summary_json(each(p.receiver, [n](const SideSample& s) {
+    j["torn_fraction"] = summary_json(each(checked, [n](const SideSample& s) {
       return static_cast<double>(s.mismatched_bytes) / n;
     }));
   } else {
@@ -364,7 +368,8 @@ Json InterferenceConfig::to_json() const {
               {"gap", gap.to_json()},
               {"payload_writer", to_string(payload_writer(*this))},
               {"timeout_s", timeout_s},
-              {"check_payload", check_payload},
+              {"check_payload", payload_check != PayloadCheck::none},
+              {"payload_check", to_string(payload_check)},
               {"host_stream", host_stream},
               {"mpi_buffer_alignment_bytes", kBufferAlignment},
               {"p2ab_gap_bytes", kP2abGap}};

@@ -15,6 +15,7 @@ namespace {
 std::vector<const char*> same_settings() {
   std::vector<const char*> keys(std::begin(kComparableSettings), std::end(kComparableSettings));
   keys.push_back("check_payload");
+  keys.push_back("payload_check");
   return keys;
 }
 

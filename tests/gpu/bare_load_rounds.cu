@@ -9,9 +9,11 @@
 // round's idle median.
 //   [BARE_LOAD_GPUS=k] [BARE_LOAD_NEAR=1] [BARE_CHUNK_BYTES=C] mpirun -np 2 bare_load_rounds PAYLOAD ROUNDS REPS
 //   GAP_US SIZE...
-// PAYLOAD: none (the buffer is never rewritten: warm), cpu (the CPU writes it
-// before each send), gpu (the copy engine writes it from device memory before
-// each send). GAP_US: the sender spins this long before each timed send.
+// PAYLOAD: none (the buffer is never rewritten: warm), cpu (the CPU memsets
+// it before each send), cpuloop (the CPU stores a pattern, 8 bytes at a time,
+// as hetprobe's payload is written), gpu (the copy engine writes it from
+// device memory before each send). GAP_US: the sender spins this long before
+// each timed send.
 // BARE_LOAD_NEAR=1: the load's 512 MiB start 2 MiB after the send buffer's
 // end, in one allocation (hetprobe's P2AB), instead of an allocation of their own.
 // BARE_LOAD_GPUS=k (default 1): GPUs 0..k-1 load at once (hetprobe's
@@ -92,7 +94,7 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc < 6) {
-    if (rank == 0) std::fprintf(stderr, "usage: bare_load_rounds none|cpu|gpu ROUNDS REPS GAP_US SIZE...\n");
+    if (rank == 0) std::fprintf(stderr, "usage: bare_load_rounds none|cpu|cpuloop|gpu ROUNDS REPS GAP_US SIZE...\n");
     MPI_Finalize();
     return 2;
   }
@@ -187,6 +189,10 @@ int main(int argc, char** argv) {
         std::vector<double> us;
         for (int i = 0; i < reps + 1; ++i) {
           if (rank == 0 && payload == "cpu") std::memset(buf, 0x40 + (i & 7), n);
+          if (rank == 0 && payload == "cpuloop") {  // 8-byte stores of a pattern memset cannot make, as hetprobe's
+            volatile unsigned long long* w = reinterpret_cast<volatile unsigned long long*>(buf);
+            for (long k = 0; k < n / 8; ++k) w[k] = (static_cast<unsigned long long>(i) << 40) ^ k;
+          }
           if (rank == 0 && payload == "gpu")
             cudaMemcpyAsync(buf, message, n, cudaMemcpyDeviceToHost, copy), cudaStreamSynchronize(copy);
           MPI_Request req;

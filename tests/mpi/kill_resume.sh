@@ -2,7 +2,8 @@
 # A run killed with SIGKILL (mpirun and both ranks) mid-sweep leaves a
 # readable file with its finished points; --resume completes it.
 source "$(dirname "$0")/common.sh"
-sweep=(interference --device host --sizes 1KiB:256KiB:x2 --reps 20 --warmup 1 --quiet --out "$work/r.jsonl")
+sweep=(interference --device host --sizes 1KiB:256KiB:x2 --layouts SSB,PSB,PCB,P2AB --reps 20 --warmup 1 --quiet
+  --out "$work/r.jsonl")
 # In a session of its own, so the kill ends this run's processes and no other's.
 setsid "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" >/dev/null 2>&1 &
 pid=$!

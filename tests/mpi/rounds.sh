@@ -4,7 +4,8 @@
 # the same orders, another seed gives others, and --gap is honoured: the
 # sender's measured time before each send (gap.spent_ns) is at least the gap;
 # with a gap, each visit's cold and warm sends interleave in a seeded order
-# that --seed replays, and each point carries cold / warm paired by round.
+# that --seed replays, and each point carries cold / warm paired by round;
+# the receiver checks one payload a visit, or every one with --check-every.
 source "$(dirname "$0")/common.sh"
 sweep=(interference --device host --sizes 1KiB,4KiB --layouts SSB,PCB,P2AB --access stacked --load write,poll
   --load-bytes 2MiB
@@ -15,6 +16,7 @@ sweep=(interference --device host --sizes 1KiB,4KiB --layouts SSB,PCB,P2AB --acc
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --gap 2ms --out "$work/g.jsonl" >/dev/null
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --gap 2ms --out "$work/g2.jsonl" >/dev/null
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 8 --gap 2ms --out "$work/g3.jsonl" >/dev/null
+"${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --check-every --out "$work/e.jsonl" >/dev/null
 "${mpirun[@]}" "$HETPROBE" "${sweep[@]}" --seed 7 --gap sweep:8MiB --out "$work/s.jsonl" >/dev/null
 "$CHECK" "$work/a.jsonl" 10 2
 python3 - "$work" <<'PY'
@@ -70,6 +72,11 @@ for p in pg:  # cold / warm paired by round, with its interval (6 rounds)
     assert low <= p["cold_over_warm_median"] <= high, (low, p["cold_over_warm_median"], high)
     assert p["warm_send_time_ns"]["n"] == p["n"] == 12, (p["warm_send_time_ns"]["n"], p["n"])
 assert all(p["warm_send_time_ns"] is None and p["cold_over_warm_median"] is None for p in pa)
+# The receiver checks each visit's last payload by default (one a round here), every one with --check-every.
+assert all(p["payload"]["policy"] == "last of each visit" and p["payload"]["checked_samples"] == 6 for p in pa)
+assert all(p["payload"]["check"] == "intact" and len(p["payload"]["mismatched_bytes"]) == 6 for p in pa)
+pe = orders("e")[2]
+assert all(p["payload"]["policy"] == "every send" and p["payload"]["checked_samples"] == p["n"] == 12 for p in pe)
 print("rounds: orders differ between rounds, replay with --seed, gap recorded and honoured, cold and warm "
       "interleaved and replayed")
 PY

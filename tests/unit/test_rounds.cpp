@@ -196,7 +196,7 @@ InterferenceConfig synthetic_config(int rounds, int reps) {
   c.access = {Access::stacked};
   c.rounds = rounds;
   c.reps = reps;
-  c.check_payload = false;
+  c.payload_check = PayloadCheck::none;
   c.rates = {{"1", 1, 0}};
   return c;
 }
