@@ -30,12 +30,8 @@ _spec = importlib.util.spec_from_file_location("hetprobe_jsonl", _SOURCE)
 jsonl = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(jsonl)
 read_jsonl = jsonl.records
-
-
-def jsonl_or_gz(path: Path) -> Path:
-    """FILE.jsonl, or FILE.jsonl.gz where only that is there (results committed under notebooks/data/)."""
-    packed = path.with_suffix(".jsonl.gz")
-    return packed if not path.is_file() and packed.is_file() else path
+# results_file(DIR, NAME): NAME.jsonl, or NAME.jsonl.gz (how notebooks/data/ keeps its large ones).
+results_file = jsonl.results_file
 
 
 def _manifest(run_dir) -> dict:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from checks import jsonl_or_gz, read_jsonl  # noqa: E402
+from checks import read_jsonl, results_file  # noqa: E402
 
 RELATIVE, CI_HALF_WIDTH, CI_SIZE = 0.10, 0.15, 1024
 
@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
     results, launches = Path(argv[0]), int(argv[1])
     try:
         bare = [bare_lines(results / f"bare-{n}.txt") for n in range(1, launches + 1)]
-        mine = [points(jsonl_or_gz(results / f"hetprobe-{n}.jsonl")) for n in range(1, launches + 1)]
+        mine = [points(results_file(results, f"hetprobe-{n}")) for n in range(1, launches + 1)]
         sizes = sorted(set().union(*bare))
         for n in range(launches):
             for size in sizes:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from checks import jsonl_or_gz, read_jsonl  # noqa: E402
+from checks import read_jsonl, results_file  # noqa: E402
 
 RELATIVE, SIZE = 0.10, 16 << 20
 COLUMNS = ("bare own", "hetprobe OWN", "bare near", "hetprobe P2AB")
@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
         for n in range(1, launches + 1):
             own, own_gpus = bare_write(results / f"bare-own-{n}.txt")
             near, near_gpus = bare_write(results / f"bare-near-{n}.txt")
-            mine = hetprobe_points(jsonl_or_gz(results / f"hetprobe-{n}.jsonl"))
+            mine = hetprobe_points(results_file(results, f"hetprobe-{n}"))
             gpus = (own_gpus, near_gpus, mine["OWN"][1], mine["P2AB"][1])
             rows.append(((own, mine["OWN"][0], near, mine["P2AB"][0]), gpus))
     except BadInput as e:

@@ -268,6 +268,28 @@ def check_rounds(nb):
         assert bare_text(row) in cold
 
 
+def check_h200x2_bare(nb):
+    """The committed two-H200 section: each launch's cold ÷ warm with its interval, from hetprobe's records and
+    the bare program's lines, the cold medians over the launches, and the two-GPU write ratios of both
+    programs with hetprobe's payload check each visit and every send."""
+    cold_dir, kgpu_dir = DATA / "h200x2-cold" / "cold-sh-60rounds", DATA / "h200x2-kgpu" / "check" / "last"
+    assert images(nb, "h200x2_bare") == 1
+    shown = text(nb, "h200x2_bare")
+    for k in (1, 2, 3):
+        for p in points(results_file(cold_dir, f"hetprobe-{k}")):
+            assert ci_text(p["cold_over_warm_median"], *p["cold_over_warm_ci95"]) in shown, (k, p["size_bytes"])
+        for line in (cold_dir / f"bare-{k}.txt").read_text().splitlines():
+            if line.startswith("bare-cold "):
+                ratio, low, high = (float(x) for x in line.split()[4:7])
+                assert ci_text(ratio, low, high) in shown, (k, line)
+        for check in ("last", "every"):
+            for p in points(results_file(kgpu_dir, f"k-{check}-{k}")):
+                if p["layout"] != "SSB":
+                    assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in shown, (check, k)
+    assert "hetprobe ÷ bare: 1.043 and 0.985" in shown  # the medians over the three launches, README.md's
+    assert "cold send, median over 3 launches" in shown and shows_number(shown, 0.720, 3)
+
+
 def labelled(label: str, several: bool) -> str:
     """What a GPU's line of text starts with: its label where the run has several GPUs."""
     return f"{label}: " if several else ""
@@ -428,6 +450,7 @@ def test_committed_data(name):
         assert "The writers alone" in text(nb, "writer_bw")  # h200-bandwidth.jsonl
         check_loads(nb, [DATA / "h200x2-load" / "matrix.jsonl.gz"])
         check_rounds(nb)
+        check_h200x2_bare(nb)
     elif name == "notify_clock":
         check_notify_clock(nb, DATA / "h200-notify.jsonl.gz", DATA / "h200-clock.jsonl", placements=True)
     elif name == "node_report":  # the committed run on two H200s, characterize's defaults
@@ -462,6 +485,7 @@ def check_run(name: str, directory: Path):
         assert ("No paper's layout sweep in this run" in text(nb, "setup")) == (step == "interference")
         check_loads(nb, launch_files(directory), launch_files(directory, "interference-rate"))
         check_rounds(nb)  # the committed H100 section, whatever run the rest reads
+        check_h200x2_bare(nb)  # and the committed two-H200 one
         assert (f"each of the {gpus} GPUs" in text(nb, "writer_bw")) == (gpus > 1)
     elif name == "notify_clock":
         check_notify_clock(nb, results_file(directory, "notify"), results_file(directory, "clock"), placements=False)
