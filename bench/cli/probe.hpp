@@ -40,8 +40,13 @@ class Probe {
   // Every rank; --check-options stops after it.
   virtual void configure() = 0;
   // Checks the config against the opened device and the ranks, completing it
-  // where it depends on them; throws a usage Error. Collective: every rank.
+  // where it depends on them; throws a usage Error. Every rank, and local:
+  // no collective here, for a rank that throws leaves the others waiting
+  // inside it (the frame agrees on every rank's outcome after it).
   virtual void check(const Device&, const MpiContext&) {}
+  // What the ranks settle together once every rank's check passed (a seed
+  // drawn by rank 0). Collective: every rank.
+  virtual void share(const MpiContext&) {}
   // The config as the header records it (after check).
   virtual Json config_json() const = 0;
   // Records rank 0 will write, for the header's planned_records and the

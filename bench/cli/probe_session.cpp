@@ -97,6 +97,7 @@ int run_captured(Probe& probe, const std::string& key, const std::vector<std::st
     }
   } restore{p};
   prepare(p, probe, mpi);
+  probe.share(mpi);
   const ReleaseAtEnd release{probe};
   const PinnedBuffer* pinned = probe.allocate(*p.placement.device, *p.topo, mpi);
   capture.header = session_header(p, probe, key, argv, mpi, false, pinned);
@@ -157,6 +158,7 @@ class Session {
                            if (mpi_.rank == 0) check_results_target(key_, path_, resume_);
                          },
                          [&] {
+                           probe_.share(mpi_);  // every rank's check passed: each one is here
                            check_node_memory();
                            pinned_ = probe_.allocate(*p_.placement.device, *p_.topo, mpi_);
                          },

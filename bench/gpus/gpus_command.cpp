@@ -73,8 +73,8 @@ class GpusProbe final : public Probe {
 
   const SessionOptions& session() const override { return options_.session; }
   void configure() override { config_ = build_config(options_); }
-  void check(const Device&, const MpiContext& mpi) override {
-    ranks_ = mpi.size;
+  void check(const Device&, const MpiContext& mpi) override { ranks_ = mpi.size; }
+  void share(const MpiContext& mpi) override {
     if (options_.seed.empty()) config_.seed = shared_random_seed(mpi);
   }
   Json config_json() const override { return config_.to_json(); }

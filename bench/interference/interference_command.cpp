@@ -216,8 +216,8 @@ class InterferenceProbe final : public Probe {
     if (mpi.size != 2)
       throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
                         std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
-    share_seed(o_, run_.cfg, mpi);
   }
+  void share(const MpiContext& mpi) override { share_seed(o_, run_.cfg, mpi); }
   Json config_json() const override { return run_.cfg.to_json(); }  // with the load GPUs, after check
   // The header's planned records: the points still to measure and the host memory record.
   std::size_t expected_records() const override {

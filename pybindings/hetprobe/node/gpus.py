@@ -194,7 +194,7 @@ def _numbers(mine: dict[str, pd.DataFrame]) -> dict:
     return row
 
 
-def per_gpu(run) -> pd.DataFrame:
+def per_gpu(run, verdict: dict | None = None) -> pd.DataFrame:
     """One row per GPU of a run (a run directory, a results file or a Results): columns ``COLUMNS``,
     every number with its unit in its name. "GPU" is the rank that measured it (its device:
     "ordinal" on its node). round trip: the host-timed CPU→GPU→CPU flag round trip median, the
@@ -204,7 +204,8 @@ def per_gpu(run) -> pd.DataFrame:
     record bandwidth writes while the GPU moves data ("link read" says how it was read, or why not).
     A GPU's number its run did not measure is NaN. Empty when the run has no per-GPU probe. Where the
     run has gpus rounds, the compared numbers are their medians over every launch (the node verdict's,
-    from C++), and ``attrs["verdict"]`` is that verdict at the default tolerance."""
+    from C++), and ``attrs["verdict"]`` is that verdict: ``verdict`` where the caller has made it
+    (characterize, at its --tolerance), else C++'s at the default tolerance."""
     results = _results(run)
     headers = _rank_headers(results)
     links: dict[int, list] = {}
@@ -235,7 +236,7 @@ def per_gpu(run) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=COLUMNS)
     numeric = LINK_COLUMNS[:-1] + [m.column for m in METRICS]
     table[numeric] = table[numeric].astype(float)
-    verdict = _verdict(results)
+    verdict = verdict if verdict is not None else _verdict(results)
     for entry in (verdict or {}).get("per_gpu", []):
         for m in COMPARED:
             value = ((entry["metrics"].get(m.key) or {}).get("value") or {}).get("median")

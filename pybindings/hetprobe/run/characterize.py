@@ -257,7 +257,9 @@ def _judge(run: Run, baseline, args, node: Node, show: Progress, timeout_s, star
         files = [f for f in results_files(run.directory) if family(f.name) in (VERDICT_STEP, *PER_GPU_STEPS)]
         files.append(run.directory / "topology.json")
         run.per_gpu = gpu_table.table_records(
-            gpu_table.per_gpu(load([f for f in files if f.exists()], errors="skip") if files else Results.empty())
+            gpu_table.per_gpu(
+                load([f for f in files if f.exists()], errors="skip") if files else Results.empty(), verdict
+            )
         )
         if baseline is not None:
             checked = node_verdict.baseline_verdict(run.directory, baseline, run.tolerance)
