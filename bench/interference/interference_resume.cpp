@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "bench/interference/interference.hpp"
 #include "bench/interference/interference_table.hpp"
 
 namespace hetprobe {
@@ -15,8 +16,16 @@ namespace {
 std::vector<const char*> same_settings() {
   std::vector<const char*> keys(std::begin(kComparableSettings), std::end(kComparableSettings));
   keys.push_back("check_payload");
-  keys.push_back("payload_check");
   return keys;
+}
+
+// Which payloads a config's receiver checks; files from before payload_check
+// checked every one, or none with --no-check.
+Json payload_check_of(const Json& config) {
+  if (const auto it = config.find("payload_check"); it != config.end()) return *it;
+  const auto check = config.find("check_payload");
+  if (check == config.end() || !check->is_boolean()) return nullptr;
+  return check->get<bool>() ? to_string(PayloadCheck::every_send) : to_string(PayloadCheck::none);
 }
 
 void check_header(const RecordRef& h, const Json& config, const std::string& backend, const std::string& name) {
@@ -30,6 +39,9 @@ void check_header(const RecordRef& h, const Json& config, const std::string& bac
       throw usage_error("--resume: " + name + " was written with " + key + " = " + was.dump() + ", this run has " +
                         (now == config.end() ? std::string("null") : now->dump()));
   }
+  if (payload_check_of(stored) != payload_check_of(config))
+    throw usage_error("--resume: " + name + " was written with payload_check = " + payload_check_of(stored).dump() +
+                      ", this run has " + payload_check_of(config).dump());
   const std::string had = field<std::string>(h, "backend");
   if (had != backend) throw usage_error("--resume: " + name + " was measured on the " + had + " backend");
 }

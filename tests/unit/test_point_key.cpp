@@ -62,6 +62,19 @@ TEST(PointKey, ResumeFindsPointsByTheirRate) {
   EXPECT_EQ(resumed.done.count(sweep_points(c).back()), 0u);
 }
 
+// A file from before payload_check checked every payload: --resume takes it
+// only into a run that does the same (--check-every).
+TEST(PointKey, ResumeKeepsOneFilesPayloadCheck) {
+  const ResultsFile file = read_results(kData + "h100-characterize-default/run-1/interference-rate.jsonl.gz");
+  Json config = file.records.front()["config"];
+  ASSERT_FALSE(config.contains("payload_check"));
+  config["payload_check"] = to_string(PayloadCheck::last_of_visit);
+  expect_usage_error([&] { (void)resumed_points(file, config, "cuda"); },
+                     "payload_check = \"every send\", this run has \"last of each visit\"");
+  config["payload_check"] = to_string(PayloadCheck::every_send);
+  EXPECT_FALSE(resumed_points(file, config, "cuda").done.empty());
+}
+
 TEST(PointKey, ARecordsRateThatIsNoRateIsTheFilesFault) {
   Json r{{"record", "point"},    {"size_bytes", 1024}, {"layout", "PCB"},    {"access", "stream"},
          {"load_kind", "write"}, {"load_gpus", 1},     {"load_rate", "fast"}};
