@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -91,11 +92,25 @@ int run(const Options& o) {
     headings = true;
   }
   if (o.pool) {  // the interference files as launches of one command
+    if (!o.table.empty())
+      throw usage_error("--table " + o.table + " with --pool: --pool shows one table, the launches pooled");
     std::vector<ResultsFile> launches;
+    std::map<std::string, std::string> seen;  // a launch's canonical path and its header, to the name given
     for (const auto& [f, in_directory] : files) {
       ResultsFile file = read_results(f);
-      if (!file.records.empty() && file.probe() == "interference") launches.push_back(std::move(file));
-      else if (!in_directory) throw usage_error("--pool: " + f.string() + " is not an interference results file");
+      if (file.records.empty() || file.probe() != "interference") {
+        if (!in_directory) throw usage_error("--pool: " + f.string() + " is not an interference results file");
+        continue;
+      }
+      // One file is one launch: the same file twice, by its path or by its header (a copy), is refused.
+      std::error_code ec;
+      const fs::path canonical = fs::weakly_canonical(f, ec);
+      for (const std::string& key :
+           {"path " + (ec ? f.string() : canonical.string()), "header " + file.records.front().dump()})
+        if (const auto [it, fresh] = seen.emplace(key, f.string()); !fresh)
+          throw usage_error("--pool: " + f.string() + " is the launch " + it->second + " is (the same " +
+                            key.substr(0, key.find(' ')) + "): one file is one launch, give each once");
+      launches.push_back(std::move(file));
     }
     show(format, {{"", interference_launches_report(launches)}}, o);
     return 0;

@@ -78,6 +78,9 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
   Report report;
   report.about.push_back(device_line({*first, first_name}, "interference") + ": " + std::to_string(files.size()) +
                          " launches pooled (a launch is the unit of replication)");
+  std::string names;
+  for (const ResultsFile& f : files) names += (names.empty() ? "" : ", ") + f.path.string();
+  report.about.push_back("launches: " + names);
   report.about.push_back(
       "ratio = the median of the launches' paired ratios to SSB; ci95 = exp(mean +- t * s / sqrt(k)) of their log "
       "ratios (3 launches or more), s and t's degrees of freedom pooled over the points of the size; effect = slowdown "

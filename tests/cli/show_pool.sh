@@ -2,7 +2,9 @@
 # `hetprobe show --pool`: three launches of one command on an H100
 # (notebooks/data/h100-rounds) pooled into one row per point, with each
 # launch's ratio, the interval from their spread and the effect it supports;
-# fewer than 3 launches give no interval; launches of another setting are refused.
+# fewer than 3 launches give no interval; launches of another setting are refused;
+# one file is one launch (the same file twice, or a copy of it, is refused),
+# --table is refused, and the table names each launch it pooled.
 set -euo pipefail
 hp=$1
 data=$(cd "$(dirname "$0")/../../notebooks/data/h100-rounds" && pwd)
@@ -19,4 +21,21 @@ grep -q "fewer than 3 launches" <<<"$two" || fail "two launches should carry no 
 if "$hp" show --pool "$data"/interference-1.jsonl.gz "$data"/interference-gap2ms.jsonl.gz 2>/dev/null; then
   fail "launches with different gaps were pooled"
 fi
+grep -q "launches: $data/interference-1.jsonl.gz, $data/interference-2.jsonl.gz" <<<"$two" ||
+  fail "the pooled launches are not named: $two"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$data/interference-1.jsonl.gz" "$work/copy.jsonl.gz"
+for twice in "$data/interference-1.jsonl.gz $data/interference-1.jsonl.gz" \
+  "$data/interference-1.jsonl.gz $data/../h100-rounds/interference-1.jsonl.gz" \
+  "$data/interference-1.jsonl.gz $work/copy.jsonl.gz"; do
+  code=0
+  # shellcheck disable=SC2086  # two paths, split on purpose
+  err=$("$hp" show --pool $twice "$data/interference-2.jsonl.gz" 2>&1 >/dev/null) || code=$?
+  ((code == 2)) || fail "the same launch twice ($twice): exit $code, expected 2"
+  grep -q "one file is one launch" <<<"$err" || fail "the same launch twice: $err"
+done
+code=0
+"$hp" show --pool --table interference "$data"/interference-{1,2,3}.jsonl.gz >/dev/null 2>&1 || code=$?
+((code == 2)) || fail "--table with --pool: exit $code, expected 2"
 echo "show_pool: OK"
