@@ -111,6 +111,24 @@ RunFiles read_run(const std::vector<std::string>& paths) {
   return files;
 }
 
+// A baseline's files, whole: one with no records, or cut short (its last line
+// incomplete or unparsable), is named and refused, never skipped in silence,
+// since a missing launch would narrow the spread a check allows.
+RunFiles read_baseline(const std::vector<std::string>& paths) {
+  RunFiles files = read_run(paths);
+  for (const ResultsFile& f : files) {
+    if (f.records.empty())
+      throw usage_error("--baseline: " + f.path.string() +
+                        " holds no records (empty, cut or corrupt): a baseline's files must be whole; remove it or "
+                        "give another run");
+    if (f.truncated_tail)
+      throw usage_error("--baseline: " + f.path.string() +
+                        " ends in an incomplete or unparsable line (cut or corrupt): a baseline's files must be "
+                        "whole; remove it or give another run");
+  }
+  return files;
+}
+
 py::dict enum_names() {
   py::dict out;
   add_enum(out, kLoadKindNames);
@@ -313,7 +331,7 @@ PYBIND11_MODULE(_core, m) {
       [](const std::vector<std::string>& run, const std::vector<std::vector<std::string>>& baselines,
          double tolerance) {
         std::vector<RunFiles> bases;
-        for (const auto& b : baselines) bases.push_back(read_run(b));
+        for (const auto& b : baselines) bases.push_back(read_baseline(b));
         return to_python(baseline_verdict(read_run(run), bases, tolerance));
       },
       py::arg("run"), py::arg("baselines"), py::arg("tolerance"),
@@ -324,7 +342,7 @@ PYBIND11_MODULE(_core, m) {
       [](int gpus, const std::string& backend, const std::vector<std::string>& names,
          const std::vector<std::vector<std::string>>& baselines, const std::string& where) {
         std::vector<RunFiles> bases;
-        for (const auto& b : baselines) bases.push_back(read_run(b));
+        for (const auto& b : baselines) bases.push_back(read_baseline(b));
         check_baseline_node({gpus, backend, names}, bases, where);
       },
       py::arg("gpus"), py::arg("backend"), py::arg("names"), py::arg("baselines"), py::arg("where"),

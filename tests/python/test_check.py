@@ -87,3 +87,33 @@ def test_the_committed_check_lines_are_what_check_says_today(runs):
 def test_a_baseline_of_an_older_run_without_rounds_is_refused(data, runs):
     done = hetprobe_check(runs / "run-2", "--baseline", data / "h200x2-nodecheck" / "run-a")
     assert done.returncode == 2 and "has no gpus rounds" in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "cut", "empty", "directory", "fifo", "device"])
+def test_a_baseline_file_that_cannot_be_read_whole_is_named_and_refused(runs, tmp_path, damage):
+    """Nothing skipped in silence (issue 36): a baseline whose launch file is corrupt, cut, empty, a
+    directory, a FIFO or a device is refused, exit 2, naming the file, where it once passed with one
+    launch fewer."""
+    import os
+    import shutil
+
+    base = tmp_path / "base"
+    shutil.copytree(runs / "run-1", base)
+    bad = base / "gpus.launch2.jsonl"
+    whole = bad.read_text()
+    bad.unlink()
+    if damage == "corrupt":
+        bad.write_text("garbage{\n")
+    elif damage == "cut":
+        bad.write_text(whole[: len(whole) // 2])
+    elif damage == "empty":
+        bad.write_text("")
+    elif damage == "directory":
+        bad.mkdir()
+    elif damage == "fifo":
+        os.mkfifo(bad)
+    else:
+        bad.symlink_to("/dev/zero")
+    done = hetprobe_check(runs / "run-2", "--baseline", base)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert str(bad) in done.stderr and done.stdout == "", done.stderr
