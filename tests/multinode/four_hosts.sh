@@ -29,8 +29,8 @@ check merged "$work/every-pair.jsonl" "${all[@]}"
 # sweep run again resumes the file. 4 sizes x 2 access x (SSB + 3 layouts) = 32 points.
 printf 'hpc\nhpd\n' >"$work/hosts-cd"
 # shellcheck disable=SC2054  # commas inside options
-long=(--device host --sizes 1KiB:64KiB:x4 --access stream,stacked --load-bytes 4MiB --rounds 2 --reps 5 --warmup 1
-  --no-host-stream --quiet)
+long=(--device host --sizes 1KiB:64KiB:x4 --access stream,stacked --layouts SSB,PSB,PCB,P2AB --load-bytes 4MiB
+  --rounds 2 --reps 5 --warmup 1 --no-host-stream --quiet)
 out=$work/killed/interference-hpc-hpd.jsonl
 points() {
   local n
