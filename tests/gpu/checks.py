@@ -34,6 +34,41 @@ read_jsonl = jsonl.records
 results_file = jsonl.results_file
 
 
+# --- What the compare_*.py scripts of a campaign's RESULTS_DIR share -----------------------------------
+
+
+class BadInput(Exception):
+    """A campaign's results a compare script cannot judge: it exits 2, naming the file and why."""
+
+
+def present(path: Path) -> Path:
+    """`path`, a regular file; BadInput naming it otherwise."""
+    if not path.is_file():
+        raise BadInput(f"{path}: missing")
+    return path
+
+
+def picked_points(path: Path, pick) -> dict:
+    """{key: value} of the point records of a hetprobe results file for which pick(record) gives (key, value),
+    the first of each key; BadInput for a missing file, a malformed line or a record pick cannot read."""
+    out: dict = {}
+    try:
+        for r in read_jsonl(present(path)):
+            if r.get("record") == "point" and (got := pick(r)) is not None:
+                out.setdefault(*got)
+    except (ValueError, KeyError, TypeError) as e:
+        raise BadInput(f"{path}: malformed ({type(e).__name__}: {e})") from None
+    return out
+
+
+def results_and_launches(argv: list[str], usage: str) -> tuple[Path, int] | None:
+    """RESULTS_DIR LAUNCHES (a whole number from 1); None, with `usage` on stderr, for anything else."""
+    if len(argv) != 2 or not argv[1].isdigit() or int(argv[1]) < 1:
+        print(usage, file=sys.stderr)
+        return None
+    return Path(argv[0]), int(argv[1])
+
+
 def _manifest(run_dir) -> dict:
     return json.loads((Path(run_dir) / "characterize.json").read_text())
 

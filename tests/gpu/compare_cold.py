@@ -14,21 +14,15 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from checks import read_jsonl, results_file  # noqa: E402
+from checks import BadInput, picked_points, present, results_and_launches, results_file  # noqa: E402
 
 RELATIVE, CI_HALF_WIDTH, CI_SIZE = 0.10, 0.15, 1024
 
 
-class BadInput(Exception):
-    pass
-
-
 def bare_lines(path: Path) -> dict:
     """{size: (cold us, warm us, ratio, ci low, ci high)} of the `bare-cold SIZE ...` lines."""
-    if not path.is_file():
-        raise BadInput(f"{path}: missing")
     out = {}
-    for line in path.read_text().splitlines():
+    for line in present(path).read_text().splitlines():
         if line.startswith("bare-cold "):
             fields = line.split()
             try:
@@ -42,27 +36,21 @@ def bare_lines(path: Path) -> dict:
 
 def points(path: Path) -> dict:
     """{size: (cold us, warm us, ratio, ci low or None, ci high or None)} of the SSB point records."""
-    if not path.is_file():
-        raise BadInput(f"{path}: missing")
-    out = {}
-    try:
-        for r in read_jsonl(path):
-            if r.get("record") != "point" or r.get("layout") != "SSB":
-                continue
-            if r.get("warm_send_time_ns") is None:
-                raise BadInput(f"{path}: the {r.get('size_bytes')} B point has no warm sends (run without --gap?)")
-            ci = r.get("cold_over_warm_ci95") or (None, None)
-            out.setdefault(
-                int(r["size_bytes"]),
-                (
-                    r["send_time_ns"]["median"] / 1e3,
-                    r["warm_send_time_ns"]["median"] / 1e3,
-                    float(r["cold_over_warm_median"]),
-                    *ci,
-                ),
-            )
-    except (ValueError, KeyError, TypeError) as e:  # a bad line, or a point without the cold fields
-        raise BadInput(f"{path}: malformed ({type(e).__name__}: {e})") from None
+
+    def cold(r: dict):
+        if r.get("layout") != "SSB":
+            return None
+        if r.get("warm_send_time_ns") is None:
+            raise BadInput(f"{path}: the {r.get('size_bytes')} B point has no warm sends (run without --gap?)")
+        ci = r.get("cold_over_warm_ci95") or (None, None)
+        return int(r["size_bytes"]), (
+            r["send_time_ns"]["median"] / 1e3,
+            r["warm_send_time_ns"]["median"] / 1e3,
+            float(r["cold_over_warm_median"]),
+            *ci,
+        )
+
+    out = picked_points(path, cold)
     if not out:
         raise BadInput(f"{path}: no SSB point record")
     return out
@@ -77,10 +65,9 @@ def ci_text(v: tuple) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or not argv[1].isdigit() or int(argv[1]) < 1:
-        print(__doc__, file=sys.stderr)
+    if (args := results_and_launches(argv, __doc__)) is None:
         return 2
-    results, launches = Path(argv[0]), int(argv[1])
+    results, launches = args
     try:
         bare = [bare_lines(results / f"bare-{n}.txt") for n in range(1, launches + 1)]
         mine = [points(results_file(results, f"hetprobe-{n}")) for n in range(1, launches + 1)]

@@ -16,21 +16,15 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from checks import read_jsonl, results_file  # noqa: E402
+from checks import BadInput, picked_points, present, results_and_launches, results_file  # noqa: E402
 
 RELATIVE, SIZE = 0.10, 16 << 20
 COLUMNS = ("bare own", "hetprobe OWN", "bare near", "hetprobe P2AB")
 
 
-class BadInput(Exception):
-    pass
-
-
 def bare_write(path: Path) -> tuple:
     """((ratio median, ci low, ci high), GPUs loading or None) of the 16 MiB write line and the header."""
-    if not path.is_file():
-        raise BadInput(f"{path}: missing")
-    text = path.read_text()
+    text = present(path).read_text()
     gpus = re.search(r" (\d+) GPU\(s\) loading", text)
     for line in text.splitlines():
         fields = line.split()
@@ -46,16 +40,14 @@ def bare_write(path: Path) -> tuple:
 
 def hetprobe_points(path: Path) -> dict:
     """{layout: ((ratio median, ci low, ci high), load_gpus)} of the write points OWN and P2AB."""
-    if not path.is_file():
-        raise BadInput(f"{path}: missing")
-    out = {}
-    try:
-        for r in read_jsonl(path):
-            if r.get("record") == "point" and r.get("load_kind") == "write" and r.get("layout") in ("OWN", "P2AB"):
-                low, high = r["ratio_to_ssb_ci95"] or (None, None)
-                out.setdefault(r["layout"], ((float(r["ratio_to_ssb_median"]), low, high), r.get("load_gpus")))
-    except (ValueError, KeyError, TypeError) as e:  # a bad line, or a point without its ratio
-        raise BadInput(f"{path}: malformed ({type(e).__name__}: {e})") from None
+
+    def write(r: dict):
+        if r.get("load_kind") != "write" or r.get("layout") not in ("OWN", "P2AB"):
+            return None
+        low, high = r["ratio_to_ssb_ci95"] or (None, None)
+        return r["layout"], ((float(r["ratio_to_ssb_median"]), low, high), r.get("load_gpus"))
+
+    out = picked_points(path, write)
     for layout in ("OWN", "P2AB"):
         if layout not in out:
             raise BadInput(f"{path}: no {layout} write point")
@@ -67,10 +59,9 @@ def ci_text(v: tuple) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or not argv[1].isdigit() or int(argv[1]) < 1:
-        print(__doc__, file=sys.stderr)
+    if (args := results_and_launches(argv, __doc__)) is None:
         return 2
-    results, launches = Path(argv[0]), int(argv[1])
+    results, launches = args
     try:
         rows = []  # per launch: the four (ratio, low, high) and the GPUs each side loads
         for n in range(1, launches + 1):
