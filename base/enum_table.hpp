@@ -61,7 +61,7 @@ struct EnumTable {
   // order). A value named twice is a usage Error, as an empty item is: either
   // is a typing mistake, and running it anyway would measure something else.
   std::vector<E> parse_list(std::string_view text) const {
-    if (same(text, "all")) return all();
+    if (names_all(text)) return all();
     const std::string expected = valid_names() + " or all";
     std::vector<E> out;
     for (const std::string& item : split_list(std::string(text), std::string(what) + " list")) {
@@ -72,6 +72,9 @@ struct EnumTable {
     }
     return out;
   }
+
+  // Whether `text` is "all", in the table's letter case.
+  bool names_all(std::string_view text) const { return same(text, "all"); }
 
   // Every value "all" stands for, in table order.
   std::vector<E> all() const {

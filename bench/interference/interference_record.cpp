@@ -307,8 +307,7 @@ void cold_over_warm_json(const PointData& p, int rounds, const std::vector<doubl
   r["cold_over_warm_ci95"] = nullptr;
   if (p.warm_sender.empty()) return;
   const std::vector<double> warm_medians = round_medians(p.warm_sender, rounds);
-  Json w = samples_json(p.warm_sender, warm_medians);
-  r["warm_send_time_ns"] = w;
+  r["warm_send_time_ns"] = samples_json(p.warm_sender, warm_medians);
   std::vector<double> ratios;
   r["cold_over_warm_rounds"] = paired_rounds(cold_medians, warm_medians, ratios);
   if (ratios.empty()) return;

@@ -1,8 +1,5 @@
 #include "bench/interference/interference_resume.hpp"
 
-#include <iterator>
-#include <vector>
-
 #include "base/errors.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_table.hpp"
@@ -11,16 +8,9 @@ namespace hetprobe {
 
 namespace {
 
-// The settings a resumed file must share with this run: its points would not
-// be comparable otherwise, and a file holds one payload check.
-std::vector<const char*> same_settings() {
-  std::vector<const char*> keys(std::begin(kComparableSettings), std::end(kComparableSettings));
-  keys.push_back("check_payload");
-  return keys;
-}
-
-// Which payloads a config's receiver checks; files from before payload_check
-// checked every one, or none with --no-check.
+// Which payloads a config's receiver checks, which a resumed file must share
+// with this run (a file holds one payload check): files from before
+// payload_check checked every one, or none with --no-check (check_payload).
 Json payload_check_of(const Json& config) {
   if (const auto it = config.find("payload_check"); it != config.end()) return *it;
   const auto check = config.find("check_payload");
@@ -31,7 +21,7 @@ Json payload_check_of(const Json& config) {
 void check_header(const RecordRef& h, const Json& config, const std::string& backend, const std::string& name) {
   const Json& stored = field_json(h, "config");
   if (!stored.is_object()) bad_field(h, "config", "an object");
-  for (const char* key : same_settings()) {
+  for (const char* key : kComparableSettings) {
     const auto it = stored.find(key);
     const Json was = it == stored.end() ? Json() : *it;
     const auto now = config.find(key);

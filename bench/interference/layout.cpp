@@ -1,7 +1,6 @@
 #include "bench/interference/layout.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "base/errors.hpp"
 
@@ -9,9 +8,8 @@ namespace hetprobe {
 
 std::vector<Layout> parse_layout_list(std::string_view text, bool paper) {
   std::vector<Layout> out = kLayoutNames.parse_list(text);
-  const bool all = text.size() == 3 && std::tolower(text[0]) == 'a' && std::tolower(text[1]) == 'l' &&
-                   std::tolower(text[2]) == 'l';
-  if (paper && all) out.erase(std::remove(out.begin(), out.end(), Layout::OWN), out.end());  // the paper's four
+  if (paper && kLayoutNames.names_all(text))
+    out.erase(std::remove(out.begin(), out.end(), Layout::OWN), out.end());  // the paper's four
   if (paper && std::find(out.begin(), out.end(), Layout::OWN) != out.end())
     throw usage_error(
         "--layouts OWN with --paper: the paper's writer writes beside the send buffer (SSB, PSB, PCB, "
