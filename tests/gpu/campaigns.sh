@@ -4,7 +4,7 @@
 # $results/NAME.log, and fails when one does. Each campaign checks its own
 # expectations (common.sh's expect) and ends with one line naming each that
 # failed; this driver gathers those lines and ends with its own.
-#   tests/gpu/campaigns.sh NAME...   run, rounds, repeat, gpus, clock_precision,
+#   tests/gpu/campaigns.sh NAME...   run, rounds, repeat, gpus, clock_precision, clock_turns,
 #                                    table1, cold, write16, kgpu, halo,
 #                                    halo_parts, load, nodecheck, python (or a
 #                                    script's path)
@@ -17,7 +17,7 @@
 # RESULTS_DIR is set); this driver's logs in $RESULTS_DIR (default build-gpu/campaigns).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-known=(run rounds repeat gpus clock_precision table1 cold write16 kgpu halo halo_parts load nodecheck python)
+known=(run rounds repeat gpus clock_precision clock_turns table1 cold write16 kgpu halo halo_parts load nodecheck python)
 usage() { echo "usage: tests/gpu/campaigns.sh NAME... | all   (NAME: ${known[*]}, or a script's path)" >&2; exit 2; }
 (($#)) || usage
 names=("$@")

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from ..errors import UsageError
 
-# Presets: the defaults aim at 30 s plus 15 s per GPU (on one H100, 2026-11-25: notify 4.4 s, the
-# clock 5.4 s at a 3 s span and bandwidth 3.8 s per GPU, the GPUs one after the other; a launch of the
-# loads step 5.2 s (6 s with the node's STREAM), the rates 4.4 s, the cold sends 3.2 s, the report 4-5.5
-# s). --quick is for tests and a first look (on 2 CPU cores with one host device about 7 s for the
-# per-GPU steps and 10 s per launch of the interference steps).
+# Presets: the defaults aim at 30 s plus 15 s per GPU for the steps (on four H200s, 2026-11-27: 88.0-89.5
+# s; per step docs/probes/characterize.md, "How long it takes"). --quick is for tests and a first look
+# (on 2 CPU cores with one host device about 7 s for the per-GPU steps and 10 s per launch of the
+# interference steps).
 # bandwidth: the plain passes of the per-GPU table, the persistent writer, and the write load, during
 # which the GPU's PCIe link is read (an idle NVIDIA GPU lowers its link speed).
 # interference: each size in rounds, each visiting every point once (--reps sends per visit after
@@ -32,10 +31,17 @@ PRESETS = {
     "default": {
         "gpus": ["--rounds", "6"],
         # Half notify's own defaults: medians of 5000 round trips and 1000 mechanism samples are as
-        # steady, and the run keeps to its budget.
-        "notify": ["--exchanges", "5000", "--mechanism-samples", "1000"],
-        "clock": ["--span", "2.5", "--check-after", "0.5"],  # drift to about 1 ppm at 1.2 us precision
-        "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.1", "--load", "write"],
+        # steady, and the run keeps to its budget. The loop on an owned line (overhead) takes 20
+        # samples of 1000 pairs, not 100: its GPU side was 80% of notify's time (0.6 s per order
+        # and GPU), and its samples agree to within 1% (p10 to median).
+        "notify": ["--exchanges", "5000", "--mechanism-samples", "1000", "--overhead-samples", "20"],
+        # Every GPU's clock at once (--concurrent): each rank ping-pongs its own GPU through its own
+        # link, and the span no longer grows with the GPU count (tests/gpu/clock_turns.sh holds the
+        # fits to those taken in turn). Drift to about 1 ppm at 1.2 us precision.
+        "clock": ["--span", "2.5", "--check-after", "0.5", "--concurrent"],
+        # 5 passes of 50 ms each for the persistent writer and the write load (40 passes over
+        # 256 MiB at 50 GB/s): 1 s per GPU, not 2.
+        "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.05", "--load", "write"],
         # Every load kind at full rate, from the sender's GPU and from every GPU.
         "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS + _ROUNDS,
         # The write load at half and full rate, from 1 and from all GPUs, in an allocation of its own and
