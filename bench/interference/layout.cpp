@@ -34,7 +34,7 @@ LayoutPlan plan_layout(Layout layout, std::uint64_t message_bytes, std::uint64_t
                        std::uintptr_t base_address) {
   const std::uint64_t aligned = (base_address + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
   LayoutPlan p{layout, message_bytes, aligned - base_address, 0, 0, 0};
-  if (layout == Layout::PCB || layout == Layout::P2AB) {
+  if (has_secondary(layout)) {
     p.gap_bytes = layout == Layout::P2AB ? kP2abGap : 0;
     p.secondary_offset = p.mpi_offset + message_bytes + p.gap_bytes;
     p.secondary_bytes = secondary_bytes;

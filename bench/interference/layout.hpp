@@ -45,6 +45,9 @@ std::vector<Layout> parse_layout_list(std::string_view text, bool paper = false)
 // Whether the load of a layout lands in an allocation of its own (OWN), not
 // in the probe's, beside the send buffer.
 inline bool load_in_own_allocation(Layout layout) { return layout == Layout::OWN; }
+// Whether a layout has a secondary buffer beside the send buffer, in the
+// probe's allocation (PCB, P2AB).
+inline bool has_secondary(Layout layout) { return layout == Layout::PCB || layout == Layout::P2AB; }
 
 // Where each buffer starts, as offsets from the allocation's start.
 struct LayoutPlan {

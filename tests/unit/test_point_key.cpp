@@ -43,6 +43,20 @@ TEST(PointKey, TheSweepCarriesEachLoadRate) {
   EXPECT_EQ(describe(sweep_points(c)[1]), "1 KiB stream PCB write x1");  // a full rate is not named
 }
 
+// The probe's allocation holds the secondary region only when the sender
+// GPU's load lands in it: SSB and OWN alone pin the send buffer, not 512 MiB more.
+TEST(PointKey, AllocationHoldsTheSecondaryOnlyWhereALoadLandsInIt) {
+  InterferenceConfig c;
+  c.sizes = {1024, 16 * kMiB};
+  c.load_bytes = parse_load_bytes("512MiB");
+  c.layouts = {Layout::SSB, Layout::OWN};
+  EXPECT_EQ(interference_allocation_bytes(c), allocation_bytes(16 * kMiB, 0));
+  for (Layout beside : {Layout::PSB, Layout::PCB, Layout::P2AB}) {
+    c.layouts = {Layout::SSB, Layout::OWN, beside};
+    EXPECT_EQ(interference_allocation_bytes(c), allocation_bytes(16 * kMiB, 512 * kMiB)) << to_string(beside);
+  }
+}
+
 // --resume of a committed run at rates 0.25, 0.5, 0.75 and 1: a config that
 // writes them as percentages finds every one of its points done.
 TEST(PointKey, ResumeFindsPointsByTheirRate) {
