@@ -20,6 +20,8 @@
 // --load-gpus), each on its own stream over its own 512 MiB, pinned while it
 // is the current GPU, with its own stop flag and byte counter (with
 // BARE_LOAD_NEAR=1 GPU 0's stays after the send buffer); rank 1 uses GPU 0 only.
+// BARE_RECEIVER_GPU=g (default 0): rank 1's context and receive buffer are
+// GPU g's, as hetprobe's receiver is its own GPU's (rank 1, GPU 1).
 // BARE_CHUNK_BYTES=C (a multiple of 512): write/read in chunks of C bytes per
 // warp, as hetprobe's load workers move theirs, instead of grid-stride.
 // Prints one line per size and load: median ratio, its order-statistic 95%
@@ -115,13 +117,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int mine = rank == 0 ? gpus : 1;  // the receiver needs no more contexts than before
+  const char* receiver_env = std::getenv("BARE_RECEIVER_GPU");
+  const int receiver_gpu = receiver_env != nullptr ? std::atoi(receiver_env) : 0;
+  if (receiver_gpu < 0 || receiver_gpu >= devices) {
+    if (rank == 0) std::fprintf(stderr, "BARE_RECEIVER_GPU=%s: this node has %d GPU(s)\n", receiver_env, devices);
+    MPI_Finalize();
+    return 2;
+  }
+  const int first = rank == 0 ? 0 : receiver_gpu;  // this rank's GPU g is device first + g
   char *buf = nullptr, *message = nullptr;
   std::vector<ulonglong2*> target(mine, nullptr);
   std::vector<int*> stop(mine, nullptr);
   std::vector<unsigned long long*> bytes(mine, nullptr), sink(mine, nullptr);
   std::vector<cudaStream_t> run(mine);
   std::vector<int> blocks(mine, 0);
-  cudaSetDevice(0);
+  cudaSetDevice(first);
   const char* near_env = std::getenv("BARE_LOAD_NEAR");
   const bool near = near_env != nullptr && std::string(near_env) == "1";
   const char* chunk_env = std::getenv("BARE_CHUNK_BYTES");
@@ -142,18 +152,18 @@ int main(int argc, char** argv) {
   // Each GPU's own load memory, flag and counter, made while it is current:
   // the pinned pages are that GPU's (no cudaHostAllocPortable).
   for (int g = 0; g < mine; ++g) {
-    cudaSetDevice(g);
+    cudaSetDevice(first + g);
     if (target[g] == nullptr) cudaHostAlloc(reinterpret_cast<void**>(&target[g]), load_bytes, cudaHostAllocMapped);
     cudaHostAlloc(reinterpret_cast<void**>(&stop[g]), 4096, cudaHostAllocMapped);
     cudaMalloc(reinterpret_cast<void**>(&bytes[g]), sizeof(unsigned long long));
     cudaMalloc(reinterpret_cast<void**>(&sink[g]), sizeof(unsigned long long));
     cudaStreamCreateWithFlags(&run[g], cudaStreamNonBlocking);
     int sms = 0, per_sm = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, first + g);
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, load, 1024, 0);
     blocks[g] = sms * per_sm;
   }
-  cudaSetDevice(0);
+  cudaSetDevice(first);
   cudaMalloc(reinterpret_cast<void**>(&message), max_size);
   cudaMemset(message, 0x5A, max_size);
   std::memset(buf, 0x33, max_size);
@@ -162,10 +172,10 @@ int main(int argc, char** argv) {
   if (rank == 0)
     std::printf(
         "# bare_load_rounds: payload %s, %d rounds x %d sends, gap %.0f us, %d GPU(s) loading, each %d x 1024 "
-        "threads over 512 MiB%s, %s\n"
+        "threads over 512 MiB%s, %s, receiver on GPU %d\n"
         "# size_bytes load ratio_median ci95_low ci95_high idle_median_us load_gbs\n",
         payload.c_str(), rounds, reps, gap_us, gpus, blocks[0], near ? " (GPU 0's 2 MiB after the send buffer)" : "",
-        chunk_units ? (std::to_string(chunk_units * 16) + " B chunks per warp").c_str() : "grid-stride");
+        chunk_units ? (std::to_string(chunk_units * 16) + " B chunks per warp").c_str() : "grid-stride", receiver_gpu);
   std::mt19937_64 rng(12345);  // the same orders on both ranks
   for (long n : sizes) {
     std::vector<std::vector<double>> round_medians(4);

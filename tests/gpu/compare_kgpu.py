@@ -2,7 +2,9 @@
 launch by launch (tests/gpu/kgpu.sh): each launch's ratio to the unloaded send (and its 95% interval) of
 the bare program with every GPU over its own allocation (bare-own-N.txt) and with GPU 0's 2 MiB after
 the send buffer (bare-near-N.txt), beside hetprobe's OWN and P2AB points (hetprobe-N.jsonl), then the
-medians over the launches and hetprobe OWN's over the bare program's.
+medians over the launches and hetprobe OWN's over the bare program's. Where kgpu.sh --receivers wrote
+them, also the bare program with its receiver on GPU 1 (bare-recv1-N.txt) and hetprobe with both ranks on
+GPU 0 (hetprobe-gpu0-N.jsonl), each beside the side it mirrors.
    compare_kgpu.py RESULTS_DIR LAUNCHES
 Exit 0 when hetprobe OWN's median ratio over the launches is within 10% of the bare own median
 (|h/b - 1| <= 0.10) and both sides load as many GPUs; 1 when not, naming it; 2 for a missing or
@@ -87,8 +89,35 @@ def main(argv: list[str]) -> int:
     print(f"\nhetprobe OWN / bare own, medians over {launches} launches: {med[1]:.3f} / {med[0]:.3f} = {over:.3f}")
     if not within:
         failed.append(f"hetprobe OWN's median ratio {med[1]:.3f} not within 10% of the bare own {med[0]:.3f}")
+    try:
+        receivers(results, launches, med[0], med[1])
+    except BadInput as e:
+        print(f"compare_kgpu.py: {e}", file=sys.stderr)
+        return 2
     print(f"failed: {'; '.join(failed)}" if failed else "hetprobe OWN within 10% of the bare program's own allocations")
     return 1 if failed else 0
+
+
+def receivers(results: Path, launches: int, bare_own: float, hetprobe_own: float) -> None:
+    """kgpu.sh --receivers' runs, when present: each side with the other's receiver GPU, launch by launch,
+    and the medians beside the default ones (not gated: it says which difference the receiver makes)."""
+    if not (results / "bare-recv1-1.txt").is_file():
+        return
+    bare, mine = [], []
+    print("\n| launch | bare own, receiver on GPU 1 | hetprobe OWN, both ranks on GPU 0 |")
+    print("|---|---|---|")
+    for n in range(1, launches + 1):
+        b, _ = bare_write(results / f"bare-recv1-{n}.txt")
+        h = hetprobe_points(results_file(results, f"hetprobe-gpu0-{n}"))["OWN"][0]
+        bare.append(b[0])
+        mine.append(h[0])
+        print(f"| {n} | {ci_text(b)} | {ci_text(h)} |")
+    b, h = statistics.median(bare), statistics.median(mine)
+    print(f"| median | {b:.3f} | {h:.3f} |")
+    print(
+        f"receiver on GPU 1: bare {b:.3f}, hetprobe {hetprobe_own:.3f} ({hetprobe_own / b:.3f}); "
+        f"receiver on GPU 0: bare {bare_own:.3f}, hetprobe {h:.3f} ({h / bare_own:.3f})"
+    )
 
 
 if __name__ == "__main__":

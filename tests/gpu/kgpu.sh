@@ -10,12 +10,19 @@
 # against near is printed beside it). Also expects --device auto a GPU
 # backend of 2 or more devices, every run exit 0 with its write line or its
 # points. Exit 1 when an expectation fails, naming each.
-#   tests/gpu/kgpu.sh [LAUNCHES [K]]     K: GPUs loading (default: all, nvidia-smi -L)
+# With --receivers, each launch also runs the bare program with its receiver
+# on GPU 1 (BARE_RECEIVER_GPU=1, as hetprobe's rank 1 is) and hetprobe with
+# both ranks on GPU 0 (--gpu 0, as the bare program's are), which
+# compare_kgpu.py prints beside the others: does the receiver's GPU explain
+# a difference?
+#   tests/gpu/kgpu.sh [--receivers] [LAUNCHES [K]]     K: GPUs loading (default: all, nvidia-smi -L)
 # Results: $RESULTS_DIR (default build-gpu/kgpu).
 set -euo pipefail
 default_results=kgpu
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
+receivers=0
+if [[ ${1:-} == --receivers ]]; then receivers=1 && shift; fi
 launches=${1:-3}
 k=${2:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
 [[ -x $hetprobe && -x $build/tests/gpu/bare_load_rounds ]] || build_gpu
@@ -23,23 +30,32 @@ expect_gpus 2 "$hetprobe"
 if ((k < 2)); then record FAILED "GPUs loading" "k = $k, needs 2 or more"; finish; fi
 mpirun=(mpirun --oversubscribe -np 2)
 bare=(cpu 10 8 0 16777216)
+wheres=(own near)
+((receivers)) && wheres+=(recv1)
 for launch in $(seq "$launches"); do
-  for where in own near; do
-    near=0
+  for where in "${wheres[@]}"; do
+    near=0 receiver=0
     [[ $where == near ]] && near=1
+    [[ $where == recv1 ]] && receiver=1
     out=$results/bare-$where-$launch.txt
-    expect "bare-$where-$launch" 0 --out "$out" -- \
-      env BARE_LOAD_GPUS="$k" BARE_LOAD_NEAR=$near "${mpirun[@]}" "$build/tests/gpu/bare_load_rounds" "${bare[@]}"
+    expect "bare-$where-$launch" 0 --out "$out" -- env BARE_LOAD_GPUS="$k" BARE_LOAD_NEAR=$near \
+      BARE_RECEIVER_GPU=$receiver "${mpirun[@]}" "$build/tests/gpu/bare_load_rounds" "${bare[@]}"
     expect "bare-$where-$launch write line" 0 -- grep -qE '^16777216 write ' "$out"
     # A bare_load_rounds built before BARE_LOAD_GPUS loads GPU 0 alone and says nothing.
     expect "bare-$where-$launch loads $k GPUs" 0 -- grep -qF " $k GPU(s) loading" "$out"
   done
-  out=$results/hetprobe-$launch.jsonl
-  rm -f "$out"
-  expect "hetprobe-$launch" 0 --out "$results/hetprobe-$launch.txt" -- \
-    "${mpirun[@]}" "$hetprobe" interference --sizes 16MiB --layouts SSB,OWN,P2AB --access stacked --load write \
-    --load-gpus "$k" --load-bytes 512MiB --rounds 10 --reps 8 --no-host-stream --quiet --out "$out"
-  expect "hetprobe-$launch points" 0 -- python3 "$checks" records "$out" point --at-least 3
+  variants=(hetprobe)
+  ((receivers)) && variants+=(hetprobe-gpu0)
+  for variant in "${variants[@]}"; do
+    out=$results/$variant-$launch.jsonl
+    extra=()
+    [[ $variant == hetprobe-gpu0 ]] && extra=(--gpu 0)
+    rm -f "$out"
+    expect "$variant-$launch" 0 --out "$results/$variant-$launch.txt" -- \
+      "${mpirun[@]}" "$hetprobe" interference --sizes 16MiB --layouts SSB,OWN,P2AB --access stacked --load write \
+      --load-gpus "$k" --load-bytes 512MiB --rounds 10 --reps 8 --no-host-stream --quiet "${extra[@]}" --out "$out"
+    expect "$variant-$launch points" 0 -- python3 "$checks" records "$out" point --at-least 3
+  done
 done
 expect "hetprobe OWN's ratio over $k GPUs within 10% of the bare program's" 0 -- \
   python3 "$root/tests/gpu/compare_kgpu.py" "$results" "$launches"

@@ -369,3 +369,51 @@ def test_kgpu_holds_hetprobe_own_to_the_bare_programs_own_allocations():
     assert "1.090 / 1.000 = 1.089" in done.stdout
     done = python(GPU / "compare_kgpu.py", DATA / "h200x2-kgpu" / "kgpu-sh", 4)
     assert done.returncode == 2 and "bare-own-4.txt: missing" in done.stdout + done.stderr
+
+
+def test_cold_holds_hetprobe_to_the_bare_program_on_the_committed_four_gpu_launches():
+    """notebooks/data/h200x4-cold: six alternations on GPU 0 of four H200s, every size within 10% of the bare
+    program and every 1 KiB cold ÷ warm interval within ±15%."""
+    done = python(GPU / "compare_cold.py", DATA / "h200x4-cold", 6)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "hetprobe/bare cold median: 0.962 (-3.8%): within 10%" in done.stdout
+    assert "hetprobe's cold sends agree with the bare program's" in done.stdout
+
+
+def test_kgpu_prints_each_side_with_the_others_receiver():
+    """notebooks/data/h200x4-kgpu/kgpu-sh (kgpu.sh --receivers on four H200s): the gate fails at 1.312, and
+    the receiver's GPU does not explain it: the bare program with its receiver on GPU 1, and hetprobe with
+    both ranks on GPU 0, stay where they were."""
+    done = python(GPU / "compare_kgpu.py", DATA / "h200x4-kgpu" / "kgpu-sh", 3)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "2.253 / 1.717 = 1.312" in done.stdout
+    assert "receiver on GPU 1: bare 1.572, hetprobe 2.253 (1.434); receiver on GPU 0: bare 1.717, hetprobe 2.219" in (
+        done.stdout
+    )
+
+
+def _clock_fits(path: Path, precisions: list[float], errors: list[float]) -> None:
+    header = {"record": "header", "schema": "hetprobe.results", "schema_version": 3, "probe": "clock"}
+    fits = [
+        {"record": "clock_fit", "rank": r, "precision_ns": p, "drift_ppm": -5.0, "check": {"error_ns": e}}
+        for r, (p, e) in enumerate(zip(precisions, errors))
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in [header, *fits]))
+
+
+@pytest.mark.parametrize(
+    ("concurrent", "error", "code", "said"),
+    [
+        (1248.0, 50.0, 0, "concurrent fits as precise as those in turn on every GPU"),
+        (1400.0, 50.0, 1, "GPU 1: concurrent precision 1.122 x the in-turn one"),
+        (1248.0, 2000.0, 1, "GPU 1: concurrent check error 2000.0 ns beyond"),
+    ],
+)
+def test_clock_turns_holds_concurrent_fits_to_those_in_turn(tmp_path, concurrent, error, code, said):
+    for n in (1, 2):
+        _clock_fits(tmp_path / f"turns-{n}.jsonl", [1232.0, 1248.0], [20.0, 30.0])
+        _clock_fits(tmp_path / f"concurrent-{n}.jsonl", [1232.0, concurrent], [10.0, error])
+    done = python(GPU / "compare_clock_turns.py", tmp_path, 2)
+    assert done.returncode == code, done.stdout + done.stderr
+    assert said in done.stdout
+    assert python(GPU / "compare_clock_turns.py", tmp_path, 3).returncode == 2  # launch 3 missing
