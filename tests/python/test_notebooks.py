@@ -290,6 +290,29 @@ def check_h200x2_bare(nb):
     assert "cold send, median over 3 launches" in shown and shows_number(shown, 0.720, 3)
 
 
+def check_h200x4_bare(nb):
+    """The committed four-H200 section: each of six launches' cold ÷ warm with its interval, from hetprobe's
+    records and the bare program's lines, the cold medians over the launches, and kgpu.sh --receivers' write
+    ratios of both programs, each receiver on GPU 0 and on GPU 1."""
+    cold_dir, kgpu_dir = DATA / "h200x4-cold", DATA / "h200x4-kgpu" / "kgpu-sh"
+    assert images(nb, "h200x4_bare") == 1
+    shown = text(nb, "h200x4_bare")
+    for k in range(1, 7):
+        for p in points(results_file(cold_dir, f"hetprobe-{k}")):
+            assert ci_text(p["cold_over_warm_median"], *p["cold_over_warm_ci95"]) in shown, (k, p["size_bytes"])
+        for line in (cold_dir / f"bare-{k}.txt").read_text().splitlines():
+            if line.startswith("bare-cold "):
+                ratio, low, high = (float(x) for x in line.split()[4:7])
+                assert ci_text(ratio, low, high) in shown, (k, line)
+    for k in (1, 2, 3):
+        for name in ("hetprobe", "hetprobe-gpu0"):
+            for p in points(results_file(kgpu_dir, f"{name}-{k}")):
+                if p["layout"] != "SSB":
+                    assert ci_text(p["ratio_to_ssb_median"], *p["ratio_to_ssb_ci95"]) in shown, (name, k)
+    assert "hetprobe ÷ bare 1.312" in shown  # compare_kgpu.py's, README.md's
+    assert "cold send, median over 6 launches" in shown and shows_number(shown, 0.962, 3)
+
+
 def labelled(label: str, several: bool) -> str:
     """What a GPU's line of text starts with: its label where the run has several GPUs."""
     return f"{label}: " if several else ""
@@ -451,6 +474,7 @@ def test_committed_data(name):
         check_loads(nb, [DATA / "h200x2-load" / "matrix.jsonl.gz"])
         check_rounds(nb)
         check_h200x2_bare(nb)
+        check_h200x4_bare(nb)
     elif name == "notify_clock":
         check_notify_clock(nb, DATA / "h200-notify.jsonl.gz", DATA / "h200-clock.jsonl", placements=True)
     elif name == "node_report":  # the committed run on two H200s, characterize's defaults
@@ -486,6 +510,7 @@ def check_run(name: str, directory: Path):
         check_loads(nb, launch_files(directory), launch_files(directory, "interference-rate"))
         check_rounds(nb)  # the committed H100 section, whatever run the rest reads
         check_h200x2_bare(nb)  # and the committed two-H200 one
+        check_h200x4_bare(nb)  # and the four-H200 one
         assert (f"each of the {gpus} GPUs" in text(nb, "writer_bw")) == (gpus > 1)
     elif name == "notify_clock":
         check_notify_clock(nb, results_file(directory, "notify"), results_file(directory, "clock"), placements=False)
