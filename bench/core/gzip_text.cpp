@@ -31,7 +31,7 @@ struct Inflater {
 
 }  // namespace
 
-std::string gunzip(std::string_view bytes, const std::filesystem::path& where) {
+std::string gunzip(std::string_view bytes, const std::filesystem::path& where, std::size_t max_bytes) {
   Inflater in;
   std::string out;
   char buf[1 << 16];
@@ -49,6 +49,9 @@ std::string gunzip(std::string_view bytes, const std::filesystem::path& where) {
     in.z.avail_out = sizeof buf;
     const int rc = inflate(&in.z, Z_NO_FLUSH);
     out.append(buf, sizeof buf - in.z.avail_out);
+    if (out.size() > max_bytes)
+      throw usage_error(where.string() + ": decompressed, its text passes " + std::to_string(max_bytes >> 20) +
+                        " MiB, the most a results file may hold: refused (split the run into several files)");
     const bool input_left = in.z.avail_in > 0 || fed < bytes.size();
     if (rc == Z_STREAM_END) {
       if (!input_left) return out;

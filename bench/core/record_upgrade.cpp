@@ -109,6 +109,22 @@ void header_v1(Json& h) {
 
 }  // namespace
 
+std::string schema_problem(const Json& header) {
+  const auto schema = header.find("schema");
+  if (schema == header.end()) return "a header without \"schema\": not a hetprobe results file";
+  if (!schema->is_string() || schema->get<std::string>() != kSchemaName)
+    return "schema " + schema->dump() + ": not a hetprobe results file (\"" + std::string(kSchemaName) + "\")";
+  const auto version = header.find("schema_version");
+  const std::string versions = "this hetprobe reads versions 1 to " + std::to_string(kSchemaVersion);
+  if (version == header.end()) return "a header without \"schema_version\" (" + versions + ")";
+  if (!version->is_number_integer())
+    return "schema_version " + version->dump() + ": not a whole number (" + versions + ")";
+  const auto v = version->get<std::int64_t>();
+  if (v < 1) return "schema_version " + version->dump() + ": " + versions;
+  if (v > kSchemaVersion) return "schema_version " + version->dump() + ": written by a newer hetprobe; " + versions;
+  return "";
+}
+
 void upgrade_records(std::vector<Json>& records) {
   int version = kSchemaVersion;
   for (Json& r : records) {

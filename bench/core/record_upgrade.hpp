@@ -4,6 +4,7 @@
 // checks) reads one form. Python's counterpart: pybindings/hetprobe/data/upgrade.py.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "bench/core/results.hpp"
@@ -15,5 +16,11 @@ namespace hetprobe {
 // the file was written as (their config is upgraded as the records are). Every step changes only what is still in the
 // old form, so a record upgraded twice is the same as one upgraded once.
 void upgrade_records(std::vector<Json>& records);
+
+// A header's schema, checked before any upgrade: "schema" is "hetprobe.results"
+// and "schema_version" an integer from 1 to kSchemaVersion (a newer hetprobe's
+// file, a hand-made one or another tool's is refused, not misread). Returns
+// what is wrong, or "" (Python's counterpart: upgrade.py's schema_problem).
+std::string schema_problem(const Json& header);
 
 }  // namespace hetprobe

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -67,10 +68,9 @@ int open_regular(const std::filesystem::path& path, int flags) {
   return fd;
 }
 
-// Bytes of an open descriptor from where it stands: all of them, or (when
-// `first_line_only`) up to at least the first '\n', or kMaxHeaderBytes
-// without one (no results header is that long).
-constexpr std::size_t kMaxHeaderBytes = std::size_t{64} << 20;
+// Bytes of an open descriptor from where it stands: all of them (refused past
+// kMaxResultsTextBytes), or (when `first_line_only`) up to at least the first
+// '\n', or kMaxRecordBytes without one (no results header is that long).
 
 std::string read_fd(int fd, const std::filesystem::path& path, bool first_line_only) {
   std::string data;
@@ -79,8 +79,11 @@ std::string read_fd(int fd, const std::filesystem::path& path, bool first_line_o
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error(ErrorKind::io, describe(path, "cannot read results file", errno));
     data.append(buf, static_cast<std::size_t>(n));
-    if (first_line_only && (std::memchr(buf, '\n', static_cast<std::size_t>(n)) || data.size() >= kMaxHeaderBytes))
+    if (first_line_only && (std::memchr(buf, '\n', static_cast<std::size_t>(n)) || data.size() >= kMaxRecordBytes))
       break;
+    if (data.size() > kMaxResultsTextBytes)
+      throw usage_error("results file " + path.string() + " passes " + std::to_string(kMaxResultsTextBytes >> 20) +
+                        " MiB, the most a results file may hold: refused (split the run into several files)");
   }
   return data;
 }
@@ -89,7 +92,7 @@ std::string read_fd(int fd, const std::filesystem::path& path, bool first_line_o
 std::string read_all(const std::filesystem::path& path) {
   const FdCloser closer{open_regular(path, O_RDONLY)};
   std::string data = read_fd(closer.fd, path, false);
-  return is_gzip(data) ? gunzip(data, path) : data;
+  return is_gzip(data) ? gunzip(data, path, kMaxResultsTextBytes) : data;
 }
 
 bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
@@ -101,11 +104,18 @@ struct Line {
 };
 
 // Splits on '\n'; unterminated bytes at the end become a last line with
-// terminated == false.
-std::vector<Line> split_lines(std::string_view data) {
+// terminated == false. Refuses more than kMaxResultsLines lines, and a line
+// longer than kMaxRecordBytes, naming `path`.
+std::vector<Line> split_lines(std::string_view data, const std::filesystem::path& path) {
+  if (static_cast<std::size_t>(std::count(data.begin(), data.end(), '\n')) > kMaxResultsLines)
+    throw usage_error(path.string() + ": more than " + std::to_string(kMaxResultsLines) +
+                      " lines, the most a results file may hold: refused (split the run into several files)");
   std::vector<Line> lines;
   for (std::size_t start = 0; start < data.size(); start = lines.back().end) {
     const std::size_t nl = data.find('\n', start);
+    if ((nl == std::string_view::npos ? data.size() : nl) - start > kMaxRecordBytes)
+      throw usage_error(path.string() + ":" + std::to_string(lines.size() + 1) + ": a line longer than " +
+                        std::to_string(kMaxRecordBytes >> 20) + " MiB, the most one record may hold: refused");
     if (nl == std::string_view::npos) lines.push_back({data.substr(start), data.size(), false});
     else lines.push_back({data.substr(start, nl - start), nl + 1, true});
   }
@@ -175,7 +185,7 @@ void ResultsWriter::write(const Json& record) {
 ResultsFile read_results(const std::filesystem::path& path) { return parse_results(path, read_all(path)); }
 
 ResultsFile parse_results(const std::filesystem::path& path, const std::string& data) {
-  const std::vector<Line> lines = split_lines(data);
+  const std::vector<Line> lines = split_lines(data, path);
   std::size_t last_nonblank = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i)
     if (!is_blank(lines[i].text)) last_nonblank = i;
@@ -201,6 +211,9 @@ ResultsFile parse_results(const std::filesystem::path& path, const std::string& 
     if (value.is_discarded() || !value.is_object())
       throw usage_error(path.string() + ":" + std::to_string(i + 1) + ": " +
                         (value.is_discarded() ? "invalid JSON" : "not a JSON object") + " in results file");
+    if (const auto kind = value.find("record"); kind != value.end() && *kind == "header")
+      if (const std::string problem = schema_problem(value); !problem.empty())
+        throw usage_error(path.string() + ":" + std::to_string(i + 1) + ": " + problem);
     file.records.push_back(std::move(value));
     file.lines.push_back(i + 1);
     file.valid_bytes = line.end;
@@ -253,7 +266,7 @@ std::string ResultsFile::probe() const {
 
 namespace {
 
-// The first line of a file's bytes, as stored (or kMaxHeaderBytes without one).
+// The first line of a file's bytes, as stored (or kMaxRecordBytes without one).
 std::string first_line_bytes(const std::filesystem::path& path) {
   const FdCloser closer{open_regular(path, O_RDONLY)};
   return read_fd(closer.fd, path, true);

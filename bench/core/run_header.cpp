@@ -142,7 +142,7 @@ Json run_header(const RunContext& run, const Device& device, const MpiContext& m
   int version = 0, subversion = 0;
   MPI_Get_version(&version, &subversion);
   return Json{{"record", "header"},
-              {"schema", "hetprobe.results"},
+              {"schema", kSchemaName},
               {"schema_version", kSchemaVersion},
               {"probe", run.probe},
               {"hetprobe_version", hetprobe_version()},

@@ -279,7 +279,7 @@ def table1_launch(results: Path, launch: int, bare: tuple[float, float], mine: t
         f"gpu_pair_ns={bare[1]} globaltimer_cost_ns=0 gpu_beyond_ns={bare[1]}\n"
     )
     setup = {"cpu_order": "volatile", "gpu_order": "relaxed"}
-    records = [{"record": "header", "probe": "notify"}] + [
+    records = [{"record": "header", "schema": "hetprobe.results", "schema_version": 3, "probe": "notify"}] + [
         {
             "record": "handover",
             "probe": "notify",
@@ -322,7 +322,7 @@ def gpus_launch(results: Path, launch: int, bare: float, mine: float) -> None:
             f"copy_d2h_gbs={55 / scale} copy_h2d_gbs={55 / scale}"
         )
     (results / f"bare-{launch}.txt").write_text("\n".join(lines) + "\n")
-    records = [{"record": "header", "probe": "gpus"}]
+    records = [{"record": "header", "schema": "hetprobe.results", "schema_version": 3, "probe": "gpus"}]
     for r in range(6):
         for gpu, scale in ((0, 1.0), (1, mine)):
             metrics = {

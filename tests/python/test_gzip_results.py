@@ -5,8 +5,12 @@ results files in a directory: load, show, report, check, merge."""
 from __future__ import annotations
 
 import gzip
+import os
+import re
 import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 from conftest import DATA, plain_bytes
@@ -89,3 +93,32 @@ def test_a_run_directory_of_compressed_files_reads_as_written(tmp_path):
     shown = subprocess.run([binary(), "show", str(run)], capture_output=True, text=True)
     assert shown.returncode == 0, shown.stderr
     assert f"==> {run}/notify.jsonl.gz <==" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    "name, text, said",
+    [
+        ("newlines.jsonl.gz", b"\n" * (jsonl.MAX_LINES + 1), "newlines.jsonl.gz: more than 10000000 lines, the most"),
+        ("long.jsonl.gz", b" " * (jsonl.MAX_RECORD_BYTES + 1) + b"\n", "long.jsonl.gz:1: a line longer than 64 MiB"),
+    ],
+)
+def test_both_readers_refuse_a_file_past_their_bounds_alike(tmp_path, name, text, said):
+    """Bounded readers (issue 36): a small gzip of newlines or of one endless line is refused by the C++ reader
+    (`hetprobe show`, exit 2) and the Python one with the same words, before it exhausts memory."""
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(text, compresslevel=1))
+    with pytest.raises(ResultsFileError, match=re.escape(said)):
+        jsonl.read_jsonl(path)
+    shown = subprocess.run([sys.executable, "-m", "hetprobe", "show", str(path)], capture_output=True, text=True)
+    assert shown.returncode == 2 and said in shown.stderr, shown.stderr
+
+
+def test_a_gzip_bomb_stops_at_the_bound_and_a_fifo_or_device_is_refused(tmp_path):
+    packed = gzip.compress(b"x" * 4096)
+    assert jsonl.gunzip(packed, "fits", max_bytes=4096) == b"x" * 4096
+    with pytest.raises(ResultsFileError, match=r"bomb: decompressed, its text passes 0 MiB"):
+        jsonl.gunzip(packed, "bomb", max_bytes=4095)
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    for path, kind in ((tmp_path / "fifo.jsonl", "a FIFO"), (Path("/dev/zero"), "a character device")):
+        with pytest.raises(ResultsFileError, match=f"is {kind}"):
+            jsonl.read_jsonl(path)

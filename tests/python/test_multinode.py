@@ -54,6 +54,7 @@ def _header(sender: str, receiver: str, resumed: bool = False) -> dict:
     transport = {"network_btl": "tcp", "network_eager_limit_bytes": 65536}
     return {
         "record": "header",
+        "schema": "hetprobe.results",
         "schema_version": 3,
         "host": sender,
         "resumed": resumed,

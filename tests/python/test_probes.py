@@ -119,10 +119,11 @@ def test_the_keywords_are_the_cli_options():
 
 def test_an_existing_results_file_is_not_overwritten(tmp_path):
     out = tmp_path / "x.jsonl"
-    out.write_text('{"record": "header"}\n')
+    header = '{"record": "header", "schema": "hetprobe.results", "schema_version": 3, "probe": "clock"}\n'
+    out.write_text(header)
     with pytest.raises(hetprobe.UsageError, match="already has results"):
         hetprobe.clock(out=out, **QUICK_CLOCK)
-    assert out.read_text() == '{"record": "header"}\n'
+    assert out.read_text() == header
 
 
 def test_out_must_be_a_regular_file(tmp_path):

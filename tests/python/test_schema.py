@@ -284,3 +284,50 @@ def test_fresh_files_are_of_the_version_the_readers_upgrade_to(host_run):
     directory, _ = host_run
     for path in sorted(directory.glob("*.jsonl")):
         assert jsonl_records(path)[0]["schema_version"] == upgrade.CURRENT, path.name
+
+
+# A header's schema and version (issue 36): the same verdict and the same words from the C++ reader
+# (`hetprobe show`) and the Python one; a version above the current one, malformed or missing, and
+# another schema's name are refused (exit 2), older versions are read and upgraded.
+_HEADER = {"record": "header", "schema": "hetprobe.results", "probe": "bandwidth", "host": "n1"}
+_SCHEMA_CASES = [
+    ("current", {"schema_version": upgrade.CURRENT}, ""),
+    ("oldest", {"schema_version": 1}, ""),
+    ("newer", {"schema_version": 99}, "schema_version 99: written by a newer hetprobe; this hetprobe reads versions 1"),
+    ("zero", {"schema_version": 0}, "schema_version 0: this hetprobe reads versions 1 to"),
+    ("negative", {"schema_version": -1}, "schema_version -1: this hetprobe reads versions"),
+    ("fraction", {"schema_version": 3.5}, "schema_version 3.5: not a whole number"),
+    ("text", {"schema_version": "3"}, 'schema_version "3": not a whole number'),
+    ("huge", {"schema_version": 10**30}, "schema_version 1e+30: not a whole number"),
+    ("boolean", {"schema_version": True}, "schema_version true: not a whole number"),
+    ("missing", {}, 'a header without "schema_version"'),
+    ("other schema", {"schema": "other.results", "schema_version": 3}, 'schema "other.results": not a hetprobe'),
+    ("null schema", {"schema": None, "schema_version": 3}, "schema null: not a hetprobe results file"),
+    ("no schema", {"schema": "<absent>", "schema_version": 3}, 'a header without "schema": not a hetprobe results'),
+]
+
+
+@pytest.mark.parametrize("name, change, problem", _SCHEMA_CASES, ids=[c[0] for c in _SCHEMA_CASES])
+def test_both_readers_check_a_headers_schema_alike(tmp_path, name, change, problem):
+    import subprocess
+    import sys
+
+    from hetprobe.errors import ResultsFileError
+
+    header = {k: v for k, v in {**_HEADER, **change}.items() if v != "<absent>"}
+    if name == "huge":
+        line = json.dumps(header).replace(str(10**30), "1e30")  # as another program would write it
+    else:
+        line = json.dumps(header)
+    path = tmp_path / "x.jsonl"
+    path.write_text(line + "\n")
+    shown = subprocess.run([sys.executable, "-m", "hetprobe", "show", str(path)], capture_output=True, text=True)
+    if not problem:
+        read_jsonl(path)
+        assert shown.returncode in (0, 2) and "schema" not in shown.stderr  # a header alone has no table
+        return
+    with pytest.raises(ResultsFileError) as python_error:
+        read_jsonl(path)
+    assert str(python_error.value).startswith(f"{path}:1: {problem}")
+    assert shown.returncode == 2, shown.stderr
+    assert f"{path}:1: {problem}" in shown.stderr, shown.stderr

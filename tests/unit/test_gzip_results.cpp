@@ -37,8 +37,10 @@ std::string gzip_of(const std::string& text) {
 class GzipResultsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (int i = 0; i < 200; ++i)
-      text_ += Json{{"record", i == 0 ? "header" : "point"}, {"probe", "interference"}, {"i", i}}.dump() + "\n";
+    text_ = Json{{"record", "header"}, {"schema", "hetprobe.results"}, {"schema_version", 3}, {"probe", "interference"}}
+                .dump() +
+            "\n";
+    for (int i = 1; i < 200; ++i) text_ += Json{{"record", "point"}, {"probe", "interference"}, {"i", i}}.dump() + "\n";
   }
   fs::path put(const std::string& name, const std::string& bytes) const {
     std::ofstream(dir_ / name, std::ios::binary) << bytes;
@@ -64,7 +66,20 @@ TEST_F(GzipResultsTest, ACompressedFileReadsAsItsText) {
 TEST_F(GzipResultsTest, MembersOneAfterAnotherReadInOrder) {
   const std::string half = text_.substr(0, text_.size() / 2);
   const std::string first = half.substr(0, half.rfind('\n') + 1), second = text_.substr(first.size());
-  EXPECT_EQ(gunzip(gzip_of(first) + gzip_of(second), "cat"), text_);
+  EXPECT_EQ(gunzip(gzip_of(first) + gzip_of(second), "cat", kMaxResultsTextBytes), text_);
+}
+
+// A small file whose text passes the bound is refused as soon as it does (issue
+// 36: a gzip of newlines or of points ran show and merge out of memory).
+TEST_F(GzipResultsTest, AStreamPastTheBoundIsRefusedNamed) {
+  const std::string packed = gzip_of(text_);
+  EXPECT_EQ(gunzip(packed, "fits", text_.size()), text_);
+  expect_usage_error([&] { gunzip(packed, "bomb.jsonl.gz", text_.size() - 1); },
+                     "bomb.jsonl.gz: decompressed, its text passes");
+  const fs::path newlines = put("newlines.jsonl.gz", gzip_of(std::string(kMaxResultsLines + 1, '\n')));
+  expect_usage_error([&] { read_results(newlines); }, newlines.string() + ": more than 10000000 lines");
+  const fs::path long_line = put("long.jsonl.gz", gzip_of(std::string(kMaxRecordBytes + 1, ' ') + "\n"));
+  expect_usage_error([&] { read_results(long_line); }, long_line.string() + ":1: a line longer than 64 MiB");
 }
 
 TEST_F(GzipResultsTest, AStreamCutShortReadsUpToTheCut) {

@@ -29,7 +29,8 @@ class ResultsTargetTest : public ::testing::Test {
   }
   static void put(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
   static std::string header(const std::string& probe) {
-    return Json{{"record", "header"}, {"probe", probe}}.dump() + "\n";
+    return Json{{"record", "header"}, {"schema", "hetprobe.results"}, {"schema_version", 3}, {"probe", probe}}.dump() +
+           "\n";
   }
 
   ScratchDir scratch_{"hetprobe_target"};

@@ -10,12 +10,14 @@ by path too.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import zlib
 from pathlib import Path
 
 try:
     from ..errors import ResultsFileError
-    from .upgrade import upgrade_records
+    from .upgrade import schema_problem, upgrade_records
 except ImportError:  # loaded by path, outside the package: errors.py and upgrade.py are standard library too
     import importlib.util
 
@@ -26,11 +28,17 @@ except ImportError:  # loaded by path, outside the package: errors.py and upgrad
         return module
 
     ResultsFileError = _by_path(Path(__file__).resolve().parents[1] / "errors.py").ResultsFileError
-    upgrade_records = _by_path(Path(__file__).resolve().with_name("upgrade.py")).upgrade_records
+    _upgrade = _by_path(Path(__file__).resolve().with_name("upgrade.py"))
+    schema_problem, upgrade_records = _upgrade.schema_problem, _upgrade.upgrade_records
 
 
 # A results file's names: as written, or gzip-compressed (notebooks/data keeps its large ones so).
 SUFFIXES = (".jsonl.gz", ".jsonl")
+# What one results file may hold, plain or once decompressed: its text, its lines and one line
+# (bench/core/results.hpp kMaxResultsTextBytes, kMaxResultsLines, kMaxRecordBytes; the same words).
+MAX_TEXT_BYTES = 512 << 20
+MAX_LINES = 10_000_000
+MAX_RECORD_BYTES = 64 << 20
 
 
 def _results_name(path) -> str | None:
@@ -62,14 +70,23 @@ def results_file(directory, name: str) -> Path:
     return packed if packed.is_file() and not plain.is_file() else plain
 
 
-def gunzip(data: bytes, path) -> bytes:
+def gunzip(data: bytes, path, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     """The text of gzip bytes, as bench/core/gzip_text.cpp reads them: members one after another, a
-    stream cut short up to the cut; ResultsFileError for a corrupt one."""
-    out = []
+    stream cut short up to the cut; ResultsFileError for a corrupt one, and for one whose text would
+    pass `max_bytes`, as soon as it does (a small file of newlines or points must not exhaust memory)."""
+    out = bytearray()
     while data:
         z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        chunk = data
         try:
-            out.append(z.decompress(data))
+            while chunk:
+                out += z.decompress(chunk, max_bytes + 1 - len(out))  # never 0: that would mean unbounded
+                if len(out) > max_bytes:
+                    raise ResultsFileError(
+                        f"{path}: decompressed, its text passes {max_bytes >> 20} MiB, the most a results file "
+                        "may hold: refused (split the run into several files)"
+                    )
+                chunk = z.unconsumed_tail
         except zlib.error as e:
             raise ResultsFileError(
                 f"{path}: not a valid gzip file ({e}): results files are JSON Lines, plain or gzip-compressed"
@@ -77,7 +94,39 @@ def gunzip(data: bytes, path) -> bytes:
         if not z.eof:  # cut short
             break
         data = z.unused_data
-    return b"".join(out)
+    return bytes(out)
+
+
+def _bounded_bytes(path) -> bytes:
+    """A results file's bytes: a regular file of at most MAX_TEXT_BYTES, else ResultsFileError (a FIFO
+    would block, /dev/zero never ends)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise ResultsFileError(f"{path}: cannot read results file ({e.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise ResultsFileError(f"{path} is {_kind(mode)}, not a results file (a regular file)")
+    with open(path, "rb") as f:
+        data = f.read(MAX_TEXT_BYTES + 1)
+    if len(data) > MAX_TEXT_BYTES:
+        raise ResultsFileError(
+            f"results file {path} passes {MAX_TEXT_BYTES >> 20} MiB, the most a results file may hold: refused "
+            "(split the run into several files)"
+        )
+    return data
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def parse_line(line: bytes | str):
@@ -99,10 +148,19 @@ def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
     they parse; a terminated line that does not parse is ignored only as the last non-blank line;
     any other bad line, or a line that is not an object, raises ResultsFileError.
     """
-    data = Path(path).read_bytes()
+    data = _bounded_bytes(path)
     if data[:2] == b"\x1f\x8b":  # gzip-compressed (*.jsonl.gz)
         data = gunzip(data, path)
+    if data.count(b"\n") > MAX_LINES:
+        raise ResultsFileError(
+            f"{path}: more than {MAX_LINES} lines, the most a results file may hold: refused (split the run into "
+            "several files)"
+        )
     lines = data.split(b"\n")
+    if (long := next((i for i, line in enumerate(lines) if len(line) > MAX_RECORD_BYTES), None)) is not None:
+        raise ResultsFileError(
+            f"{path}:{long + 1}: a line longer than {MAX_RECORD_BYTES >> 20} MiB, the most one record may hold: refused"
+        )
     tail = lines.pop()  # bytes after the last "\n" (b"" when the file ends with one)
     blank = [not ln.strip(b" \t\r") for ln in lines]
     last_nonblank = len(lines) if tail.strip(b" \t\r") else max((i for i, b in enumerate(blank) if not b), default=-1)
@@ -119,6 +177,8 @@ def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
             raise ResultsFileError(f"{path}:{i + 1}: invalid JSON in results file ({e})") from None
         if not isinstance(value, dict):
             raise ResultsFileError(f"{path}:{i + 1}: not a JSON object in results file")
+        if value.get("record") == "header" and (problem := schema_problem(value)):
+            raise ResultsFileError(f"{path}:{i + 1}: {problem}")
         out.append((i + 1, line, value))
     upgrade_records([rec for _, _, rec in out])  # older schema versions read in the current form
     return out, truncated

@@ -10,6 +10,35 @@ is still in the old form, so a record upgraded twice is the same as one upgraded
 from __future__ import annotations
 
 CURRENT = 3  # bench/core/run_header.hpp kSchemaVersion
+SCHEMA = "hetprobe.results"  # every header's "schema" (kSchemaName)
+
+
+def schema_problem(header: dict) -> str:
+    """What is wrong with a header's schema, or "": "schema" is SCHEMA and "schema_version" a whole number
+    from 1 to CURRENT (a newer hetprobe's file, a hand-made one or another tool's is refused, not misread).
+    C++'s counterpart, whose words these are: bench/core/record_upgrade.cpp schema_problem."""
+    if "schema" not in header:
+        return 'a header without "schema": not a hetprobe results file'
+    if header["schema"] != SCHEMA:
+        return f'schema {_json(header["schema"])}: not a hetprobe results file ("{SCHEMA}")'
+    versions = f"this hetprobe reads versions 1 to {CURRENT}"
+    if "schema_version" not in header:
+        return f'a header without "schema_version" ({versions})'
+    v = header["schema_version"]
+    if isinstance(v, bool) or not isinstance(v, int):
+        return f"schema_version {_json(v)}: not a whole number ({versions})"
+    if v < 1 or v >= 2**63:  # C++ reads it as a signed 64-bit integer
+        return f"schema_version {_json(v)}: {versions}"
+    if v > CURRENT:
+        return f"schema_version {_json(v)}: written by a newer hetprobe; {versions}"
+    return ""
+
+
+def _json(value) -> str:
+    """A value as C++'s nlohmann::json dump() writes it (compact), for the same words in both languages."""
+    import json
+
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _launch_parts_v1(launch) -> None:
