@@ -29,9 +29,10 @@ namespace fs = std::filesystem;
 
 struct Options {
   std::vector<std::string> paths;
-  std::string format;  // table, or csv with --out
+  std::optional<std::string> format;  // not given: table, or csv with --out ("" is refused)
   std::string table;
   std::string out_dir;
+  bool force = false;
   bool pool = false;
 };
 
@@ -72,15 +73,15 @@ bool is_directory(const std::string& path) {
 // Prints the reports to stdout, or with --out writes their CSV files and names them on stderr.
 void show(TableFormat format, const HeadedReports& reports, const Options& o) {
   if (format != TableFormat::csv) return print_reports(stdout, format, reports);
-  for (const std::string& written : show_csv(stdout, reports, o.out_dir, o.table))
+  for (const std::string& written : show_csv(stdout, reports, o.out_dir, o.table, o.force))
     std::fprintf(stderr, "hetprobe show: wrote %s\n", written.c_str());
 }
 
 int run(const Options& o) {
-  const TableFormat format = parse_enum("--format", o.format.empty() ? (o.out_dir.empty() ? "table" : "csv") : o.format,
+  const TableFormat format = parse_enum("--format", o.format ? *o.format : (o.out_dir.empty() ? "table" : "csv"),
                                         kTableFormatNames);
   if (!o.out_dir.empty() && format != TableFormat::csv)
-    throw usage_error("--out " + o.out_dir + " writes CSV files (one per table): not with --format " + o.format);
+    throw usage_error("--out " + o.out_dir + " writes CSV files (one per table): not with --format " + *o.format);
   std::vector<std::pair<fs::path, bool>> files;  // and whether it came from a directory
   bool headings = o.paths.size() > 1;
   for (const std::string& p : o.paths) {
@@ -148,7 +149,9 @@ CommandFn add_show_command(CLI::App& app) {
                 "clock_fit, halo, bandwidth");
   c->add_option("--out", o->out_dir,
                 "Write each table as a CSV file into this directory (made if missing): TABLE.csv, or "
-                "FILE.TABLE.csv when several results files are shown (implies --format csv)");
+                "FILE.TABLE.csv when several results files are shown (implies --format csv); an existing CSV "
+                "file is replaced only with --force");
+  c->add_flag("--force", o->force, "With --out: replace CSV files that exist (as merge's --overwrite)");
   c->add_flag("--pool", o->pool,
               "Pool the interference files given (or in the directories given) as launches of one command: "
               "per point, each launch's ratio to SSB, their median and, from 3 launches, a 95% interval from "

@@ -73,6 +73,25 @@ fs::path output_directory(const std::string& out_dir) {
   return dir;
 }
 
+// Every file --out would write that is there already: refused unless `force`,
+// and always when it is not a regular file (a directory, a FIFO, a device),
+// before anything is written.
+void refuse_existing(const fs::path& dir, const std::vector<CsvTable>& tables, const std::string& out_dir, bool force) {
+  std::string there;
+  for (const CsvTable& t : tables) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(dir / t.file_name, ec);
+    if (!fs::exists(st)) continue;
+    if (!fs::is_regular_file(st))
+      throw usage_error("--out " + out_dir + ": " + (dir / t.file_name).string() +
+                        " is there and is not a regular file: it is never replaced");
+    there += (there.empty() ? "" : ", ") + t.file_name;
+  }
+  if (!there.empty() && !force)
+    throw usage_error("--out " + out_dir + ": " + there +
+                      " exist(s) already: pass --force to replace them, or give another directory");
+}
+
 // Written beside its final name and renamed, so a failed write never leaves a
 // half file under that name (nor replaces an earlier export with one).
 void write_table(const fs::path& path, const Table& table) {
@@ -96,7 +115,7 @@ void write_table(const fs::path& path, const Table& table) {
 }  // namespace
 
 std::vector<std::string> show_csv(std::FILE* out, const HeadedReports& reports, const std::string& out_dir,
-                                  const std::string& table_option) {
+                                  const std::string& table_option, bool force) {
   const std::vector<CsvTable> tables = tables_of(reports);
   if (out_dir.empty()) {
     if (tables.size() > 1) refuse_several(tables, table_option);
@@ -109,6 +128,7 @@ std::vector<std::string> show_csv(std::FILE* out, const HeadedReports& reports, 
       throw usage_error("--out " + out_dir + ": " + it->second + " and " + t.heading + " would both write " +
                         t.file_name + ": show them one at a time");
   const fs::path dir = output_directory(out_dir);
+  refuse_existing(dir, tables, out_dir, force);
   std::vector<std::string> written;
   for (const CsvTable& t : tables) {
     write_table(dir / t.file_name, *t.table);

@@ -20,8 +20,10 @@ using HeadedReports = std::vector<std::pair<std::string, Report>>;
 // the --table given, if any, names the files that have it). With `out_dir`:
 // writes each table to out_dir/TABLE.csv (no heading) or out_dir/FILE.TABLE.csv
 // (FILE: the results file's name less .jsonl), making out_dir if missing, and
-// returns the paths written. Every usage Error comes before anything is written.
+// returns the paths written. A file there already is replaced only with
+// `force`, and never when it is not a regular file. Every usage Error comes
+// before anything is written.
 std::vector<std::string> show_csv(std::FILE* out, const HeadedReports& reports, const std::string& out_dir,
-                                  const std::string& table_option);
+                                  const std::string& table_option, bool force = false);
 
 }  // namespace hetprobe::cli

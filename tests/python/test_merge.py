@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import warnings
 
 import pandas as pd
@@ -112,3 +113,16 @@ def test_main_exit_codes(tmp_path, capsys):
     assert "bad.jsonl:1" in capsys.readouterr().err
     assert main([str(NOTIFY)]) == 2  # argparse: -o is required
     assert "usage: hetprobe merge" in capsys.readouterr().err
+
+
+def test_an_output_named_gz_is_gzip_and_the_same_bytes_every_time(tmp_path):
+    """-o NAME.gz writes gzip (issue 36: it wrote plain JSON under a .gz name), with no name or time in its
+    header, so the same inputs give the same bytes; every reader takes it as the plain file."""
+    plain, packed, again = tmp_path / "m.jsonl", tmp_path / "m.jsonl.gz", tmp_path / "again.jsonl.gz"
+    merge([NOTIFY, SWEEP], out=plain)
+    merged = merge([NOTIFY, SWEEP], out=packed)
+    merge([NOTIFY, SWEEP], out=again)
+    assert packed.read_bytes()[:2] == b"\x1f\x8b"
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    assert packed.read_bytes() == again.read_bytes()
+    assert len(merged.records) == len(load(plain).records)

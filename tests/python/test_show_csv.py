@@ -112,3 +112,27 @@ def test_out_refuses_other_formats_and_non_directories_and_writes_nothing(tmp_pa
     done = show(tmp_path / "a" / "notify.jsonl.gz", tmp_path / "b" / "notify.jsonl.gz", "--out", tmp_path / "both")
     assert done.returncode == 2 and "would both write notify.overhead.csv" in done.stderr
     assert not (tmp_path / "both").exists()
+
+
+def test_out_replaces_an_existing_csv_only_with_force(tmp_path):
+    """No overwrite without asking (issue 36): a CSV already in --out DIR is refused, exit 2, every file kept as it
+    was; --force replaces a regular file, never a FIFO or a directory of that name."""
+    out = tmp_path / "t"
+    assert show(DATA / "h200-bandwidth.jsonl", "--out", out).returncode == 0
+    (out / "bandwidth.csv").write_text("keep me")
+    done = show(DATA / "h200-bandwidth.jsonl", "--out", out)
+    assert done.returncode == 2 and "bandwidth.csv exist(s) already: pass --force" in done.stderr
+    assert (out / "bandwidth.csv").read_text() == "keep me"
+    done = show(DATA / "h200-bandwidth.jsonl", "--out", out, "--force")
+    assert done.returncode == 0 and (out / "bandwidth.csv").read_text().startswith("traffic,")
+    (out / "bandwidth.csv").unlink()
+    (out / "bandwidth.csv").mkdir()
+    done = show(DATA / "h200-bandwidth.jsonl", "--out", out, "--force")
+    assert done.returncode == 2 and "is not a regular file: it is never replaced" in done.stderr
+    assert (out / "bandwidth.csv").is_dir()
+
+
+def test_an_empty_format_is_refused_not_taken_for_the_default():
+    """issue 36: `--format ''` printed the default table; a value given is checked, even an empty one."""
+    done = show(DATA / "h200-bandwidth.jsonl", "--format", "")
+    assert done.returncode == 2 and "unknown table format ''" in done.stderr and done.stdout == ""
