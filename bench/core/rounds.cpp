@@ -32,7 +32,7 @@ std::uint64_t parse_seed(const std::string& text) {
   std::uint64_t seed = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
   if (ec != std::errc() || ptr != text.data() + text.size())
-    throw usage_error("--seed " + text + ": expected a whole number from 0 to 18446744073709551615");
+    throw usage_error("--seed '" + text + "': expected a whole number from 0 to 18446744073709551615");
   return seed;
 }
 

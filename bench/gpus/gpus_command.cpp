@@ -1,6 +1,8 @@
 // `hetprobe gpus`: options -> config, the rounds on every rank (gpus.hpp
 // measures, node_verdict.hpp judges).
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
@@ -19,7 +21,7 @@ namespace {
 struct Options {
   SessionOptions session;
   std::string size = "64MiB";
-  std::string seed;  // "": drawn by rank 0 and shared
+  std::optional<std::string> seed;  // not given: drawn by rank 0 and shared ("" is refused)
   std::string phase = "measure";
   std::string tolerance = "10%";
   GpusConfig numbers;
@@ -29,7 +31,7 @@ GpusConfig build_config(const Options& o) {
   GpusConfig c = o.numbers;  // counts range-checked by the parser
   c.bytes = parse_option("--size", o.size, [](const std::string& t) { return parse_size(t); });
   check_memory_available(c.bytes, "--size " + o.size);
-  if (!o.seed.empty()) c.seed = parse_seed(o.seed);
+  if (o.seed) c.seed = parse_seed(*o.seed);
   c.phase = parse_option("--phase", o.phase, [](const std::string& t) { return kGpusPhaseNames.parse(t); });
   c.tolerance = parse_tolerance(o.tolerance);
   return c;
@@ -75,7 +77,7 @@ class GpusProbe final : public Probe {
   void configure() override { config_ = build_config(options_); }
   void check(const Device&, const MpiContext& mpi) override { ranks_ = mpi.size; }
   void share(const MpiContext& mpi) override {
-    if (options_.seed.empty()) config_.seed = shared_random_seed(mpi);
+    if (!options_.seed) config_.seed = shared_random_seed(mpi);
   }
   Json config_json() const override { return config_.to_json(); }
   std::size_t expected_records() const override {

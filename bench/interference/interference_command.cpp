@@ -40,7 +40,7 @@ struct Options {
   std::optional<std::string> load, load_bytes, secondary_size, load_rate, load_gpus, load_devices;
   bool paper = false, no_host_stream = false;
   int rounds = 10, reps = 5, warmup = 1;
-  std::string seed;  // "": drawn by rank 0 and shared
+  std::optional<std::string> seed;  // not given: drawn by rank 0 and shared ("" is refused)
   std::string gap = "0";
   double timeout_s = 30;
   bool no_check = false, check_every = false;
@@ -86,13 +86,13 @@ InterferenceConfig build_config(const Options& o) {
   c.host_stream = !o.no_host_stream;
   check_sampling(c);
   c.gap = parse_option("--gap", o.gap, parse_send_gap);
-  if (!o.seed.empty()) c.seed = parse_seed(o.seed);
+  if (o.seed) c.seed = parse_seed(*o.seed);
   return c;
 }
 
 // Rank 0's seed for every rank, drawn where --seed gives none (collective).
 void share_seed(const Options& o, InterferenceConfig& c, const MpiContext& mpi) {
-  if (!o.seed.empty()) return;
+  if (o.seed) return;
   c.seed = shared_random_seed(mpi);
 }
 

@@ -63,7 +63,7 @@ def picked_points(path: Path, pick) -> dict:
 
 def results_and_launches(argv: list[str], usage: str) -> tuple[Path, int] | None:
     """RESULTS_DIR LAUNCHES (a whole number from 1); None, with `usage` on stderr, for anything else."""
-    if len(argv) != 2 or not argv[1].isdigit() or int(argv[1]) < 1:
+    if len(argv) != 2 or not (argv[1].isascii() and argv[1].isdigit()) or int(argv[1]) < 1:
         print(usage, file=sys.stderr)
         return None
     return Path(argv[0]), int(argv[1])

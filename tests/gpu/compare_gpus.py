@@ -16,7 +16,7 @@ KEYS = ("roundtrip_ns", "launch_sync_ns", "copy_d2h_gbs", "copy_h2d_gbs")
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or not argv[1].isdigit():
+    if len(argv) != 2 or not (argv[1].isascii() and argv[1].isdigit()):
         print(__doc__, file=sys.stderr)
         return 2
     results, launches = Path(argv[0]), int(argv[1])

@@ -89,7 +89,7 @@ def main(results: pathlib.Path, launches: int) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or not sys.argv[2].isdigit():
+    if len(sys.argv) != 3 or not (sys.argv[2].isascii() and sys.argv[2].isdigit()):
         print("usage: compare_table1.py RESULTS_DIR LAUNCHES", file=sys.stderr)
         sys.exit(2)
     sys.exit(main(pathlib.Path(sys.argv[1]), int(sys.argv[2])))

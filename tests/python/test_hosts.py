@@ -3,6 +3,7 @@ hosts files, each refusal with its reason, and hosts.main as the batch scripts c
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -29,6 +30,15 @@ def resolver(monkeypatch):
 def test_a_pair_of_two_known_hosts(resolver):
     assert hosts.check_pair("nodeA,nodeB") == ["nodeA", "nodeB"]
     assert hosts.check_pair(" nodeB , nodeA ") == ["nodeB", "nodeA"]  # sender first, blanks around a name dropped
+
+
+def test_characterize_gives_the_launcher_the_hosts_it_checked(resolver, tmp_path):
+    """The blanks check_pair drops are dropped from what mpirun or srun gets too (issue 36): the hosts are
+    stripped once, and the launcher sees the names that were checked."""
+    from hetprobe.run.characterize import _check_options
+
+    assert _check_options("host", None, None, " nodeA , nodeB ", [], tmp_path / "run") == "nodeA,nodeB"
+    assert _check_options("host", None, None, None, [], tmp_path / "run") is None
 
 
 @pytest.mark.parametrize(
@@ -102,3 +112,15 @@ def test_the_command_prints_the_hosts_or_exits_2(tmp_path):
     done = subprocess.run([*run, str(bad)], capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("sweep_pairs: error: ") and "fewer than 2 hosts" in done.stderr
+
+
+def test_a_hosts_file_that_is_not_a_regular_file_or_too_large_is_refused(tmp_path):
+    """Bounded readers (issue 36): a FIFO once blocked forever and /dev/zero exhausted memory."""
+    os.mkfifo(tmp_path / "fifo")
+    for path in (tmp_path / "fifo", "/dev/zero", tmp_path):
+        with pytest.raises(UsageError, match="is not a regular file"):
+            hosts.read_hosts_file(path)
+    big = tmp_path / "big"
+    big.write_text("nodeA\n" * 20000)
+    with pytest.raises(UsageError, match="passes 64 KiB, the most a hosts file may hold"):
+        hosts.read_hosts_file(big)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..cli_args import parse
 from ..errors import UsageError
 from . import verdict
 
@@ -48,7 +49,7 @@ def main(argv: list[str]) -> int:
         help="how much worse than the baselines' worst a number may be: a percent (10%%) or a fraction (0.1); "
         "times up and GB/s down are worse, better is never outside (default: %(default)s)",
     )
-    a = p.parse_args(argv)
+    a = parse(p, argv)
     try:
         done = check(a.run_dir, a.baseline, a.tolerance)
     except UsageError as e:

@@ -76,8 +76,10 @@ def default_directory() -> Path:
     return Path("hetprobe-results") / f"characterize-{platform.node()}-{stamp}"
 
 
-def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launches=None) -> None:
-    """characterize's own options, checked before anything is written (the probes check theirs)."""
+def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launches=None) -> str | None:
+    """characterize's own options, checked before anything is written (the probes check theirs): a
+    UsageError for a bad one. Returns the hosts as the launcher gets them: the names check_pair read,
+    stripped once, so that MPI gets what was checked."""
     if device not in DEVICES:
         raise UsageError(f"--device {device}: expected one of {', '.join(DEVICES)}")
     if timeout_s is not None and (
@@ -95,8 +97,7 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launch
         isinstance(launches, bool) or not isinstance(launches, int) or not 1 <= launches <= MAX_LAUNCHES
     ):
         raise UsageError(f"--launches {launches!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
-    if hosts is not None:
-        check_pair(hosts)
+    pair = ",".join(check_pair(hosts)) if hosts is not None else None
     unknown = set(skip) - set(PROBES)
     if unknown:
         raise UsageError(
@@ -111,6 +112,7 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launch
     existing = next(p for p in [directory, *directory.absolute().parents] if p.exists())
     if file_kind(existing) != "a directory" or not os.access(existing, os.W_OK | os.X_OK):
         raise UsageError(f"{directory}: cannot create it in {existing} (not a writable directory)")
+    return pair
 
 
 def characterize(
@@ -164,7 +166,7 @@ def characterize(
         interference_args=interference_args,
     )
     directory = Path(directory) if directory else default_directory()
-    _check_options(device, timeout_s, reps, hosts, skip, directory, launches)
+    args.hosts = _check_options(device, timeout_s, reps, hosts, skip, directory, launches)
     fraction = node_verdict.parse_tolerance(tolerance)
     asked = [probe for probe in PROBES if probe not in ON_REQUEST or paper]
     chosen = [probe for probe in asked if probe not in skip and family(probe) not in skip]

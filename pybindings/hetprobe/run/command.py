@@ -8,6 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..cli_args import parse
 from ..errors import UsageError
 from ..node import verdict as node_verdict
 from .characterize import characterize, default_directory
@@ -124,7 +125,7 @@ def main(argv: list[str]) -> int:
         ),
     )
     add_arguments(p)
-    a = p.parse_args(argv)
+    a = parse(p, argv)
     directory = Path(a.directory) if a.directory else default_directory()
     try:
         skip = a.skip.split(",") if a.skip else []

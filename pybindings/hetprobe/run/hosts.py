@@ -6,20 +6,27 @@ and nothing is written.
     message when it is bad (the batch scripts call it: python -c 'from hetprobe.run.hosts import main; ...')
 
 A hosts file holds one host a line; ``#`` starts a comment, and empty lines are skipped. Refused:
-a file that cannot be read, one that names no host or only one, a line of blanks (a blank name), and
-a line of more than one word (an Open MPI hostfile's ``slots=`` is not read here). A name may appear
-twice: two slots of one machine stand in for two nodes in a test. ``--hosts`` takes two different
+a file that cannot be read or is not a regular file (a FIFO, a device), one over 64 KiB, one that
+names no host or only one, a line of blanks (a blank name), and a line of more than one word (an
+Open MPI hostfile's ``slots=`` is not read here). A name may appear twice: two slots of one machine
+stand in for two nodes in a test. ``--hosts`` takes two different
 hosts, each resolvable here; a pair on this node leaves ``--hosts`` out.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import socket
+import stat
 import sys
 from pathlib import Path
 
 from ..errors import UsageError
+
+# A hosts file holds at most this many bytes: 64 KiB is thousands of host names, and a device or a
+# runaway file is refused before it is read whole.
+MAX_HOSTS_FILE_BYTES = 64 << 10
 
 
 def _addresses(name: str) -> set[str]:
@@ -61,7 +68,16 @@ def read_hosts_file(path, resolve: bool = False) -> list[str]:
     also refuse a name that does not resolve here (mpirun must reach each host by its name)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, /dev/zero never ends
+            raise UsageError(f"the hosts file {path} is not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(MAX_HOSTS_FILE_BYTES + 1)
+        if len(data) > MAX_HOSTS_FILE_BYTES:
+            raise UsageError(
+                f"the hosts file {path} passes {MAX_HOSTS_FILE_BYTES >> 10} KiB, the most a hosts file may hold "
+                "(one host a line)"
+            )
+        text = data.decode()
     except (OSError, UnicodeDecodeError) as e:
         why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise UsageError(f"cannot read the hosts file {path}: {why}") from None

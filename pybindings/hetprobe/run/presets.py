@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..errors import UsageError
 
 # Presets: the defaults aim at 30 s plus 15 s per GPU for the steps (on four H200s, 2026-11-27: 88.0-89.5
@@ -146,7 +148,7 @@ def overridden(preset: list[str], given: list[str]) -> list[str]:
 
 def parse_launches(text: str) -> int:
     """--launches' value: a whole number (checked with the other options by _check_options)."""
-    if not text.strip().isdigit():
+    if not re.fullmatch(r"[0-9]+", text.strip()):  # str.isdigit() takes "²", which int() refuses
         raise UsageError(f"--launches {text!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
     return int(text)
 
