@@ -382,3 +382,17 @@ def test_report_refuses_what_is_not_a_run_directory(tmp_path, capsys):
     with pytest.raises(UsageError, match="report.md is a directory"):
         write_report(directory)
     assert not (directory / "summary.txt").exists()
+
+
+def test_where_each_rank_ran_has_one_row_per_rank_and_probe(tmp_path):
+    """issue 36's first look: a run of three gpus launches and five interference launches, every one of them
+    on the same CPUs, lists each rank once per probe, not once per launch."""
+    source = DATA / "h200x4-verdict" / "run-1"
+    directory = tmp_path / "run"
+    shutil.copytree(source, directory)
+    write_report(directory)
+    md = (directory / "report.md").read_text()
+    table = md.split("Where each rank ran")[1].split("\n\n")[1].splitlines()
+    rows = [line for line in table if line.startswith("|") and not line.startswith("|--")][1:]
+    assert rows and len(rows) == len(set(rows)), "\n".join(table)
+    assert {line.split("|")[1].strip() for line in rows} >= {"gpus", "interference", "bandwidth"}

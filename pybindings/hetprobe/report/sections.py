@@ -93,8 +93,10 @@ def node_section(doc: Document, results: Results, header: dict) -> None:
         for rank in r.get("ranks", [])
     ]
     if ranks:
+        # One row per rank and probe where every launch ran alike (issue 36: five launches gave five copies);
+        # a launch that ran elsewhere keeps its own row.
         doc.para("Where each rank ran (read back from the OS after binding):")
-        doc.table(pd.DataFrame(ranks))
+        doc.table(pd.DataFrame(ranks).drop_duplicates(ignore_index=True))
 
 
 def _order(rows: pd.DataFrame) -> pd.DataFrame:
