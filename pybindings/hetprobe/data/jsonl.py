@@ -105,7 +105,7 @@ def _bounded_bytes(path) -> bytes:
     except OSError as e:
         raise ResultsFileError(f"{path}: cannot read results file ({e.strerror})") from None
     if not stat.S_ISREG(mode):
-        raise ResultsFileError(f"{path} is {_kind(mode)}, not a results file (a regular file)")
+        raise ResultsFileError(f"{path} is {kind_of_mode(mode)}, not a results file (a regular file)")
     with open(path, "rb") as f:
         data = f.read(MAX_TEXT_BYTES + 1)
     if len(data) > MAX_TEXT_BYTES:
@@ -116,17 +116,22 @@ def _bounded_bytes(path) -> bytes:
     return data
 
 
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
+# What a path is when it is not a regular file, in the words every Python reader uses (data/paths.py's
+# file_kind reads this table too).
+FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def kind_of_mode(mode: int) -> str:
+    """ "a regular file", "a directory", "a FIFO", ... of a stat mode."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((name for test, name in FILE_KINDS if test(mode)), "not a regular file")
 
 
 def parse_line(line: bytes | str):

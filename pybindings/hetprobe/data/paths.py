@@ -6,18 +6,10 @@ for a regular file)."""
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from ..errors import UsageError
-
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
-)
+from .jsonl import kind_of_mode
 
 
 def file_kind(path) -> str | None:
@@ -29,9 +21,7 @@ def file_kind(path) -> str | None:
         return None
     except OSError as e:
         raise UsageError(f"{path}: cannot be checked ({e.strerror})") from None
-    if stat.S_ISREG(mode):
-        return "a regular file"
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return kind_of_mode(mode)
 
 
 def check_output(path, option: str, overwrite: bool = False) -> Path:

@@ -16,12 +16,11 @@ hosts, each resolvable here; a pair on this node leaves ``--hosts`` out.
 from __future__ import annotations
 
 import argparse
-import os
 import socket
-import stat
 import sys
 from pathlib import Path
 
+from ..data.paths import file_kind
 from ..errors import UsageError
 
 # A hosts file holds at most this many bytes: 64 KiB is thousands of host names, and a device or a
@@ -68,7 +67,7 @@ def read_hosts_file(path, resolve: bool = False) -> list[str]:
     also refuse a name that does not resolve here (mpirun must reach each host by its name)."""
     path = Path(path)
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, /dev/zero never ends
+        if file_kind(path) not in (None, "a regular file"):  # a FIFO would block, /dev/zero never ends
             raise UsageError(f"the hosts file {path} is not a regular file")
         with open(path, "rb") as f:
             data = f.read(MAX_HOSTS_FILE_BYTES + 1)
