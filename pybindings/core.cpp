@@ -111,20 +111,22 @@ RunFiles read_run(const std::vector<std::string>& paths) {
   return files;
 }
 
-// A baseline's files, whole: one with no records, or cut short (its last line
-// incomplete or unparsable), is named and refused, never skipped in silence,
-// since a missing launch would narrow the spread a check allows.
-RunFiles read_baseline(const std::vector<std::string>& paths) {
+// The files of a run to be judged whole (`what`: "--baseline", "RUN_DIR"):
+// one with no records, or cut short (its last line incomplete or
+// unparsable), is named and refused, never skipped in silence, since a
+// missing launch would narrow the spread a check allows or hide the launch
+// that is off.
+RunFiles read_whole(const std::vector<std::string>& paths, const std::string& what) {
   RunFiles files = read_run(paths);
   for (const ResultsFile& f : files) {
     if (f.records.empty())
-      throw usage_error("--baseline: " + f.path.string() +
-                        " holds no records (empty, cut or corrupt): a baseline's files must be whole; remove it or "
-                        "give another run");
+      throw usage_error(what + ": " + f.path.string() +
+                        " holds no records (empty, cut or corrupt): the files of a run that is checked, and of its "
+                        "baselines, must be whole; remove it or give another run");
     if (f.truncated_tail)
-      throw usage_error("--baseline: " + f.path.string() +
-                        " ends in an incomplete or unparsable line (cut or corrupt): a baseline's files must be "
-                        "whole; remove it or give another run");
+      throw usage_error(what + ": " + f.path.string() +
+                        " ends in an incomplete or unparsable line (cut or corrupt): the files of a run that is "
+                        "checked, and of its baselines, must be whole; remove it or give another run");
   }
   return files;
 }
@@ -331,8 +333,8 @@ PYBIND11_MODULE(_core, m) {
       [](const std::vector<std::string>& run, const std::vector<std::vector<std::string>>& baselines,
          double tolerance) {
         std::vector<RunFiles> bases;
-        for (const auto& b : baselines) bases.push_back(read_baseline(b));
-        return to_python(baseline_verdict(read_run(run), bases, tolerance));
+        for (const auto& b : baselines) bases.push_back(read_whole(b, "--baseline"));
+        return to_python(baseline_verdict(read_whole(run, "RUN_DIR"), bases, tolerance));
       },
       py::arg("run"), py::arg("baselines"), py::arg("tolerance"),
       "A run's results files against baseline runs' (each a list of files) of one node, GPU by GPU; UsageError "
@@ -342,7 +344,7 @@ PYBIND11_MODULE(_core, m) {
       [](int gpus, const std::string& backend, const std::vector<std::string>& names,
          const std::vector<std::vector<std::string>>& baselines, const std::string& where) {
         std::vector<RunFiles> bases;
-        for (const auto& b : baselines) bases.push_back(read_baseline(b));
+        for (const auto& b : baselines) bases.push_back(read_whole(b, "--baseline"));
         check_baseline_node({gpus, backend, names}, bases, where);
       },
       py::arg("gpus"), py::arg("backend"), py::arg("names"), py::arg("baselines"), py::arg("where"),

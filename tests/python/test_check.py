@@ -89,23 +89,27 @@ def test_a_baseline_of_an_older_run_without_rounds_is_refused(data, runs):
     assert done.returncode == 2 and "has no gpus rounds" in done.stderr and done.stdout == ""
 
 
-@pytest.mark.parametrize("damage", ["corrupt", "cut", "empty", "directory", "fifo", "device"])
-def test_a_baseline_file_that_cannot_be_read_whole_is_named_and_refused(runs, tmp_path, damage):
-    """Nothing skipped in silence (issue 36): a baseline whose launch file is corrupt, cut, empty, a
-    directory, a FIFO or a device is refused, exit 2, naming the file, where it once passed with one
-    launch fewer."""
+@pytest.mark.parametrize("side", ["baseline", "run"])
+@pytest.mark.parametrize("damage", ["corrupt", "cut", "short", "empty", "directory", "fifo", "device"])
+def test_a_file_that_cannot_be_read_whole_is_named_and_refused(runs, tmp_path, damage, side):
+    """Nothing skipped in silence (issue 36): a baseline's or the checked run's launch file that is
+    corrupt, cut inside a line or at a line's end (fewer records than characterize.json says its step
+    wrote), empty, a directory, a FIFO or a device is refused, exit 2, naming the file, where it once
+    passed with one launch fewer ("every number within")."""
     import os
     import shutil
 
-    base = tmp_path / "base"
-    shutil.copytree(runs / "run-1", base)
-    bad = base / "gpus.launch2.jsonl"
+    damaged = tmp_path / side
+    shutil.copytree(runs / ("run-1" if side == "baseline" else "run-2"), damaged)
+    bad = damaged / "gpus.launch2.jsonl"
     whole = bad.read_text()
     bad.unlink()
     if damage == "corrupt":
         bad.write_text("garbage{\n")
     elif damage == "cut":
         bad.write_text(whole[: len(whole) // 2])
+    elif damage == "short":  # whole lines, fewer of them: only the manifest's count shows it
+        bad.write_text("".join(whole.splitlines(keepends=True)[:-3]))
     elif damage == "empty":
         bad.write_text("")
     elif damage == "directory":
@@ -114,6 +118,17 @@ def test_a_baseline_file_that_cannot_be_read_whole_is_named_and_refused(runs, tm
         os.mkfifo(bad)
     else:
         bad.symlink_to("/dev/zero")
-    done = hetprobe_check(runs / "run-2", "--baseline", base)
+    run, base = (runs / "run-2", damaged) if side == "baseline" else (damaged, runs / "run-1")
+    done = hetprobe_check(run, "--baseline", base)
     assert done.returncode == 2, done.stdout + done.stderr
     assert str(bad) in done.stderr and done.stdout == "", done.stderr
+
+
+def test_a_run_directory_this_user_may_not_list_is_not_called_no_run_directory(runs, monkeypatch):
+    """A baseline the user may not read gets "permission denied", not "not a run directory" (issue 36)."""
+    import os
+
+    listable = os.access
+    monkeypatch.setattr(verdict.os, "access", lambda p, mode: False if str(p).endswith("run-1") else listable(p, mode))
+    with pytest.raises(hetprobe.UsageError, match="run-1: permission denied"):
+        verdict.baseline_verdict(runs / "run-2", runs / "run-1")

@@ -396,3 +396,34 @@ def test_where_each_rank_ran_has_one_row_per_rank_and_probe(tmp_path):
     rows = [line for line in table if line.startswith("|") and not line.startswith("|--")][1:]
     assert rows and len(rows) == len(set(rows)), "\n".join(table)
     assert {line.split("|")[1].strip() for line in rows} >= {"gpus", "interference", "bandwidth"}
+
+
+@pytest.mark.parametrize("damage", ["directory", "fifo", "device", "short"])
+def test_a_step_whose_file_is_unusable_is_named_and_not_ok(tmp_path, capsys, damage):
+    """Nothing skipped in silence (issue 36): notify.jsonl a directory, a FIFO or /dev/zero (once
+    "complete", exit 0, "notify | ok"), or cut at a line's end (fewer records than characterize.json
+    says notify wrote): the report names it, exits 1, and its step is not "ok"."""
+    import os
+
+    directory = copy_run(tmp_path)
+    bad = directory / "notify.jsonl"
+    lines = bad.read_text().splitlines(keepends=True)
+    bad.unlink()
+    if damage == "directory":
+        bad.mkdir()
+    elif damage == "fifo":
+        os.mkfifo(bad)
+    elif damage == "device":
+        bad.symlink_to("/dev/zero")
+    else:
+        bad.write_text("".join(lines[:30]))
+    code, out, _ = report(directory, capsys)
+    why = {
+        "directory": "notify.jsonl cannot be read: is a directory, not a regular file",
+        "fifo": "notify.jsonl cannot be read: is a FIFO, not a regular file",
+        "device": "notify.jsonl cannot be read: is a character device, not a regular file",
+        "short": "notify.jsonl holds 29 of the 48 records that characterize.json says it wrote (cut)",
+    }[damage]
+    assert code == 1 and f"INCOMPLETE: {why}" in out, out
+    steps = [ln for ln in (directory / "report.md").read_text().splitlines() if re.match(r"\| notify \| [a-z]", ln)]
+    assert steps == [f"| notify | {'file cut' if damage == 'short' else 'file unusable'} | 0 | 48 | 4.823 |"], steps

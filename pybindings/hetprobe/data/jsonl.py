@@ -97,9 +97,9 @@ def gunzip(data: bytes, path, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     return bytes(out)
 
 
-def _bounded_bytes(path) -> bytes:
-    """A results file's bytes: a regular file of at most MAX_TEXT_BYTES, else ResultsFileError (a FIFO
-    would block, /dev/zero never ends)."""
+def bounded_bytes(path) -> bytes:
+    """A results file's bytes (or a run directory's .json file's): a regular file of at most
+    MAX_TEXT_BYTES, else ResultsFileError (a FIFO would block, /dev/zero never ends)."""
     try:
         mode = os.stat(path).st_mode
     except OSError as e:
@@ -153,7 +153,7 @@ def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
     they parse; a terminated line that does not parse is ignored only as the last non-blank line;
     any other bad line, or a line that is not an object, raises ResultsFileError.
     """
-    data = _bounded_bytes(path)
+    data = bounded_bytes(path)
     if data[:2] == b"\x1f\x8b":  # gzip-compressed (*.jsonl.gz)
         data = gunzip(data, path)
     if data.count(b"\n") > MAX_LINES:

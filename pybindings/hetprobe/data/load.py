@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import ResultsFileError, UsageError
 from . import converters, frames as _frames
 from .fields import Malformed
-from .jsonl import read_jsonl, results_files
+from .jsonl import bounded_bytes, read_jsonl, results_files
 from .paths import file_kind
 from .results import Results
 
@@ -51,7 +51,7 @@ def _micro_records(path, doc) -> list[dict]:
 def _read_json(path):
     """("micro", records) or ("topology", dict) for a .json file."""
     try:
-        doc = json.loads(Path(path).read_bytes())
+        doc = json.loads(bounded_bytes(path))
     except ValueError as e:
         raise ResultsFileError(f"{path}: invalid JSON ({e})") from None
     if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list) and "context" in doc:
@@ -75,7 +75,7 @@ def _expand(path_or_paths, recursive: bool) -> list[Path]:
             topo = sorted(p.rglob("topology.json") if recursive else p.glob("topology.json"))
             if not found and not topo:
                 raise UsageError(f"{p}: directory holds no results files (*.jsonl, *.jsonl.gz)")
-            files += [f for f in found + topo if f.is_file()]  # a FIFO named *.jsonl would block a read
+            files += found + [t for t in topo if t.is_file()]  # _read_file names a results name that is no file
         elif p.is_file():
             files.append(p)
         elif file_kind(p) is None:
@@ -89,6 +89,8 @@ def _read_file(path: Path, segment: int) -> tuple[str, object, bool]:
     """("topology", dict, False) or ("records", [(line, raw, record)], cut) of one file, its records
     tagged with _file and _segment (numbered on from `segment`)."""
     name = str(path)
+    if (kind := file_kind(path)) != "a regular file":  # before any open: a FIFO would block it
+        raise ResultsFileError(f"{name}: is {kind or 'gone'}, not a regular file")
     if path.suffix == ".json":
         kind, content = _read_json(path)
         if kind == "topology":

@@ -5,11 +5,14 @@ where it sweeps), and the last error of a step's log, which the run and the repo
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 
-from .jsonl import SUFFIXES
+from ..errors import ResultsFileError
+from .jsonl import SUFFIXES, bounded_bytes
+from .paths import file_kind
 
 _LAUNCH = re.compile(r"(?P<step>.+)\.launch(?P<launch>[1-9][0-9]*)")
 
@@ -35,6 +38,45 @@ def split_launch(name: str) -> tuple[str, int]:
 def family(step: str) -> str:
     """The probe a step (or one of its launches) runs: "interference-rate.launch2" is the interference probe."""
     return split_launch(step)[0].split("-")[0]
+
+
+def step_name(step: dict) -> str:
+    """A characterize.json step's name, which its files carry: "interference.launch2" (runs from before
+    the launches name only the probe)."""
+    file = step.get("file")
+    return file[: -len(".jsonl")] if isinstance(file, str) and file.endswith(".jsonl") else str(step.get("probe"))
+
+
+def read_manifest(directory) -> tuple[dict | None, str | None]:
+    """A run directory's characterize.json, and why it could not be read: (None, None) where there is none;
+    read as every results file is (a regular file, bounded)."""
+    path = Path(directory) / "characterize.json"
+    if file_kind(path) is None:
+        return None, None
+    try:
+        manifest = json.loads(bounded_bytes(path))
+    except (OSError, ValueError, ResultsFileError) as e:
+        return None, f"characterize.json cannot be read ({e})"
+    steps = manifest.get("steps", []) if isinstance(manifest, dict) else None
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+        return None, "characterize.json is not a characterize manifest"
+    return manifest, None
+
+
+def short_of_manifest(manifest: dict | None, records_in) -> dict[str, str]:
+    """{step name: why} for each step of characterize.json whose file holds fewer records than the step
+    wrote: a file cut at the end of a line reads as whole, and only the manifest's count shows the loss.
+    `records_in(step name)`: (the records, headers left out, that its file holds; the file), or None
+    where it cannot say."""
+    short = {}
+    for step in (manifest or {}).get("steps", []):
+        wrote = step.get("records")
+        if not isinstance(wrote, int) or isinstance(wrote, bool):
+            continue
+        name = step_name(step)
+        if (held := records_in(name)) is not None and held[0] < wrote:
+            short[name] = f"{held[1]} holds {held[0]} of the {wrote} records that characterize.json says it wrote (cut)"
+    return short
 
 
 def expected_records(header: dict) -> int | None:

@@ -6,12 +6,14 @@ node verdict")."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .. import _core
-from ..data.jsonl import results_files
+from ..data.jsonl import read_jsonl, results_files, results_stem
 from ..data.paths import file_kind
-from ..errors import UsageError
+from ..data.steps import family, read_manifest, short_of_manifest, step_name
+from ..errors import ResultsFileError, UsageError
 
 DEFAULT_TOLERANCE = _core.default_tolerance
 
@@ -36,10 +38,48 @@ def run_files(path, what: str) -> list[str]:
         raise UsageError(f"{what} {path}: no such run directory")
     if kind != "a directory":
         raise UsageError(f"{what} {path} is {kind}: give a run directory (hetprobe characterize writes one)")
+    if not os.access(path, os.R_OK | os.X_OK):  # glob would find nothing, and call it no run directory
+        raise UsageError(f"{what} {path}: permission denied: this user may not list the directory")
     files = results_files(path)
     if not files:
         raise UsageError(f"{what} {path} is not a run directory: it holds no results (*.jsonl, *.jsonl.gz)")
     return [str(f) for f in files]
+
+
+# The probes whose records the verdict reads (bench/gpus/gpu_rounds.cpp).
+_VERDICT_PROBES = ("gpus", "bandwidth")
+
+
+def whole_run_files(path, what: str) -> list[str]:
+    """run_files of a run that is judged against others (RUN_DIR of `hetprobe check`, each --baseline):
+    also UsageError where its characterize.json cannot be read, or says a step wrote more records than
+    the step's file of the gpus or bandwidth probe holds (cut at a line's end, which reads as whole; a
+    file cut inside a line, or empty, _core refuses)."""
+    files = run_files(path, what)
+    manifest, problem = read_manifest(path)
+    if problem:
+        raise UsageError(f"{what} {path}: {problem}")
+    steps = [s for s in (manifest or {}).get("steps", []) if family(step_name(s)) in _VERDICT_PROBES]
+    short = short_of_manifest({"steps": steps}, lambda name: _records(files, name))
+    if short:
+        raise UsageError(
+            f"{what}: {'; '.join(short.values())}: the files of a run that is checked, and of its "
+            "baselines, must be whole; remove the step's file or give another run"
+        )
+    return files
+
+
+def _records(files: list[str], name: str) -> tuple[int, str] | None:
+    """(the records, not headers, of step `name`'s file among `files`; the file); None where it cannot
+    be read whole, which _core refuses, naming it."""
+    for f in files:
+        if results_stem(f) == name:
+            try:
+                parsed, cut = read_jsonl(f)
+            except ResultsFileError:
+                return None
+            return None if cut or not parsed else (sum(1 for _, _, r in parsed if r.get("record") != "header"), f)
+    return None
 
 
 def node_verdict(run, tolerance: float = DEFAULT_TOLERANCE) -> dict:
@@ -55,7 +95,9 @@ def baseline_verdict(run, baselines, tolerance: float = DEFAULT_TOLERANCE) -> di
     cannot be compared (other GPUs, one baseline launch in all, no gpus rounds)."""
     paths = [baselines] if isinstance(baselines, (str, Path)) else list(baselines)
     return _core.baseline_verdict(
-        run_files(run, "RUN_DIR"), [run_files(b, "--baseline") for b in _distinct(paths)], float(tolerance)
+        whole_run_files(run, "RUN_DIR"),
+        [whole_run_files(b, "--baseline") for b in _distinct(paths)],
+        float(tolerance),
     )
 
 
@@ -65,7 +107,7 @@ def check_baseline_node(node, baselines) -> None:
     paths = [baselines] if isinstance(baselines, (str, Path)) else list(baselines)
     names = [node.names.get(i) or "" for i in range(node.gpus)]
     _core.check_baseline_node(
-        node.gpus, node.backend or "", names, [run_files(b, "--baseline") for b in _distinct(paths)], "this node"
+        node.gpus, node.backend or "", names, [whole_run_files(b, "--baseline") for b in _distinct(paths)], "this node"
     )
 
 

@@ -13,7 +13,6 @@ marks beside the numbers they concern."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..data.jsonl import is_results_file, results_file, results_files, results_s
 from ..data.load import load
 from ..data.paths import file_kind
 from ..data.results import Results
-from ..data.steps import family, last_error, split_launch
+from ..data.steps import family, last_error, read_manifest, short_of_manifest, split_launch, step_name
 from ..errors import UsageError
 from ..node import gpus, verdict as node_verdict
 from .gpus import gpu_section, summary_lines
@@ -50,27 +49,7 @@ def _manifest(directory: Path, run) -> tuple[dict | None, str | None]:
     why it could not be read."""
     if run is not None:
         return run.manifest(), None
-    path = directory / "characterize.json"
-    if not path.exists():
-        return None, None
-    try:
-        manifest = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        return None, f"characterize.json cannot be read ({e})"
-    if (
-        not isinstance(manifest, dict)
-        or not isinstance(manifest.get("steps", []), list)
-        or not all(isinstance(s, dict) for s in manifest.get("steps", []))
-    ):
-        return None, "characterize.json is not a characterize manifest"
-    return manifest, None
-
-
-def _step_name(step: dict) -> str:
-    """A manifest step's name, which its files carry: "interference.launch2" (runs from before the
-    launches name only the probe)."""
-    file = step.get("file")
-    return file[: -len(".jsonl")] if isinstance(file, str) and file.endswith(".jsonl") else str(step.get("probe"))
+    return read_manifest(directory)
 
 
 def _step_errors(directory: Path, manifest: dict | None) -> dict[str, tuple[dict, str]]:
@@ -78,7 +57,7 @@ def _step_errors(directory: Path, manifest: dict | None) -> dict[str, tuple[dict
     out = {}
     for step in (manifest or {}).get("steps", []):
         if step.get("status") != "ok":
-            name = _step_name(step)
+            name = step_name(step)
             out[name] = (
                 step,
                 step.get("error") or last_error(directory / "logs" / f"{name}.log") or "its log names no error",
@@ -108,6 +87,8 @@ def _check_directory(directory: Path) -> None:
     """A run directory this process can write a report into (checked before anything is written)."""
     if file_kind(directory) != "a directory":
         raise UsageError(f"{directory} is not a run directory")
+    if not os.access(directory, os.R_OK | os.X_OK):  # glob would find nothing, and call it no run directory
+        raise UsageError(f"{directory}: permission denied: this user may not list the directory")
     if not results_files(directory) and not any(
         (directory / n).exists() for n in ("topology.json", "characterize.json")
     ):
@@ -120,6 +101,16 @@ def _check_directory(directory: Path) -> None:
     for path in [directory / n for n in OUTPUTS] + sorted(directory.glob("*.png")):
         if file_kind(path) not in (None, "a regular file"):
             raise UsageError(f"{path} is {file_kind(path)}: the report would replace it")
+
+
+def _records_by_step(results: Results):
+    """records_in for short_of_manifest: the records (not headers) read from each step's file, and its name."""
+    counts: dict[str, list] = {}
+    for r in results.records:
+        if r.get("record") != "header":
+            file = r.get("_file", "")
+            counts.setdefault(results_stem(file), [0, os.path.basename(file)])[0] += 1
+    return lambda name: tuple(counts[name]) if name in counts else None
 
 
 def _first_header(results: Results) -> dict:
@@ -144,9 +135,11 @@ def write_report(directory, run=None) -> Written:
         os.path.basename(f): f"{os.path.basename(f)} cannot be read: {_reason(f, why)}" for f, why in results.unreadable
     }
     for step in (manifest or {}).get("steps", []):
-        name = f"{_step_name(step)}.jsonl"
-        if step.get("records") and not results_file(directory, _step_name(step)).exists():
+        name = f"{step_name(step)}.jsonl"
+        if step.get("records") and not results_file(directory, step_name(step)).exists():
             unreadable[name] = f"{name} is missing (characterize.json says its step wrote {step['records']} record(s))"
+    short = short_of_manifest(manifest, _records_by_step(results))
+    unreadable.update({f"{name}.jsonl": why for name, why in short.items()})  # a .gz one is named in `why`
     problems = list(failed.values()) + list(unreadable.values()) + ([manifest_problem] if manifest_problem else [])
     for name, why in unreadable.items():  # a step's file (notify.jsonl) is named in its section too
         if is_results_file(name):
@@ -180,7 +173,7 @@ def write_report(directory, run=None) -> Written:
         header,
         manifest,
         {probe: error for probe, (_, error) in errors.items()},
-        list(unreadable.values()),
+        unreadable,
     )
     doc.insert(conditions_at, _conditions_section(header, problems, marks))
     (directory / "report.md").write_text(doc.markdown())
@@ -263,8 +256,10 @@ def _summary(directory: Path, header: dict, lines: list, problems: list, marks: 
 
 
 def _provenance(
-    doc: Document, results: Results, header: dict, manifest: dict | None, errors: dict, unreadable: list
+    doc: Document, results: Results, header: dict, manifest: dict | None, errors: dict, unreadable: dict
 ) -> None:
+    """The headers, the steps of characterize.json (a step whose file is in `unreadable`, {file name: why},
+    is "file unusable", never "ok") and the files left out."""
     doc.h2("How this was measured")
     if header:
         doc.para(
@@ -294,14 +289,18 @@ def _provenance(
         steps = pd.DataFrame(listed).reindex(columns=columns)
         if launched:
             steps["launch"] = [s.get("launch", "") for s in listed]
+        unusable = {results_stem(n): "file unusable" for n in unreadable if is_results_file(n)}
+        unusable.update({n: "file cut" for n in short_of_manifest(manifest, _records_by_step(results))})
+        if unusable:  # a step whose file cannot be read, or is cut, did not give this report all its numbers
+            steps["status"] = [unusable.get(step_name(s), status) for s, status in zip(listed, steps["status"])]
         if errors:  # the last error of each failed step's log, beside it
-            steps["error"] = [errors.get(_step_name(s), "") for s in listed]
+            steps["error"] = [errors.get(step_name(s), "") for s in listed]
         if isinstance(manifest.get("wall_s"), (int, float)):
             doc.para(f"Wall time of the measurements (topology and every probe): {manifest['wall_s']:.1f} s.")
         doc.table(steps.rename(columns={"wall_s": "wall time (s)"}))
     if unreadable:
         doc.para("Files left out of this report:")
-        doc.bullets(unreadable)
+        doc.bullets(list(unreadable.values()))
     doc.para(
         "Every number above is computed from the records in this directory (JSON Lines, schema "
         "`docs/results-schema.md`; formulas in `docs/metrics.md`). Load them with "
