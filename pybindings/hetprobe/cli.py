@@ -30,7 +30,7 @@ def _report(argv: list[str]) -> int:
     (not a run directory, nothing in it, not writable; then nothing is written)."""
     import argparse
 
-    from .report.write import write_report
+    from .report.write import printed_summary, write_report
 
     p = argparse.ArgumentParser(
         prog="hetprobe report",
@@ -49,7 +49,7 @@ def _report(argv: list[str]) -> int:
     except OSError as e:  # checked before writing; what is left is the system's (a full disk)
         print(f"hetprobe report: error: {e.filename or a.directory}: {e.strerror or e}", file=sys.stderr)
         return 1
-    sys.stdout.write(open(os.path.join(a.directory, "summary.txt")).read())
+    sys.stdout.write(printed_summary(a.directory))
     return 1 if written.problems else 0
 
 

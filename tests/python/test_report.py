@@ -427,3 +427,25 @@ def test_a_step_whose_file_is_unusable_is_named_and_not_ok(tmp_path, capsys, dam
     assert code == 1 and f"INCOMPLETE: {why}" in out, out
     steps = [ln for ln in (directory / "report.md").read_text().splitlines() if re.match(r"\| notify \| [a-z]", ln)]
     assert steps == [f"| notify | {'file cut' if damage == 'short' else 'file unusable'} | 0 | 48 | 4.823 |"], steps
+
+
+def test_the_readmes_sample_is_todays_summary_in_lines_under_100_characters(tmp_path, monkeypatch, capsys):
+    """The README's sample (issue 36): what `hetprobe report` prints today from the committed default
+    run, each line under 100 characters (a summary line wraps, a number kept with its unit), while
+    summary.txt keeps one line per item for grep."""
+    run = tmp_path / "h200x2-characterize-default"
+    shutil.copytree(DATA / run.name, run)
+    for name in ("summary.txt", "report.md", "report.html"):
+        (run / name).unlink(missing_ok=True)
+    readme = (DATA.parent.parent / "README.md").read_text()
+    start = readme.index("```\nvm: ") + 4
+    sample = readme[start : readme.index("```", start)]
+    monkeypatch.chdir(tmp_path)  # the report's paths as the README shows them
+    code, printed, _ = report(run.name, capsys)
+    assert code == 0 and sample == printed, printed
+    assert max(len(line) for line in sample.splitlines()) < 100
+    assert "launch+sync\n      8368 ns" in sample  # not "launch+sync 8368\n      ns"
+    assert (
+        "  GPU 0 0000:00:06.0 NUMA 0: link 32 GT/s x16 of 32 GT/s x16; round trip 2529 ns, launch+sync 8368 ns"
+        in (run / "summary.txt").read_text()
+    )

@@ -14,12 +14,14 @@ marks beside the numbers they concern."""
 from __future__ import annotations
 
 import os
+import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from ..data.jsonl import is_results_file, results_file, results_files, results_stem
+from ..data.jsonl import bounded_bytes, is_results_file, results_file, results_files, results_stem
 from ..data.load import load
 from ..data.paths import file_kind
 from ..data.results import Results
@@ -253,6 +255,30 @@ def _summary(directory: Path, header: dict, lines: list, problems: list, marks: 
     out += [f"  INCOMPLETE: {p}" for p in problems]
     out.append(f"  report: {directory / 'report.md'} and {directory / 'report.html'}")
     return out
+
+
+SUMMARY_WIDTH = 99  # a terminal's 100 columns, and the README's sample
+
+
+def printed_summary(directory) -> str:
+    """summary.txt as `hetprobe report` and characterize print it: each line wrapped to SUMMARY_WIDTH
+    (the file keeps one line per item, for grep and batch jobs)."""
+    text = bounded_bytes(Path(directory) / "summary.txt").decode(errors="replace")
+    return "".join(part + "\n" for line in text.splitlines() for part in _wrapped(line))
+
+
+def _wrapped(line: str) -> list[str]:
+    """A summary line in lines of SUMMARY_WIDTH characters or fewer, each continuation indented two
+    more than the line (a path or a word longer than that stays whole)."""
+    indent = " " * (len(line) - len(line.lstrip(" ")))
+    kept = _NUMBER_AND_UNIT.sub("\\1\xa0", line)  # textwrap breaks at ASCII spaces only
+    parts = textwrap.wrap(
+        kept, SUMMARY_WIDTH, subsequent_indent=indent + "    ", break_long_words=False, break_on_hyphens=False
+    )
+    return [part.replace("\xa0", " ") for part in parts] or [line]
+
+
+_NUMBER_AND_UNIT = re.compile(r"(\d) (?=[^\W\d])")  # "8368 ns", "2 GPUs": a number stays with its unit
 
 
 def _provenance(

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..cli_args import parse
 from ..errors import UsageError
 from ..node import verdict as node_verdict
+from ..report.write import printed_summary
 from .characterize import characterize, default_directory
 from .presets import parse_launches
 
@@ -165,7 +166,7 @@ def main(argv: list[str]) -> int:
         return 130
     summary = run.directory / "summary.txt"
     if summary.exists():
-        sys.stdout.write(summary.read_text())
+        sys.stdout.write(printed_summary(run.directory))
     print(f"run directory: {run.directory}  (measured in {run.wall_s:.0f} s, report in {run.report_s:.0f} s)")
     for step in run.failed():
         print(
