@@ -21,6 +21,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/cli/error_record.hpp"
 #include "bench/cli/probe_table.hpp"
+#include "bench/core/message_path.hpp"
 #include "bench/core/run_header.hpp"
 #include "bench/core/table.hpp"
 #include "bench/gpus/gpu_metrics.hpp"
@@ -408,6 +409,16 @@ PYBIND11_MODULE(_core, m) {
         return names;
       },
       "Every probe's name, as the CLI's subcommands");
+  m.def(
+      "message_path",
+      [](const std::string& header) {
+        const Json h = Json::parse(header);
+        const MessagePath p = message_path(RecordRef{h, "header"});
+        return py::make_tuple(p.across_hosts, describe(p));
+      },
+      py::arg("header"),
+      "(across hosts, the sentence `show` prints) of how MPI carries a message from rank 0 to rank 1, from a "
+      "header (JSON text): bench/core/message_path.hpp");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

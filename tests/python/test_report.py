@@ -449,3 +449,22 @@ def test_the_readmes_sample_is_todays_summary_in_lines_under_100_characters(tmp_
         "  GPU 0 0000:00:06.0 NUMA 0: link 32 GT/s x16 of 32 GT/s x16; round trip 2529 ns, launch+sync 8368 ns"
         in (run / "summary.txt").read_text()
     )
+
+
+def test_a_pair_across_hosts_is_said_in_the_summary_and_the_frames_carry_mpi_path(tmp_path, capsys):
+    """The first look (issue 36): a run whose interference pair crossed hosts says so in the summary, in
+    `show`'s words, and the pandas frames carry mpi_path's columns; a pair on one host adds no line."""
+    import hetprobe
+
+    (tmp_path / "tcp").mkdir()
+    shutil.copyfile(DATA / "testbed-tcp" / "eager-boundary.jsonl", tmp_path / "tcp" / "eager-boundary.jsonl")
+    code, out, _ = report(tmp_path / "tcp", capsys)
+    text = " ".join(out.split())
+    assert code == 0 and "MPI pair across hosts: sender hpa (rank 0), receiver hpb (rank 1): different hosts" in text
+    assert "link eth0-eth0 at 1.25 GB/s (nominal)" in text
+    points = hetprobe.load(tmp_path / "tcp").summary.query("probe == 'interference'")
+    assert points["mpi_across_hosts"].all() and set(points["mpi_carrier"]) == {"tcp"}
+    assert set(points["mpi_link_gbs"]) == {1.25} and set(points["mpi_eager_limit_bytes"]) == {65536}
+    assert not points["mpi_at_or_above_eager_limit"].any()  # 65480 and 65481 B: below the 64 KiB limit
+    code, out, _ = report(copy_run(tmp_path, "interference.jsonl", "topology.json"), capsys)
+    assert "MPI pair across hosts" not in out

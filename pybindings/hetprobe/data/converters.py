@@ -100,6 +100,14 @@ def _interference(rec, header):
         "target_gbs": number(first, "target_gbs"),
         "full_rate_gbs": number(first, "full_rate_gbs"),
         "payload_writer": opt(rec, "payload_writer", "string"),
+        # How MPI carried the message (null in files from before schema version 3: None, NaN).
+        "mpi_sender_host": opt(rec, "mpi_path.sender_host", "string"),
+        "mpi_receiver_host": opt(rec, "mpi_path.receiver_host", "string"),
+        "mpi_across_hosts": opt(rec, "mpi_path.across_hosts", "boolean"),
+        "mpi_carrier": opt(rec, "mpi_path.carrier", "string"),
+        "mpi_eager_limit_bytes": number(rec, "mpi_path.eager_limit_bytes"),
+        "mpi_at_or_above_eager_limit": opt(rec, "mpi_path.at_or_above_eager_limit", "boolean"),
+        "mpi_link_gbs": number(rec, "mpi_path.link_gbs"),
     }
     for name in ("ratio_to_ssb_ci95", "cold_over_warm_ci95"):  # checked here, once: interference_ratios reads them
         ci = numbers(rec, name)

@@ -47,12 +47,17 @@ _INT = {
     "reps",
     "missed_writes",
 }
-_BOOL = {"contended", "unresolved", "below_timer_tick", "check_within_precision", "resumed"}
-_FLOAT = (
-    set(STATS) - {"n"}
-    | {"at_s", "value"}
-    | (set(EXTRAS) - _INT - _BOOL - {"payload_check", "label", "payload_writer", "effect"})
-)
+_BOOL = {
+    "contended",
+    "unresolved",
+    "below_timer_tick",
+    "check_within_precision",
+    "resumed",
+    "mpi_across_hosts",
+    "mpi_at_or_above_eager_limit",
+}
+_TEXT = {"payload_check", "label", "payload_writer", "effect", "mpi_sender_host", "mpi_receiver_host", "mpi_carrier"}
+_FLOAT = set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - _TEXT)
 
 
 def _column(name, values):

@@ -5,6 +5,8 @@ interference rows are interference_headline's."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from ..data.results import Results, summary_rows as _rows
@@ -104,8 +106,23 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
             )
         )
     rows += interference_headline(results)
+    rows += _pair_across_hosts(results)
     table = pd.DataFrame(rows, columns=["quantity", "value", "how", "warnings"])
     return table if warnings else table.drop(columns="warnings")
+
+
+def _pair_across_hosts(results: Results) -> list[tuple]:
+    """A row saying that the interference pair crossed hosts, where it did: its numbers are then a
+    network's, not one node's (the sentence is C++'s, as `show` prints it)."""
+    from .. import _core  # the compiled module: how a message went is read once, in C++
+
+    for r in results.records:
+        if r.get("record") == "header" and r.get("probe") == "interference":
+            across, text = _core.message_path(json.dumps({k: v for k, v in r.items() if not k.startswith("_")}))
+            if across:
+                return [("MPI pair across hosts", text, "the interference header's ranks", [])]
+            return []
+    return []
 
 
 # Each timer's own cost, as the handover records measure it: (the timer's name, what was timed).
