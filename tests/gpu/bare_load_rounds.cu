@@ -22,6 +22,9 @@
 // BARE_LOAD_NEAR=1 GPU 0's stays after the send buffer); rank 1 uses GPU 0 only.
 // BARE_RECEIVER_GPU=g (default 0): rank 1's context and receive buffer are
 // GPU g's, as hetprobe's receiver is its own GPU's (rank 1, GPU 1).
+// BARE_REALLOC=1: before every round after the first, the send buffer and
+// each GPU's load memory are freed and pinned afresh, so that one launch
+// samples where pinned pages land (not with BARE_LOAD_NEAR=1).
 // BARE_CHUNK_BYTES=C (a multiple of 512): write/read in chunks of C bytes per
 // warp, as hetprobe's load workers move theirs, instead of grid-stride.
 // Prints one line per size and load: median ratio, its order-statistic 95%
@@ -141,6 +144,13 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  const char* realloc_env = std::getenv("BARE_REALLOC");
+  const bool fresh = realloc_env != nullptr && std::string(realloc_env) == "1";
+  if (fresh && near) {
+    if (rank == 0) std::fprintf(stderr, "BARE_REALLOC=1 needs the load in allocations of their own\n");
+    MPI_Finalize();
+    return 2;
+  }
   const unsigned long long gap = 2ull << 20;
   const unsigned long long send_bytes = (max_size + 4095) / 4096 * 4096;
   if (near) {
@@ -172,15 +182,28 @@ int main(int argc, char** argv) {
   if (rank == 0)
     std::printf(
         "# bare_load_rounds: payload %s, %d rounds x %d sends, gap %.0f us, %d GPU(s) loading, each %d x 1024 "
-        "threads over 512 MiB%s, %s, receiver on GPU %d\n"
+        "threads over 512 MiB%s, %s, receiver on GPU %d%s\n"
         "# size_bytes load ratio_median ci95_low ci95_high idle_median_us load_gbs\n",
         payload.c_str(), rounds, reps, gap_us, gpus, blocks[0], near ? " (GPU 0's 2 MiB after the send buffer)" : "",
-        chunk_units ? (std::to_string(chunk_units * 16) + " B chunks per warp").c_str() : "grid-stride", receiver_gpu);
+        chunk_units ? (std::to_string(chunk_units * 16) + " B chunks per warp").c_str() : "grid-stride", receiver_gpu,
+        fresh ? ", fresh pinned memory every round" : "");
   std::mt19937_64 rng(12345);  // the same orders on both ranks
   for (long n : sizes) {
     std::vector<std::vector<double>> round_medians(4);
     double moved[4] = {}, seconds[4] = {};
     for (int r = 0; r < rounds; ++r) {
+      if (fresh && r > 0) {  // new pages for the send buffer and every load, as a new launch gets
+        cudaSetDevice(first);
+        cudaFreeHost(buf);
+        cudaHostAlloc(reinterpret_cast<void**>(&buf), max_size, cudaHostAllocMapped);
+        std::memset(buf, 0x33, max_size);
+        for (int g = 0; g < mine; ++g) {
+          cudaSetDevice(first + g);
+          cudaFreeHost(target[g]);
+          cudaHostAlloc(reinterpret_cast<void**>(&target[g]), load_bytes, cudaHostAllocMapped);
+        }
+        cudaSetDevice(first);
+      }
       int order[4] = {kIdle, kWrite, kRead, kPoll};
       std::shuffle(order, order + 4, rng);
       for (int kind : order) {

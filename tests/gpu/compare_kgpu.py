@@ -1,8 +1,9 @@
 """hetprobe's 16 MiB write load from k GPUs against tests/gpu/bare_load_rounds.cu with BARE_LOAD_GPUS=k,
 launch by launch (tests/gpu/kgpu.sh): each launch's ratio to the unloaded send (and its 95% interval) of
-the bare program with every GPU over its own allocation (bare-own-N.txt) and with GPU 0's 2 MiB after
-the send buffer (bare-near-N.txt), beside hetprobe's OWN and P2AB points (hetprobe-N.jsonl), then the
-medians over the launches and hetprobe OWN's over the bare program's. Where kgpu.sh --receivers wrote
+the bare program with every GPU over its own allocation (bare-own-N.txt) beside hetprobe's OWN point
+(hetprobe-N.jsonl), then the medians over the launches and hetprobe OWN's over the bare program's. Where
+kgpu.sh --near wrote them, also the bare program with GPU 0's 2 MiB after the send buffer
+(bare-near-N.txt) and hetprobe's P2AB point. Where kgpu.sh --receivers wrote
 them, also the bare program with its receiver on GPU 1 (bare-recv1-N.txt) and hetprobe with both ranks on
 GPU 0 (hetprobe-gpu0-N.jsonl), each beside the side it mirrors.
    compare_kgpu.py RESULTS_DIR LAUNCHES
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from checks import BadInput, picked_points, present, results_and_launches, results_file  # noqa: E402
 
 RELATIVE, SIZE = 0.10, 16 << 20
-COLUMNS = ("bare own", "hetprobe OWN", "bare near", "hetprobe P2AB")
+OWN_COLUMNS, NEAR_COLUMNS = ("bare own", "hetprobe OWN"), ("bare near", "hetprobe P2AB")
 
 
 def bare_write(path: Path) -> tuple:
@@ -40,8 +41,9 @@ def bare_write(path: Path) -> tuple:
     raise BadInput(f"{path}: no `{SIZE} write` line")
 
 
-def hetprobe_points(path: Path) -> dict:
-    """{layout: ((ratio median, ci low, ci high), load_gpus)} of the write points OWN and P2AB."""
+def hetprobe_points(path: Path, layouts: tuple = ("OWN",)) -> dict:
+    """{layout: ((ratio median, ci low, ci high), load_gpus)} of the write points OWN and P2AB; each of
+    `layouts` must be there."""
 
     def write(r: dict):
         if r.get("load_kind") != "write" or r.get("layout") not in ("OWN", "P2AB"):
@@ -50,7 +52,7 @@ def hetprobe_points(path: Path) -> dict:
         return r["layout"], ((float(r["ratio_to_ssb_median"]), low, high), r.get("load_gpus"))
 
     out = picked_points(path, write)
-    for layout in ("OWN", "P2AB"):
+    for layout in layouts:
         if layout not in out:
             raise BadInput(f"{path}: no {layout} write point")
     return out
@@ -64,25 +66,30 @@ def main(argv: list[str]) -> int:
     if (args := results_and_launches(argv, __doc__)) is None:
         return 2
     results, launches = args
+    near = (results / "bare-near-1.txt").is_file()
+    columns = OWN_COLUMNS + (NEAR_COLUMNS if near else ())
     try:
-        rows = []  # per launch: the four (ratio, low, high) and the GPUs each side loads
+        rows = []  # per launch: each column's (ratio, low, high) and the GPUs each side loads
         for n in range(1, launches + 1):
             own, own_gpus = bare_write(results / f"bare-own-{n}.txt")
-            near, near_gpus = bare_write(results / f"bare-near-{n}.txt")
-            mine = hetprobe_points(results_file(results, f"hetprobe-{n}"))
-            gpus = (own_gpus, near_gpus, mine["OWN"][1], mine["P2AB"][1])
-            rows.append(((own, mine["OWN"][0], near, mine["P2AB"][0]), gpus))
+            mine = hetprobe_points(results_file(results, f"hetprobe-{n}"), ("OWN", "P2AB") if near else ("OWN",))
+            values, gpus = [own, mine["OWN"][0]], [own_gpus, mine["OWN"][1]]
+            if near:
+                near_write, near_gpus = bare_write(results / f"bare-near-{n}.txt")
+                values += [near_write, mine["P2AB"][0]]
+                gpus += [near_gpus, mine["P2AB"][1]]
+            rows.append((values, gpus))
     except BadInput as e:
         print(f"compare_kgpu.py: {e}", file=sys.stderr)
         return 2
     failed = []
-    print("| launch | GPUs loading (bare own, near; OWN, P2AB) | " + " | ".join(COLUMNS) + " |")
-    print("|---|---|---|---|---|---|")
+    print("| launch | GPUs loading (" + ", ".join(columns) + ") | " + " | ".join(columns) + " |")
+    print("|---" * (len(columns) + 2) + "|")
     for n, (values, gpus) in enumerate(rows, 1):
         print(f"| {n} | {', '.join(map(str, gpus))} | " + " | ".join(ci_text(v) for v in values) + " |")
         if len(set(gpus)) != 1:
             failed.append(f"launch {n}: the sides load different numbers of GPUs ({gpus})")
-    med = [statistics.median(values[i][0] for values, _ in rows) for i in range(len(COLUMNS))]
+    med = [statistics.median(values[i][0] for values, _ in rows) for i in range(len(columns))]
     print("| median | | " + " | ".join(f"{m:.3f}" for m in med) + " |")
     over = med[1] / med[0] if med[0] > 0 else float("inf")
     within = abs(over - 1) <= RELATIVE
