@@ -227,8 +227,11 @@ class InterferenceProbe final : public Probe {
     return rank_host_bytes(run_.cfg, mpi.rank, topo);
   }
   std::string memory_what(const MpiContext& mpi) const override {
+    const SendGap& gap = run_.cfg.gap;
     return "this run (--sizes up to " + format_size(run_.cfg.sizes.back()) + ", load buffers of " +
-           format_size(max_load_bytes(run_.cfg)) + ", " + std::to_string(mpi.node_size) + " rank(s) on this node)";
+           format_size(max_load_bytes(run_.cfg)) +
+           (gap.kind == GapKind::sweep ? ", a --gap sweep buffer of " + format_size(gap.bytes) : "") + ", " +
+           std::to_string(mpi.node_size) + " rank(s) on this node)";
   }
   const PinnedBuffer* allocate(Device& device, const Topology& topo, const MpiContext& mpi) override {
     return hetprobe::allocate(run_, device, topo, mpi);

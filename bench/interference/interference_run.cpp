@@ -50,6 +50,7 @@ std::uint64_t rank_host_bytes(const InterferenceConfig& c, int rank, const Topol
   if (loads_on_rank(c, rank))
     bytes += static_cast<std::uint64_t>(c.max_gpus() - (own_load_buffer(c) ? 0 : 1)) * max_load_bytes(c);
   if (rank == 0 && c.host_stream) bytes += 3 * auto_stream_array_bytes(topo.describe());
+  if (rank == 0 && c.gap.kind == GapKind::sweep) bytes += c.gap.bytes;  // the sender's --gap sweep:SIZE buffer
   return bytes;
 }
 

@@ -38,7 +38,7 @@ std::uint64_t max_load_bytes(const InterferenceConfig& c);
 
 // Host memory this rank will take: the pinned buffer, the other load GPUs'
 // buffers, the two payloads (device memory; on the host backend host memory),
-// and rank 0's STREAM arrays.
+// and rank 0's STREAM arrays and --gap sweep:SIZE buffer.
 std::uint64_t rank_host_bytes(const InterferenceConfig& c, int rank, const Topology& topo);
 
 // The done points as text for every rank (rank 0 reads them), and back ("" : none).
