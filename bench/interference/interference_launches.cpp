@@ -25,12 +25,14 @@ const Json& launch_header(const ResultsFile& file, const Json* first, const std:
   if (file.records.empty() || file.probe() != "interference")
     throw usage_error("--pool: " + file.path.string() + " is not an interference results file");
   const Json& h = file.records.front();
+  // A header's config, an object, or a usage error naming FILE:LINE (never the JSON library's own).
+  if (const RecordRef r{h, file.place(0)}; !field_json(r, "config").is_object()) bad_field(r, "config", "an object");
   if (first == nullptr) return h;
   if (h.value("host", Json()) != first->value("host", Json()))
     throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() + ", " +
                       first_name + " on " + first->value("host", Json()).dump() + ": launches pool on one node only");
   for (const char* key : kComparableSettings) {  // launches of one command
-    const Json a = h["config"].value(key, Json()), b = (*first)["config"].value(key, Json());
+    const Json a = h.at("config").value(key, Json()), b = first->at("config").value(key, Json());
     if (a != b)
       throw usage_error("--pool: " + file.path.string() + " has " + key + " = " + a.dump() + ", " + first_name + " " +
                         b.dump() + ": not launches of one command");

@@ -4,7 +4,9 @@
 # launch's ratio, the interval from their spread and the effect it supports;
 # fewer than 3 launches give no interval; launches of another setting are refused;
 # one file is one launch (the same file twice, or a copy of it, is refused),
-# --table is refused, and the table names each launch it pooled.
+# --table is refused, and the table names each launch it pooled; a header
+# whose config is missing or not an object is named with exit 2 (it once
+# aborted, or printed the JSON library's own exception).
 set -euo pipefail
 hp=$1
 data=$(cd "$(dirname "$0")/../../notebooks/data/h100-rounds" && pwd)
@@ -38,4 +40,18 @@ done
 code=0
 "$hp" show --pool --table interference "$data"/interference-{1,2,3}.jsonl.gz >/dev/null 2>&1 || code=$?
 ((code == 2)) || fail "--table with --pool: exit $code, expected 2"
+for config in 'del h["config"]' 'h["config"] = "oops"'; do
+  python3 -c "import gzip, json, sys
+lines = gzip.open(sys.argv[1], 'rt').read().splitlines()
+h = json.loads(lines[0])
+$config
+open(sys.argv[2], 'w').write(json.dumps(h) + '\n' + '\n'.join(lines[1:]) + '\n')" "$data/interference-2.jsonl.gz" "$work/bad.jsonl"
+  for order in "$data/interference-1.jsonl.gz $work/bad.jsonl" "$work/bad.jsonl $data/interference-1.jsonl.gz"; do
+    code=0
+    # shellcheck disable=SC2086  # two paths, split on purpose
+    err=$("$hp" show --pool $order 2>&1 >/dev/null) || code=$?
+    ((code == 2)) || fail "a header with $config: exit $code, expected 2: $err"
+    grep -q "bad.jsonl:1: field 'config'" <<<"$err" || fail "a header with $config: $err"
+  done
+done
 echo "show_pool: OK"
