@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -140,6 +141,25 @@ bool start_mpi(const Probe& probe, const std::string& key) {
   return true;
 }
 
+// Every rank runs one command: ranks given other options (a launcher's
+// MPMD form, a wrapper script that adds some) would measure different
+// things and pair them, or wait in collectives the others never reach.
+// A usage Error on each rank whose options are not rank 0's.
+void check_one_command(const MpiContext& mpi, const std::vector<std::string>& argv) {
+  const auto joined = [&](char between) {  // the options as given (argv[0] may differ: a path to the same program)
+    std::string text;
+    for (std::size_t i = 1; i < argv.size(); ++i) text += (i > 1 ? std::string(1, between) : "") + argv[i];
+    return text;
+  };
+  const std::string mine = joined('\x1f');  // a separator no option holds: "a b" is not "a" "b"
+  const std::string first = broadcast_string(mpi, mine);
+  if (mine == first) return;
+  std::string theirs = first;
+  std::replace(theirs.begin(), theirs.end(), '\x1f', ' ');
+  throw usage_error("rank " + std::to_string(mpi.rank) + " was given other options than rank 0 (`" + joined(' ') +
+                    "` against `" + theirs + "`): every rank runs one command; give them all the same options");
+}
+
 // One run of a probe on MPI_COMM_WORLD, in the steps run_session calls in order.
 class Session {
  public:
@@ -153,7 +173,8 @@ class Session {
   // False where a rank refused: it said why, and the run ends with exit 2.
   bool prepare() {
     return agreed_steps(mpi_, key_,
-                        {[&] {
+                        {[&] { check_one_command(mpi_, argv_); },  // first: later steps' collectives assume it
+                         [&] {
                            hetprobe::cli::prepare(p_, probe_, mpi_);
                            if (mpi_.rank == 0) check_results_target(key_, path_, resume_);
                          },
