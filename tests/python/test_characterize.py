@@ -11,6 +11,7 @@ import sys
 import pytest
 
 import hetprobe
+from hetprobe.report.write import printed_summary
 
 LAUNCHED = ("interference", "interference-rate", "interference-paper", "interference-cold")
 # Every step's name in the order characterize runs them: the gpus step's first launch, the per-GPU steps,
@@ -88,11 +89,14 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     directory, done = host_run
     assert "no GPU used" in done.stdout and "run directory:" in done.stdout
     assert "flag round trip" in done.stdout
+    # stdout has the summary wrapped to 99 columns; summary.txt keeps one line an item, read below.
+    assert printed_summary(directory) in done.stdout
+    summary = (directory / "summary.txt").read_text().splitlines()
     # The headline names the largest slowdown its 95% interval supports, or says there is none beyond
     # noise with the largest median ratio; either way the point's kind, GPU count, placement, size, its SSB
     # and loaded medians and the traffic. It may come from the rate run, which names its rate
     # (report/interference_headline.py).
-    worst = next(line for line in done.stdout.splitlines() if "MPI_Send slowdown under GPU traffic:" in line)
+    worst = next(line for line in summary if "MPI_Send slowdown under GPU traffic:" in line)
     point = (
         r"(write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate 0\.5)?, "
         r"(into an allocation of its own \(OWN\)|2 MiB past the send buffer \(P2AB\)), (1|64) KiB: SSB [0-9.,]+ µs, "
@@ -104,7 +108,7 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     ), worst
     # Cold sends: the SSB median with 2 ms of computing before each send, and the warm sends of the same
     # visits, cold ÷ warm paired round by round, per size.
-    cold = next(line for line in done.stdout.splitlines() if "Cold MPI_Send, the GPU idle" in line)
+    cold = next(line for line in summary if "Cold MPI_Send, the GPU idle" in line)
     each = r"[0-9.,]+ µs cold, [0-9.,]+ µs warm, [0-9.,]+× \((95% CI [0-9.,]+-[0-9.,]+|no 95% interval)\)"
     assert re.search(rf"\(2ms of spinning before each send\): 1 KiB: {each}; 64 KiB: {each}", cold), cold
     assert "Cold MPI_Send slowdown under GPU traffic: " in done.stdout
@@ -127,7 +131,7 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     # the count expected from notify's header: 12 handovers + 24 overheads + 12 round trips + 12 mechanisms
     assert "notify 60/60:" in done.stderr
     # Table 1 from the handover records, with each timer's own cost beside it.
-    lines = done.stdout.splitlines()
+    lines = summary
     cpu = next(ln for ln in lines if "One flag read + write on the CPU (Elis et al. 2024, Table 1): " in ln)
     assert re.search(r": -?[0-9.,e+-]+ ns per pair beyond (the TSC's|steady_clock's) [0-9.,e+-]+ ns empty region", cpu)
     gpu = next(ln for ln in lines if "One flag read + write on the GPU (Elis et al. 2024, Table 1): " in ln)
