@@ -176,6 +176,7 @@ def write_report(directory, run=None) -> Written:
         manifest,
         {probe: error for probe, (_, error) in errors.items()},
         unreadable,
+        short,
     )
     doc.insert(conditions_at, _conditions_section(header, problems, marks))
     (directory / "report.md").write_text(doc.markdown())
@@ -268,7 +269,7 @@ def printed_summary(directory) -> str:
 
 
 def _wrapped(line: str) -> list[str]:
-    """A summary line in lines of SUMMARY_WIDTH characters or fewer, each continuation indented two
+    """A summary line in lines of SUMMARY_WIDTH characters or fewer, each continuation indented four
     more than the line (a path or a word longer than that stays whole)."""
     indent = " " * (len(line) - len(line.lstrip(" ")))
     kept = _NUMBER_AND_UNIT.sub("\\1\xa0", line)  # textwrap breaks at ASCII spaces only
@@ -282,10 +283,17 @@ _NUMBER_AND_UNIT = re.compile(r"(\d) (?=[^\W\d])")  # "8368 ns", "2 GPUs": a num
 
 
 def _provenance(
-    doc: Document, results: Results, header: dict, manifest: dict | None, errors: dict, unreadable: dict
+    doc: Document,
+    results: Results,
+    header: dict,
+    manifest: dict | None,
+    errors: dict,
+    unreadable: dict,
+    short: dict,
 ) -> None:
     """The headers, the steps of characterize.json (a step whose file is in `unreadable`, {file name: why},
-    is "file unusable", never "ok") and the files left out."""
+    is "file unusable", one in `short`, short_of_manifest's, "file cut"; never "ok") and the files left
+    out."""
     doc.h2("How this was measured")
     if header:
         doc.para(
@@ -316,7 +324,7 @@ def _provenance(
         if launched:
             steps["launch"] = [s.get("launch", "") for s in listed]
         unusable = {results_stem(n): "file unusable" for n in unreadable if is_results_file(n)}
-        unusable.update({n: "file cut" for n in short_of_manifest(manifest, _records_by_step(results))})
+        unusable.update({n: "file cut" for n in short})
         if unusable:  # a step whose file cannot be read, or is cut, did not give this report all its numbers
             steps["status"] = [unusable.get(step_name(s), status) for s, status in zip(listed, steps["status"])]
         if errors:  # the last error of each failed step's log, beside it
