@@ -25,6 +25,8 @@
 // BARE_REALLOC=1: before every round after the first, the send buffer and
 // each GPU's load memory are freed and pinned afresh, so that one launch
 // samples where pinned pages land (not with BARE_LOAD_NEAR=1).
+// BARE_LOADS=write[,read][,poll] (default all three): the loads each round
+// visits beside idle; hetprobe's k-GPU run visits idle and write alone.
 // BARE_CHUNK_BYTES=C (a multiple of 512): write/read in chunks of C bytes per
 // warp, as hetprobe's load workers move theirs, instead of grid-stride.
 // Prints one line per size and load: median ratio, its order-statistic 95%
@@ -151,6 +153,17 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  std::vector<int> visited = {kIdle};
+  const char* loads_env = std::getenv("BARE_LOADS");
+  for (int kind : {kWrite, kRead, kPoll})
+    if (loads_env == nullptr || ("," + std::string(loads_env) + ",").find("," + std::string(kNames[kind]) + ",") !=
+                                    std::string::npos)
+      visited.push_back(kind);
+  if (visited.size() == 1) {
+    if (rank == 0) std::fprintf(stderr, "BARE_LOADS=%s: name write, read or poll\n", loads_env);
+    MPI_Finalize();
+    return 2;
+  }
   const unsigned long long gap = 2ull << 20;
   const unsigned long long send_bytes = (max_size + 4095) / 4096 * 4096;
   if (near) {
@@ -182,11 +195,11 @@ int main(int argc, char** argv) {
   if (rank == 0)
     std::printf(
         "# bare_load_rounds: payload %s, %d rounds x %d sends, gap %.0f us, %d GPU(s) loading, each %d x 1024 "
-        "threads over 512 MiB%s, %s, receiver on GPU %d%s\n"
+        "threads over 512 MiB%s, %s, receiver on GPU %d%s, %zu loads a round\n"
         "# size_bytes load ratio_median ci95_low ci95_high idle_median_us load_gbs\n",
         payload.c_str(), rounds, reps, gap_us, gpus, blocks[0], near ? " (GPU 0's 2 MiB after the send buffer)" : "",
         chunk_units ? (std::to_string(chunk_units * 16) + " B chunks per warp").c_str() : "grid-stride", receiver_gpu,
-        fresh ? ", fresh pinned memory every round" : "");
+        fresh ? ", fresh pinned memory every round" : "", visited.size() - 1);
   std::mt19937_64 rng(12345);  // the same orders on both ranks
   for (long n : sizes) {
     std::vector<std::vector<double>> round_medians(4);
@@ -204,8 +217,8 @@ int main(int argc, char** argv) {
         }
         cudaSetDevice(first);
       }
-      int order[4] = {kIdle, kWrite, kRead, kPoll};
-      std::shuffle(order, order + 4, rng);
+      std::vector<int> order = visited;
+      std::shuffle(order.begin(), order.end(), rng);
       for (int kind : order) {
         const auto started = std::chrono::steady_clock::now();
         if (rank == 0 && kind != kIdle) {
@@ -265,7 +278,8 @@ int main(int argc, char** argv) {
       term *= static_cast<double>(R - j) / (j + 1);
       tail += term;
     }
-    for (int kind : {kWrite, kRead, kPoll}) {
+    for (int kind : visited) {
+      if (kind == kIdle) continue;
       std::vector<double> ratio;
       for (int r = 0; r < R; ++r) ratio.push_back(round_medians[kind][r] / round_medians[kIdle][r]);
       std::vector<double> sorted = ratio;
