@@ -5,13 +5,13 @@
 # loads the module, and the module's hetprobe runs: --version, then
 # `hetprobe characterize --quick` on the host backend. EasyBuild comes from
 # PyPI into build/easybuild-venv, Lmod from apt, where either is missing.
-#   tests/install/easybuild_module.sh [BUILD_DIR]
-# BUILD_DIR: a tree bench/setup.sh built (its Python module and tests
-# configured), which pip reuses as setup.sh's own install does (seconds); without
-# it pip compiles the tarball (minutes).
+#   tests/install/easybuild_module.sh
+# pip compiles the tarball (minutes). It never reuses bench/setup.sh's build
+# tree: CMake would point that tree at the tarball's scratch copy, and the
+# developer's next build would fail once the scratch copy is gone.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-reuse=${1:-}
+(($# == 0)) || { echo "usage: tests/install/easybuild_module.sh (no arguments)" >&2; exit 2; }
 version=$(sed -n 's/^project(hetprobe VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 easyconfig=$root/bench/install/easybuild/hetprobe-$version.eb
 [[ -f $easyconfig ]] || { echo "easybuild_module: no $easyconfig for version $version" >&2; exit 1; }
@@ -42,13 +42,8 @@ source "$lmod_init"
 
 mkdir -p "$work/sources/h/hetprobe"
 git -C "$root" archive --prefix="hetprobe-$version/" -o "$work/sources/h/hetprobe/hetprobe-$version.tar.gz" HEAD
-amend=()
-if [[ -n $reuse ]]; then
-  amend=(--try-amend="preinstallopts=" --try-amend="installopts=--config-settings=build-dir=$reuse \
---config-settings=cmake.define.HETPROBE_ENABLE_TESTS=ON")
-fi
 started=$SECONDS
-eb "$easyconfig" "${as_root[@]}" "${amend[@]}" --prefix="$work/eb" --sourcepath="$work/sources" --installpath="$work/install" \
+eb "$easyconfig" "${as_root[@]}" --prefix="$work/eb" --sourcepath="$work/sources" --installpath="$work/install" \
   --buildpath="$work/build" --tmpdir="$work/tmp" >"$logs/eb.log" 2>&1 || {
   tail -n 40 "$logs/eb.log" >&2
   find "$work/tmp" -name 'easybuild-*.log' -exec cp {} "$logs/" \; 2>/dev/null || true
