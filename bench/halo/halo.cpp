@@ -460,6 +460,7 @@ std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, Dev
   for (const auto& s : layout.sends)
     if (s.bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
       throw usage_error("halo message of " + std::to_string(s.bytes) + " bytes: MPI counts are int");
+  const std::optional<HaloLink> link = measure_link(device, clock, c.timeout_s);
   Exchange exchange(c, layout, device, mpi, clock);
   auto pinger = device.make_signal_engine();  // the clock syncs around each setup
   std::vector<HaloRun> runs;
@@ -476,6 +477,7 @@ std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, Dev
     runs.push_back(convert(setup, raws, fit_clock(syncs, 0.5), clock));
     runs.back().launch = shape;
     runs.back().unpack_launch = unpack_shape;
+    runs.back().link = link;
     runs.back().long_bytes = setup.variant == HaloVariant::notify_stacked ? exchange.long_bytes() : 0;
   }
   return runs;

@@ -36,6 +36,7 @@
 #include "bench/core/results.hpp"
 #include "bench/core/send_mode.hpp"
 #include "bench/halo/halo_layout.hpp"
+#include "bench/halo/halo_link.hpp"
 #include "bench/halo/halo_parts.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
@@ -126,8 +127,9 @@ struct HaloRun {
   std::vector<HaloIteration> iterations;  // the timed ones
   std::vector<double> pack_device_ns, unpack_device_ns;  // per message: median device duration
   unsigned long long mismatched_words = 0;
-  int timeouts = 0;  // unpacks whose flag never came
-  ClockFit clock;    // device -> host, from syncs before and after
+  int timeouts = 0;              // unpacks whose flag never came
+  ClockFit clock;                // device -> host, from syncs before and after
+  std::optional<HaloLink> link;  // the copy engine's rates, once per run (halo_link.hpp)
 };
 
 // Runs every setup of `config` on this rank (collective over mpi.comm).

@@ -34,6 +34,18 @@ Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>
   return out;
 }
 
+// A stage's busy record (halo_phases.hpp) with its link fields (halo_link.hpp);
+// a stage above the link adds its warning to `warnings`.
+Json busy_json(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pack, bool pinned, Json& warnings) {
+  Json busy = to_json(busy_time(run, msgs, pack));
+  if (busy.is_null()) return busy;
+  const Json gbs = busy["gbs_median"];
+  busy.update(link_json(run.link, pack, pinned, gbs));
+  if (const std::string w = link_warning(pack ? "pack_busy" : "unpack_busy", busy, gbs); !w.empty())
+    warnings.push_back(w);
+  return busy;
+}
+
 Json shape_json(const HaloShape& shape) {
   return {{"blocks", shape.blocks}, {"threads_per_block", shape.threads_per_block}, {"parts", to_json(shape.parts)}};
 }
@@ -98,6 +110,11 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
   const HaloSetup& s = run.setup;
   const bool baseline = s.variant == HaloVariant::baseline, memcpy = s.staging == HaloStaging::memcpy;
   const HaloCopyMedians copies = copy_medians(run);
+  // The slowest rank's tail shows noise on any rank.
+  Json warnings = slowest.is_null() ? spread_warnings(iteration, "iteration_ns")
+                                    : spread_warnings(slowest, "slowest_rank_iteration_ns");
+  Json pack_busy = busy_json(run, layout.sends, true, !memcpy, warnings);
+  Json unpack_busy = busy_json(run, layout.recvs, false, !memcpy, warnings);
   return {{"record", "halo"},
           {"probe", "halo"},
           {"variant", to_string(s.variant)},
@@ -121,15 +138,13 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"n", run.iterations.size()},
           {"iteration_ns", iteration},
           {"slowest_rank_iteration_ns", slowest},
-          // The slowest rank's tail shows noise on any rank.
-          {"warnings", slowest.is_null() ? spread_warnings(iteration, "iteration_ns")
-                                         : spread_warnings(slowest, "slowest_rank_iteration_ns")},
+          {"warnings", warnings},
           {"pack_smallest_ns", in.pack_smallest_ns},
           {"unpack_largest_ns", in.unpack_largest_ns},
           {"pack", per_message(layout.sends, run.pack_device_ns, copies.send_ns, memcpy, true)},
           {"unpack", per_message(layout.recvs, run.unpack_device_ns, copies.recv_ns, memcpy, false)},
-          {"pack_busy", to_json(busy_time(run, layout.sends, true))},
-          {"unpack_busy", to_json(busy_time(run, layout.recvs, false))},
+          {"pack_busy", pack_busy},
+          {"unpack_busy", unpack_busy},
           {"critical_path_ns", median_json(paths)},
           {"payload",
            {{"check", intact ? "intact" : "mismatch"},

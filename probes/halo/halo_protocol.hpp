@@ -11,7 +11,8 @@
 // raises the flag and resets the state for the next launch.
 //
 // pack m:   every thread writes its words of message m (halo_word), fences at
-//           system scope; barrier; the leader stamps the end and tells the CPU
+//           system scope; barrier; the leader reads the buffer back (the
+//           data has arrived), stamps the end and tells the CPU
 //           m is ready: with a channel (one flag per message, the thesis's
 //           per-block channel) it stores send_ready[m] = iteration; with a queue
 //           (the thesis's single task queue) it reserves the next slot with an
@@ -205,12 +206,15 @@ HETPROBE_HD inline bool halo_end_part(Team& team, const HaloArgs& a, std::uint64
 
 // `msg` is message m of a.messages, or a copy of it nearer the team (a GPU
 // block keeps one in shared memory: the table is in pinned host memory).
-// The team writes part `part` of `parts` (halo_slice).
+// The team writes part `part` of `parts` (halo_slice); the leader's stamp
+// starts at `start` (its timer when the team began). Returns, on the leader,
+// its timer when every member's writes were fenced: when a team that packs
+// messages one after the other begins the next one.
 template <class Team>
-HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg,
-                                  std::uint64_t part = 0, std::uint64_t parts = 1) {
+HETPROBE_HD inline std::uint64_t halo_pack_since(Team& team, const HaloArgs& a, std::uint64_t m,
+                                                 const HaloMessageArgs& msg, std::uint64_t start,
+                                                 std::uint64_t part = 0, std::uint64_t parts = 1) {
   const bool leader = team.rank() == 0;
-  const std::uint64_t start = leader ? team.timer() : 0;
   const HaloSlice s = halo_slice(msg.bytes, a.part_size, part, parts);
   const std::uint64_t units_end = s.end / kHaloUnitBytes;
   auto* out = reinterpret_cast<HaloUnit*>(msg.buffer);
@@ -222,11 +226,25 @@ HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m
       msg.buffer[j] = halo_byte(a.iteration, msg.sender, msg.tag, j);
   team.fence_system();
   team.sync();
+  const std::uint64_t fenced = leader ? team.timer() : 0;
+  // Delivery, not issue: a fence lets the stamp go once the stores are queued
+  // for the link, and on a GPU megabytes of them can still be on their way.
+  // A read of the buffer cannot pass the writes before it (PCIe ordering), so
+  // its return means they are in host memory and visible to the CPU.
+  if (leader && s.end > s.begin)
+    (void)team.load_acquire(reinterpret_cast<const unsigned long long*>(msg.buffer + s.begin));
   if (leader && halo_end_part(team, a, m, parts, start, 0, halo_status_ok)) {
     team.fence_system();
     if (a.queue != nullptr) halo_enqueue(team, a, m);
     else if (a.flags != nullptr) team.store_release(&a.flags[m].value, a.iteration);
   }
+  return fenced;
+}
+
+template <class Team>
+HETPROBE_HD inline void halo_pack(Team& team, const HaloArgs& a, std::uint64_t m, const HaloMessageArgs& msg,
+                                  std::uint64_t part = 0, std::uint64_t parts = 1) {
+  halo_pack_since(team, a, m, msg, team.rank() == 0 ? team.timer() : 0, part, parts);
 }
 
 // Checks and copies units [u, units_end) of the team's stride, kHaloUnroll
@@ -318,8 +336,12 @@ HETPROBE_HD inline void halo_stacked(Grid& grid, Block& block, std::uint64_t blo
                                      const HaloArgs& pack, const HaloMessageArgs* sends, const HaloArgs& unpack,
                                      const HaloMessageArgs* recvs, unsigned long long* block_slot,
                                      unsigned long long* grid_slot) {
+  // The grid's leader stamps, reads back and raises the flag after a long
+  // message while the other blocks already write the next one: that message
+  // starts when the barrier let them go, not when the leader comes to it.
+  std::uint64_t since = grid.rank() == 0 ? grid.timer() : 0;
   for (std::uint64_t m = 0; m < pack.count; ++m)
-    if (sends[m].whole_grid) halo_pack(grid, pack, m, sends[m]);
+    if (sends[m].whole_grid) since = halo_pack_since(grid, pack, m, sends[m], since);
   for (std::uint64_t m = 0, k = 0; m < pack.count; ++m)
     if (!sends[m].whole_grid && k++ % blocks == block_index) halo_pack(block, pack, m, sends[m]);
   for (std::uint64_t m = 0, k = 0; m < unpack.count; ++m)

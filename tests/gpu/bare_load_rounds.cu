@@ -156,8 +156,8 @@ int main(int argc, char** argv) {
   std::vector<int> visited = {kIdle};
   const char* loads_env = std::getenv("BARE_LOADS");
   for (int kind : {kWrite, kRead, kPoll})
-    if (loads_env == nullptr || ("," + std::string(loads_env) + ",").find("," + std::string(kNames[kind]) + ",") !=
-                                    std::string::npos)
+    if (loads_env == nullptr ||
+        ("," + std::string(loads_env) + ",").find("," + std::string(kNames[kind]) + ",") != std::string::npos)
       visited.push_back(kind);
   if (visited.size() == 1) {
     if (rank == 0) std::fprintf(stderr, "BARE_LOADS=%s: name write, read or poll\n", loads_env);

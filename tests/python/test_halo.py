@@ -177,15 +177,16 @@ def test_rates_script_judges_only_auto_parts(tmp_path):
     assert out.count(" 240000 ") == 2 * 2 * 6
     assert "min ratio 0.750 over 12 messages: ok (minimum 0.7)" in out
     assert "min ratio 0.125 over 12 messages: reported, not judged (parts not auto)" in out  # 5 / 40
-    assert "1 setups judged (parts auto), 0 under 0.7; 1 reported only" in out
+    assert "1 setups judged (parts auto), 0 under 0.7 or above the link; 1 reported only; 0 with a stage" in out
     done = rates_script(halo, bw, "--min-ratio", "0.76")  # the unpacks (0.75) fall short
     assert done.returncode == 1 and "min ratio 0.750 over 12 messages: UNDER (minimum 0.76)" in done.stdout
     done = rates_script(DATA / "h200x2-halo.jsonl.gz", bw)
     assert done.returncode == 2 and "no per-message rates" in done.stdout
 
 
-def with_busy(halo, pack_gbs, unpack_gbs):
-    """The rate_files halo file with each record's stages at these busy rates (6 faces of 240000 B)."""
+def with_busy(halo, pack_gbs, unpack_gbs, **link):
+    """The rate_files halo file with each record's stages at these busy rates (6 faces of 240000 B),
+    and `link` (link_gbs, above_link: what hetprobe halo writes) in each."""
     records = jsonl_records(halo)
     for rec in records[1:]:
         for field, gbs in (("pack_busy", pack_gbs), ("unpack_busy", unpack_gbs)):
@@ -196,8 +197,29 @@ def with_busy(halo, pack_gbs, unpack_gbs):
                 "bytes": bytes_,
                 "busy_ns_median": bytes_ / gbs,
                 "gbs_median": gbs,
+                **link,
             }
     return write_jsonl(halo, records)
+
+
+def test_a_stage_above_the_link_is_a_timing_error(tmp_path):
+    # The rule is hetprobe halo's (above_link in the record); the script reads it, never recomputes it.
+    halo, bw = rate_files(tmp_path, auto_gbs=(10.0, 8.0))
+    with_busy(halo, 45.0, 30.0, link_gbs=55.0, above_link=False)
+    done = rates_script(halo, bw)
+    assert done.returncode == 0 and "above the link" not in done.stdout.split("\n\n")[-2], done.stdout
+    assert "   55.00" in done.stdout  # the link beside each stage
+    records = jsonl_records(halo)
+    records[1]["pack_busy"]["above_link"] = True  # the auto setup's pack
+    records[2]["unpack_busy"]["above_link"] = True  # the whole setup: not judged, still an error
+    write_jsonl(halo, records)
+    done = rates_script(halo, bw)
+    assert done.returncode == 1, done.stdout
+    assert "TIMING ERROR: pack above the link; UNDER (minimum 0.7)" in done.stdout
+    assert "TIMING ERROR: unpack above the link; reported, not judged" in done.stdout
+    assert "; 2 with a stage above the link (a timing error)" in done.stdout
+    stages = hetprobe.halo_rates(halo, bw, per="stage")
+    assert stages["above_link"].tolist() == [True, False, False, True]
 
 
 def test_stages_are_judged_on_their_busy_rates(tmp_path):

@@ -148,6 +148,33 @@ TEST(HaloRecord, RatesCopiesAndLaunches) {
   EXPECT_TRUE(pinned["critical_path_ns"]["last_recv_copy_end"].is_null());
 }
 
+// hetprobe halo measures the link once per run (the copy engine's rate); a
+// pinned stage faster than it by more than kHaloLinkMargin is a timing error.
+TEST(HaloRecord, AStageAboveTheLinkIsATimingError) {
+  EXPECT_FALSE(above_link(1100.0, 1000.0));
+  EXPECT_TRUE(above_link(1100.5, 1000.0));
+  EXPECT_FALSE(above_link(5.0, 0.0));  // no link measured: nothing to hold to
+  HaloConfig config;
+  HaloRun r = run(HaloStaging::pinned);
+  EXPECT_TRUE(halo_record(r, layout(), config, {})["pack_busy"]["link_gbs"].is_null());  // no copy engine
+  // Iteration 2: the face's pack busy 90 ns (1111 GB/s), the faces' unpack 300 ns (667 GB/s).
+  r.link = HaloLink{1000.0, 1000.0};
+  const Json rec = halo_record(r, layout(), config, {});
+  EXPECT_EQ(rec["pack_busy"]["link_gbs"], 1000.0);
+  EXPECT_EQ(rec["pack_busy"]["above_link"], true);
+  EXPECT_EQ(rec["unpack_busy"]["above_link"], false);
+  ASSERT_EQ(rec["warnings"].size(), 1u);
+  EXPECT_NE(rec["warnings"][0].get<std::string>().find("pack_busy: the long messages moved 1111.1 GB/s, above the "
+                                                       "link's 1000.0 GB/s"),
+            std::string::npos);
+  // memcpy staging: the kernels move device memory, which the link does not bound.
+  HaloRun staged = run(HaloStaging::memcpy);
+  staged.link = r.link;
+  const Json memcpy = halo_record(staged, layout(), config, {});
+  EXPECT_TRUE(memcpy["pack_busy"]["above_link"].is_null() && memcpy["pack_busy"]["link_gbs"].is_null());
+  EXPECT_TRUE(memcpy["warnings"].empty());
+}
+
 TEST(HaloRecord, PartsAsAskedAndNoUnpackLaunchWhenStacked) {
   HaloConfig config;
   HaloRun whole = run(HaloStaging::pinned);

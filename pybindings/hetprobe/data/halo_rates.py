@@ -13,7 +13,9 @@ rate / reference.
 - Per message of `min_bytes` or more: its median rate (pack_gbs_median, unpack_gbs_median), shown.
   Files from before the busy rates are judged on these instead (every message at the minimum).
 Setups whose parts are "auto" (the engine's split of long messages) are judged against a minimum
-ratio; the others (whole messages, a fixed part size) are reported only.
+ratio; the others (whole messages, a fixed part size) are reported only. A stage the record marks
+above_link (pinned staging faster than the link, measured by hetprobe halo itself) is a timing error
+in any setup, judged or not.
 """
 
 from __future__ import annotations
@@ -150,6 +152,8 @@ def busy_rows(halo_records, bandwidth_records) -> list[dict]:
                     "reference": DIRECTIONS[direction][2],
                     "reference_gbs": ref[direction],
                     "ratio": gbs / ref[direction] if isinstance(gbs, (int, float)) else None,
+                    "link_gbs": busy.get("link_gbs"),
+                    "above_link": busy.get("above_link") is True,
                 }
             )
     return rows
@@ -162,20 +166,25 @@ def _lowest(ratios):
 def summaries(rows, min_ratio: float = MIN_RATIO, stages=()) -> list[dict]:
     """Per (layout, setup), in order: messages, the lowest per-message ratio (None when a message
     has no rate), the stages' ratios {direction: ratio} from `stages` (busy_rows; empty for files
-    from before them), judged, and ok (None when not judged): every stage's ratio at or above
-    min_ratio, or without stages every message's."""
+    from before them), judged, above_link (the stages the record says moved faster than the link:
+    a timing error), and ok (None when not judged): every stage's ratio at or above min_ratio, or
+    without stages every message's, and no stage above the link."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((r["layout"], r["setup"]), []).append(r)
     by_setup: dict[tuple, dict] = {}
+    above: dict[tuple, list] = {}
     for r in stages:
         by_setup.setdefault((r["layout"], r["setup"]), {})[r["direction"]] = r["ratio"]
+        if r.get("above_link"):
+            above.setdefault((r["layout"], r["setup"]), []).append(r["direction"])
     out = []
     for (layout, setup), g in groups.items():
         lowest = _lowest([r["ratio"] for r in g])
         stage = by_setup.get((layout, setup), {})
         judged_on = _lowest(list(stage.values())) if stage else lowest
         judged = g[0]["judged"]
+        timing_error = above.get((layout, setup), [])
         out.append(
             {
                 "layout": layout,
@@ -186,7 +195,8 @@ def summaries(rows, min_ratio: float = MIN_RATIO, stages=()) -> list[dict]:
                 "min_ratio": lowest,
                 "stage_ratios": stage,
                 "judged": judged,
-                "ok": (judged_on is not None and judged_on >= min_ratio) if judged else None,
+                "above_link": timing_error,
+                "ok": (judged_on is not None and judged_on >= min_ratio and not timing_error) if judged else None,
             }
         )
     return out
@@ -213,12 +223,14 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
         if mine:
             lines.append(
                 f"  {'stage':<9} {'messages':>8} {'bytes':>10} {'busy us':>9} {'GB/s':>8} {'ref GB/s':>9} {'ratio':>6}"
+                f" {'link GB/s':>9}"
             )
             for r in mine:
                 busy_us = r["busy_ns_median"] / 1e3
                 lines.append(
                     f"  {r['direction']:<9} {r['messages']:>8} {r['bytes']:>10} {busy_us:>9.1f} "
                     f"{_number(r['gbs_median'], 2):>8} {r['reference_gbs']:>9.2f} {_number(r['ratio'], 3):>6}"
+                    f" {_number(r['link_gbs'], 2):>9}" + (" above the link" if r["above_link"] else "")
                 )
             lines.append("  each message's own rate (messages that move at the same time share the link):")
         lines.append(
@@ -236,6 +248,8 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
             if s["judged"]
             else "reported, not judged (parts not auto)"
         )
+        if s["above_link"]:
+            verdict = f"TIMING ERROR: {' and '.join(s['above_link'])} above the link; " + verdict
         if s["stage_ratios"]:
             shown = ", ".join(f"{d} {_number(x, 3)}" for d, x in s["stage_ratios"].items())
             lines.append(f"  stage ratios {shown} (lowest message {_number(s['min_ratio'], 3)}): {verdict}")
@@ -243,12 +257,13 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
             lines.append(f"  min ratio {_number(s['min_ratio'], 3)} over {s['messages']} messages: {verdict}")
     judged = [s for s in sums if s["judged"]]
     under = [s for s in judged if not s["ok"]]
+    errors = [s for s in sums if s["above_link"]]
     lines.append("")
     lines.append(
-        f"{len(judged)} setups judged (parts auto), {len(under)} under {min_ratio:g}; "
-        f"{len(sums) - len(judged)} reported only"
+        f"{len(judged)} setups judged (parts auto), {len(under)} under {min_ratio:g} or above the link; "
+        f"{len(sums) - len(judged)} reported only; {len(errors)} with a stage above the link (a timing error)"
     )
-    return lines, not under
+    return lines, not under and not errors
 
 
 def main(argv=None) -> int:
