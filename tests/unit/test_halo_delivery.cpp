@@ -39,8 +39,12 @@ struct LoggingTeam {
   }
   // Parts and the task queue: not used by one whole message on a flag.
   unsigned long long fetch_add(unsigned long long* p, unsigned long long x) { return std::exchange(*p, *p + x); }
-  unsigned long long fetch_min(unsigned long long* p, unsigned long long x) { return std::exchange(*p, std::min(*p, x)); }
-  unsigned long long fetch_max(unsigned long long* p, unsigned long long x) { return std::exchange(*p, std::max(*p, x)); }
+  unsigned long long fetch_min(unsigned long long* p, unsigned long long x) {
+    return std::exchange(*p, std::min(*p, x));
+  }
+  unsigned long long fetch_max(unsigned long long* p, unsigned long long x) {
+    return std::exchange(*p, std::max(*p, x));
+  }
   unsigned long long compare_swap(unsigned long long* p, unsigned long long expected, unsigned long long desired) {
     const unsigned long long seen = *p;
     if (seen == expected) *p = desired;
@@ -71,8 +75,8 @@ TEST(HaloDelivery, TheEndStampFollowsAReadBackOfTheWrittenBuffer) {
   LoggingTeam team{&log, m.buffer};
   const HaloArgs a = m.halo();
   halo_pack(team, a, 0, m.args);
-  const std::vector<std::string> expected = {"timer 100", "fence", "sync", "timer 101", "read back",
-                                             "timer 102", "fence", "flag"};
+  const std::vector<std::string> expected = {"timer 100", "fence",     "sync",  "timer 101",
+                                             "read back", "timer 102", "fence", "flag"};
   EXPECT_EQ(log, expected);
   EXPECT_EQ(m.stamp.start, 100u);
   EXPECT_EQ(m.stamp.end, 102u);  // after the read back, not at the fence (101)
