@@ -43,10 +43,12 @@ expect bandwidth 0 -- mpirun -np 2 "$hetprobe" bandwidth --load write,read --qui
   tee "$results/halo-bandwidth.txt"
 expect_files "$results/halo-bandwidth.jsonl"
 
+# Cube 400: its faces are split into parts, whose states a stage must not
+# allocate once the other stage spins (cudaMalloc may wait for an idle device).
 step "each notify variant first in a fresh process (a kernel launched beside a spinning one must start)"
 rm -f "$results"/first-*.jsonl
 for variant in notify-stream notify-stacked; do
-  expect "first-$variant" 0 -- mpirun -np 2 "$hetprobe" halo --cube 200 --variants "$variant" --iterations 3 \
+  expect "first-$variant" 0 -- mpirun -np 2 "$hetprobe" halo --cube 400 --variants "$variant" --iterations 3 \
     --warmup 0 --timeout 10 --quiet --out "$results/first-$variant.jsonl" | { grep -E "^cube" || true; }
   expect_files "$results/first-$variant.jsonl"
 done

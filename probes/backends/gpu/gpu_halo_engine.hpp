@@ -23,6 +23,14 @@ class GpuHaloEngine final : public HaloEngine {
     HP_CHECK(HP_RT(SetDevice)(info_.ordinal));
     for (auto& s : streams_) HP_CHECK(HP_RT(StreamCreateWithFlags)(&s, HP_RT(StreamNonBlocking)));
     HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&grid_slot_), sizeof(unsigned long long)));
+    // Every message's part state, both stages, made here: a cudaMalloc inside
+    // start() may wait for the device to be idle, and notify-stream starts
+    // its pack beside an unpack that spins until the pack's messages come.
+    const std::vector<HaloPartState> fresh(kMaxMessages);
+    for (HaloPartState*& p : parts_) {
+      HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&p), kMaxMessages * sizeof(HaloPartState)));
+      HP_CHECK(HP_RT(Memcpy)(p, fresh.data(), kMaxMessages * sizeof(HaloPartState), HP_RT(MemcpyHostToDevice)));
+    }
   }
   ~GpuHaloEngine() override {
     (void)HP_RT(SetDevice)(info_.ordinal);
@@ -73,7 +81,7 @@ class GpuHaloEngine final : public HaloEngine {
     const std::uint64_t round = static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll;
     args.part_size = halo_part_size(launch.parts, launch.host_messages, args.count,
                                     std::max(kHaloAutoPartMinBytes, round), std::max<std::uint64_t>(1, room));
-    args.parts = args.part_size.is_bytes() ? part_states(pack ? 0 : 1, args.count) : nullptr;
+    args.parts = args.part_size.is_bytes() ? parts_[pack ? 0 : 1] : nullptr;
     const auto blocks = static_cast<unsigned>(halo_launch_teams(launch, launch.host_messages, args.part_size, room));
     if (pack) halo_pack_kernel<<<blocks, threads, table, s>>>(args);
     else halo_unpack_kernel<<<blocks, threads, table, s>>>(args);
@@ -87,6 +95,7 @@ class GpuHaloEngine final : public HaloEngine {
   // Dynamic shared memory a kernel may use without opting in: the halo
   // kernels' message tables (48 B each) must fit.
   static constexpr std::size_t kTablesMax = 48 * 1024;
+  static constexpr std::size_t kMaxMessages = kTablesMax / sizeof(HaloMessageArgs);  // a stage's, at most
 
   gpu::Stream stream_of(HaloStage stage) const { return streams_[stage == HaloStage::unpack ? 1 : 0]; }
 
@@ -101,28 +110,13 @@ class GpuHaloEngine final : public HaloEngine {
     return blocks_per_sm(reinterpret_cast<const void*>(halo_stacked_kernel), threads, shared_bytes);
   }
 
-  // The parts' states of a stage (0: pack, 1: unpack), in device memory, made
-  // once per message count (HaloPartState{}: the last part of each message
-  // leaves it so for the next launch).
-  HaloPartState* part_states(int stage, std::uint64_t count) {
-    if (part_counts_[stage] < count) {
-      (void)HP_RT(Free)(parts_[stage]);
-      parts_[stage] = nullptr;
-      HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&parts_[stage]), count * sizeof(HaloPartState)));
-      const std::vector<HaloPartState> fresh(count);
-      HP_CHECK(HP_RT(Memcpy)(parts_[stage], fresh.data(), count * sizeof(HaloPartState), HP_RT(MemcpyHostToDevice)));
-      part_counts_[stage] = count;
-    }
-    return parts_[stage];
-  }
-
   const DeviceInfo& info_;
   GpuWaits waits_;
   gpu::Stream streams_[2]{};                 // pack (and stacked), unpack
   unsigned long long* grid_slot_ = nullptr;  // notify-stacked's grid-wide broadcast word
   std::map<std::pair<const void*, std::pair<int, std::size_t>>, int> blocks_per_sm_;
-  HaloPartState* parts_[2]{};  // pack, unpack
-  std::uint64_t part_counts_[2]{};
+  HaloPartState* parts_[2]{};  // pack, unpack: kMaxMessages each (HaloPartState{}: the last part of each
+                               // message leaves it so for the next launch)
 };
 
 }  // namespace hetprobe::HETPROBE_BACKEND_NS
