@@ -19,11 +19,21 @@ __device__ const unsigned long long* g_abandon_waits = nullptr;
 struct GpuSignalOps {
   // Inside a wait (device_wait.hpp): false once the host abandoned the waits.
   // Read only after about a millisecond of waiting (2^20 ticks: 1 ms of
-  // globaltimer ns, 10 ms at 100 MHz), so no measured wait makes an extra read.
-  __device__ bool pause_in_wait(std::uint64_t waited_ticks) const {
-    if (waited_ticks < (1ull << 20) || g_abandon_waits == nullptr) return true;
+  // globaltimer ns, 10 ms at 100 MHz), so no measured wait makes an extra
+  // read, and then once per such period: a read of pinned memory on every
+  // poll of hundreds of waiting halo parts filled the link with reads, and a
+  // halo unpack saw its flag 120-350 us late (cube 800, two H100s).
+  __device__ bool pause_in_wait(std::uint64_t waited_ticks) {
+    constexpr std::uint64_t kPeriod = 1ull << 20;
+    if (waited_ticks < kPeriod || g_abandon_waits == nullptr) {
+      next_abandon_read = kPeriod;  // a new wait
+      return true;
+    }
+    if (waited_ticks < next_abandon_read) return true;
+    next_abandon_read = waited_ticks + kPeriod;
     return *static_cast<const volatile unsigned long long*>(g_abandon_waits) == 0;
   }
+  std::uint64_t next_abandon_read = 1ull << 20;  // this thread's wait reads the flag again at this many ticks
   __device__ std::uint64_t timer() const { return gpu::device_timer(); }
   __device__ void fence_system() { __threadfence_system(); }
   __device__ unsigned long long load_volatile(const unsigned long long* p) {
