@@ -266,13 +266,14 @@ class Exchange {
     l.args = args(s, which != HaloStage::unpack, iteration);
     l.host_messages = which == HaloStage::unpack ? m_.unpack_args : m_.pack_args;
     l.parts = s.parts;
-    // notify-stream hands each message to MPI as soon as it is packed, so its
-    // pack goes message by message; every other stage runs all parts at once
-    // (every unpack of notify-stream must be resident: none may wait behind a
-    // message whose flag has not come). On an H200, all parts at once moved
-    // a stage's long messages at 40-50 GB/s where message by message moved
-    // them at 25-45 (tests/gpu/halo_parts.sh).
-    l.message_at_a_time = which == HaloStage::pack && s.variant == HaloVariant::notify_stream;
+    // Every stage runs all its parts at once (every unpack of notify-stream
+    // must be resident: none may wait behind a message whose flag has not
+    // come), notify-stream's pack too: each message still goes to MPI when
+    // its last part ends. Packed message by message (as many blocks as the
+    // longest message has parts), its pack moved 14-15 GB/s at cube 400 and
+    // cube 200 took 2 blocks; all at once, 30-34 GB/s, and the cube-200
+    // iteration took 170-223 us instead of 284-300 (two H100s, three
+    // alternating launches each, notebooks/data/halo-delivery/).
     if (which == HaloStage::stacked) l.unpack = args(s, false, iteration);
     l.timeout_s = c_.timeout_s;
     l.poll_pause_ns = static_cast<double>(s.poll_pause_ns);

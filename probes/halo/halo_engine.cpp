@@ -19,12 +19,7 @@ PartSize halo_part_size(PartSize asked, const HaloMessageArgs* table, std::uint6
 
 std::uint64_t halo_launch_teams(const HaloLaunch& launch, const HaloMessageArgs* table, PartSize size,
                                 std::uint64_t max_teams) {
-  std::uint64_t teams = halo_teams(table, launch.args.count, size);
-  if (launch.message_at_a_time && size.is_bytes()) {
-    std::uint64_t most = 1;
-    for (std::uint64_t m = 0; m < launch.args.count; ++m) most = std::max(most, halo_parts(table[m].bytes, size));
-    teams = std::min(teams, most);
-  }
+  const std::uint64_t teams = halo_teams(table, launch.args.count, size);
   return std::clamp<std::uint64_t>(teams, 1, std::max<std::uint64_t>(1, max_teams));
 }
 

@@ -27,12 +27,6 @@ struct HaloLaunch {
   // whole: one team per message (Comb's fused kernels, the paper). A size is
   // rounded up to a multiple of kHaloUnitBytes. Stacked: ignored.
   PartSize parts = PartSize::automatic();
-  // pack and unpack with parts: true: as many teams as the longest message
-  // has parts, so the messages end one after another (notify-stream's pack:
-  // each is handed to MPI as soon as it ends); false: every part its own team
-  // at once, the stage's messages sharing the link (a message whose flag comes
-  // is unpacked at once, whatever the others wait for).
-  bool message_at_a_time = false;
 };
 
 // An automatic part size's smallest part: a part ends with fences and atomics that
@@ -70,9 +64,9 @@ PartSize halo_part_size(PartSize asked, const HaloMessageArgs* table, std::uint6
                         std::uint64_t max_teams);
 
 // The teams (GPU blocks) a pack or unpack launch over `table` starts with
-// parts of `size` (whole or bytes): every part, or the longest message's parts
-// (message_at_a_time); at least 1 and at most `max_teams`. Teams beyond the
-// first take every n-th part after it, in message order.
+// parts of `size` (whole or bytes): every part, at least 1 and at most
+// `max_teams`. Teams beyond the first take every n-th part after it, in
+// message order.
 std::uint64_t halo_launch_teams(const HaloLaunch& launch, const HaloMessageArgs* table, PartSize size,
                                 std::uint64_t max_teams);
 
