@@ -225,7 +225,7 @@ void add_options(CLI::App* c, Options* o) {
       ->capture_default_str();
   c->add_option("--parts", o->parts,
                 "baseline and notify-stream: bytes of a message each block packs or unpacks, a list (each a setup): "
-                "auto (32 KiB or threads x 64 B if more, doubled until pack and unpack fit on the GPU at once; "
+                "auto (64 KiB or threads x 64 B if more, doubled until pack and unpack fit on the GPU at once; "
                 "the parts of a stage's messages run at once), whole (one "
                 "block per message: Comb's fused kernels and the paper), or a size like 32KiB")
       ->capture_default_str();

@@ -29,11 +29,16 @@ struct HaloLaunch {
   PartSize parts = PartSize::automatic();
 };
 
-// An automatic part size's smallest part: a part ends with fences and atomics that
-// cost about as long as one round of its block's loads, so a part takes
-// several rounds. On an H200, 8 KiB parts of 128 threads unpacked long
-// messages at 17-37 GB/s, 32 KiB parts at 28-44 (tests/gpu/halo_parts.sh).
-inline constexpr std::uint64_t kHaloAutoPartMinBytes = 32 * 1024;
+// An automatic part size's smallest part: a part ends with fences, a read
+// back and atomics that cost about as long as one round of its block's
+// loads, so a part takes several rounds. On an H200, 8 KiB parts of 128
+// threads unpacked long messages at 17-37 GB/s, 32 KiB parts at 28-44
+// (tests/gpu/halo_parts.sh); on two H100s, in three alternating launches
+// each, 64 KiB parts of 128 threads moved cube 400's pinned baseline stages
+// at 36.0-37.0 (pack) and 34.8-37.1 GB/s (unpack) where 32 KiB parts moved
+// 31.6-34.6 and 30.7-32.6, and cube 800's at 45.1-46.2 and 41.6-42.6 where
+// 32 KiB moved 40.4-43.0 and 37.5-38.7 (notebooks/data/halo-delivery/).
+inline constexpr std::uint64_t kHaloAutoPartMinBytes = 64 * 1024;
 
 // What a stage was launched with: teams (blocks x threads) and the part size,
 // whole or bytes (stacked: whole; its long messages take the whole grid).
