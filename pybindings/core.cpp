@@ -30,6 +30,7 @@
 #include "bench/halo/halo_layout.hpp"
 #include "bench/halo/halo_parts.hpp"
 #include "bench/interference/interference.hpp"
+#include "bench/interference/interference_launches.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/notify/notify.hpp"
 #include "probes/device/device_names.hpp"
@@ -419,6 +420,12 @@ PYBIND11_MODULE(_core, m) {
       py::arg("header"),
       "(across hosts, the sentence `show` prints) of how MPI carries a message from rank 0 to rank 1, from a "
       "header (JSON text): bench/core/message_path.hpp");
+  m.def(
+      "launch_identity", [](const std::string& header) { return launch_identity(Json::parse(header)).dump(); },
+      py::arg("header"),
+      "What makes runs launches of one command (JSON text, keys sorted) of a header (JSON text): the rule "
+      "`hetprobe show --pool` and Results.interference_ratios group by "
+      "(bench/interference/interference_launches.hpp)");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

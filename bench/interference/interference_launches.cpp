@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 
 #include "base/effect.hpp"
@@ -31,14 +32,23 @@ const Json& launch_header(const ResultsFile& file, const Json* first, const std:
   if (h.value("host", Json()) != first->value("host", Json()))
     throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() + ", " +
                       first_name + " on " + first->value("host", Json()).dump() + ": launches pool on one node only");
-  for (const char* key : kComparableSettings) {  // launches of one command
-    const Json a = h.at("config").value(key, Json()), b = first->at("config").value(key, Json());
-    if (a != b)
-      throw usage_error("--pool: " + file.path.string() + " has " + key + " = " + a.dump() + ", " + first_name + " " +
-                        b.dump() + ": not launches of one command");
+  if (const std::string what = launch_difference(h, *first); !what.empty()) {
+    const auto at = [&](const Json& header) {
+      const Json id = launch_identity(header);
+      if (what.rfind("config.", 0) != 0) return id.value(what, Json()).dump();
+      const Json& config = id["config"];
+      return config.is_object() ? config.value(what.substr(7), Json()).dump() : std::string("null");
+    };
+    const std::string name = what.rfind("config.", 0) == 0 ? what.substr(7) : what;  // a setting by its name
+    throw usage_error("--pool: " + file.path.string() + " has " + name + " = " + at(h) + ", " + first_name + " " +
+                      at(*first) + ": not launches of one command");
   }
   return h;
 }
+
+// `v` with every object's keys in sorted order (through std::map objects):
+// equal, and dumped alike, whatever order a file wrote its keys in.
+Json sorted_json(const Json& v) { return Json::parse(nlohmann::json::parse(v.dump()).dump()); }
 
 std::string ratios_text(const std::vector<double>& ratios) {
   std::string text;
@@ -51,6 +61,48 @@ std::string ratios_text(const std::vector<double>& ratios) {
 }
 
 }  // namespace
+
+Json launch_identity(const Json& header) {
+  const auto part = [&](const char* key) { return header.is_object() ? header.value(key, Json()) : Json(); };
+  Json config = part("config");
+  if (config.is_object()) {
+    config.erase("seed");
+    config.erase("host_stream");
+  }
+  Json bind = Json::array();
+  const Json ranks = part("ranks");
+  if (ranks.is_array())
+    for (const Json& rank : ranks) {
+      if (!rank.is_object()) continue;
+      const Json placement = rank.value("placement", Json());
+      bind.push_back(placement.is_object() ? placement.value("bind", Json()) : Json());
+    }
+  const Json device = part("device");
+  // Keys in sorted order, and every object below sorted too.
+  Json id = Json::object();
+  id["backend"] = sorted_json(part("backend"));
+  id["bind"] = sorted_json(bind);
+  id["config"] = sorted_json(config);
+  id["device"] = device.is_object() ? sorted_json(device.value("name", Json())) : Json();
+  id["host"] = sorted_json(part("host"));
+  return id;
+}
+
+std::string launch_difference(const Json& a, const Json& b) {
+  const Json x = launch_identity(a), y = launch_identity(b);
+  for (auto it = x.begin(); it != x.end(); ++it) {
+    const Json& mine = *it;
+    const Json& theirs = y.at(it.key());
+    if (mine == theirs) continue;
+    if (it.key() != "config" || !mine.is_object() || !theirs.is_object()) return it.key();
+    std::set<std::string> keys;
+    for (auto k = mine.begin(); k != mine.end(); ++k) keys.insert(k.key());
+    for (auto k = theirs.begin(); k != theirs.end(); ++k) keys.insert(k.key());
+    for (const std::string& k : keys)
+      if (mine.value(k, Json()) != theirs.value(k, Json())) return "config." + k;
+  }
+  return "";
+}
 
 Report interference_launches_report(const std::vector<ResultsFile>& files) {
   if (files.empty()) throw usage_error("--pool: no interference results files");

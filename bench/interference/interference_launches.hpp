@@ -4,6 +4,7 @@
 // interval from the spread between them (bench/core/effect.hpp).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "bench/core/results.hpp"
@@ -11,9 +12,20 @@
 
 namespace hetprobe {
 
-// The pooled table of `files`, each an interference results file of the same
-// node and settings (send mode, writer side, paper, load bytes, rounds, reps,
-// warm-up, gap, payload writer): one row per point found in every file, with
+// What makes runs launches of one command, the one rule that `show --pool`
+// and Python's Results.interference_ratios group by: the host, the backend,
+// the device's name, each rank's binding and the config, less its seed (each
+// launch draws its own) and host_stream (characterize measures the node's
+// STREAM in its first launch only). {"host", "backend", "device", "bind",
+// "config"}, keys sorted, nulls where a header lacks one.
+Json launch_identity(const Json& header);
+
+// The first of launch_identity's parts in which `a` and `b` differ, named
+// ("config.rounds", "device", ...); empty when they are launches of one command.
+std::string launch_difference(const Json& a, const Json& b);
+
+// The pooled table of `files`, each an interference results file of launches
+// of one command (launch_identity): one row per point found in every file, with
 // each launch's median ratio, the pooled median, its interval, the effect it
 // supports, and the launches' min and max. A usage Error names a file of
 // another probe, host or setting, or a point missing from a launch.

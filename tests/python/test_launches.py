@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from hetprobe import UsageError, _core, headline_table
 from hetprobe.cli import main
 from hetprobe.data.merge import merge
 from hetprobe.report.texts import ci_text
+from hetprobe.run.probes import binary
 
 characterize_module = importlib.import_module("hetprobe.run.characterize")  # hetprobe.characterize is the function
 ROUNDS = DATA / "h100-rounds"  # tests/gpu/rounds.sh: the same command launched 3 times on one H100
@@ -381,3 +383,23 @@ def test_a_failed_launch_is_named_in_its_section(host_run, tmp_path):
     assert "| kind | GPUs | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in cold
     summary = (directory / "summary.txt").read_text()
     assert "INCOMPLETE: interference-cold (launch 2) failed" in summary
+
+
+def test_python_and_show_pool_group_launches_by_one_rule(tmp_path):
+    # The rule is C++'s (launch_identity): a new seed is another launch of one command; other sizes are
+    # another command, a series of its own here and a refusal naming the setting in `show --pool`.
+    files = [ROUNDS / f"interference-{k}.jsonl.gz" for k in (1, 2)]
+    first, second = (jsonl_records(f) for f in files)
+    second[0]["config"]["seed"] = first[0]["config"]["seed"] + 1
+    same = write_jsonl(tmp_path / "same.jsonl", second)
+    other = [dict(r) for r in second]
+    other[0] = dict(other[0], config=dict(other[0]["config"], sizes_bytes=[*other[0]["config"]["sizes_bytes"], 1]))
+    changed = write_jsonl(tmp_path / "other.jsonl", other)
+    assert len(set(hetprobe.load([files[0], same]).interference_ratios(pooled=False)["series"])) == 1
+    assert len(set(hetprobe.load([files[0], changed]).interference_ratios(pooled=False)["series"])) == 2
+    hp = binary()
+    ok = subprocess.run([hp, "show", "--pool", str(files[0]), str(same)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    refused = subprocess.run([hp, "show", "--pool", str(files[0]), str(changed)], capture_output=True, text=True)
+    assert refused.returncode == 2 and "has sizes_bytes = " in refused.stderr, refused.stderr
+    assert "not launches of one command" in refused.stderr

@@ -47,13 +47,12 @@ _POOLED_COLUMNS = (
 
 
 def _measurement(header: dict) -> str:
-    """What a run measured, the same for every launch of one command: host, backend, device, the
-    ranks' binding and the config without its seed (each launch draws its own) and host_stream (the
-    node's STREAM, measured once: characterize's further launches leave it out)."""
-    config = {k: v for k, v in (header.get("config") or {}).items() if k not in ("seed", "host_stream")}
-    binding = [(r.get("placement") or {}).get("bind") for r in header.get("ranks") or [] if isinstance(r, dict)]
-    device = (header.get("device") or {}).get("name")
-    return json.dumps([header.get("host"), header.get("backend"), device, binding, config], sort_keys=True)
+    """What a run measured, the same for every launch of one command: C++'s launch_identity, the rule
+    `hetprobe show --pool` pools by (host, backend, device, the ranks' binding, the config less its
+    seed and host_stream)."""
+    from .. import _core  # the compiled module: the rule is written once, in C++
+
+    return _core.launch_identity(json.dumps({k: v for k, v in header.items() if not k.startswith("_")}))
 
 
 def launch_rows(results) -> pd.DataFrame:
@@ -67,12 +66,13 @@ def launch_rows(results) -> pd.DataFrame:
         resumed = h.get("resumed") and previous is not None and previous[0] == h["_file"]
         started[segment] = previous[1] if resumed else segment
         previous = (h["_file"], started[segment])
+    identity = {segment: _measurement(h) for segment, h in headers.items()}  # once per run, not per point
     series: dict[str, int] = {}
     launches: dict[int, dict[int, int]] = {}  # series -> {first segment: launch number}
     rows = []
     for p in points.to_dict("records"):
         rec = results.records[int(p["record_id"])]
-        key = series.setdefault(_measurement(headers[rec["_segment"]]), len(series))
+        key = series.setdefault(identity[rec["_segment"]], len(series))
         numbers = launches.setdefault(key, {})
         launch = numbers.setdefault(started[rec["_segment"]], len(numbers) + 1)
         ci = rec.get("ratio_to_ssb_ci95") or [np.nan, np.nan]
