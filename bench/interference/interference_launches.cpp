@@ -32,16 +32,10 @@ const Json& launch_header(const ResultsFile& file, const Json* first, const std:
   if (h.value("host", Json()) != first->value("host", Json()))
     throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() + ", " +
                       first_name + " on " + first->value("host", Json()).dump() + ": launches pool on one node only");
-  if (const std::string what = launch_difference(h, *first); !what.empty()) {
-    const auto at = [&](const Json& header) {
-      const Json id = launch_identity(header);
-      if (what.rfind("config.", 0) != 0) return id.value(what, Json()).dump();
-      const Json& config = id["config"];
-      return config.is_object() ? config.value(what.substr(7), Json()).dump() : std::string("null");
-    };
-    const std::string name = what.rfind("config.", 0) == 0 ? what.substr(7) : what;  // a setting by its name
-    throw usage_error("--pool: " + file.path.string() + " has " + name + " = " + at(h) + ", " + first_name + " " +
-                      at(*first) + ": not launches of one command");
+  if (const auto d = launch_difference(h, *first)) {
+    const std::string name = d->part.rfind("config.", 0) == 0 ? d->part.substr(7) : d->part;  // a setting by its name
+    throw usage_error("--pool: " + file.path.string() + " has " + name + " = " + d->in_a.dump() + ", " + first_name +
+                      " " + d->in_b.dump() + ": not launches of one command");
   }
   return h;
 }
@@ -88,20 +82,22 @@ Json launch_identity(const Json& header) {
   return id;
 }
 
-std::string launch_difference(const Json& a, const Json& b) {
+std::optional<LaunchDifference> launch_difference(const Json& a, const Json& b) {
   const Json x = launch_identity(a), y = launch_identity(b);
   for (auto it = x.begin(); it != x.end(); ++it) {
     const Json& mine = *it;
     const Json& theirs = y.at(it.key());
     if (mine == theirs) continue;
-    if (it.key() != "config" || !mine.is_object() || !theirs.is_object()) return it.key();
+    if (it.key() != "config" || !mine.is_object() || !theirs.is_object())
+      return LaunchDifference{it.key(), mine, theirs};
     std::set<std::string> keys;
     for (auto k = mine.begin(); k != mine.end(); ++k) keys.insert(k.key());
     for (auto k = theirs.begin(); k != theirs.end(); ++k) keys.insert(k.key());
     for (const std::string& k : keys)
-      if (mine.value(k, Json()) != theirs.value(k, Json())) return "config." + k;
+      if (mine.value(k, Json()) != theirs.value(k, Json()))
+        return LaunchDifference{"config." + k, mine.value(k, Json()), theirs.value(k, Json())};
   }
-  return "";
+  return std::nullopt;
 }
 
 Report interference_launches_report(const std::vector<ResultsFile>& files) {

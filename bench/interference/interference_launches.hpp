@@ -4,6 +4,7 @@
 // interval from the spread between them (bench/core/effect.hpp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,14 @@ namespace hetprobe {
 // "config"}, keys sorted, nulls where a header lacks one.
 Json launch_identity(const Json& header);
 
-// The first of launch_identity's parts in which `a` and `b` differ, named
-// ("config.rounds", "device", ...); empty when they are launches of one command.
-std::string launch_difference(const Json& a, const Json& b);
+// The first of launch_identity's parts in which `a` and `b` differ: its name
+// ("config.rounds", "device", ...) and its value in each; nothing when they
+// are launches of one command.
+struct LaunchDifference {
+  std::string part;
+  Json in_a, in_b;
+};
+std::optional<LaunchDifference> launch_difference(const Json& a, const Json& b);
 
 // The pooled table of `files`, each an interference results file of launches
 // of one command (launch_identity): one row per point found in every file, with

@@ -21,28 +21,32 @@ TEST(LaunchIdentity, LaunchesOfOneCommandDifferOnlyInSeedAndStream) {
   other["config"].erase("host_stream");
   other["device"]["pci_bus_id"] = "0000:02:00.0";  // the device's name is what a launch shares
   EXPECT_EQ(launch_identity(header()), launch_identity(other));
-  EXPECT_EQ(launch_difference(header(), other), "");
+  EXPECT_FALSE(launch_difference(header(), other));
   // The order a file wrote its keys in does not matter.
   const Json reordered = Json::parse(R"({"config":{"sizes_bytes":[1024],"reps":8,"rounds":10},"backend":"cuda",
     "host":"n1","device":{"name":"NVIDIA H100"},
     "ranks":[{"placement":{"bind":"near-gpu"}},{"placement":{"bind":"near-gpu"}}]})");
-  EXPECT_EQ(launch_difference(header(), reordered), "");
+  EXPECT_FALSE(launch_difference(header(), reordered));
   EXPECT_EQ(launch_identity(header()).dump(), launch_identity(reordered).dump());
 }
 
 TEST(LaunchIdentity, TheFirstDifferenceIsNamed) {
   Json sizes = header();
   sizes["config"]["sizes_bytes"] = Json::array({1024, 2048});
-  EXPECT_EQ(launch_difference(header(), sizes), "config.sizes_bytes");
+  const auto d = launch_difference(header(), sizes);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->part, "config.sizes_bytes");
+  EXPECT_EQ(d->in_a, Json::array({1024}));
+  EXPECT_EQ(d->in_b, Json::array({1024, 2048}));
   Json device = header();
   device["device"]["name"] = "NVIDIA H200";
-  EXPECT_EQ(launch_difference(header(), device), "device");
+  EXPECT_EQ(launch_difference(header(), device).value().part, "device");
   Json bind = header();
   bind["ranks"][1]["placement"]["bind"] = "none";
-  EXPECT_EQ(launch_difference(header(), bind), "bind");
+  EXPECT_EQ(launch_difference(header(), bind).value().part, "bind");
   Json missing = header();
   missing.erase("config");
-  EXPECT_EQ(launch_difference(header(), missing), "config");
+  EXPECT_EQ(launch_difference(header(), missing).value().part, "config");
   EXPECT_TRUE(launch_identity(Json::parse("[1]"))["config"].is_null());  // not a header: nulls, no throw
 }
 
