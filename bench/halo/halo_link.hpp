@@ -35,7 +35,7 @@ bool above_link(double gbs, double link_gbs);
 // it (no link measured, memcpy staging, no rate).
 Json link_json(const std::optional<HaloLink>& link, bool pack, bool pinned, const Json& stage_gbs);
 
-// The record's warning for a stage above the link, or empty.
-std::string link_warning(const std::string& stage, const Json& link_fields, const Json& stage_gbs);
+// The record's warning for a stage whose `gbs` is above the link's `link_gbs`.
+std::string link_warning(const std::string& stage, double gbs, double link_gbs);
 
 }  // namespace hetprobe

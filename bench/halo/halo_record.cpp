@@ -41,8 +41,9 @@ Json busy_json(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pa
   if (busy.is_null()) return busy;
   const Json gbs = busy["gbs_median"];
   busy.update(link_json(run.link, pack, pinned, gbs));
-  if (const std::string w = link_warning(pack ? "pack_busy" : "unpack_busy", busy, gbs); !w.empty())
-    warnings.push_back(w);
+  if (busy["above_link"] == Json(true))
+    warnings.push_back(link_warning(pack ? "pack_busy" : "unpack_busy", gbs.get<double>(),
+                                    busy["link_gbs"].get<double>()));
   return busy;
 }
 
