@@ -25,6 +25,8 @@ Effect classify_ratio(const Interval& ci) {
   return Effect::none;
 }
 
+Effect classify_speedup(const Interval& ci95) { return classify_ratio({1 / ci95.high, 1 / ci95.low}); }
+
 namespace {
 
 std::vector<double> log_ratios(const std::vector<double>& ratios) {

@@ -25,6 +25,9 @@ inline constexpr EnumTable<Effect, 3> kEffectNames{"effect",
 inline const char* to_string(Effect e) { return kEffectNames.name(e); }
 
 Effect classify_ratio(const Interval& ci95);
+// The same judgement of a speed-up's interval (old time / new time, > 1:
+// faster): as the time ratio it inverts.
+Effect classify_speedup(const Interval& ci95);
 
 // A ratio pooled over launches (the unit of replication): the median of the
 // launches' ratios, and, with 3 launches or more, a 95% interval from their

@@ -21,6 +21,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/cli/error_record.hpp"
 #include "bench/cli/probe_table.hpp"
+#include "bench/core/launches.hpp"
 #include "bench/core/message_path.hpp"
 #include "bench/core/run_header.hpp"
 #include "bench/core/table.hpp"
@@ -30,7 +31,6 @@
 #include "bench/halo/halo_layout.hpp"
 #include "bench/halo/halo_parts.hpp"
 #include "bench/interference/interference.hpp"
-#include "bench/interference/interference_launches.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/notify/notify.hpp"
 #include "probes/device/device_names.hpp"
@@ -272,6 +272,17 @@ PYBIND11_MODULE(_core, m) {
       "The tables `hetprobe show --format json` prints of results text (JSON Lines, a header first): "
       "{table: [row]}, computed by the probes' own table code; `where` names the text in errors");
   m.def(
+      "pooled_tables",
+      [](const std::vector<std::pair<std::string, std::string>>& launches) {
+        std::vector<ResultsFile> files;
+        for (const auto& [text, where] : launches) files.push_back(parse_results(where, text));
+        const Json tables = report_json(pooled_report(files));
+        return py::module_::import("json").attr("loads")(tables.dump(-1, ' ', false, Json::error_handler_t::replace));
+      },
+      py::arg("launches"),
+      "The table `hetprobe show --pool --format json` prints of launches of one command, each (text, where): "
+      "{table: [row]}, pooled by the probe's own code (interference_launches, halo_launches)");
+  m.def(
       "check_results_file", [](const std::string& path) { check_results(read_results(path)); }, py::arg("path"),
       "The checks `hetprobe show` makes of a results file, run by run: UsageError naming FILE:LINE and the "
       "field of the first malformed record");
@@ -425,7 +436,7 @@ PYBIND11_MODULE(_core, m) {
       py::arg("header"),
       "What makes runs launches of one command (JSON text, keys sorted) of a header (JSON text): the rule "
       "`hetprobe show --pool` and Results.interference_ratios group by "
-      "(bench/interference/interference_launches.hpp)");
+      "(bench/core/launches.hpp)");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

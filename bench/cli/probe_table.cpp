@@ -4,6 +4,8 @@
 
 #include "base/errors.hpp"
 #include "bench/core/results_report.hpp"
+#include "bench/halo/halo_launches.hpp"
+#include "bench/interference/interference_launches.hpp"
 
 namespace hetprobe::cli {
 
@@ -45,6 +47,13 @@ std::string known_probes() {
   return s;
 }
 }  // namespace
+
+bool is_pooled_probe(const std::string& probe) { return probe == "interference" || probe == "halo"; }
+
+Report pooled_report(const std::vector<ResultsFile>& files) {
+  if (files.empty()) throw usage_error("--pool: no interference or halo results files");
+  return files.front().probe() == "halo" ? halo_launches_report(files) : interference_launches_report(files);
+}
 
 Report results_report(const ResultsFile& file) {
   const std::string name = file.path.string();

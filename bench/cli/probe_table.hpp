@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "bench/cli/probe.hpp"
 
@@ -35,6 +36,12 @@ Report results_report(const ResultsFile& file);
 // records up to the next header: a merged file holds runs of several probes),
 // as `hetprobe merge` asks them of its inputs.
 void check_results(const ResultsFile& file);
+// Whether `show --pool` pools results files of `probe` (interference, halo).
+bool is_pooled_probe(const std::string& probe);
+// The pooled table of launches of one command (`show --pool`): the first
+// file's probe decides which; a usage Error for none, or as the probe's own
+// pooling says (interference_launches.hpp, halo_launches.hpp).
+Report pooled_report(const std::vector<ResultsFile>& files);
 // One line naming a record, for progress output: its probe's record_label,
 // or the record's kind where the table knows no probe of its "probe".
 std::string record_label(const Json& record);

@@ -19,7 +19,6 @@
 #include "bench/cli/probe_table.hpp"
 #include "bench/cli/show_csv.hpp"
 #include "bench/core/results_report.hpp"
-#include "bench/interference/interference_launches.hpp"
 
 namespace hetprobe::cli {
 
@@ -92,15 +91,15 @@ int run(const Options& o) {
     for (const fs::path& f : files_in(p)) files.emplace_back(f, true);
     headings = true;
   }
-  if (o.pool) {  // the interference files as launches of one command
+  if (o.pool) {  // the interference or halo files as launches of one command
     if (!o.table.empty())
       throw usage_error("--table " + o.table + " with --pool: --pool shows one table, the launches pooled");
     std::vector<ResultsFile> launches;
     std::map<std::string, std::string> seen;  // a launch's canonical path and its header, to the name given
     for (const auto& [f, in_directory] : files) {
       ResultsFile file = read_results(f);
-      if (file.records.empty() || file.probe() != "interference") {
-        if (!in_directory) throw usage_error("--pool: " + f.string() + " is not an interference results file");
+      if (file.records.empty() || !is_pooled_probe(file.probe())) {
+        if (!in_directory) throw usage_error("--pool: " + f.string() + " is not an interference or halo results file");
         continue;
       }
       // One file is one launch: the same file twice, by its path or by its header (a copy), is refused.
@@ -113,7 +112,7 @@ int run(const Options& o) {
                             key.substr(0, key.find(' ')) + "): one file is one launch, give each once");
       launches.push_back(std::move(file));
     }
-    show(format, {{"", interference_launches_report(launches)}}, o);
+    show(format, {{"", pooled_report(launches)}}, o);
     return 0;
   }
   // Every file is read before anything is printed: a malformed one is named
@@ -153,9 +152,10 @@ CommandFn add_show_command(CLI::App& app) {
                 "file is replaced only with --force");
   c->add_flag("--force", o->force, "With --out: replace CSV files that exist (as merge's --overwrite)");
   c->add_flag("--pool", o->pool,
-              "Pool the interference files given (or in the directories given) as launches of one command: "
-              "per point, each launch's ratio to SSB, their median and, from 3 launches, a 95% interval from "
-              "the spread between launches");
+              "Pool the interference (or halo) files given, or in the directories given, as launches of one "
+              "command: per point, each launch's ratio to SSB (per halo setup, its paired speed-up over the "
+              "strongest baseline), their median and, from 3 launches, a 95% interval from the spread "
+              "between launches");
   return [o](const std::vector<std::string>&) { return run(*o); };
 }
 

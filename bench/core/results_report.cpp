@@ -2,6 +2,7 @@
 #include "bench/core/results_report.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "base/errors.hpp"
@@ -86,6 +87,13 @@ std::vector<std::string> device_timer_about(const ResultsFile& file, const char*
 
 void add_if_nonempty(Report& report, Table table) {
   if (!table.rows.empty()) report.tables.push_back(std::move(table));
+}
+
+std::string interval_text(const Json& ci) {
+  if (!ci.is_array() || ci.size() != 2 || !ci[0].is_number() || !ci[1].is_number()) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f-%.2f", ci[0].get<double>(), ci[1].get<double>());
+  return text;
 }
 
 std::string record_kind(const RecordRef& record) { return field_or<std::string>(record, "record", ""); }

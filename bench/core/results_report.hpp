@@ -37,6 +37,10 @@ void add_if_nonempty(Report& report, Table table);
 // The record's kind ("record" field), or "" where it has none.
 std::string record_kind(const RecordRef& record);
 
+// An interval as the tables print it, "0.97-1.12"; "-" for a field that is
+// not a [low, high] pair (no interval: under the rounds or launches it needs).
+std::string interval_text(const Json& ci);
+
 // "warning (LABEL): ..." for each warning of a record.
 void add_record_warnings(const RecordRef& record, const std::string& label, std::vector<std::string>& notes);
 

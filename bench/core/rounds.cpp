@@ -1,12 +1,40 @@
 #include "bench/core/rounds.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <random>
 #include <utility>
 
 #include "base/errors.hpp"
+#include "base/stats.hpp"
 
 namespace hetprobe {
+
+std::vector<double> round_medians(std::span<const double> values, std::span<const int> rounds, int count) {
+  std::vector<std::vector<double>> by_round(static_cast<std::size_t>(std::max(count, 0)));
+  for (std::size_t i = 0; i < values.size() && i < rounds.size(); ++i)
+    if (rounds[i] >= 0 && rounds[i] < count) by_round[static_cast<std::size_t>(rounds[i])].push_back(values[i]);
+  std::vector<double> out;
+  for (const auto& v : by_round) out.push_back(v.empty() ? std::nan("") : summarize(v).median);
+  return out;
+}
+
+Json paired_rounds(const std::vector<double>& num, const std::vector<double>& den, std::vector<double>& ratios) {
+  Json per_round = Json::array();
+  for (std::size_t k = 0; k < num.size() && k < den.size(); ++k) {
+    const bool ok = !std::isnan(num[k]) && den[k] > 0;
+    if (ok) ratios.push_back(num[k] / den[k]);
+    per_round.push_back(ok ? Json(num[k] / den[k]) : Json(nullptr));
+  }
+  return per_round;
+}
+
+Json round_medians_json(const std::vector<double>& medians) {
+  Json j = Json::array();
+  for (double x : medians) j.push_back(std::isnan(x) ? Json(nullptr) : Json(x));
+  return j;
+}
 
 std::vector<std::size_t> round_order(std::uint64_t seed, std::uint64_t stream, int round, std::size_t count) {
   std::vector<std::size_t> order(count);

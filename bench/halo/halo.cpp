@@ -12,6 +12,7 @@
 #include "base/interrupt.hpp"
 #include "base/stats.hpp"
 #include "bench/clock/clock_sync.hpp"
+#include "bench/core/rounds.hpp"
 #include "bench/core/sizes.hpp"
 #include "probes/copy/copy_engine.hpp"
 #include "probes/halo/halo_engine.hpp"
@@ -66,8 +67,10 @@ Json HaloConfig::to_json() const {
           {"parts", part_sizes},
           {"poll_pause_ns", poll_pause_ns},
           {"long_bytes", long_bytes == 0 ? Json("auto") : Json(long_bytes)},
+          {"rounds", rounds},
           {"iterations", iterations},
           {"warmup", warmup},
+          {"seed", seed},
           {"timeout_s", timeout_s},
           {"timeline", to_string(timeline)}};
 }
@@ -149,6 +152,7 @@ std::uint64_t resolve_long_bytes(const HaloConfig& c, const HaloLayout& l) {
 
 // Raw host ticks and device stamps of one iteration, converted after the fit.
 struct RawIteration {
+  int round = 0;
   std::uint64_t t0 = 0, t1 = 0;
   std::vector<std::uint64_t> send, recv, copied, recv_copied;  // copied: memcpy staging, per send and per receive
   std::vector<HaloStamp> pack, unpack;
@@ -429,6 +433,7 @@ HaloRun convert(const HaloSetup& setup, const std::vector<RawIteration>& raws, c
   std::vector<std::vector<double>> pack_dur(ns), unpack_dur(nr);
   for (const auto& r : raws) {
     HaloIteration it;
+    it.round = r.round;
     const double t0 = clock.to_ns(r.t0);
     it.total_ns = clock.to_ns(r.t1 - r.t0);
     for (std::size_t i = 0; i < ns; ++i) {
@@ -456,30 +461,42 @@ HaloRun convert(const HaloSetup& setup, const std::vector<RawIteration>& raws, c
 
 }  // namespace
 
-std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, Device& device, const MpiContext& mpi,
-                              const HostClock& clock) {
+std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, std::uint64_t stream, Device& device,
+                              const MpiContext& mpi, const HostClock& clock) {
   for (const auto& s : layout.sends)
     if (s.bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
       throw usage_error("halo message of " + std::to_string(s.bytes) + " bytes: MPI counts are int");
   const std::optional<HaloLink> link = measure_link(device, clock, c.timeout_s);
   Exchange exchange(c, layout, device, mpi, clock);
-  auto pinger = device.make_signal_engine();  // the clock syncs around each setup
-  std::vector<HaloRun> runs;
+  auto pinger = device.make_signal_engine();  // the clock syncs around each visit
+  const std::vector<HaloSetup> setups = c.setups();
+  std::vector<std::vector<RawIteration>> raws(setups.size());
+  std::vector<std::vector<ClockSample>> syncs(setups.size());
+  std::vector<HaloShape> shapes(setups.size()), unpack_shapes(setups.size());
   std::uint64_t iteration = 0;
-  for (const HaloSetup& setup : c.setups()) {
-    exchange.configure(setup);
-    HaloShape shape, unpack_shape;
-    for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shape, unpack_shape);
-    auto syncs = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
-    std::vector<RawIteration> raws;
-    for (int i = 0; i < c.iterations; ++i) raws.push_back(exchange.iterate(setup, ++iteration, shape, unpack_shape));
-    const auto after = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
-    syncs.insert(syncs.end(), after.begin(), after.end());
-    runs.push_back(convert(setup, raws, fit_clock(syncs, 0.5), clock));
-    runs.back().launch = shape;
-    runs.back().unpack_launch = unpack_shape;
+  for (int round = 0; round < c.rounds; ++round)
+    for (std::size_t k : round_order(c.seed, stream, round, setups.size())) {
+      const HaloSetup& setup = setups[k];
+      exchange.configure(setup);
+      for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shapes[k], unpack_shapes[k]);
+      auto add_syncs = [&] {
+        const auto batch = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
+        syncs[k].insert(syncs[k].end(), batch.begin(), batch.end());
+      };
+      add_syncs();
+      for (int i = 0; i < c.iterations; ++i) {
+        raws[k].push_back(exchange.iterate(setup, ++iteration, shapes[k], unpack_shapes[k]));
+        raws[k].back().round = round;
+      }
+      add_syncs();
+    }
+  std::vector<HaloRun> runs;
+  for (std::size_t k = 0; k < setups.size(); ++k) {
+    runs.push_back(convert(setups[k], raws[k], fit_clock(syncs[k], 0.5), clock));
+    runs.back().launch = shapes[k];
+    runs.back().unpack_launch = unpack_shapes[k];
     runs.back().link = link;
-    runs.back().long_bytes = setup.variant == HaloVariant::notify_stacked ? exchange.long_bytes() : 0;
+    runs.back().long_bytes = setups[k].variant == HaloVariant::notify_stacked ? exchange.long_bytes() : 0;
   }
   return runs;
 }

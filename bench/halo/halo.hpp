@@ -98,8 +98,13 @@ struct HaloConfig {
   std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
   std::vector<std::uint64_t> poll_pause_ns{0};         // GPU unpack: pause between reads of its flag (notify variants)
   std::vector<PartSize> parts{PartSize::automatic()};  // baseline and notify-stream: bytes per block
-  int iterations = 20;                                 // timed
-  int warmup = 3;                                      // untimed, first (the first sends pay MPI's handshakes)
+  // Rounds: each visits every setup once, in a shuffled order (seeded:
+  // round_order), and a setup's speed-up is paired within its round, so that
+  // a transient falls on one round of every setup, not on one setup.
+  int rounds = 10;
+  int iterations = 5;      // timed, per visit
+  int warmup = 2;          // untimed, first in each visit (the first sends pay MPI's handshakes)
+  std::uint64_t seed = 1;  // the rounds' orders (the CLI draws one unless --seed is given)
   double timeout_s = 30;
   // Which iterations' timelines the records keep: all, median (the median
   // iteration's alone: sweeps of many setups stay small), or none.
@@ -113,6 +118,7 @@ struct HaloConfig {
 // What one rank measured of one variant. Times in host-clock ns relative to
 // the iteration's start (after its barrier); device stamps mapped with `clock`.
 struct HaloIteration {
+  int round = 0;  // of the visit that timed it
   double total_ns = 0;
   std::vector<double> pack_start_ns, pack_end_ns, send_ns;      // per send (index order)
   std::vector<double> copy_end_ns;                              // per send, memcpy staging only
@@ -132,9 +138,11 @@ struct HaloRun {
   std::optional<HaloLink> link;  // the copy engine's rates, once per run (halo_link.hpp)
 };
 
-// Runs every setup of `config` on this rank (collective over mpi.comm).
-std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, Device& device, const MpiContext& mpi,
-                              const HostClock& clock);
+// Runs every setup of `config` on this rank (collective over mpi.comm), in
+// its rounds; `stream` (the layout's place in the run) seeds the rounds'
+// orders with config.seed.
+std::vector<HaloRun> run_halo(const HaloConfig& config, const HaloLayout& layout, std::uint64_t stream, Device& device,
+                              const MpiContext& mpi, const HostClock& clock);
 
 // One-way MPI time (RTT/2, median of `reps`) between this rank and `peer` for
 // each size; collective: ranks other than the two wait in a barrier.

@@ -12,6 +12,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe.hpp"
+#include "bench/core/rounds.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_measure.hpp"
@@ -31,6 +32,7 @@ struct Options {
   std::string variants = "all";
   std::string send = "isend", recv_wait = "waitall", signal = "channel", staging = "pinned", timeline = "all";
   std::string threads = "128", long_bytes = "auto", parts = "auto";
+  std::optional<std::string> seed;  // not given: drawn by rank 0 and shared
   HaloConfig config;
   HaloModelOptions model;
 };
@@ -134,6 +136,7 @@ HaloConfig build_config(const Options& o) {
   if (o.long_bytes != "auto")
     c.long_bytes = parse_option("--long-bytes", o.long_bytes, [](const std::string& t) { return parse_size(t); });
   c.timeline = parse_enum("--timeline", o.timeline, kHaloTimelineNames);
+  if (o.seed) c.seed = parse_seed(*o.seed);
   if ((o.model.alpha_s < 0) != (o.model.beta_s_per_byte < 0))
     throw usage_error("--model-alpha and --model-beta go together");
   const KModel& k = o.model.kmodel;
@@ -217,10 +220,18 @@ void add_options(CLI::App* c, Options* o) {
                 "(device memory: one device-to-host copy per message on its own stream before its send, one "
                 "host-to-device copy per received message before its unpack), or both: pinned,memcpy or all")
       ->capture_default_str();
-  c->add_option("--iterations", o->config.iterations, "Timed iterations per setup")
+  c->add_option("--rounds", o->config.rounds,
+                "Rounds: each visits every setup once, in a shuffled order, and a setup's speed-up over the "
+                "strongest baseline is paired within its round (its 95% CI needs 6 rounds or more)")
       ->check(count_from(1))
       ->capture_default_str();
-  add_warmup_option(c, o->config.warmup, "Untimed iterations before them");
+  c->add_option("--iterations", o->config.iterations, "Timed iterations per visit (a setup gets rounds x iterations)")
+      ->check(count_from(1))
+      ->capture_default_str();
+  add_warmup_option(c, o->config.warmup, "Untimed iterations per visit, before the timed ones");
+  c->add_option("--seed", o->seed,
+                "Seed of the rounds' orders, a whole number (recorded in the header: give it again to replay "
+                "the same orders) [default: drawn at random]");
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
   c->add_option("--parts", o->parts,
@@ -286,6 +297,10 @@ class HaloProbe final : public Probe {
     return j;
   }
   void check(const Device&, const MpiContext& mpi) override { (void)check_rank_layouts(o_, config_, mpi); }
+  // Rank 0's seed on every rank where --seed gives none (collective).
+  void share(const MpiContext& mpi) override {
+    if (!o_.seed) config_.seed = shared_random_seed(mpi);
+  }
   // Per cube: a record per setup, then the model's.
   std::size_t expected_records() const override {
     const std::size_t cubes = o_.layout_file.empty() ? parse_cubes(o_.cubes).size() : 1;

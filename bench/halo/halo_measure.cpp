@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "bench/halo/halo_record.hpp"
+#include "bench/halo/halo_speedup.hpp"
 
 namespace hetprobe {
 
@@ -55,8 +56,20 @@ void measure_halo(const HaloConfig& config, const std::vector<HaloLayout>& mine,
                   const HaloModelOptions& model, Device& device, const HostClock& clock, const MpiContext& mpi,
                   const RecordSink& sink) {
   for (std::size_t k = 0; k < mine.size(); ++k) {
-    const auto runs = run_halo(config, mine[k], device, mpi, clock);
-    for (const HaloRun& run : runs) sink(halo_record(run, mine[k], config, slowest_rank_ns(run, mpi)));
+    const auto runs = run_halo(config, mine[k], k, device, mpi, clock);
+    std::vector<std::vector<double>> slowest;
+    std::vector<HaloRoundTimes> times;
+    for (const HaloRun& run : runs) {
+      slowest.push_back(slowest_rank_ns(run, mpi));
+      times.push_back(round_times(run, slowest.back()));
+    }
+    const std::optional<std::size_t> base = strongest_baseline(runs, times);  // rank 0's alone: the slowest rank's
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      Json record = halo_record(runs[i], mine[k], config, slowest[i]);
+      record["speedup"] = base ? speedup_json(runs[*base].setup.label(), times[*base], times[i], config.rounds)
+                               : Json(nullptr);
+      sink(record);
+    }
     const HaloModelSetup setup = model_setup(model, rank0[k], clock, mpi);
     if (mpi.rank == 0) sink(halo_model_record(setup, mine[k], runs));
   }

@@ -8,6 +8,7 @@
 
 #include "base/stats.hpp"
 #include "bench/core/noise.hpp"
+#include "bench/core/rounds.hpp"
 #include "bench/halo/halo_phases.hpp"
 
 namespace hetprobe {
@@ -102,10 +103,20 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
                         {"unpack_end_ns", it.unpack_end_ns},
                         {"critical_path_ns", to_json(paths[i])}});
   }
-  Json iteration = summary_json(totals);
-  if (!iteration.is_null()) iteration["samples"] = totals;
-  Json slowest = summary_json(slowest_rank_ns);
-  if (!slowest.is_null()) slowest["samples"] = slowest_rank_ns;
+  std::vector<int> rounds;
+  for (const auto& it : run.iterations) rounds.push_back(it.round);
+  // Every sample, and each round's median: what a speed-up pairs (the
+  // iterations' rounds once, in iteration_ns: the slowest rank's are the same iterations).
+  auto with_rounds = [&](const std::vector<double>& samples) {
+    Json j = summary_json(samples);
+    if (j.is_null()) return j;
+    j["samples"] = samples;
+    j["round_medians"] = round_medians_json(round_medians(samples, rounds, config.rounds));
+    return j;
+  };
+  Json iteration = with_rounds(totals);
+  if (!iteration.is_null()) iteration["rounds"] = rounds;
+  Json slowest = with_rounds(slowest_rank_ns);
   const HaloModelInputs in = model_inputs(run, layout);
   const bool intact = run.mismatched_words == 0 && run.timeouts == 0;
   const HaloSetup& s = run.setup;
@@ -135,6 +146,7 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"stacked_long_bytes", run.long_bytes ? Json(run.long_bytes) : Json(nullptr)},
           {"messages_sent", layout.sends.size()},
           {"bytes_sent", layout.send_bytes()},
+          {"rounds", config.rounds},
           {"warmup", config.warmup},
           {"n", run.iterations.size()},
           {"iteration_ns", iteration},

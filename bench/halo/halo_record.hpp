@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "bench/core/record_field.hpp"
 #include "bench/core/table.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_model.hpp"
@@ -41,5 +42,7 @@ Json halo_model_record(const HaloModelSetup& setup, const HaloLayout& layout, co
 // "halo cube-400 baseline: median 123.4 ns per iteration, ok".
 Report halo_report(const ResultsFile& file);
 std::string halo_record_label(const Json& record);
+// A record's layout as the tables show it: "cube 400", or the layout's own text.
+std::string halo_short_layout(const RecordRef& record);
 
 }  // namespace hetprobe

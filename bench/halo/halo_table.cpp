@@ -17,11 +17,6 @@ namespace {
 using Align = Column::Align;
 using Shown = Column::Shown;
 
-std::string short_layout(const RecordRef& r) {
-  const int cube = field_or<int>(r, "cube", 0);
-  return cube > 0 ? "cube " + std::to_string(cube) : field<std::string>(r, "layout");
-}
-
 bool is(const RecordRef& r, const char* kind) { return field_or<std::string>(r, "record", "") == kind; }
 
 // Rank 0's measured runs: the table's rows. A run that measured nothing has
@@ -34,7 +29,7 @@ bool rank0_halo(const RecordRef& r) {
 // Runs merged from several single-copy mechanisms (each header's
 // mpi.transport) are each compared with their own baseline.
 std::string peer_key(const RecordRef& r, const std::string& single_copy) {
-  return short_layout(r) + "|" + field<std::string>(r, "send_mode") + "|" +
+  return halo_short_layout(r) + "|" + field<std::string>(r, "send_mode") + "|" +
          std::to_string(field_or<int>(r, "threads_per_block", 0)) + "|" + single_copy;
 }
 
@@ -71,13 +66,21 @@ Table halo_table() {
                {"slowest_us", 10, Align::right, 1},
                {"vs_base", 8, Align::right, 3},
                {"vs_best", 8, Align::right, 3},
+               {"vs_best_ci95", 11, Align::right, -1, Shown::text},
+               {"vs_best_ci95_low", 0, Align::right, -1, Shown::data},
+               {"vs_best_ci95_high", 0, Align::right, -1, Shown::data},
+               {"effect", 8, Align::left},
+               {"strongest_baseline", 0, Align::left, -1, Shown::data},
                {"model_lb_us", 11, Align::right, 3},
                {"payload", 0, Align::left, -1, Shown::everywhere, 2},
                {"n", 0, Align::right, -1, Shown::data},
                {"status", 0, Align::left, -1, Shown::data}};
   t.notes.push_back(
       "vs_base: the fastest baseline's median (same layout, send mode and threads) / this median (> 1: "
-      "faster); vs_best: the fastest baseline of the same layout, any setup / this median; pause_ns: ns between "
+      "faster); vs_best: the strongest baseline of the layout (the fastest, any setup) over this setup, paired round "
+      "by round (the median of the rounds' ratios of the slowest rank's medians; in files from before rounds, of "
+      "the two medians), vs_best_ci95 its 95% interval (6 rounds or more), effect = speedup or slowdown where the "
+      "interval lies wholly beyond 5%; pause_ns: ns between "
       "a GPU unpack's flag reads; parts: bytes a block packs or unpacks (auto: the engine's choice, whole: one "
       "block per message); model_lb_us: the lower bound of Elis et al. 2024, Eq. 1");
   return t;
@@ -97,7 +100,7 @@ Report halo_report(const ResultsFile& file) {
       if (!bounds.is_object()) bad_field(r, "lower_bound_ns", "an object of setup: ns");
       for (const auto& [setup, b] : bounds.items()) {
         if (!b.is_number()) bad_field(r, "lower_bound_ns." + setup, "a number");
-        bound[short_layout(r) + "|" + setup] = b.get<double>();
+        bound[halo_short_layout(r) + "|" + setup] = b.get<double>();
       }
     }
     if (rank0_halo(r) && field<std::string>(r, "variant") == "baseline") {
@@ -119,7 +122,7 @@ Report halo_report(const ResultsFile& file) {
     const RecordRef r{file.records[i], file.place(i)};
     if (is(r, "header")) single_copy = single_copy_of(r);
     if (!rank0_halo(r)) continue;
-    const std::string layout = short_layout(r), variant = field<std::string>(r, "variant");
+    const std::string layout = halo_short_layout(r), variant = field<std::string>(r, "variant");
     const double median = field<double>(r, "iteration_ns.median");
     const auto b = best_baseline.find(peer_key(r, single_copy));
     const auto best = best_of_layout.find(field<std::string>(r, "layout"));
@@ -130,6 +133,12 @@ Report halo_report(const ResultsFile& file) {
     const std::string wait = field_or<std::string>(r, "receive_wait", ""),
                       signal = field_or<std::string>(r, "signal", "");
     const Json slowest = number_or_null(r, "slowest_rank_iteration_ns.median");
+    // The record's paired speed-up (absent in files from before rounds: the ratio of the medians).
+    const Json speedup = find_field(r, "speedup") ? field_json(r, "speedup") : Json();
+    const Json paired = speedup.is_object() ? number_or_null(r, "speedup.median") : Json();
+    const Json ci = speedup.is_object() ? field_json(r, "speedup.ci95") : Json();
+    const Json effect = speedup.is_object() ? field_json(r, "speedup.effect") : Json();
+    if (!ci.is_null() && interval_text(ci) == "-") bad_field(r, "speedup.ci95", "[low, high] or null");
     t.rows.push_back({layout.substr(0, 12),
                       field<std::string>(r, "layout"),
                       field_or<int>(r, "cube", 0),
@@ -150,7 +159,15 @@ Report halo_report(const ResultsFile& file) {
                       field<double>(r, "iteration_ns.p90") / 1e3,
                       slowest.is_number() ? Json(slowest.get<double>() / 1e3) : Json(),
                       b == best_baseline.end() ? Json() : Json(b->second / median),
-                      best == best_of_layout.end() ? Json() : Json(best->second / median),
+                      paired.is_number()             ? paired
+                      : speedup.is_object()          ? Json()
+                      : best == best_of_layout.end() ? Json()
+                                                     : Json(best->second / median),
+                      interval_text(ci),
+                      ci.is_array() ? ci[0] : Json(),
+                      ci.is_array() ? ci[1] : Json(),
+                      effect.is_string() ? effect : Json(),
+                      speedup.is_object() ? field_json(r, "speedup.against") : Json(),
                       lb == bound.end() ? Json() : Json(lb->second / 1e3),
                       field<std::string>(r, "payload.check"),
                       field_or<std::int64_t>(r, "n", 0),
@@ -159,6 +176,11 @@ Report halo_report(const ResultsFile& file) {
   }
   report.tables.push_back(std::move(t));
   return report;
+}
+
+std::string halo_short_layout(const RecordRef& r) {
+  const int cube = field_or<int>(r, "cube", 0);
+  return cube > 0 ? "cube " + std::to_string(cube) : field<std::string>(r, "layout");
 }
 
 std::string halo_record_label(const Json& record) {

@@ -8,6 +8,7 @@
 #include "base/effect.hpp"
 #include "base/errors.hpp"
 #include "base/stats.hpp"
+#include "bench/core/launches.hpp"
 #include "bench/core/record_field.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
@@ -21,84 +22,7 @@ namespace {
 using Align = Column::Align;
 using Shown = Column::Shown;
 
-// The header of a file, checked to be an interference header like the first's.
-const Json& launch_header(const ResultsFile& file, const Json* first, const std::string& first_name) {
-  if (file.records.empty() || file.probe() != "interference")
-    throw usage_error("--pool: " + file.path.string() + " is not an interference results file");
-  const Json& h = file.records.front();
-  // A header's config, an object, or a usage error naming FILE:LINE (never the JSON library's own).
-  if (const RecordRef r{h, file.place(0)}; !field_json(r, "config").is_object()) bad_field(r, "config", "an object");
-  if (first == nullptr) return h;
-  if (h.value("host", Json()) != first->value("host", Json()))
-    throw usage_error("--pool: " + file.path.string() + " was measured on " + h.value("host", Json()).dump() + ", " +
-                      first_name + " on " + first->value("host", Json()).dump() + ": launches pool on one node only");
-  if (const auto d = launch_difference(h, *first)) {
-    const std::string name = d->part.rfind("config.", 0) == 0 ? d->part.substr(7) : d->part;  // a setting by its name
-    throw usage_error("--pool: " + file.path.string() + " has " + name + " = " + d->in_a.dump() + ", " + first_name +
-                      " " + d->in_b.dump() + ": not launches of one command");
-  }
-  return h;
-}
-
-// `v` with every object's keys in sorted order (through std::map objects):
-// equal, and dumped alike, whatever order a file wrote its keys in.
-Json sorted_json(const Json& v) { return Json::parse(nlohmann::json::parse(v.dump()).dump()); }
-
-std::string ratios_text(const std::vector<double>& ratios) {
-  std::string text;
-  char one[16];
-  for (double r : ratios) {
-    std::snprintf(one, sizeof one, "%s%.3f", text.empty() ? "" : " ", r);
-    text += one;
-  }
-  return text;
-}
-
 }  // namespace
-
-Json launch_identity(const Json& header) {
-  const auto part = [&](const char* key) { return header.is_object() ? header.value(key, Json()) : Json(); };
-  Json config = part("config");
-  if (config.is_object()) {
-    config.erase("seed");
-    config.erase("host_stream");
-  }
-  Json bind = Json::array();
-  const Json ranks = part("ranks");
-  if (ranks.is_array())
-    for (const Json& rank : ranks) {
-      if (!rank.is_object()) continue;
-      const Json placement = rank.value("placement", Json());
-      bind.push_back(placement.is_object() ? placement.value("bind", Json()) : Json());
-    }
-  const Json device = part("device");
-  // Keys in sorted order, and every object below sorted too.
-  Json id = Json::object();
-  id["backend"] = sorted_json(part("backend"));
-  id["bind"] = sorted_json(bind);
-  id["config"] = sorted_json(config);
-  id["device"] = device.is_object() ? sorted_json(device.value("name", Json())) : Json();
-  id["host"] = sorted_json(part("host"));
-  return id;
-}
-
-std::optional<LaunchDifference> launch_difference(const Json& a, const Json& b) {
-  const Json x = launch_identity(a), y = launch_identity(b);
-  for (auto it = x.begin(); it != x.end(); ++it) {
-    const Json& mine = *it;
-    const Json& theirs = y.at(it.key());
-    if (mine == theirs) continue;
-    if (it.key() != "config" || !mine.is_object() || !theirs.is_object())
-      return LaunchDifference{it.key(), mine, theirs};
-    std::set<std::string> keys;
-    for (auto k = mine.begin(); k != mine.end(); ++k) keys.insert(k.key());
-    for (auto k = theirs.begin(); k != theirs.end(); ++k) keys.insert(k.key());
-    for (const std::string& k : keys)
-      if (mine.value(k, Json()) != theirs.value(k, Json()))
-        return LaunchDifference{"config." + k, mine.value(k, Json()), theirs.value(k, Json())};
-  }
-  return std::nullopt;
-}
 
 Report interference_launches_report(const std::vector<ResultsFile>& files) {
   if (files.empty()) throw usage_error("--pool: no interference results files");
@@ -109,7 +33,7 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
   std::map<PointKey, std::vector<double>> ratios;
   std::map<PointKey, std::vector<double>> ssb_medians;
   for (std::size_t f = 0; f < files.size(); ++f) {
-    const Json& h = launch_header(files[f], first, first_name);
+    const Json& h = launch_header(files[f], "interference", first, first_name);
     if (first == nullptr) first = &h;
     for (std::size_t i = 1; i < files[f].records.size(); ++i) {
       const RecordRef r{files[f].records[i], files[f].place(i)};
@@ -170,13 +94,12 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
   for (const PointKey& k : order) {
     const std::vector<double>& v = ratios[k];
     const PooledRatio& p = pooled.at(k);
-    char ci[48] = "-";
-    if (p.ci95) std::snprintf(ci, sizeof ci, "%.2f-%.2f", p.ci95->low, p.ci95->high);
     std::string load = std::string(to_string(k.load)) + " x" + std::to_string(k.gpus);
     if (k.rate && !k.rate->full()) load += " @" + k.rate->label;
     const auto& ssb = ssb_medians[k];
     t.rows.push_back({format_size(k.size), k.size, to_string(k.access), to_string(k.layout), load,
-                      static_cast<int>(v.size()), ratios_text(v), p.median, std::string(ci),
+                      static_cast<int>(v.size()), ratios_text(v), p.median,
+                      interval_text(p.ci95 ? Json{p.ci95->low, p.ci95->high} : Json()),
                       p.ci95 ? Json(p.ci95->low) : Json(nullptr), p.ci95 ? Json(p.ci95->high) : Json(nullptr),
                       p.ci95 ? Json(to_string(classify_ratio(*p.ci95))) : Json(), p.min, p.max,
                       ssb.empty() ? Json(nullptr) : Json(summarize(ssb).median / 1e3)});

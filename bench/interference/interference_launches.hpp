@@ -8,27 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/launches.hpp"
 #include "bench/core/results.hpp"
 #include "bench/core/table.hpp"
 
 namespace hetprobe {
-
-// What makes runs launches of one command, the one rule that `show --pool`
-// and Python's Results.interference_ratios group by: the host, the backend,
-// the device's name, each rank's binding and the config, less its seed (each
-// launch draws its own) and host_stream (characterize measures the node's
-// STREAM in its first launch only). {"host", "backend", "device", "bind",
-// "config"}, keys sorted, nulls where a header lacks one.
-Json launch_identity(const Json& header);
-
-// The first of launch_identity's parts in which `a` and `b` differ: its name
-// ("config.rounds", "device", ...) and its value in each; nothing when they
-// are launches of one command.
-struct LaunchDifference {
-  std::string part;
-  Json in_a, in_b;
-};
-std::optional<LaunchDifference> launch_difference(const Json& a, const Json& b);
 
 // The pooled table of `files`, each an interference results file of launches
 // of one command (launch_identity): one row per point found in every file, with

@@ -9,6 +9,7 @@
 #include "base/errors.hpp"
 #include "base/stats.hpp"
 #include "bench/core/noise.hpp"
+#include "bench/core/rounds.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
 
@@ -216,18 +217,10 @@ Json payload_json(const InterferenceConfig& cfg, const PointData& p, std::string
 
 // Per round: the median of the sender's samples in it (NaN for a round with none).
 std::vector<double> round_medians(const std::vector<SideSample>& samples, int rounds) {
-  std::vector<std::vector<double>> by_round(static_cast<std::size_t>(std::max(rounds, 0)));
-  for (const SideSample& s : samples)
-    if (s.round >= 0 && s.round < rounds) by_round[static_cast<std::size_t>(s.round)].push_back(s.send_ns);
-  std::vector<double> out;
-  for (const auto& v : by_round) out.push_back(v.empty() ? std::nan("") : summarize(v).median);
-  return out;
-}
-
-Json nulls_for_nan(const std::vector<double>& v) {
-  Json j = Json::array();
-  for (double x : v) j.push_back(std::isnan(x) ? Json(nullptr) : Json(x));
-  return j;
+  const std::vector<double> ns = each(samples, [](const SideSample& s) { return s.send_ns; });
+  std::vector<int> round;
+  for (const SideSample& s : samples) round.push_back(s.round);
+  return hetprobe::round_medians(ns, round, rounds);
 }
 
 // The sender's timed sends: their summary, every sample with its round and
@@ -239,7 +232,7 @@ Json samples_json(const std::vector<SideSample>& samples, const std::vector<doub
   Json positions = Json::array();
   for (const SideSample& s : samples) positions.push_back(s.visit_position);
   t["visit_positions"] = positions;
-  t["round_medians"] = nulls_for_nan(medians);
+  t["round_medians"] = round_medians_json(medians);
   return t;
 }
 
@@ -261,18 +254,6 @@ Json drift_warnings(const std::vector<double>& medians) {
     out.push_back(text);
   }
   return out;
-}
-
-// Round by round, `num`'s median over `den`'s (null for a round without
-// either); `ratios` holds the defined ones.
-Json paired_rounds(const std::vector<double>& num, const std::vector<double>& den, std::vector<double>& ratios) {
-  Json per_round = Json::array();
-  for (std::size_t k = 0; k < num.size() && k < den.size(); ++k) {
-    const bool ok = !std::isnan(num[k]) && den[k] > 0;
-    if (ok) ratios.push_back(num[k] / den[k]);
-    per_round.push_back(ok ? Json(num[k] / den[k]) : Json(nullptr));
-  }
-  return per_round;
 }
 
 // The ratio to SSB paired round by round: each round's median over the same

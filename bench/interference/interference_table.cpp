@@ -74,14 +74,6 @@ std::string point_label(const std::vector<Json>& row) {
   return label;
 }
 
-// "0.97-1.12", or "-" without an interval.
-std::string ci_text(const Json& ci) {
-  if (!ci.is_array()) return "-";
-  char text[48];
-  std::snprintf(text, sizeof text, "%.2f-%.2f", ci[0].get<double>(), ci[1].get<double>());
-  return text;
-}
-
 // "10 rounds x 5 sends/point, 1 warm-up per visit" (files from before the
 // rounds: "50 samples/point after 5 warm-up").
 std::string sampling_text(const RecordRef& h) {
@@ -213,7 +205,7 @@ std::vector<Json> interference_row(const RecordRef& p) {
           field<double>(p, "send_time_ns.p10") / 1e3,
           field<double>(p, "send_time_ns.p90") / 1e3,
           number_or_null(p, "ratio_to_ssb_median"),
-          ci_text(ci),
+          interval_text(ci),
           ci.is_array() ? ci[0] : Json(nullptr),
           ci.is_array() ? ci[1] : Json(nullptr),
           effect.is_string() ? effect : Json(),  // null (text: "-") where no interval judged it

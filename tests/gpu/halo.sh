@@ -8,7 +8,7 @@
 # both send modes, both receive waits, both signals, both stagings, 128 and
 # 1024 threads per block, and long messages in parts (auto) or one block each
 # (whole: the paper's fused kernels); the median iteration's timeline kept
-# (notebooks/data/h200x2-halo.jsonl.gz is this run). Then the pinned setups again
+# (in 10 rounds of 3 iterations a setup, each round in a shuffled order). Then the pinned setups again
 # with each single-copy mechanism of $HALO_SINGLE_COPY (default cma; the
 # lent machines set none in the environment), and the pack and unpack rates
 # against bandwidth's (tests/gpu/halo_rates.py).
@@ -48,8 +48,8 @@ expect_files "$results/halo-bandwidth.jsonl"
 step "each notify variant first in a fresh process (a kernel launched beside a spinning one must start)"
 rm -f "$results"/first-*.jsonl
 for variant in notify-stream notify-stacked; do
-  expect "first-$variant" 0 -- mpirun -np 2 "$hetprobe" halo --cube 400 --variants "$variant" --iterations 3 \
-    --warmup 0 --timeout 10 --quiet --out "$results/first-$variant.jsonl" | { grep -E "^cube" || true; }
+  expect "first-$variant" 0 -- mpirun -np 2 "$hetprobe" halo --cube 400 --variants "$variant" --rounds 1 \
+    --iterations 3 --warmup 0 --timeout 10 --quiet --out "$results/first-$variant.jsonl" | { grep -E "^cube" || true; }
   expect_files "$results/first-$variant.jsonl"
 done
 
@@ -58,7 +58,7 @@ rm -f "$results/halo.jsonl"
 start=$(date +%s)
 expect halo 0 -- mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --variants all --send isend,send \
   --recv-wait waitall,testany --signal channel,queue --staging pinned,memcpy --threads 128,1024 --parts auto,whole \
-  --iterations 30 --timeline median "$@" --out "$results/halo.jsonl" |
+  --rounds 10 --iterations 3 --timeline median "$@" --out "$results/halo.jsonl" |
   tee "$results/halo.txt"
 echo "halo wall time: $(($(date +%s) - start)) s"
 expect_files "$results/halo.jsonl"
@@ -67,7 +67,8 @@ for mechanism in ${HALO_SINGLE_COPY-cma}; do
   step "pinned setups with Open MPI's single-copy mechanism $mechanism"
   rm -f "$results/halo-$mechanism.jsonl"
   expect "halo-$mechanism" 0 -- mpirun -np 2 "$hetprobe" halo --cube 200,400,800 --single-copy "$mechanism" \
-    --variants all --staging pinned --iterations 30 --timeline median "$@" --out "$results/halo-$mechanism.jsonl" |
+    --variants all --staging pinned --rounds 10 --iterations 3 --timeline median \
+    "$@" --out "$results/halo-$mechanism.jsonl" |
     tee "$results/halo-$mechanism.txt"
   expect_files "$results/halo-$mechanism.jsonl"
 done

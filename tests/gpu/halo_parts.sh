@@ -38,7 +38,7 @@ for cube in ${HALO_PARTS_CUBES-400 800}; do
   step "cube $cube: rank 0's 26 messages to itself, block and part sizes swept"
   rm -f "$results/self-$cube.jsonl"
   expect "self-$cube" 0 --out "$results/self-$cube.txt" -- "$hetprobe" halo --layout-file "$results/self-$cube.layout" \
-    --variants all --staging pinned --threads 128,256,1024 --parts 8KiB,32KiB,auto,whole --iterations 30 \
+    --variants all --staging pinned --threads 128,256,1024 --parts 8KiB,32KiB,auto,whole --rounds 10 --iterations 3 \
     --timeline median --quiet "$@" --out "$results/self-$cube.jsonl"
   grep -v "^#" "$results/self-$cube.txt" || true
   expect_files "$results/self-$cube.jsonl"

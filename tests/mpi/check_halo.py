@@ -35,6 +35,17 @@ def check(path, ranks: int, setups: int, iterations: int, layouts: int, messages
     for r in halo:
         assert r["status"] == "ok" and r["payload"]["check"] == "intact", (r["setup"], r["payload"])
         assert r["n"] == iterations and len(r["iteration_ns"]["samples"]) == iterations
+        # In rounds: each round visited every setup once, with the same number of timed iterations.
+        rounds = records[0]["config"]["rounds"]
+        per_round = [r["iteration_ns"]["rounds"].count(k) for k in range(rounds)]
+        assert r["rounds"] == rounds and per_round == [iterations // rounds] * rounds, per_round
+        assert len(r["iteration_ns"]["round_medians"]) == rounds
+        if r["rank"] == 0:  # the paired speed-up over the strongest baseline, one ratio per round
+            sp = r["speedup"]
+            assert sp["against"].startswith("baseline ") and len(sp["rounds"]) == rounds, sp
+            assert sp["median"] > 0 and (sp["ci95"] is None) == (rounds < 6)
+        else:
+            assert r["speedup"] is None and r["slowest_rank_iteration_ns"] is None
         assert r["messages_sent"] == messages and len(r["pack"]) == messages
         assert r["setup"].startswith(r["variant"] + " " + r["send_mode"]) and r["launch"]["blocks"] >= 1
         assert "send" not in r and r["send_mode"] in records[0]["config"]["send_mode"], r["send_mode"]

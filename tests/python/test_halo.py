@@ -13,16 +13,18 @@ from conftest import DATA, REPO, jsonl_records, write_jsonl
 import hetprobe
 from hetprobe.data.halo import PHASES, _phases_of_iteration
 
+HALO = DATA / "h100x2-halo" / "paper-1.jsonl.gz"  # the paper's configuration, launch 1 of 3
+
 
 def rank0_halo(path):
     return [r for r in jsonl_records(path) if r["record"] == "halo" and r.get("rank") == 0]
 
 
 def test_the_table_matches_the_records():
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
+    r = hetprobe.load(HALO)
     table = hetprobe.data.halo_table(r)
-    records = rank0_halo(DATA / "h200x2-halo.jsonl.gz")
-    assert len(table) == len(records) == 3 * 48 and set(table["cube"]) == {200, 400, 800}
+    records = rank0_halo(HALO)
+    assert len(table) == len(records) == 3 * 5 and set(table["cube"]) == {200, 400, 800}
     for rec in records:
         row = table[(table["layout"] == rec["layout"]) & (table["setup"] == rec["setup"])].iloc[0]
         assert row["median_us"] == pytest.approx(rec["iteration_ns"]["median"] / 1e3)
@@ -33,28 +35,31 @@ def test_the_table_matches_the_records():
             for b in records
             if b["variant"] == "baseline"
             and b["layout"] == rec["layout"]
-            and b["send"] == rec["send"]
+            and b["send_mode"] == rec["send_mode"]
             and b["threads_per_block"] == rec["threads_per_block"]
         )
         assert row["speedup_vs_baseline"] == pytest.approx(base / rec["iteration_ns"]["median"])
-        # the strongest baseline: the fastest of the layout over every setup
+        # the strongest baseline: the fastest of the layout (the slowest rank's median), paired by round
         best = min(
-            b["iteration_ns"]["median"] for b in records if b["variant"] == "baseline" and b["layout"] == rec["layout"]
+            (b for b in records if b["variant"] == "baseline" and b["layout"] == rec["layout"]),
+            key=lambda b: b["slowest_rank_iteration_ns"]["median"],
         )
-        assert row["speedup_vs_best_baseline"] == pytest.approx(best / rec["iteration_ns"]["median"])
-        assert row["speedup_vs_best_baseline"] <= row["speedup_vs_baseline"]
-        assert row["parts"] is None  # written before parts
+        assert rec["speedup"]["against"] == best["setup"]
+        assert row["speedup_vs_best_baseline"] == pytest.approx(rec["speedup"]["median"])
+        low, high = rec["speedup"]["ci95"]
+        assert low <= row["speedup_vs_best_baseline"] <= high and len(rec["speedup"]["rounds"]) == 10
+        assert row["parts"] in ("auto", "whole")
     assert (table["model_lower_bound_us"] < table["median_us"]).all()  # a lower bound
 
 
 def test_halo_samples_are_every_iteration():
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
+    r = hetprobe.load(HALO)
     samples = r.samples[(r.samples["probe"] == "halo") & (r.samples["metric"] == "iteration_ns")]
-    assert len(samples) == 2 * 144 * 50  # 2 ranks x (3 cubes x 48 setups) x 50 iterations
+    assert len(samples) == 2 * 15 * 50  # 2 ranks x (3 cubes x 5 setups) x 10 rounds x 5 iterations
 
 
 def test_plots_of_the_committed_run(tmp_path):
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
+    r = hetprobe.load(HALO)
     fig = hetprobe.plots.halo_times(
         r,
         path=tmp_path / "times.png",
@@ -62,7 +67,7 @@ def test_plots_of_the_committed_run(tmp_path):
     )
     assert len(fig.axes) == 1 and (tmp_path / "times.png").stat().st_size > 10_000
     assert len(fig.axes[0].patches) == 2 * 3  # two setups x three cubes
-    rec = next(x for x in rank0_halo(DATA / "h200x2-halo.jsonl.gz") if x["cube"] == 800)
+    rec = next(x for x in rank0_halo(HALO) if x["cube"] == 800)
     fig = hetprobe.plots.halo_timeline(
         r, rec["layout"], "notify-stream isend channel pinned 128t", path=tmp_path / "timeline.png"
     )
@@ -73,21 +78,31 @@ def test_plots_of_the_committed_run(tmp_path):
         hetprobe.plots.halo_timeline(r, rec["layout"], "baseline", iteration=rec["timeline"]["iteration_index"][0] ^ 1)
 
 
-def test_phases_are_the_median_iterations_critical_path():
-    r = hetprobe.load(DATA / "h200x2-halo.jsonl.gz")
+def test_phases_are_the_records_critical_path():
+    r = hetprobe.load(HALO)
     phases = hetprobe.data.halo_phases(r, setups=["notify-stacked isend channel pinned 128t"])
     assert sorted(phases["cube"]) == [200, 400, 800]
-    for rec in rank0_halo(DATA / "h200x2-halo.jsonl.gz"):
+    for rec in rank0_halo(HALO):
         if rec["setup"] != "notify-stacked isend channel pinned 128t":
             continue
-        it = rec["timeline"]["iterations"][0]
+        path = rec["critical_path_ns"]
         row = phases[phases["cube"] == rec["cube"]].iloc[0]
-        assert row["total_us"] == pytest.approx(it["total_ns"] / 1e3)
-        assert row["last_send_us"] == pytest.approx(max(it["send_ns"]) / 1e3)
+        assert row["total_us"] == pytest.approx(path["total"] / 1e3)
+        assert row["last_send_us"] == pytest.approx(path["last_send"] / 1e3)
         assert row["pack_start_us"] <= row["pack_end_us"] <= row["last_send_us"] <= row["total_us"]
         assert row["largest_bytes"] == max(m["bytes"] for m in rec["unpack"])
-        assert row["phases_from"] == "the median kept iteration"  # the file has no critical_path_ns
-        assert math.isnan(row["last_recv_copy_end_us"])
+        assert row["phases_from"] == "median over the timed iterations"
+        assert math.isnan(row["last_recv_copy_end_us"])  # pinned staging: no receive copies
+
+
+def test_phases_of_a_file_without_critical_paths_are_the_median_iterations(tmp_path):
+    header, (rec,) = committed(400, "notify-stacked isend channel pinned 128t")
+    del rec["critical_path_ns"]  # as files from before the probe wrote it
+    it = rec["timeline"]["iterations"][0]
+    row = hetprobe.data.halo_phases(hetprobe.load(write_jsonl(tmp_path / "old.jsonl", [header, rec]))).iloc[0]
+    assert row["phases_from"] == "the median kept iteration"
+    assert row["total_us"] == pytest.approx(it["total_ns"] / 1e3)
+    assert row["last_send_us"] == pytest.approx(max(it["send_ns"]) / 1e3)
 
 
 SETUP = "notify-stream isend channel pinned 128t"
@@ -95,7 +110,7 @@ SETUP = "notify-stream isend channel pinned 128t"
 
 def committed(cube: int, *setups: str) -> tuple[dict, list[dict]]:
     """The committed file's header and rank 0's records of `setups` for `cube`, to build small files from."""
-    records = jsonl_records(DATA / "h200x2-halo.jsonl.gz")
+    records = jsonl_records(HALO)
     picked = [r for r in records if r["record"] == "halo" and r["rank"] == 0 and r["cube"] == cube]
     return records[0], [next(r for r in picked if r["setup"] == s) for s in setups]
 
@@ -124,6 +139,7 @@ def rate_files(tmp_path, auto_gbs=(40.0, 30.0), whole_gbs=(10.0, 5.0), reference
     header, recs = committed(400, SETUP, "baseline isend waitall pinned 128t")
     for rec, parts, (pack, unpack) in zip(recs, ("auto", "whole"), (auto_gbs, whole_gbs)):
         rec["parts"] = parts
+        rec.pop("pack_busy"), rec.pop("unpack_busy")  # as files from before busy rates
         for m in rec["pack"]:
             m["pack_gbs_median"] = pack
         for m in rec["unpack"]:
@@ -153,10 +169,19 @@ def test_rates_of_long_messages_against_the_plain_kernels(tmp_path):
     assert len(hetprobe.halo_rates(hetprobe.load(halo), hetprobe.load(bw), min_bytes=1)) == 2 * 2 * 26
 
 
+def without_rates(tmp_path):
+    """A halo file as written before the probe recorded per-message rates."""
+    header, recs = committed(400, SETUP)
+    for rec in recs:
+        for m in rec["pack"] + rec["unpack"]:
+            m.pop("pack_gbs_median", None), m.pop("unpack_gbs_median", None)
+    return write_jsonl(tmp_path / "no-rates.jsonl", [header, *recs])
+
+
 def test_rates_need_rates_and_both_references(tmp_path):
     halo, bw = rate_files(tmp_path)
     with pytest.raises(hetprobe.UsageError, match="no per-message rates"):
-        hetprobe.halo_rates(DATA / "h200x2-halo.jsonl.gz", bw)
+        hetprobe.halo_rates(without_rates(tmp_path), bw)
     no_read = [r for r in jsonl_records(bw) if r.get("writer") != "plain read"]
     with pytest.raises(hetprobe.UsageError, match="'plain read'"):
         hetprobe.halo_rates(halo, write_jsonl(tmp_path / "write-only.jsonl", no_read))
@@ -180,7 +205,7 @@ def test_rates_script_judges_only_auto_parts(tmp_path):
     assert "1 setups judged (parts auto), 0 under 0.7 or above the link; 1 reported only; 0 with a stage" in out
     done = rates_script(halo, bw, "--min-ratio", "0.76")  # the unpacks (0.75) fall short
     assert done.returncode == 1 and "min ratio 0.750 over 12 messages: UNDER (minimum 0.76)" in done.stdout
-    done = rates_script(DATA / "h200x2-halo.jsonl.gz", bw)
+    done = rates_script(without_rates(tmp_path), bw)
     assert done.returncode == 2 and "no per-message rates" in done.stdout
 
 
@@ -250,7 +275,8 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
         out=tmp_path / "halo.jsonl",
         device="host",
         cube=40,
-        iterations=3,
+        rounds=6,
+        iterations=1,
         warmup=1,
         signal="channel,queue",
         staging="memcpy",
@@ -259,15 +285,36 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
     table = hetprobe.data.halo_table(r)
     assert sorted(set(table["variant"])) == ["baseline", "notify-stacked", "notify-stream"]
     assert len(table) == 5  # baseline (waitall) + two notify variants x two signals
-    assert (table["payload"] == "intact").all() and (table["n"] == 3).all() and (table["staging"] == "memcpy").all()
+    assert (table["payload"] == "intact").all() and (table["n"] == 6).all() and (table["staging"] == "memcpy").all()
     assert (table["parts"] == "auto").all()
     base = table[table["variant"] == "baseline"]["median_us"].iloc[0]
     assert table["speedup_vs_baseline"].tolist() == pytest.approx((base / table["median_us"]).tolist())
-    assert table["speedup_vs_best_baseline"].tolist() == pytest.approx((base / table["median_us"]).tolist())
+    # The speed-up over the strongest baseline, paired round by round: each round's medians of the
+    # slowest rank's times, baseline over setup, and the median of those ratios, with its interval.
+    recs = {x["setup"]: x for x in r.records if x.get("record") == "halo" and x["rank"] == 0}
+    slowest = {k: x["slowest_rank_iteration_ns"] for k, x in recs.items()}
+    rounds = {k: x["iteration_ns"]["rounds"] for k, x in recs.items()}
+    assert all(sorted(v) == [0, 1, 2, 3, 4, 5] for v in rounds.values())  # one timed iteration per visit
+    against = {x["speedup"]["against"] for x in recs.values()}
+    assert len(against) == 1 and recs[against.pop()]["variant"] == "baseline"
+    for setup, rec in recs.items():
+        base_rec = recs[rec["speedup"]["against"]]
+        per_round = [
+            dict(zip(rounds[base_rec["setup"]], slowest[base_rec["setup"]]["samples"]))[k]
+            / dict(zip(rounds[setup], slowest[setup]["samples"]))[k]
+            for k in range(6)
+        ]
+        assert rec["speedup"]["rounds"] == pytest.approx(per_round)
+        assert rec["speedup"]["median"] == pytest.approx(float(np.median(per_round)))
+        assert rec["speedup"]["ci95"] == pytest.approx([min(per_round), max(per_round)])  # 6 rounds: k = 1
+    by_setup = table.set_index("setup")
+    for setup, rec in recs.items():
+        assert by_setup.loc[setup, "speedup_vs_best_baseline"] == pytest.approx(rec["speedup"]["median"])
+        assert by_setup.loc[setup, "vs_best_ci95_low"] == pytest.approx(rec["speedup"]["ci95"][0])
     # The probe's critical path is the one Python computes from the same iterations (every one kept).
     for rec in [x for x in r.records if x.get("record") == "halo" and x["rank"] == 0]:
         its = rec["timeline"]["iterations"]
-        assert len(its) == 3
+        assert len(its) == 6
         per = [_phases_of_iteration(rec, it) for it in its]
         for it, mine in zip(its, per):
             assert it["critical_path_ns"] == pytest.approx(mine), rec["setup"]
@@ -320,3 +367,46 @@ def _merged_mechanisms_compare_with_their_own_baseline(path, merged):
     for _, rows in table.groupby("single_copy"):
         base = rows[rows["variant"] == "baseline"]["median_us"].iloc[0]
         assert rows["speedup_vs_baseline"].tolist() == pytest.approx((base / rows["median_us"]).tolist())
+
+
+def test_launches_pool_each_setups_paired_speedup(tmp_path):
+    from hetprobe import _core
+
+    files = []
+    for i in range(3):
+        files.append(tmp_path / f"launch{i}.jsonl")
+        hetprobe.run_mpi(
+            "halo",
+            out=files[-1],
+            device="host",
+            cube=40,
+            variants="baseline",
+            recv_wait="all",
+            rounds=2,
+            iterations=2,
+            warmup=1,
+            timeline="none",
+            quiet=True,
+        )
+    launches = hetprobe.load(files)
+    table = hetprobe.data.halo_launches(launches)
+    assert sorted(table["setup"]) == sorted(
+        ["baseline isend waitall pinned 128t", "baseline isend testany pinned 128t"]
+    )
+    # Each launch's number is its record's paired speed-up; the pool is the C++ one of those numbers.
+    per_setup = {}
+    for rec in launches.records:
+        if rec.get("record") == "halo" and rec["rank"] == 0:
+            per_setup.setdefault(rec["setup"], []).append(rec["speedup"]["median"])
+    setups = list(table["setup"])
+    pooled = _core.pool_launch_points([per_setup[s] for s in setups])
+    for row, expected in zip(table.itertuples(), pooled):
+        assert row.launches == 3 and row.speedup == pytest.approx(expected["median"])
+        assert (row.speedup_ci95_low, row.speedup_ci95_high) == pytest.approx(expected["ci95"])
+    # One file is one launch: the same file twice is refused by `show --pool`, as for interference.
+    twice = subprocess.run(
+        [hetprobe.binary(), "show", "--pool", str(files[0]), str(files[1]), str(files[0])],
+        capture_output=True,
+        text=True,
+    )
+    assert twice.returncode == 2 and "one file is one launch" in twice.stderr

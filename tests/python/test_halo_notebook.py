@@ -1,4 +1,4 @@
-"""notebooks/halo.ipynb runs headless (nbclient) without a cell error on the committed H200 x2 halo run,
+"""notebooks/halo.ipynb runs headless (nbclient) without a cell error on the committed H100 x2 halo run,
 on a fresh host-backend halo run named by HETPROBE_NOTEBOOK_HALO (with and without the bandwidth run
 beside it), and on a run directory without halo data, and shows what it claims to: the checks compare
 its output with the records it read."""
@@ -7,15 +7,29 @@ from __future__ import annotations
 
 import subprocess
 
-import numpy as np
+import pandas as pd
 from conftest import DATA, jsonl_records
 from test_notebooks import assert_clean, cell, html, images, run as run_notebook, shows_number, text
 
 import hetprobe
 from hetprobe.data.jsonl import read_jsonl
 
-COMMITTED = DATA / "h200x2-halo.jsonl.gz"
-TAGS = ["setup", "headline", "matrix", "vs_best", "rates", "phases", "timeline", "model", "payload"]
+COMMITTED = DATA / "h100x2-halo" / "paper-1.jsonl.gz"
+LAUNCHES = [DATA / "h100x2-halo" / f"paper-{i}.jsonl.gz" for i in (1, 2, 3)]
+MATRIX_POOL = DATA / "h100x2-halo" / "matrix-pool.csv.gz"
+TAGS = [
+    "setup",
+    "headline",
+    "pooled",
+    "matrix",
+    "matrix_pool",
+    "vs_best",
+    "rates",
+    "phases",
+    "timeline",
+    "model",
+    "payload",
+]
 
 
 def run(**variables) -> dict:
@@ -69,22 +83,22 @@ def check_headline(nb, path):
 
 
 def check_vs_best(nb, path):
-    """Per cube, the fastest baseline over every setup and each notify variant's fastest setup with its
-    speed-up against it, from the records alone."""
+    """Per cube, the strongest baseline (the records' speed-up is against it) and each notify variant's
+    fastest setup with its paired speed-up, from the records alone."""
     rank0 = halo_records(path, rank=0)
     shown = text(nb, "vs_best")
     for cube in {r["cube"] for r in rank0}:
         group = [r for r in rank0 if r["cube"] == cube]
         median = {r["setup"]: r["iteration_ns"]["median"] for r in group}
-        base = min((r for r in group if r["variant"] == "baseline"), key=lambda r: median[r["setup"]])
+        (against,) = {r["speedup"]["against"] for r in group}
         line = next(s for s in shown.splitlines() if s.startswith(f"- cube {cube}:"))
-        assert f"fastest baseline `{base['setup']}` {median[base['setup']] / 1e3:.1f} µs" in line
+        assert f"strongest baseline `{against}` {median[against] / 1e3:.1f} µs" in line, line
         for variant in ("notify-stream", "notify-stacked"):
             mine = [r for r in group if r["variant"] == variant]
             if mine:
                 f = min(mine, key=lambda r: median[r["setup"]])
-                speed = median[base["setup"]] / median[f["setup"]]
-                assert f"{variant} `{f['setup']}` {median[f['setup']] / 1e3:.1f} µs ({speed:.3f}×)" in line, line
+                speed = f["speedup"]["median"]
+                assert f"{variant} `{f['setup']}` {median[f['setup']] / 1e3:.1f} µs ({speed:.3f}×" in line, line
     assert len(html(nb, "vs_best")) == 2  # the fastest per cube and variant, every notify setup
 
 
@@ -97,7 +111,7 @@ def check_payload(nb, path):
     )
 
 
-# --- the committed run on two H200s ------------------------------------------------------------
+# --- the committed run on two H100s ------------------------------------------------------------
 
 
 def test_committed_data():
@@ -109,46 +123,67 @@ def test_committed_data():
     header = jsonl_records(COMMITTED)[0]
     setup = text(nb, "setup")
     assert header["device"]["name"] in setup and header["git_revision"] in setup and "Host backend" not in setup
-    assert (
-        f"{header['mpi']['ranks']} ranks" in setup and f"{header['config']['iterations']} iterations per setup" in setup
-    )
+    cfg = header["config"]
+    assert f"{header['mpi']['ranks']} ranks" in setup
+    assert f"{cfg['rounds']} rounds (each visits every setup once" in setup
+    assert f"{cfg['iterations']} iterations per visit" in setup and "Launches: 3" in setup
 
     check_headline(nb, COMMITTED)
     assert {r["cube"] for r in headline_setups(COMMITTED)} == {200, 400, 800}
-    assert len(headline_setups(COMMITTED)) == 3 * 2 * 3  # cubes x threads x variants
+    assert len(headline_setups(COMMITTED)) == 3 * 3  # cubes x variants (128 threads)
+
+    # The pooled speed-ups are the C++ pool of the three launches, as printed.
+    pooled = hetprobe.data.halo_launches(hetprobe.load(LAUNCHES))
+    shown = text(nb, "pooled")
+    for row in pooled[pooled["setup"] == "notify-stream isend channel pinned 128t"].itertuples():
+        assert (
+            f"- cube {row.cube}, `{row.setup}`: {row.speedup:.3f}× "
+            f"(95% CI {row.speedup_ci95_low:.3f}-{row.speedup_ci95_high:.3f})" in shown
+        ), row.cube
+    assert "pooled over 3 launches" in shown and images(nb, "pooled") == 1
 
     # The fastest setup per cube and threads, from the records alone.
     rank0 = halo_records(COMMITTED, rank=0)
     matrix = text(nb, "matrix")
     for cube in (200, 400, 800):
-        for threads in (128, 1024):
-            group = [r for r in rank0 if r["cube"] == cube and r["threads_per_block"] == threads]
-            assert len(group) == 24
-            assert min(group, key=lambda r: r["iteration_ns"]["median"])["setup"] in matrix
-    assert len(html(nb, "matrix")) == 2 + 2  # a speed-up table per send mode, the dimension effects, the fastest
+        group = [r for r in rank0 if r["cube"] == cube]
+        assert len(group) == 5
+        assert min(group, key=lambda r: r["iteration_ns"]["median"])["setup"] in matrix
+    assert len(html(nb, "matrix")) == 1 + 2  # a speed-up table (one send mode), the dimension effects, the fastest
 
-    # A face's unpack in the median iteration, from the record's kept timeline.
+    # The thesis's matrix, pooled: the committed CSV, its fastest notify setup per cube.
+    table = pd.read_csv(MATRIX_POOL)
+    assert f"{len(table)} setups over 3 cubes, 3 launches each" in text(nb, "matrix_pool")
+    notify = table[table["setup"].str.startswith("notify")]
+    for cube, g in notify.groupby("cube"):
+        best = g.loc[g["speedup"].idxmax()]
+        assert f"cube {cube} `{best.setup}` {best.speedup:.3f}×" in text(nb, "matrix_pool")
+    assert images(nb, "matrix_pool") == 1
+
+    # A face's unpack: the record's critical path (the median over its timed iterations).
     base = next(r for r in rank0 if r["cube"] == 800 and r["setup"] == "baseline isend waitall pinned 128t")
-    it = base["timeline"]["iterations"][0]
-    faces = [i for i, m in enumerate(base["unpack"]) if m["bytes"] == max(m["bytes"] for m in base["unpack"])]
-    face_unpack = np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in faces]) / 1e3
+    face_unpack = base["critical_path_ns"]["largest_unpack"] / 1e3
     assert "**cube 800, 128 threads**: baseline last face at" in text(nb, "phases")
     assert f"one face unpacked in {face_unpack:.1f} µs" in text(nb, "phases")
 
     assert images(nb, "timeline") == 3
     check_vs_best(nb, COMMITTED)
-    assert "has no per-message rates" in text(nb, "rates")  # written before the probe recorded them
-    assert "Phases from: 18 setups, the median kept iteration" in text(nb, "phases")
+    stages = hetprobe.halo_rates(COMMITTED, DATA / "h100x2-halo" / "bandwidth.jsonl.gz", per="stage")
+    judged = stages[stages["judged"]].groupby(["cube", "setup"])["ratio"].min()
+    rates = text(nb, "rates")
+    assert "Reference, rank 0 of `data/h100x2-halo/bandwidth.jsonl.gz`" in rates
+    assert f"Setups with parts `auto`: {int((judged >= 0.7).sum())} of {len(judged)} pack and unpack" in rates
+    assert "Phases from: 9 setups, median over the timed iterations" in text(nb, "phases")
 
     # Every setup with a bound, measured above it (Eq. 1 is a lower bound).
     models = [r for r in jsonl_records(COMMITTED) if r["record"] == "halo_model"]
     medians = {(r["layout"], r["setup"]): r["iteration_ns"]["median"] for r in rank0}
     above = sum(medians[(m["layout"], s)] > b for m in models for s, b in m["lower_bound_ns"].items())
     bounds = sum(len(m["lower_bound_ns"]) for m in models)
-    assert bounds == 144 and f"{above} of {bounds} setups measured above their bound" in text(nb, "model")
+    assert bounds == 15 and f"{above} of {bounds} setups measured above their bound" in text(nb, "model")
 
     check_payload(nb, COMMITTED)
-    assert "All 288 halo records have payload `intact`" in text(nb, "payload")
+    assert "All 30 halo records have payload `intact`" in text(nb, "payload")
 
 
 # --- a fresh host-backend run, named by HETPROBE_NOTEBOOK_HALO ---------------------------------
@@ -156,7 +191,7 @@ def test_committed_data():
 
 def test_host_run_named_by_halo_variable(tmp_path):
     path = tmp_path / "halo.jsonl"
-    hetprobe.run_mpi("halo", out=path, device="host", cube=40, iterations=3, warmup=1, quiet=True)
+    hetprobe.run_mpi("halo", out=path, device="host", cube=40, rounds=6, iterations=1, warmup=1, quiet=True)
     empty = tmp_path / "run"
     empty.mkdir()
     # HETPROBE_NOTEBOOK_HALO wins over a run directory (this one has no halo.jsonl).
@@ -185,7 +220,8 @@ def test_rates_of_a_run_with_its_bandwidth_beside(tmp_path):
         out=path,
         device="host",
         cube=400,
-        iterations=2,
+        rounds=2,
+        iterations=1,
         warmup=1,
         parts="auto,whole",
         variants="baseline,notify-stream",

@@ -97,7 +97,7 @@ def test_show_json_equals_the_package_tables(path):
 
 def test_a_side_that_computes_its_own_column_is_caught():
     """The check above can fail: a view that recomputes one speed-up its own way differs from show."""
-    path = next(f for f in FILES if f.name == "h200x2-halo.jsonl.gz")
+    path = next(f for f in FILES if f.name == "paper-1.jsonl.gz")
     cli = shown(path)
     table = data.halo_table(hetprobe.load(ROOT / path))
     table["speedup_vs_baseline"] = table["speedup_vs_baseline"] * 1.001
@@ -107,7 +107,7 @@ def test_a_side_that_computes_its_own_column_is_caught():
 
 def test_the_cli_and_the_module_read_the_same_text():
     """Records made in memory (no raw line kept) reach the C++ tables as JSON, with the same result."""
-    path = ROOT / next(f for f in FILES if f.name == "h200x2-halo.jsonl.gz")
+    path = ROOT / next(f for f in FILES if f.name == "paper-1.jsonl.gz")
     results = hetprobe.load(path)
     from_lines = show_tables(results)["halo"]
     results._lines.clear()

@@ -63,16 +63,16 @@ def test_parts_read_as_show_prints_them():
 
 
 def test_a_version_1_halo_send_reads_as_send_mode():
-    committed = DATA / "h200x2-halo.jsonl.gz"
+    committed = PARTS_FILE  # a version-1 halo run
     raw = jsonl_records(committed)
-    assert raw[0]["config"]["send"] == ["isend", "send"] and "send_mode" not in raw[0]["config"]
+    assert raw[0]["config"]["send"] == ["isend"] and "send_mode" not in raw[0]["config"]
     r = hetprobe.load(committed)
-    assert r.header("halo")["config"]["send_mode"] == ["isend", "send"]
+    assert r.header("halo")["config"]["send_mode"] == ["isend"]
     halo = [rec for rec in r.records if rec.get("record") == "halo"]
     assert [rec["send_mode"] for rec in halo] == [rec["send"] for rec in raw if rec["record"] == "halo"]
     assert not any("send" in rec for rec in halo)
     rows = r.summary[(r.summary["record"] == "halo") & (r.summary["metric"] == "iteration_ns")]
-    assert set(rows["send_mode"]) == {"isend", "send"}
+    assert set(rows["send_mode"]) == {"isend"}
 
 
 def test_version_1_bandwidth_rows_get_their_keys():

@@ -3,7 +3,7 @@
 // less the seed each launch draws and the STREAM only the first measures.
 #include <gtest/gtest.h>
 
-#include "bench/interference/interference_launches.hpp"
+#include "bench/core/launches.hpp"
 
 namespace hetprobe {
 namespace {

@@ -12,7 +12,12 @@ units (units) and the tables `hetprobe show` prints, computed by the C++ table c
 No plotting here: hetprobe.plots draws them."""
 
 from .compare import compare_table as compare_table
-from .halo import halo_phases as halo_phases, halo_rates as halo_rates, halo_table as halo_table
+from .halo import (
+    halo_launches as halo_launches,
+    halo_phases as halo_phases,
+    halo_rates as halo_rates,
+    halo_table as halo_table,
+)
 from .loads import load_points as load_points, load_table as load_table, worst_slowdown as worst_slowdown
 from .notify_tables import (
     loop_table as loop_table,

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..errors import UsageError
 from . import halo_rates as _halo_rates
-from .show_tables import show_tables
+from .show_tables import pooled_table, show_tables
 from .units import US
 
 
@@ -52,6 +52,19 @@ def halo_table(results) -> pd.DataFrame:
         "parts_text",
         [None if pd.isna(p) else _core.part_size_text(p) for p in table["parts"]],
     )
+    return table
+
+
+def halo_launches(results) -> pd.DataFrame:
+    """`hetprobe show --pool`'s halo table: each file in `results` one launch of one halo command, and
+    per layout and setup each launch's paired speed-up over its strongest baseline (`launch_speedups`),
+    their median (`speedup`), its 95% interval from the spread between launches (speedup_ci95_low and
+    _high, 3 launches or more: NaN otherwise) and the effect it supports; median_us, the median over
+    launches of the slowest rank's median iteration. Pooled in C++ (bench/halo/halo_launches.cpp): a
+    view, not a second computation."""
+    table = pooled_table(results)
+    if table.empty or "speedup" not in table:
+        raise UsageError("no halo launches to pool in these results")
     return table
 
 

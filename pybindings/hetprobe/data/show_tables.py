@@ -20,19 +20,34 @@ def _text_of(records: list, lines: list) -> str:
     return "\n".join(out) + "\n"
 
 
+def _texts_by_file(results) -> dict[str, str]:
+    """{file name: its records as JSON Lines text}, in the order the files were loaded."""
+    by_file: dict[str, tuple[list, list]] = {}
+    for i, rec in enumerate(results.records):
+        recs, lines = by_file.setdefault(rec.get("_file", "?"), ([], []))
+        recs.append(rec)
+        lines.append(results._lines[i] if i < len(results._lines) else None)
+    return {name: _text_of(recs, lines) for name, (recs, lines) in by_file.items()}
+
+
 def show_tables(results) -> dict[str, pd.DataFrame]:
     """{table name: DataFrame} of `hetprobe show --format json` for each results file in `results`, the
     files' rows one after the other with a leading `file` column (table names: interference, overhead,
     roundtrip, mechanisms, clock_batches, clock_fit, halo, bandwidth)."""
     from .. import _core  # the compiled module: the tables are computed once, in C++
 
-    by_file: dict[str, tuple[list, list]] = {}
-    for i, rec in enumerate(results.records):
-        recs, lines = by_file.setdefault(rec.get("_file", "?"), ([], []))
-        recs.append(rec)
-        lines.append(results._lines[i] if i < len(results._lines) else None)
     rows: dict[str, list] = {}
-    for name, (recs, lines) in by_file.items():
-        for table, table_rows in _core.report_tables(_text_of(recs, lines), name).items():
+    for name, text in _texts_by_file(results).items():
+        for table, table_rows in _core.report_tables(text, name).items():
             rows.setdefault(table, []).extend({"file": name, **row} for row in table_rows)
     return {table: pd.DataFrame(table_rows) for table, table_rows in rows.items()}
+
+
+def pooled_table(results) -> pd.DataFrame:
+    """`hetprobe show --pool --format json`'s table of the files in `results`, each file one launch of
+    one command (interference or halo): computed by the probe's C++ pooling, raw floats."""
+    from .. import _core
+
+    texts = _texts_by_file(results)
+    tables = _core.pooled_tables([(text, name) for name, text in texts.items()])
+    return pd.DataFrame(next(iter(tables.values()), []))

@@ -9,7 +9,7 @@ Interference (plots.interference): send_time, ratio_to_ssb, writer_timeline, com
 (plots.ratios): ratios_side_by_side. Every plot of ratios to SSB draws a point's 95% interval (files
 measured in rounds) as error bars and shades the ±5% "no effect" margin around 1.
 Notify and clock (plots.notify): roundtrip, mechanisms, clock. Every GPU of a node (plots.gpus):
-per_gpu. The halo probe (plots.halo): halo_times, halo_timeline.
+per_gpu. The halo probe (plots.halo): halo_times, halo_timeline, halo_speedups.
 
 The plots only draw. The tables beside them are hetprobe.data's: notify_table, roundtrip_table,
 mechanism_table, load_table, worst_slowdown, ratio_rows, compare_table, halo_table, halo_phases,
@@ -22,7 +22,7 @@ from __future__ import annotations
 import warnings
 
 from .gpus import per_gpu
-from .halo import halo_timeline, halo_times
+from .halo import halo_speedups, halo_timeline, halo_times
 from .interference import compare, ratio_to_ssb, send_time, writer_timeline
 from .loads import slowdown_vs_gpus, slowdown_vs_traffic
 from .notify import clock, mechanisms, roundtrip
@@ -41,6 +41,7 @@ __all__ = [
     "clock",
     "per_gpu",
     "halo_times",
+    "halo_speedups",
     "halo_timeline",
 ]
 

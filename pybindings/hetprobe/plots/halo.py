@@ -9,7 +9,7 @@ import pandas as pd
 from ..data.halo import halo_rows, halo_table, median_kept
 from ..data.units import US
 from ..errors import UsageError
-from .style import finish, new_figure, run_title
+from .style import finish, new_figure, no_effect_band, run_title
 
 VARIANT_COLORS = {"baseline": "black", "notify-stream": "#1f77b4", "notify-stacked": "#ff7f0e"}
 
@@ -143,3 +143,54 @@ def halo_timeline(results, layout: str, setup: str, iteration: int | None = None
         f"(sync precision {precision * US:.2f} µs)"
     )
     return finish(fig, title or default, path)
+
+
+def halo_speedups(table: pd.DataFrame, path=None, title=None, setups=None):
+    """Each setup's speed-up over the strongest baseline with its 95% interval, one panel per cube: a
+    pooled table (hetprobe.data.halo_launches, or `hetprobe show --pool --format csv` read back:
+    columns cube, setup, speedup, speedup_ci95_low, speedup_ci95_high; the interval from the spread
+    between launches) or a run's halo_table (speedup_vs_best_baseline, vs_best_ci95_low/high: the
+    interval over its rounds). Above 1: faster than the baseline; the ±5% "no effect" margin shaded.
+    `setups`: setup labels or variant names to keep, in this order; default every one."""
+    pooled = "speedup" in table
+    value, low, high = (
+        ("speedup", "speedup_ci95_low", "speedup_ci95_high")
+        if pooled
+        else ("speedup_vs_best_baseline", "vs_best_ci95_low", "vs_best_ci95_high")
+    )
+    if setups is not None:
+        variant = table["setup"].str.split(" ").str[0]
+        keep = [table[(table["setup"] == k) | (variant == k)] for k in setups]
+        if any(k.empty for k in keep):
+            raise UsageError(f"no halo setup or variant {[s for s, k in zip(setups, keep) if k.empty]} in this table")
+        table = pd.concat(keep)
+    if table.empty:
+        raise UsageError("no halo speed-ups to draw")
+    cubes = sorted(set(table["cube"]))
+    labels = list(dict.fromkeys(table["setup"]))
+    fig, axes = new_figure(1, len(cubes), width=4.2, height=max(2.5, 0.22 * len(labels) + 1.2), sharey=True)
+    for ax, cube in zip(axes[0], cubes):
+        d = table[table["cube"] == cube].set_index("setup").reindex(labels)
+        y = np.arange(len(labels))[::-1]
+        lo = (d[value] - d[low]).clip(lower=0).fillna(0)
+        hi = (d[high] - d[value]).clip(lower=0).fillna(0)
+        for k, label in enumerate(labels):  # one colour per variant
+            color = VARIANT_COLORS.get(label.split(" ")[0], "#9467bd")
+            ax.errorbar(
+                d[value].iloc[k],
+                y[k],
+                xerr=[[lo.iloc[k]], [hi.iloc[k]]],
+                fmt="o",
+                markersize=3.5,
+                color=color,
+                capsize=2,
+                linewidth=1,
+            )
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        no_effect_band(ax, axis="x")
+        ax.set_yticks(y, labels, fontsize="x-small")
+        ax.set_title(f"cube {cube}", fontsize="small")
+        ax.set_xlabel("speed-up over the strongest baseline")
+        ax.grid(True, axis="x", alpha=0.3)
+    what = "95% CI between launches" if pooled else "95% CI over rounds"
+    return finish(fig, title or f"halo: speed-up over the strongest baseline ({what})", path)

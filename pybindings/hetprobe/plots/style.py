@@ -97,10 +97,12 @@ def ratio_line(ax, x, y, low, high, color, dodge: float = 0.0, xscale: str = "li
     return line
 
 
-def no_effect_band(ax):
-    """The ±5% "no effect" margin around 1 (docs/metrics.md), shaded behind the data; returns its patch."""
+def no_effect_band(ax, axis: str = "y"):
+    """The ±5% "no effect" margin around 1 (docs/metrics.md), shaded behind the data along `axis`
+    (the ratio's); returns its patch."""
     low, high = NO_EFFECT
-    return ax.axhspan(low, high, color="grey", alpha=0.18, linewidth=0, zorder=0, label=f"no effect ({low}-{high})")
+    span = ax.axhspan if axis == "y" else ax.axvspan
+    return span(low, high, color="grey", alpha=0.18, linewidth=0, zorder=0, label=f"no effect ({low}-{high})")
 
 
 def size_formatter() -> FuncFormatter:

@@ -1,0 +1,127 @@
+#include "bench/halo/halo_launches.hpp"
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "base/effect.hpp"
+#include "base/errors.hpp"
+#include "base/stats.hpp"
+#include "bench/core/launches.hpp"
+#include "bench/core/record_field.hpp"
+#include "bench/core/results_report.hpp"
+#include "bench/halo/halo_record.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+using Align = Column::Align;
+using Shown = Column::Shown;
+using SetupKey = std::pair<std::string, std::string>;  // layout, setup
+
+struct Launches {
+  std::vector<double> speedups, medians_ns;  // per launch: the paired speed-up, the slowest rank's median
+  std::vector<std::string> against;          // per launch: its strongest baseline
+};
+
+Table launches_table() {
+  Table t{"halo_launches", {}, {}};
+  t.columns = {{"layout", 12, Align::left, -1, Shown::text},
+               {"layout", 0, Align::left, -1, Shown::data},
+               {"cube", 0, Align::right, -1, Shown::data},
+               {"setup", 44, Align::left},
+               {"launches", 8, Align::right},
+               {"launch_speedups", 20, Align::left},
+               {"speedup", 7, Align::right, 3},
+               {"ci95", 11, Align::right, -1, Shown::text},
+               {"speedup_ci95_low", 0, Align::right, -1, Shown::data},
+               {"speedup_ci95_high", 0, Align::right, -1, Shown::data},
+               {"effect", 8, Align::left},
+               {"min", 6, Align::right, 3},
+               {"max", 6, Align::right, 3},
+               {"median_us", 10, Align::right, 1},
+               {"against", 0, Align::left}};
+  return t;
+}
+
+// "baseline isend waitall pinned 128t", or each launch's where they differ.
+std::string against_text(const std::vector<std::string>& against) {
+  std::string text;
+  for (const std::string& a : against)
+    if (text.find(a) == std::string::npos) text += (text.empty() ? "" : " / ") + a;
+  return text;
+}
+
+}  // namespace
+
+Report halo_launches_report(const std::vector<ResultsFile>& files) {
+  if (files.empty()) throw usage_error("--pool: no halo results files");
+  const Json* first = nullptr;
+  const std::string first_name = files.front().path.string();
+  std::vector<SetupKey> order;  // the first file's
+  std::map<SetupKey, int> cube;
+  std::map<SetupKey, std::string> shown;  // "cube 400"
+  std::map<SetupKey, Launches> launches;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const Json& h = launch_header(files[f], "halo", first, first_name);
+    if (first == nullptr) first = &h;
+    for (std::size_t i = 1; i < files[f].records.size(); ++i) {
+      const RecordRef r{files[f].records[i], files[f].place(i)};
+      if (record_kind(r) != "halo" || field_or<int>(r, "rank", 0) != 0) continue;
+      const Json speedup = number_or_null(r, "speedup.median");
+      if (!speedup.is_number() || !(speedup.get<double>() > 0)) continue;  // files from before rounds: none
+      const SetupKey k{field<std::string>(r, "layout"), field<std::string>(r, "setup")};
+      Launches& l = launches[k];
+      if (f == 0) order.push_back(k), cube[k] = field_or<int>(r, "cube", 0), shown[k] = halo_short_layout(r);
+      if (l.speedups.size() != f) continue;  // a setup twice in one launch counts once
+      l.speedups.push_back(speedup.get<double>());
+      l.medians_ns.push_back(field<double>(r, "slowest_rank_iteration_ns.median"));
+      l.against.push_back(field<std::string>(r, "speedup.against"));
+    }
+  }
+  if (order.empty())
+    throw usage_error("--pool: " + first_name + " has no paired speed-ups (a halo run of version 1.x, before rounds)");
+  // The setups of one layout pooled together.
+  std::map<std::string, std::vector<SetupKey>> by_layout;
+  for (const SetupKey& k : order) {
+    const std::size_t n = launches[k].speedups.size();
+    if (n != files.size())
+      throw usage_error("--pool: " + k.first + " " + k.second + " is in " + std::to_string(n) + " of the " +
+                        std::to_string(files.size()) + " launches: pool launches of one command");
+    by_layout[k.first].push_back(k);
+  }
+  std::map<SetupKey, PooledRatio> pooled;
+  for (const auto& [layout, keys] : by_layout) {
+    std::vector<std::vector<double>> points;
+    for (const SetupKey& k : keys) points.push_back(launches[k].speedups);
+    const std::vector<PooledRatio> p = pool_launch_points(points);
+    for (std::size_t i = 0; i < keys.size(); ++i) pooled.emplace(keys[i], p[i]);
+  }
+  Report report;
+  report.about.push_back(device_line({*first, first_name}, "halo") + ": " + std::to_string(files.size()) +
+                         " launches pooled (a launch is the unit of replication)");
+  std::string names;
+  for (const ResultsFile& f : files) names += (names.empty() ? "" : ", ") + f.path.string();
+  report.about.push_back("launches: " + names);
+  report.about.push_back(
+      "speedup = the median of the launches' paired speed-ups over the layout's strongest baseline (> 1: faster); "
+      "ci95 = exp(mean +- t * s / sqrt(k)) of their logs (3 launches or more), s and t's degrees of freedom pooled "
+      "over the setups of the layout; effect = speedup or slowdown where that interval lies wholly beyond 5%; "
+      "median_us: the median over launches of the slowest rank's median iteration");
+  Table t = launches_table();
+  for (const SetupKey& k : order) {
+    const Launches& l = launches[k];
+    const PooledRatio& p = pooled.at(k);
+    const Json ci = p.ci95 ? Json{p.ci95->low, p.ci95->high} : Json();
+    t.rows.push_back({shown[k].substr(0, 12), k.first, cube[k], k.second, static_cast<int>(l.speedups.size()),
+                      ratios_text(l.speedups), p.median, interval_text(ci), p.ci95 ? ci[0] : Json(),
+                      p.ci95 ? ci[1] : Json(), p.ci95 ? Json(to_string(classify_speedup(*p.ci95))) : Json(), p.min,
+                      p.max, summarize(l.medians_ns).median / 1e3, against_text(l.against)});
+  }
+  if (files.size() < 3) t.notes.push_back("fewer than 3 launches: no interval from the spread between launches");
+  report.tables.push_back(std::move(t));
+  return report;
+}
+
+}  // namespace hetprobe
