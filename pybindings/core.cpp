@@ -32,6 +32,7 @@
 #include "bench/halo/halo_parts.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/layout.hpp"
+#include "bench/model/model_document.hpp"
 #include "bench/notify/notify.hpp"
 #include "probes/device/device_names.hpp"
 #include "probes/load/load_names.hpp"
@@ -282,6 +283,15 @@ PYBIND11_MODULE(_core, m) {
       py::arg("launches"),
       "The table `hetprobe show --pool --format json` prints of launches of one command, each (text, where): "
       "{table: [row]}, pooled by the probe's own code (interference_launches, halo_launches)");
+  m.def(
+      "node_model",
+      [](const std::string& run, const std::string& halo) {
+        return node_model_json(run, halo).dump(-1, ' ', false, Json::error_handler_t::replace);
+      },
+      py::arg("run"), py::arg("halo") = "",
+      "`hetprobe model RUN [--halo FILE] --format json` as JSON text: the node model fitted from a characterize "
+      "run (or an interference file) and its predictions of a halo run of the same node "
+      "(bench/model/model_document.hpp)");
   m.def(
       "check_results_file", [](const std::string& path) { check_results(read_results(path)); }, py::arg("path"),
       "The checks `hetprobe show` makes of a results file, run by run: UsageError naming FILE:LINE and the "

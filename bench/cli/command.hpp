@@ -41,6 +41,7 @@ CommandFn add_probe_command(CLI::App& app, const ProbeEntry& probe, const Comman
 CommandFn add_devices_command(CLI::App& app);
 CommandFn add_show_command(CLI::App& app);
 CommandFn add_topo_command(CLI::App& app);
+CommandFn add_model_command(CLI::App& app);  // bench/model/model_command.cpp
 
 // `hetprobe topo --json` (this machine, or a saved hwloc XML file when
 // `topology_file` is not empty) and `hetprobe devices --json`, as JSON.

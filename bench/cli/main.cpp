@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   commands["topo"] = cli::add_topo_command(app);
   commands["devices"] = cli::add_devices_command(app);
   commands["show"] = cli::add_show_command(app);
+  commands["model"] = cli::add_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -81,7 +81,7 @@ LowerBound lower_bound(double pack_smallest_s, double comm_s, double unpack_larg
           pack_smallest_s + comm_s + copy_largest_s + unpack_largest_s};
 }
 
-PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<double>& seconds) {
+PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<double>& seconds, FitError error) {
   if (bytes.size() != seconds.size()) {
     throw usage_error("postal fit: " + std::to_string(bytes.size()) + " sizes but " + std::to_string(seconds.size()) +
                       " times");
@@ -89,20 +89,25 @@ PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<doubl
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     check_non_negative(bytes[i], "postal fit: message bytes");
     check_non_negative(seconds[i], "postal fit: time (s)");
+    if (error == FitError::relative && !(seconds[i] > 0))
+      throw usage_error("postal fit: a time of 0 s has no relative error");
   }
   if (std::set<double>(bytes.begin(), bytes.end()).size() < 2) {
     throw usage_error("postal fit: needs at least 2 distinct message sizes");
   }
-  const auto n = static_cast<double>(bytes.size());
-  double mean_b = 0, mean_t = 0;
+  std::vector<double> w(bytes.size(), 1.0);
+  if (error == FitError::relative)
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1 / (seconds[i] * seconds[i]);
+  double sw = 0, mean_b = 0, mean_t = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) sw += w[i];
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    mean_b += bytes[i] / n;
-    mean_t += seconds[i] / n;
+    mean_b += w[i] * bytes[i] / sw;
+    mean_t += w[i] * seconds[i] / sw;
   }
   double sbb = 0, sbt = 0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    sbb += (bytes[i] - mean_b) * (bytes[i] - mean_b);
-    sbt += (bytes[i] - mean_b) * (seconds[i] - mean_t);
+    sbb += w[i] * (bytes[i] - mean_b) * (bytes[i] - mean_b);
+    sbt += w[i] * (bytes[i] - mean_b) * (seconds[i] - mean_t);
   }
   const double beta = sbt / sbb;
   return {mean_t - beta * mean_b, beta};

@@ -59,10 +59,15 @@ struct LowerBound {
 };
 LowerBound lower_bound(double pack_smallest_s, double comm_s, double unpack_largest_s, double copy_largest_s = 0);
 
-// Least-squares line through (bytes, seconds) points (centered sums, so large sizes do not cost
-// precision). Usage errors: different lengths, fewer than 2 distinct sizes, negative or
-// non-finite values. alpha is reported as fitted, even when tiny or slightly negative.
-PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<double>& seconds);
+// Least-squares line through (bytes, seconds) points (weighted, centered sums, so large sizes do
+// not cost precision). `FitError::absolute` minimises the squared errors in seconds (the halo
+// probe's few sizes); `relative` the squared errors relative to each time (weights 1/t^2), so a
+// sweep from 1 KiB to 16 MiB fits its small sizes as well as its large ones (the node model).
+// Usage errors: different lengths, fewer than 2 distinct sizes, negative or non-finite values,
+// a zero time with `relative`. alpha is reported as fitted, even when tiny or slightly negative.
+enum class FitError { absolute, relative };
+PostalModel fit_postal(const std::vector<double>& bytes, const std::vector<double>& seconds,
+                       FitError error = FitError::absolute);
 
 // Each with the units in its field names; the K-model adds its derived factor and beta (so it
 // throws the usage errors of kmodel_beta for invalid parameters).

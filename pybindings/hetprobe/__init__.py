@@ -23,6 +23,7 @@ Analyse results::
     hetprobe.per_gpu("run-dir")              # a characterize run: one row per GPU, units in the names
     hetprobe.check("run-dir", "good-run")    # each GPU against a known-good node's (["outside"])
     hetprobe.halo_rates("halo.jsonl", "bandwidth.jsonl")  # long messages' pack/unpack GB/s vs plain kernels
+    hetprobe.model("RUN_DIR", halo="halo.jsonl")  # the node model, and its prediction of a halo run
 
 Results files are JSON Lines; their schema is docs/results-schema.md.
 """
@@ -38,6 +39,7 @@ from . import plots
 from .data.halo import halo_rates
 from .data.load import load
 from .data.merge import merge
+from .data.model import model
 from .data.results import Results
 from .data.units import size_label
 from .errors import (
@@ -77,6 +79,7 @@ __all__ = [
     "interference_parts",
     "paper_view",
     "halo_rates",
+    "model",
     "size_label",
     "HetprobeError",
     "UsageError",

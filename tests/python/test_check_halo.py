@@ -19,7 +19,7 @@ SPEC.loader.exec_module(check_halo)
 @pytest.fixture(scope="module")
 def halo_run(tmp_path_factory):
     path = tmp_path_factory.mktemp("halo") / "halo.jsonl"
-    hetprobe.run_mpi("halo", out=path, device="host", cube=40, iterations=2, warmup=1, quiet=True)
+    hetprobe.run_mpi("halo", out=path, device="host", cube=40, rounds=1, iterations=2, warmup=1, quiet=True)
     return path
 
 

@@ -1,0 +1,106 @@
+#include "bench/model/node_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "base/errors.hpp"
+#include "bench/halo/halo_model.hpp"
+
+namespace hetprobe {
+
+namespace {
+
+FittedValue fitted(const std::vector<double>& per_round) {
+  FittedValue v;
+  v.rounds = per_round.size();
+  if (per_round.empty()) return v;
+  v.median = summarize(per_round).median;
+  v.ci95 = median_ci95(per_round);
+  return v;
+}
+
+std::size_t rounds_of(const std::vector<IdleSeries>& idle) {
+  std::size_t n = 0;
+  for (const IdleSeries& s : idle) n = std::max(n, s.round_medians_ns.size());
+  return n;
+}
+
+}  // namespace
+
+NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<LoadedSeries>& loaded) {
+  NodeModel m;
+  const std::size_t rounds = rounds_of(idle);
+  std::vector<double> alphas, betas;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    std::vector<double> bytes, seconds;
+    for (const IdleSeries& s : idle)
+      if (r < s.round_medians_ns.size() && std::isfinite(s.round_medians_ns[r]) && s.round_medians_ns[r] > 0) {
+        bytes.push_back(static_cast<double>(s.bytes));
+        seconds.push_back(s.round_medians_ns[r] * 1e-9);
+      }
+    if (std::count_if(bytes.begin(), bytes.end(), [&](double b) { return b != bytes.front(); }) == 0)
+      throw usage_error("the node model needs the idle (SSB) send time at 2 sizes or more in every round; round " +
+                        std::to_string(r + 1) + " has " + (bytes.empty() ? "none" : "one size"));
+    const PostalModel p = fit_postal(bytes, seconds, FitError::relative);
+    alphas.push_back(p.alpha_s);
+    betas.push_back(p.beta_s_per_byte);
+  }
+  if (rounds == 0) throw usage_error("the node model needs the idle (SSB) send time: no SSB point with rounds");
+  m.alpha_s = fitted(alphas);
+  m.beta_s_per_byte = fitted(betas);
+  std::map<std::uint64_t, std::vector<const LoadedSeries*>> by_size;
+  for (const LoadedSeries& s : loaded)
+    if (s.traffic_gbs > 0) by_size[s.bytes].push_back(&s);
+  for (const auto& [bytes, points] : by_size) {
+    std::size_t n = 0;
+    for (const LoadedSeries* p : points) n = std::max(n, p->round_ratios.size());
+    std::vector<double> gammas;
+    for (std::size_t r = 0; r < n; ++r) {
+      double stt = 0, sty = 0;  // least squares through the origin: gamma = sum(T (rho - 1)) / sum(T^2)
+      for (const LoadedSeries* p : points)
+        if (r < p->round_ratios.size() && std::isfinite(p->round_ratios[r])) {
+          stt += p->traffic_gbs * p->traffic_gbs;
+          sty += p->traffic_gbs * (p->round_ratios[r] - 1);
+        }
+      if (stt > 0) gammas.push_back(sty / stt);
+    }
+    if (!gammas.empty()) m.slowdown.push_back({bytes, fitted(gammas), points.size()});
+  }
+  return m;
+}
+
+double NodeModel::send_time_s(double bytes) const { return alpha_s.median + beta_s_per_byte.median * bytes; }
+
+double NodeModel::slowdown_at(double bytes, double traffic_gbs) const {
+  if (slowdown.empty() || traffic_gbs <= 0) return 1;
+  double gamma = slowdown.front().gamma_per_gbs.median;
+  if (bytes >= static_cast<double>(slowdown.back().bytes)) {
+    gamma = slowdown.back().gamma_per_gbs.median;
+  } else if (bytes > static_cast<double>(slowdown.front().bytes)) {
+    // log(n) interpolation between the two measured sizes around it
+    const auto hi = std::find_if(slowdown.begin(), slowdown.end(),
+                                 [&](const SizeSlowdown& s) { return static_cast<double>(s.bytes) >= bytes; });
+    const auto lo = hi - 1;
+    const double x = std::log(bytes), x0 = std::log(static_cast<double>(lo->bytes)),
+                 x1 = std::log(static_cast<double>(hi->bytes));
+    const double f = (x - x0) / (x1 - x0);
+    gamma = lo->gamma_per_gbs.median + f * (hi->gamma_per_gbs.median - lo->gamma_per_gbs.median);
+  }
+  return 1 + gamma * traffic_gbs;
+}
+
+Json to_json(const FittedValue& v) {
+  return {{"median", v.median},
+          {"ci95", v.ci95 ? Json{v.ci95->low, v.ci95->high} : Json(nullptr)},
+          {"rounds", v.rounds}};
+}
+
+Json to_json(const NodeModel& m) {
+  Json slow = Json::array();
+  for (const SizeSlowdown& s : m.slowdown)
+    slow.push_back({{"bytes", s.bytes}, {"gamma_per_gbs", to_json(s.gamma_per_gbs)}, {"points", s.points}});
+  return {{"alpha_s", to_json(m.alpha_s)}, {"beta_s_per_byte", to_json(m.beta_s_per_byte)}, {"slowdown", slow}};
+}
+
+}  // namespace hetprobe

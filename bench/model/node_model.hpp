@@ -1,0 +1,66 @@
+// A model of the node's MPI path under GPU traffic, fitted from one
+// `hetprobe characterize` run (issue 35 part 3; the paper's Eq. 2, with a
+// slowdown term this node measured):
+//   t(n)    = alpha + beta * n          the idle send of n bytes (SSB),
+//   s(n, T) = 1 + gamma(n) * T          the loaded send over the idle one while
+//                                       GPUs move T GB/s into pinned host memory,
+// gamma fitted at each measured size and interpolated in log(n) between them
+// (held at the nearest size outside). Every parameter is fitted once per round
+// of the interference run, so each has the median and 95% interval of its
+// rounds' fits (docs/metrics.md, "The node model").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/stats.hpp"
+#include "bench/core/results.hpp"
+
+namespace hetprobe {
+
+// One parameter: the median of its rounds' fits and their 95% interval
+// (median_ci95: 6 rounds or more).
+struct FittedValue {
+  double median = 0;
+  std::optional<Interval> ci95;
+  std::size_t rounds = 0;  // rounds that gave a fit
+};
+
+struct SizeSlowdown {
+  std::uint64_t bytes = 0;
+  FittedValue gamma_per_gbs;  // the slowdown's slope, per GB/s of GPU traffic
+  std::size_t points = 0;     // loaded points at this size
+};
+
+struct NodeModel {
+  FittedValue alpha_s, beta_s_per_byte;
+  std::vector<SizeSlowdown> slowdown;                          // ascending bytes; empty: no loaded points
+  double send_time_s(double bytes) const;                      // t(n), the medians
+  double slowdown_at(double bytes, double traffic_gbs) const;  // s(n, T), the medians
+};
+
+// What the fit reads of an interference run (model_inputs.hpp reads it from
+// the records): each SSB point's round medians, and each loaded point's size,
+// traffic during the send and paired round ratios to SSB (NaN: no value that
+// round).
+struct IdleSeries {
+  std::uint64_t bytes = 0;
+  std::vector<double> round_medians_ns;
+};
+struct LoadedSeries {
+  std::uint64_t bytes = 0;
+  double traffic_gbs = 0;
+  std::vector<double> round_ratios;
+};
+
+// Per round: alpha and beta from the idle series (fit_postal, relative
+// errors); gamma at each size from its loaded points (least squares through
+// the origin of ratio - 1 against T). A usage Error where the idle series
+// give fewer than 2 sizes in any round.
+NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<LoadedSeries>& loaded);
+
+Json to_json(const FittedValue& v);
+Json to_json(const NodeModel& m);
+
+}  // namespace hetprobe

@@ -1,0 +1,74 @@
+"""The node model (`hetprobe model`): the MPI path's alpha and beta and its slowdown under GPU traffic,
+fitted from a characterize run, and its predictions of a halo run's communication time. Fitted and
+predicted in C++ (bench/model/); this module reads the document and shapes it for pandas."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from os import fspath
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class NodeModel:
+    """`hetprobe model RUN [--halo FILE] --format json`, read: `document` as C++ wrote it, `fit` one row
+    per parameter (alpha in s, beta in s/B, gamma per message size in 1/(GB/s): median over the
+    interference run's rounds, ci95_low and ci95_high their 95% interval, NaN under 6 rounds), and
+    `predictions` one row per halo setup (measured and predicted communication time per iteration,
+    medians in ns, the GPU traffic in that window in GB/s, error = predicted / measured - 1 with its
+    median and 95% interval over the iterations)."""
+
+    document: dict
+    fit: pd.DataFrame
+    predictions: pd.DataFrame
+
+
+def _row(name: str, value: dict, **extra) -> dict:
+    low, high = value["ci95"] if value["ci95"] is not None else (float("nan"), float("nan"))
+    return {
+        "parameter": name,
+        **extra,
+        "median": value["median"],
+        "ci95_low": low,
+        "ci95_high": high,
+        "rounds": value["rounds"],
+    }
+
+
+def model(run, halo=None) -> NodeModel:
+    """The node model of `run` (a `hetprobe characterize` run directory, or an interference results
+    file) and, given `halo` (a halo results file of the same node: two ranks, --timeline all), its
+    prediction of each setup's communication time against the measured one. UsageError for a run
+    without the series the fit needs, a halo run of another node, or a layout it cannot place."""
+    import json
+
+    from .. import _core  # the compiled module: the fit and the prediction are computed once, in C++
+
+    doc = json.loads(_core.node_model(fspath(run), "" if halo is None else fspath(halo)))
+    fit = doc["fit"]
+    rows = [_row("alpha_s", fit["alpha_s"], bytes=None), _row("beta_s_per_byte", fit["beta_s_per_byte"], bytes=None)]
+    rows += [_row("gamma_per_gbs", s["gamma_per_gbs"], bytes=s["bytes"]) for s in fit["slowdown"]]
+    keep = [
+        "layout",
+        "cube",
+        "setup",
+        "variant",
+        "iterations",
+        "measured_comm_ns_median",
+        "predicted_comm_ns_median",
+        "traffic_gbs_median",
+        "error_median",
+    ]
+    predictions = pd.DataFrame(
+        [
+            {
+                **{k: p[k] for k in keep},
+                "error_ci95_low": p["error_ci95"][0] if p["error_ci95"] else float("nan"),
+                "error_ci95_high": p["error_ci95"][1] if p["error_ci95"] else float("nan"),
+            }
+            for p in doc["predictions"]
+        ],
+        columns=keep + ["error_ci95_low", "error_ci95_high"],
+    )
+    return NodeModel(doc, pd.DataFrame(rows), predictions)

@@ -1,0 +1,114 @@
+"""The node model from Python (hetprobe.model) and the CLI (`hetprobe model`) on host-backend runs: one
+owner (the C++ fit and prediction: the module's tables are the JSON document's numbers), and the bad
+inputs the issue names, each a clear message and exit 2 with nothing written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+
+import pytest
+from conftest import jsonl_records, write_jsonl
+
+import hetprobe
+
+
+@pytest.fixture(scope="module")
+def node_run(tmp_path_factory):
+    """A run directory as characterize leaves it (its interference series), and a halo run beside it."""
+    run = tmp_path_factory.mktemp("node")
+    hetprobe.run_mpi(
+        "interference",
+        out=run / "interference.jsonl",
+        device="host",
+        sizes="1KiB,64KiB,1MiB",
+        layouts="SSB,PCB",
+        load="write,read",
+        rounds=6,
+        reps=2,
+        warmup=1,
+        quiet=True,
+    )
+    hetprobe.run_mpi(
+        "halo",
+        out=run / "halo.jsonl",
+        device="host",
+        cube=40,
+        variants="baseline,notify-stream",
+        rounds=2,
+        iterations=2,
+        warmup=1,
+        timeline="all",
+        quiet=True,
+    )
+    return run
+
+
+def cli(*args):
+    return subprocess.run([hetprobe.binary(), "model", *map(str, args)], capture_output=True, text=True)
+
+
+def test_the_module_reads_the_documents_numbers(node_run):
+    m = hetprobe.model(node_run, halo=node_run / "halo.jsonl")
+    doc = json.loads(cli(node_run, "--halo", node_run / "halo.jsonl", "--format", "json").stdout)
+    assert m.document["sources"]["node"] == doc["sources"]["node"]
+    fit = m.fit.set_index("parameter")
+    # Fitted from rounds: a median with its interval (6 rounds) per parameter; the CLI's fit is the same fit.
+    assert fit.loc["beta_s_per_byte", "median"] == pytest.approx(doc["fit"]["beta_s_per_byte"]["median"])
+    assert fit.loc["alpha_s", "rounds"] == 6 and fit.loc["alpha_s", "ci95_low"] <= fit.loc["alpha_s", "median"]
+    assert sorted(m.fit.loc[m.fit["parameter"] == "gamma_per_gbs", "bytes"]) == [1024, 65536, 1048576]
+    # One prediction per setup, each iteration measured and predicted (2 rounds x 2 iterations).
+    assert sorted(m.predictions["setup"]) == [
+        "baseline isend waitall pinned 128t",
+        "notify-stream isend channel pinned 128t",
+    ]
+    for p in m.document["predictions"]:
+        assert len(p["measured_comm_ns"]) == len(p["predicted_comm_ns"]) == p["iterations"] == 4
+        errors = [b / a - 1 for a, b in zip(p["measured_comm_ns"], p["predicted_comm_ns"])]
+        assert p["error_median"] == pytest.approx(statistics.median(errors))
+    table = cli(node_run, "--halo", node_run / "halo.jsonl")
+    assert table.returncode == 0 and "beta (1/bandwidth)" in table.stdout and "error_pct" in table.stdout
+
+
+def test_a_halo_run_of_another_node_is_refused(node_run, tmp_path):
+    records = jsonl_records(node_run / "halo.jsonl")
+    records[0]["host"] = "another-node"
+    other = write_jsonl(tmp_path / "other.jsonl", records)
+    done = cli(node_run, "--halo", other)
+    assert done.returncode == 2 and "a node's model predicts that node's runs only" in done.stderr
+    assert done.stdout == ""
+    with pytest.raises(hetprobe.UsageError, match="another-node"):
+        hetprobe.model(node_run, halo=other)
+
+
+def test_a_run_without_the_series_is_refused(node_run, tmp_path):
+    empty = tmp_path / "no-interference"
+    empty.mkdir()
+    done = cli(empty)
+    assert done.returncode == 2 and "holds no interference results" in done.stderr
+    # One size of the idle send: no line through it.
+    records = [
+        r
+        for r in jsonl_records(node_run / "interference.jsonl")
+        if r.get("record") != "point" or r["size_bytes"] == 1024
+    ]
+    one_size = tmp_path / "one-size"
+    one_size.mkdir()
+    write_jsonl(one_size / "interference.jsonl", records)
+    done = cli(one_size)
+    assert done.returncode == 2 and "2 sizes or more" in done.stderr
+
+
+def test_a_layout_it_cannot_place_is_refused(node_run, tmp_path):
+    records = jsonl_records(node_run / "halo.jsonl")
+    for r in records[1:]:
+        if r.get("record") == "halo":
+            r["timeline"]["kept"] = "median"
+    median = write_jsonl(tmp_path / "median.jsonl", records)
+    done = cli(node_run, "--halo", median)
+    assert done.returncode == 2 and "a halo layout the model cannot place" in done.stderr
+    shutil.copy(node_run / "interference.jsonl", tmp_path / "i.jsonl")
+    done = cli(tmp_path / "i.jsonl", "--halo", node_run / "interference.jsonl")  # not a halo file
+    assert done.returncode == 2 and "is not a halo results file" in done.stderr
