@@ -475,21 +475,25 @@ std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, std
   std::vector<HaloShape> shapes(setups.size()), unpack_shapes(setups.size());
   std::uint64_t iteration = 0;
   for (int round = 0; round < c.rounds; ++round)
-    for (std::size_t k : round_order(c.seed, stream, round, setups.size())) {
-      const HaloSetup& setup = setups[k];
-      exchange.configure(setup);
-      for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shapes[k], unpack_shapes[k]);
-      auto add_syncs = [&] {
-        const auto batch = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
-        syncs[k].insert(syncs[k].end(), batch.begin(), batch.end());
-      };
-      add_syncs();
-      for (int i = 0; i < c.iterations; ++i) {
-        raws[k].push_back(exchange.iterate(setup, ++iteration, shapes[k], unpack_shapes[k]));
-        raws[k].back().round = round;
+    for (std::size_t k : round_order(c.seed, stream, round, setups.size())) try {
+        const HaloSetup& setup = setups[k];
+        exchange.configure(setup);
+        for (int w = 0; w < c.warmup; ++w) exchange.iterate(setup, ++iteration, shapes[k], unpack_shapes[k]);
+        auto add_syncs = [&] {
+          const auto batch = sync_batch(device, *pinger, clock, kSyncSamples, MemoryOrder::fence, c.timeout_s);
+          syncs[k].insert(syncs[k].end(), batch.begin(), batch.end());
+        };
+        add_syncs();
+        for (int i = 0; i < c.iterations; ++i) {
+          raws[k].push_back(exchange.iterate(setup, ++iteration, shapes[k], unpack_shapes[k]));
+          raws[k].back().round = round;
+        }
+        add_syncs();
+      } catch (const Error& e) {  // which visit, so that a hang can be replayed (--seed)
+        throw Error(e.kind(), std::string(e.what()) + " (setup " + setups[k].label() + ", round " +
+                                  std::to_string(round + 1) + " of " + std::to_string(c.rounds) + ", iteration " +
+                                  std::to_string(iteration) + ")");
       }
-      add_syncs();
-    }
   std::vector<HaloRun> runs;
   for (std::size_t k = 0; k < setups.size(); ++k) {
     runs.push_back(convert(setups[k], raws[k], fit_clock(syncs[k], 0.5), clock));

@@ -1,6 +1,7 @@
 // A device's copy engine: asynchronous copies between device memory and
-// pinned host memory on independent lanes (GPU streams; the host backend
-// copies at once). The halo probe stages messages with it (sends to the host,
+// pinned host memory on lanes (GPU: a few streams the lanes share, an event per
+// lane saying when its own copy ended; the host backend copies at once). A
+// lane's copies run in order. The halo probe stages messages with it (sends to the host,
 // receives to the device) and the interference probe moves its copy payload
 // with it.
 #pragma once

@@ -25,6 +25,9 @@ using Error = hipError_t;
 using DeviceProp = hipDeviceProp_t;
 using Stream = hipStream_t;
 using Event = hipEvent_t;
+// The hardware queues streams map onto, and how many the backend asks for.
+inline constexpr const char* kHardwareQueuesVariable = "GPU_MAX_HW_QUEUES";
+inline constexpr const char* kHardwareQueues = "8";
 using FuncAttributes = hipFuncAttributes;
 // HIP_VERSION style: major * 10^7 + minor * 10^5 + patch.
 inline std::string format_version(int v) {
@@ -106,6 +109,9 @@ using Error = cudaError_t;
 using DeviceProp = cudaDeviceProp;
 using Stream = cudaStream_t;
 using Event = cudaEvent_t;
+// The hardware queues streams map onto, and how many the backend asks for (CUDA's most).
+inline constexpr const char* kHardwareQueuesVariable = "CUDA_DEVICE_MAX_CONNECTIONS";
+inline constexpr const char* kHardwareQueues = "32";
 using FuncAttributes = cudaFuncAttributes;
 // CUDA style: major * 1000 + minor * 10.
 inline std::string format_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }

@@ -13,8 +13,8 @@
 # lent machines set none in the environment), and the pack and unpack rates
 # against bandwidth's (tests/gpu/halo_rates.py).
 # Expects: --device auto two GPUs or more; the device tests, the bare
-# reference, bandwidth, each notify variant first in a fresh process (within
-# its --timeout 10), the halo run and each single-copy run exit 0 with their
+# reference, bandwidth, each notify variant first in a fresh process, with
+# pinned and with memcpy staging (within its --timeout 10), the halo run and each single-copy run exit 0 with their
 # results written; each stage's pack and unpack at 70% or more of bandwidth's
 # rates (halo_rates.py exit 0). Exit 1 when an expectation fails, naming each.
 #   tests/gpu/halo.sh [more halo options]
@@ -47,10 +47,14 @@ expect_files "$results/halo-bandwidth.jsonl"
 # allocate once the other stage spins (cudaMalloc may wait for an idle device).
 step "each notify variant first in a fresh process (a kernel launched beside a spinning one must start)"
 rm -f "$results"/first-*.jsonl
+# With memcpy staging, its copies must not queue behind a spinning kernel (gpu_device.cpp's hardware queues).
 for variant in notify-stream notify-stacked; do
-  expect "first-$variant" 0 -- mpirun -np 2 "$hetprobe" halo --cube 400 --variants "$variant" --rounds 1 \
-    --iterations 3 --warmup 0 --timeout 10 --quiet --out "$results/first-$variant.jsonl" | { grep -E "^cube" || true; }
-  expect_files "$results/first-$variant.jsonl"
+  for staging in pinned memcpy; do
+    name=first-$variant-$staging
+    expect "$name" 0 -- mpirun -np 2 "$hetprobe" halo --cube 400 --variants "$variant" --staging "$staging" \
+      --rounds 1 --iterations 3 --warmup 0 --timeout 10 --quiet --out "$results/$name.jsonl" | { grep -E "^cube" || true; }
+    expect_files "$results/$name.jsonl"
+  done
 done
 
 step "hetprobe halo on 2 ranks: the paper's cubes, the thesis's matrix, parts and whole messages"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -215,11 +216,22 @@ DeviceCount no_devices(gpu::Error e) {
   return {0, std::string(gpu::error_name(e)) + ": " + gpu::error_text(e)};
 }
 
+// Streams share the device's hardware queues round-robin (8 by default on
+// CUDA), and work behind a kernel in the same queue waits for that kernel to
+// end. The notify variants' persistent kernels spin until copies on other
+// streams have run: sharing a queue with one of them, a copy never starts
+// (notify-stream with memcpy staging hung on its first iteration, two H100s,
+// 2026-11-28). With as many queues as the process has streams, none shares.
+// Read once, when the runtime starts: before the first call into it; a value
+// the user set wins.
+void claim_hardware_queues() { (void)setenv(gpu::kHardwareQueuesVariable, gpu::kHardwareQueues, 0); }
+
 }  // namespace
 
 BackendEntry entry() {
   return {HETPROBE_BACKEND_NAME,
           []() -> DeviceCount {
+            claim_hardware_queues();
             int n = 0;
             const gpu::Error e = HP_RT(GetDeviceCount)(&n);
             if (e == gpu::kSuccess) return n > 0 ? DeviceCount{n} : no_devices(gpu::kNoDevice);
