@@ -104,6 +104,7 @@ HaloPrediction predict(const NodeModel& model, const RankRun (&ranks)[2]) {
       for (std::size_t i = 0; i < me.recvs.size(); ++i)
         intervals.push_back({us[i], ue[i]}), bytes_of.push_back(static_cast<double>(me.recvs[i].bytes));
     }
+    if (events.empty()) continue;  // a layout without messages has no communication to predict
     std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.send < b.send; });
     const double first = events.front().send;
     double last = first;
