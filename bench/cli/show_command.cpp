@@ -4,7 +4,6 @@
 // file in it, each under its name. --format table|csv|json|markdown; CSV
 // holds one table, so several go to one file each (--out DIR, show_csv.hpp).
 // Tolerates an incomplete last line (a killed run).
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -64,11 +63,6 @@ std::optional<Report> report_of(const fs::path& path, const std::string& table, 
   return report;
 }
 
-bool is_directory(const std::string& path) {
-  struct stat st{};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // Prints the reports to stdout, or with --out writes their CSV files and names them on stderr.
 void show(TableFormat format, const HeadedReports& reports, const Options& o) {
   if (format != TableFormat::csv) return print_reports(stdout, format, reports);
@@ -84,7 +78,7 @@ int run(const Options& o) {
   std::vector<std::pair<fs::path, bool>> files;  // and whether it came from a directory
   bool headings = o.paths.size() > 1;
   for (const std::string& p : o.paths) {
-    if (!is_directory(p)) {
+    if (!hetprobe::is_directory(p)) {
       files.emplace_back(p, false);
       continue;
     }

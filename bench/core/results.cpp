@@ -245,6 +245,11 @@ std::optional<std::string> results_name(const std::filesystem::path& path) {
 
 }  // namespace
 
+bool is_directory(const std::filesystem::path& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 bool is_results_file_name(const std::filesystem::path& path) { return results_name(path).has_value(); }
 
 std::string results_stem(const std::filesystem::path& path) {

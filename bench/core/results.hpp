@@ -87,6 +87,10 @@ ResultsFile read_results(const std::filesystem::path& path);
 // Whether a file's name is a results file's: NAME.jsonl, or NAME.jsonl.gz
 // (gzip-compressed; read_results takes either, by its bytes).
 bool is_results_file_name(const std::filesystem::path& path);
+// Whether `path` is a directory (stat(2): follows links; false where it
+// cannot be read), without a std::filesystem call that throws on an odd path:
+// how `show` and `model` tell a run directory from a results file.
+bool is_directory(const std::filesystem::path& path);
 // NAME of NAME.jsonl or NAME.jsonl.gz, without the folder (of another name,
 // its stem: "run" of "run.txt").
 std::string results_stem(const std::filesystem::path& path);

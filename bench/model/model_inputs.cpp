@@ -13,11 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_dir(const fs::path& p) {
-  struct stat st{};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // NAME.jsonl, else NAME.jsonl.gz, in `dir`; empty when neither is there.
 fs::path results_in(const fs::path& dir, const std::string& name) {
   for (const char* ext : {".jsonl", ".jsonl.gz"}) {
@@ -46,7 +41,7 @@ Json node_of(const Json& header) {
 
 NodeRun read_node_run(const fs::path& path) {
   std::vector<fs::path> paths;
-  if (is_dir(path)) {
+  if (hetprobe::is_directory(path)) {
     for (const char* name : {"interference", "interference-rate"})
       if (fs::path p = results_in(path, name); !p.empty()) paths.push_back(p);
     if (paths.empty())
