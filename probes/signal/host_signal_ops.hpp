@@ -31,6 +31,7 @@ struct HostSignalOps {
             .count());
   }
   void fence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  void fence_device() { fence_system(); }  // one memory: device scope is system scope
   unsigned long long load_volatile(const unsigned long long* p) {
     return *static_cast<const volatile unsigned long long*>(p);
   }

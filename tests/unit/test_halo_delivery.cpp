@@ -27,6 +27,7 @@ struct LoggingTeam {
     return ticks++;
   }
   void fence_system() { log->push_back("fence"); }
+  void fence_device() { log->push_back("fence device"); }
   void sync() { log->push_back("sync"); }
   unsigned long long load_acquire(const unsigned long long* p) {
     const auto* at = reinterpret_cast<const unsigned char*>(p);
@@ -100,6 +101,32 @@ TEST(HaloDelivery, TheNextMessageStartsAtThePreviousBarrier) {
   EXPECT_EQ(second.stamp.start, 101u);  // not 103, when the leader came to it
   EXPECT_LE(second.stamp.start, first.stamp.end);
   EXPECT_GT(second.stamp.end, second.stamp.start);
+}
+
+// A message in parts ends when its last part's data does: the stamp is taken
+// before that part's bookkeeping (device-scope fences and atomics on the
+// parts' state, which only the device reads), and the flag after it, fenced
+// at system scope for the CPU.
+TEST(HaloDelivery, APartEndsBeforeItsBookkeeping) {
+  std::vector<std::string> log;
+  Message m;
+  HaloPartState state;
+  LoggingTeam team{&log, m.buffer};
+  HaloArgs a = m.halo();
+  a.parts = &state;
+  a.part_size = PartSize::of(2048);
+  halo_pack_since(team, a, 0, m.args, 100, 0, 2);
+  EXPECT_EQ(state.done, 1u);  // the first part counted, no stamp, no flag
+  EXPECT_EQ(m.flag.value, 0u);
+  log.clear();
+  halo_pack_since(team, a, 0, m.args, 110, 1, 2);
+  const std::vector<std::string> expected = {"fence",        "sync",         "timer 102", "read back", "timer 103",
+                                             "fence device", "fence device", "fence",     "flag"};
+  EXPECT_EQ(log, expected);
+  EXPECT_EQ(m.stamp.start, 100u);  // the first part's start
+  EXPECT_EQ(m.stamp.end, 103u);    // the last part's data delivered, before its bookkeeping
+  EXPECT_EQ(m.flag.value, 3u);
+  EXPECT_EQ(state.done, 0u);  // reset for the next launch
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ struct GpuSignalOps {
   std::uint64_t next_abandon_read = 1ull << 20;  // this thread's wait reads the flag again at this many ticks
   __device__ std::uint64_t timer() const { return gpu::device_timer(); }
   __device__ void fence_system() { __threadfence_system(); }
+  __device__ void fence_device() { __threadfence(); }
   __device__ unsigned long long load_volatile(const unsigned long long* p) {
     return *static_cast<const volatile unsigned long long*>(p);
   }
