@@ -1,12 +1,25 @@
 // The reference hetprobe halo's unpack rate is checked against: the barest
-// copy of one message from pinned host memory into device memory by B blocks
-// of 128 threads, 16-byte loads, no flags, no checks, timed on the GPU from the
-// first block's start to the last block's end (what a halo stamp measures),
-// median of 50 launches (CUDA only; built and run by tests/gpu/halo.sh).
+// copy from pinned host memory into device memory by blocks of 128 threads,
+// 16-byte loads (4 in flight a thread, as hetprobe's), no flags, no checks,
+// timed on the GPU from the first block's start to the last block's end (what
+// a halo stamp measures), median of 50 launches (CUDA only; built and run by
+// tests/gpu/halo.sh, compared by tests/gpu/compare_unpack.py).
+// - "one": one message of B bytes, unpacked by 1, 8, 32 or 128 blocks;
+// - "stage": a stage as hetprobe's unpacks one: 6 messages of B bytes (a
+//   cube's faces) side by side, each cut into parts of P bytes, one block a
+//   part, all at once; its rate is the stage's bytes over its time, and each
+//   message's own rate (its first part's start to its last part's end) is
+//   given as their median. On one GPU alone, and on two at once where there
+//   are two: hetprobe halo's two ranks unpack at the same time, and GPUs
+//   reading host memory at once share it.
+// - "fresh": the same stage, its messages written by the CPU just before each
+//   launch, as MPI writes what hetprobe's unpack reads.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 __device__ unsigned long long now() {
@@ -15,37 +28,115 @@ __device__ unsigned long long now() {
   return t;
 }
 
-__global__ void unpack(const ulonglong2* in, ulonglong2* out, unsigned long long units, unsigned long long* stamps) {
+// Block b copies units [first[b], first[b + 1]) of the stage, kUnroll loads
+// in flight per thread, as hetprobe's unpack has (kHaloUnroll).
+constexpr unsigned kUnroll = 4;
+__global__ void unpack(const ulonglong2* in, ulonglong2* out, const unsigned long long* first,
+                       unsigned long long* stamps) {
   if (threadIdx.x == 0) stamps[2 * blockIdx.x] = now();
-  for (unsigned long long u = blockIdx.x * blockDim.x + threadIdx.x; u < units; u += gridDim.x * blockDim.x)
-    out[u] = in[u];
+  const unsigned long long end = first[blockIdx.x + 1], stride = blockDim.x;
+  for (unsigned long long u = first[blockIdx.x] + threadIdx.x; u < end; u += stride * kUnroll) {
+    ulonglong2 v[kUnroll];
+    for (unsigned k = 0; k < kUnroll; ++k)
+      if (u + k * stride < end) v[k] = in[u + k * stride];
+    for (unsigned k = 0; k < kUnroll; ++k)
+      if (u + k * stride < end) out[u + k * stride] = v[k];
+  }
   __syncthreads();
   if (threadIdx.x == 0) stamps[2 * blockIdx.x + 1] = now();
 }
 
-int main() {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One GPU's buffers: its own pinned host memory (where its unpack reads), its
+// device memory, the blocks' first units and their stamps.
+struct Gpu {
+  unsigned char* host = nullptr;  // `in` as the CPU sees it
+  ulonglong2 *in = nullptr, *out = nullptr;
+  unsigned long long *first = nullptr, *stamps = nullptr;
+};
+
+bool setup(int ordinal, unsigned long long most, Gpu& g) {
+  return cudaSetDevice(ordinal) == cudaSuccess &&
+         cudaHostAlloc(reinterpret_cast<void**>(&g.host), most, cudaHostAllocMapped) == cudaSuccess &&
+         cudaHostGetDevicePointer(reinterpret_cast<void**>(&g.in), g.host, 0) == cudaSuccess &&
+         cudaMalloc(reinterpret_cast<void**>(&g.out), most) == cudaSuccess &&
+         cudaMallocManaged(reinterpret_cast<void**>(&g.first), 8192 * sizeof(unsigned long long)) == cudaSuccess &&
+         cudaMallocManaged(reinterpret_cast<void**>(&g.stamps), 2 * 8192 * sizeof(unsigned long long)) == cudaSuccess;
+}
+
+// Units of 16 B; `messages` of `bytes` each, cut into `part` bytes (0: a
+// message's bytes over `blocks_per_message` blocks), unpacked by each of
+// `gpus` at once (hetprobe halo's ranks unpack at the same time); timed on
+// the first. Mode "fresh": the CPU writes the messages just before each
+// launch (untimed), as MPI does to hetprobe's receive buffers: the GPU then
+// reads lines the CPU's caches hold. Prints one line.
+bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long long bytes, unsigned long long part,
+         int blocks_per_message) {
+  const bool fresh = std::strcmp(mode, "fresh") == 0;
   constexpr int reps = 50, threads = 128;
-  ulonglong2 *host = nullptr, *in = nullptr, *out = nullptr;
-  unsigned long long* stamps = nullptr;
-  const std::size_t most = 960000;
-  if (cudaHostAlloc(reinterpret_cast<void**>(&host), most, cudaHostAllocMapped) != cudaSuccess) return 1;
-  cudaHostGetDevicePointer(reinterpret_cast<void**>(&in), host, 0);
-  cudaMalloc(reinterpret_cast<void**>(&out), most);
-  cudaMallocManaged(reinterpret_cast<void**>(&stamps), 2 * 4096 * sizeof(unsigned long long));
-  for (std::size_t bytes : {60000ul, 240000ul, 960000ul})
-    for (int blocks : {1, 8, 32, 128}) {
-      std::vector<double> ns;
-      for (int r = 0; r < reps; ++r) {
-        unpack<<<blocks, threads>>>(in, out, bytes / 16, stamps);
-        if (cudaDeviceSynchronize() != cudaSuccess) return 1;
-        unsigned long long first = ~0ull, last = 0;
-        for (int b = 0; b < blocks; ++b)
-          first = std::min(first, stamps[2 * b]), last = std::max(last, stamps[2 * b + 1]);
-        ns.push_back(static_cast<double>(last - first));
-      }
-      std::sort(ns.begin(), ns.end());
-      std::printf("bare unpack %7zu B, %3d blocks x %d threads: median %8.1f ns, %6.2f GB/s (%d launches)\n", bytes,
-                  blocks, threads, ns[reps / 2], bytes / ns[reps / 2], reps);
+  const unsigned long long units = bytes / 16;
+  std::vector<int> message_of;
+  int blocks = 0;
+  for (int m = 0; m < messages; ++m) {
+    const unsigned long long step = part ? part / 16 : (units + blocks_per_message - 1) / blocks_per_message;
+    for (unsigned long long u = 0; u < units; u += step, ++blocks) {
+      for (Gpu& g : gpus) g.first[blocks] = m * units + u;
+      message_of.push_back(m);
     }
-  return 0;
+  }
+  for (Gpu& g : gpus) g.first[blocks] = messages * units;
+  std::vector<double> stage_ns, message_gbs;
+  const unsigned long long* stamps = gpus[0].stamps;
+  for (int r = 0; r < reps; ++r) {
+    if (fresh)
+      for (Gpu& g : gpus) std::memset(g.host, r + 1, messages * bytes);
+    for (std::size_t d = 0; d < gpus.size(); ++d) {
+      cudaSetDevice(static_cast<int>(d));
+      unpack<<<blocks, threads>>>(gpus[d].in, gpus[d].out, gpus[d].first, gpus[d].stamps);
+    }
+    for (std::size_t d = 0; d < gpus.size(); ++d)
+      if (cudaSetDevice(static_cast<int>(d)) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) return false;
+    unsigned long long begin = ~0ull, end = 0;
+    std::vector<unsigned long long> m_begin(messages, ~0ull), m_end(messages, 0);
+    for (int b = 0; b < blocks; ++b) {
+      const int m = message_of[b];
+      begin = std::min(begin, stamps[2 * b]), end = std::max(end, stamps[2 * b + 1]);
+      m_begin[m] = std::min(m_begin[m], stamps[2 * b]), m_end[m] = std::max(m_end[m], stamps[2 * b + 1]);
+    }
+    stage_ns.push_back(static_cast<double>(end - begin));
+    for (int m = 0; m < messages; ++m) message_gbs.push_back(bytes / static_cast<double>(m_end[m] - m_begin[m]));
+  }
+  const double ns = median(stage_ns);
+  std::printf(
+      "bare unpack %-5s %d x %7llu B, parts %6llu B, %4d blocks x %d threads, %zu GPU(s) at once: median "
+      "%9.1f ns, %6.2f GB/s; a message %6.2f GB/s (%d launches)\n",
+      mode, messages, bytes, part ? part : (bytes + blocks_per_message - 1) / blocks_per_message, blocks, threads,
+      gpus.size(), ns, messages * bytes / ns, median(message_gbs), reps);
+  return true;
+}
+
+int main() {
+  constexpr int faces = 6;
+  const unsigned long long most = faces * 960000ull;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) return 1;
+  std::vector<Gpu> all(std::min(count, 2));  // a halo run of two ranks: two GPUs at once
+  for (std::size_t d = 0; d < all.size(); ++d)
+    if (!setup(static_cast<int>(d), most, all[d])) return 1;
+  std::vector<Gpu> alone(all.begin(), all.begin() + 1);
+  bool ok = true;
+  for (unsigned long long bytes : {60000ull, 240000ull, 960000ull}) {
+    for (int blocks : {1, 8, 32, 128}) ok = ok && run("one", alone, 1, bytes, 0, blocks);
+    for (unsigned long long part : {65536ull, 32768ull, 16384ull}) {
+      for (const char* mode : {"stage", "fresh"}) {
+        ok = ok && run(mode, alone, faces, bytes, part, 0);
+        if (all.size() > 1) ok = ok && run(mode, all, faces, bytes, part, 0);
+      }
+    }
+  }
+  return ok ? 0 : 1;
 }

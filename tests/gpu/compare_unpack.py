@@ -1,9 +1,12 @@
 """hetprobe halo's unpack against the bare program's stage (tests/gpu/halo.sh): per cube, rank 0's baseline
-isend waitall pinned 128t setup with parts auto, beside the line of bare-unpack.txt that unpacks the same stage:
+isend waitall pinned 128t setup with parts auto, beside the lines of bare-unpack.txt that unpack the same stage:
 6 faces of the cube's face size in the parts hetprobe's unpack launch used (its record's unpack_launch), on as
 many GPUs at once as the halo run had ranks (they unpack at the same time; at most the bare program's). The
 stage's rate (unpack_busy: the long faces' bytes over the time any of them moved) is compared where the
 faces are long (64 KiB or more); otherwise a face's own median rate against the bare program's.
+Judged against the bare stage of untouched host memory ("stage"); the stage whose messages the CPU wrote just
+before each launch ("fresh": the GPU then reads lines the CPU's caches hold) is shown beside it. hetprobe's
+unpack reads what MPI wrote tens of microseconds earlier, so it lies between the two.
 usage: compare_unpack.py BARE_UNPACK.txt HALO.jsonl
 
 Close: within 10% of the bare program's. Exit 1 when a cube is not close or has no bare line or record
@@ -19,17 +22,18 @@ from checks import BadInput, present, read_jsonl
 RELATIVE = 0.10
 SETUP = "baseline isend waitall pinned 128t"
 LINE = re.compile(
-    r"bare unpack stage\s+(\d+) x\s+(\d+) B, parts\s+(\d+) B,\s+(\d+) blocks x (\d+) threads, (\d+) GPU\(s\) at "
-    r"once: median\s+([\d.]+) ns,\s+([\d.]+) GB/s; a message\s+([\d.]+) GB/s"
+    r"bare unpack (stage|fresh)\s+(\d+) x\s+(\d+) B, parts\s+(\d+) B,\s+(\d+) blocks x (\d+) threads, "
+    r"(\d+) GPU\(s\) at once: median\s+([\d.]+) ns,\s+([\d.]+) GB/s; a message\s+([\d.]+) GB/s"
 )
 
 
 def bare_stages(path: Path) -> dict:
-    """{(face bytes, part bytes, GPUs at once): (stage GB/s, a message's GB/s)} of the bare program's stage lines."""
+    """{(mode, face bytes, part bytes, GPUs at once): (stage GB/s, a message's GB/s)} of the bare program's stage
+    lines (mode "stage", or "fresh": the messages written by the CPU just before, as MPI writes hetprobe's)."""
     out = {}
     for line in present(path).read_text().splitlines():
         if m := LINE.search(line):
-            out[(int(m[2]), int(m[3]), int(m[6]))] = (float(m[8]), float(m[9]))
+            out[(m[1], int(m[3]), int(m[4]), int(m[7]))] = (float(m[9]), float(m[10]))
     return out
 
 
@@ -66,20 +70,29 @@ def main(argv: list[str]) -> int:
     if not mine:
         print(f"compare_unpack: {argv[1]}: no rank-0 '{SETUP}' halo record")
         return 1
-    gpus = min(ranks, max((k[2] for k in bare), default=1))
+    gpus = min(ranks, max((k[3] for k in bare), default=1))
     print(f"hetprobe halo of {ranks} rank(s); the bare program on {gpus} GPU(s) at once")
-    print("| cube | face B | part B | compared | hetprobe GB/s | bare GB/s | hetprobe / bare |")
-    print("|---|---|---|---|---|---|---|")
+    print("| cube | face B | part B | compared | hetprobe GB/s | bare GB/s | hetprobe / bare | bare fresh GB/s |")
+    print("|---|---|---|---|---|---|---|---|")
     problems = []
     for cube, (face, part, stage, own) in sorted(mine.items()):
         # The bare program cuts a face smaller than its part into one block, as hetprobe does.
-        line = bare.get((face, part, gpus)) or bare.get((face, max(part, 65536), gpus))
+        lines = {
+            mode: bare.get((mode, face, part, gpus)) or bare.get((mode, face, max(part, 65536), gpus))
+            for mode in ("stage", "fresh")
+        }
+        line, fresh = lines["stage"], lines["fresh"]
         if line is None:
             problems.append(f"cube {cube}: no bare stage line of {face} B faces in parts of {part} B")
             continue
-        what, h, b = ("stage", stage, line[0]) if stage is not None else ("a face", own, line[1])
+        what, h, b, f = (
+            ("stage", stage, line[0], fresh and fresh[0])
+            if stage is not None
+            else ("a face", own, line[1], fresh and fresh[1])
+        )
         ratio = h / b
-        print(f"| {cube} | {face} | {part} | {what} | {h:.2f} | {b:.2f} | {ratio:.3f} |")
+        shown = "-" if f is None else f"{f:.2f}"
+        print(f"| {cube} | {face} | {part} | {what} | {h:.2f} | {b:.2f} | {ratio:.3f} | {shown} |")
         if abs(ratio - 1) > RELATIVE:
             problems.append(f"cube {cube}: {what} {h:.2f} GB/s against the bare program's {b:.2f} ({ratio:.3f})")
     print()
