@@ -154,7 +154,8 @@ std::uint64_t resolve_long_bytes(const HaloConfig& c, const HaloLayout& l) {
 struct RawIteration {
   int round = 0;
   std::uint64_t t0 = 0, t1 = 0;
-  std::vector<std::uint64_t> send, recv, copied, recv_copied;  // copied: memcpy staging, per send and per receive
+  // memcpy staging: a send's copy to the host started and ended, a receive's copy to the device ended
+  std::vector<std::uint64_t> send, recv, copy_started, copied, recv_copied;
   std::vector<HaloStamp> pack, unpack;
 };
 
@@ -195,6 +196,7 @@ class Exchange {
     RawIteration raw;
     raw.send.assign(ns, 0);
     raw.recv.assign(nr, 0);
+    raw.copy_started.assign(s.staging == HaloStaging::memcpy ? ns : 0, 0);
     raw.copied.assign(s.staging == HaloStaging::memcpy ? ns : 0, 0);
     raw.recv_copied.assign(s.staging == HaloStaging::memcpy ? nr : 0, 0);
     std::vector<MPI_Request> recvs(nr, MPI_REQUEST_NULL), sends(ns, MPI_REQUEST_NULL);
@@ -305,6 +307,7 @@ class Exchange {
     HostSignalOps host;
     auto packed = [&](std::size_t i) {
       if (memcpy) {
+        raw.copy_started[i] = clock_.now();
         copies_->start_to_host(static_cast<int>(i), m_.send.host() + m_.send_at[i], m_.staging.device() + m_.send_at[i],
                                l_.sends[i].bytes);
         state[i] = copying;
@@ -440,7 +443,10 @@ HaloRun convert(const HaloSetup& setup, const std::vector<RawIteration>& raws, c
       it.pack_start_ns.push_back(map.to_host_ns(r.pack[i].start) - t0);
       it.pack_end_ns.push_back(map.to_host_ns(r.pack[i].end) - t0);
       it.send_ns.push_back(clock.to_ns(r.send[i]) - t0);
-      if (!r.copied.empty()) it.copy_end_ns.push_back(clock.to_ns(r.copied[i]) - t0);
+      if (!r.copied.empty()) {
+        it.copy_start_ns.push_back(clock.to_ns(r.copy_started[i]) - t0);
+        it.copy_end_ns.push_back(clock.to_ns(r.copied[i]) - t0);
+      }
       pack_dur[i].push_back(static_cast<double>(r.pack[i].end - r.pack[i].start) * map.ns_per_tick);
     }
     for (std::size_t i = 0; i < nr; ++i) {

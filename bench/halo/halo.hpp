@@ -121,7 +121,7 @@ struct HaloIteration {
   int round = 0;  // of the visit that timed it
   double total_ns = 0;
   std::vector<double> pack_start_ns, pack_end_ns, send_ns;      // per send (index order)
-  std::vector<double> copy_end_ns;                              // per send, memcpy staging only
+  std::vector<double> copy_start_ns, copy_end_ns;               // per send, memcpy staging only
   std::vector<double> recv_ns, unpack_start_ns, unpack_end_ns;  // per receive (layout order)
   std::vector<double> recv_copy_end_ns;                         // per receive, memcpy staging only
 };

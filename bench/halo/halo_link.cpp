@@ -16,13 +16,13 @@ namespace {
 constexpr std::size_t kLinkBytes = 64ull << 20;  // milliseconds of copy: the start's microseconds do not count
 constexpr int kLinkCopies = 5;
 
-double copy_gbs(CopyEngine& engine, const HostClock& clock, bool to_host, std::byte* host, std::byte* device,
-                double timeout_s) {
+// `start` starts one copy of kLinkBytes on lane 0.
+template <class Start>
+double copy_gbs(CopyEngine& engine, const HostClock& clock, Start start, double timeout_s) {
   std::vector<double> gbs;
   for (int i = -1; i < kLinkCopies; ++i) {  // the first warms the engine and the pages
     const std::uint64_t t0 = clock.now();
-    if (to_host) engine.start_to_host(0, host, device, kLinkBytes);
-    else engine.start_to_device(0, device, host, kLinkBytes);
+    start();
     while (!engine.done(0))
       if (clock.to_ns(clock.now() - t0) > timeout_s * 1e9)
         throw Error(ErrorKind::timeout, "the copy engine's link copy of 64 MiB took over the --timeout");
@@ -36,29 +36,38 @@ double copy_gbs(CopyEngine& engine, const HostClock& clock, bool to_host, std::b
 
 std::optional<HaloLink> measure_link(Device& device, const HostClock& clock, double timeout_s) {
   if (!device.info().copy_engine) return std::nullopt;
-  PinnedBuffer host = device.alloc_pinned(kLinkBytes), on_device = device.alloc_device(kLinkBytes);
+  PinnedBuffer host = device.alloc_pinned(kLinkBytes), on_device = device.alloc_device(kLinkBytes),
+               other = device.alloc_device(kLinkBytes);
   auto engine = device.make_copy_engine();
+  std::byte *h = host.host(), *d = on_device.device(), *o = other.device();
   HaloLink link;
-  link.to_host_gbs = copy_gbs(*engine, clock, true, host.host(), on_device.device(), timeout_s);
-  link.to_device_gbs = copy_gbs(*engine, clock, false, host.host(), on_device.device(), timeout_s);
+  link.to_host_gbs = copy_gbs(*engine, clock, [&] { engine->start_to_host(0, h, d, kLinkBytes); }, timeout_s);
+  link.to_device_gbs = copy_gbs(*engine, clock, [&] { engine->start_to_device(0, d, h, kLinkBytes); }, timeout_s);
+  link.device_gbs = copy_gbs(*engine, clock, [&] { engine->start_within_device(0, o, d, kLinkBytes); }, timeout_s);
   return link;
 }
 
-bool above_link(double gbs, double link_gbs) { return link_gbs > 0 && gbs > link_gbs * kHaloLinkMargin; }
+bool above_link(double gbs, double bound_gbs) { return bound_gbs > 0 && gbs > bound_gbs * kHaloLinkMargin; }
 
-Json link_json(const std::optional<HaloLink>& link, bool pack, bool pinned, const Json& stage_gbs) {
-  if (!link || !pinned) return {{"link_gbs", nullptr}, {"above_link", nullptr}};
-  const double link_gbs = pack ? link->to_host_gbs : link->to_device_gbs;
-  return {{"link_gbs", link_gbs},
-          {"above_link", stage_gbs.is_number() ? Json(above_link(stage_gbs.get<double>(), link_gbs)) : Json(nullptr)}};
+Json bound_json(const std::optional<HaloLink>& link, HaloBound bound, const Json& stage_gbs) {
+  Json out = {{"link_gbs", nullptr}, {"above_link", nullptr}, {"device_gbs", nullptr}, {"above_device", nullptr}};
+  if (!link) return out;
+  const bool device = bound == HaloBound::device_memory;
+  const double gbs = device                             ? link->device_gbs
+                     : bound == HaloBound::link_to_host ? link->to_host_gbs
+                                                        : link->to_device_gbs;
+  out[device ? "device_gbs" : "link_gbs"] = gbs;
+  out[device ? "above_device" : "above_link"] = stage_gbs.is_number() ? Json(above_link(stage_gbs.get<double>(), gbs))
+                                                                      : Json(nullptr);
+  return out;
 }
 
-std::string link_warning(const std::string& stage, double gbs, double link_gbs) {
-  char text[320];
+std::string bound_warning(const std::string& stage, HaloBound bound, double gbs, double bound_gbs) {
+  char text[360];
   std::snprintf(text, sizeof text,
-                "%s: the long messages moved %.1f GB/s, above the link's %.1f GB/s (the copy engine's, measured in "
+                "%s: the long messages moved %.1f GB/s, above the %s's %.1f GB/s (the copy engine's, measured in "
                 "this run): the stamps missed part of the transfer; a timing error, not a rate",
-                stage.c_str(), gbs, link_gbs);
+                stage.c_str(), gbs, bound == HaloBound::device_memory ? "device memory" : "link", bound_gbs);
   return text;
 }
 

@@ -88,8 +88,18 @@ HaloCriticalPath critical_path(const HaloIteration& it, const HaloLayout& layout
   return p;
 }
 
-std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pack,
+std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMessage>& msgs, HaloSpan span,
                                   std::uint64_t min_bytes) {
+  using Times = std::vector<double> HaloIteration::*;
+  const auto [start_of, end_of] = [span]() -> std::pair<Times, Times> {
+    switch (span) {
+      case HaloSpan::pack: return {&HaloIteration::pack_start_ns, &HaloIteration::pack_end_ns};
+      case HaloSpan::unpack: return {&HaloIteration::unpack_start_ns, &HaloIteration::unpack_end_ns};
+      case HaloSpan::copy_to_host: return {&HaloIteration::copy_start_ns, &HaloIteration::copy_end_ns};
+      case HaloSpan::copy_to_device: break;
+    }
+    return {&HaloIteration::recv_ns, &HaloIteration::recv_copy_end_ns};
+  }();
   HaloBusy busy;
   std::vector<std::size_t> long_ones;
   for (std::size_t i = 0; i < msgs.size(); ++i)
@@ -100,8 +110,7 @@ std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMess
     }
   std::vector<double> per_iteration;
   for (const HaloIteration& it : run.iterations) {
-    const std::vector<double>& starts = pack ? it.pack_start_ns : it.unpack_start_ns;
-    const std::vector<double>& ends = pack ? it.pack_end_ns : it.unpack_end_ns;
+    const std::vector<double>&starts = it.*start_of, &ends = it.*end_of;
     std::vector<std::pair<double, double>> spans;
     for (std::size_t i : long_ones)
       if (i < starts.size() && i < ends.size()) spans.emplace_back(starts[i], ends[i]);

@@ -50,7 +50,11 @@ struct HaloBusy {
   std::uint64_t bytes = 0;
   double busy_ns_median = 0;
 };
-std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pack,
+// A stage's per-message interval: a kernel's (pack, unpack: device stamps) or
+// memcpy staging's copies (copy_to_host: copy_start_ns to copy_end_ns;
+// copy_to_device: recv_ns, when the copy starts, to recv_copy_end_ns).
+enum class HaloSpan { pack, unpack, copy_to_host, copy_to_device };
+std::optional<HaloBusy> busy_time(const HaloRun& run, const std::vector<HaloMessage>& msgs, HaloSpan span,
                                   std::uint64_t min_bytes = kHaloLongMessageBytes);
 // {min_bytes, messages, bytes, busy_ns_median, gbs_median}, or null.
 Json to_json(const std::optional<HaloBusy>& busy, std::uint64_t min_bytes = kHaloLongMessageBytes);

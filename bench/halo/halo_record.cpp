@@ -35,16 +35,35 @@ Json per_message(const std::vector<HaloMessage>& msgs, const std::vector<double>
   return out;
 }
 
-// A stage's busy record (halo_phases.hpp) with its link fields (halo_link.hpp);
-// a stage above the link adds its warning to `warnings`.
-Json busy_json(const HaloRun& run, const std::vector<HaloMessage>& msgs, bool pack, bool pinned, Json& warnings) {
-  Json busy = to_json(busy_time(run, msgs, pack));
+// The record's field of a stage's busy record, and the bound it is held to
+// (halo_link.hpp): pinned staging's kernels and memcpy staging's copies to the
+// link, memcpy staging's kernels to device memory.
+struct BusyStage {
+  const char* field;
+  HaloSpan span;
+  HaloBound bound;
+};
+BusyStage busy_stage(HaloSpan span, bool memcpy) {
+  switch (span) {
+    case HaloSpan::pack: return {"pack_busy", span, memcpy ? HaloBound::device_memory : HaloBound::link_to_host};
+    case HaloSpan::unpack: return {"unpack_busy", span, memcpy ? HaloBound::device_memory : HaloBound::link_to_device};
+    case HaloSpan::copy_to_host: return {"copy_busy", span, HaloBound::link_to_host};
+    case HaloSpan::copy_to_device: break;
+  }
+  return {"recv_copy_busy", span, HaloBound::link_to_device};
+}
+
+// A stage's busy record (halo_phases.hpp) with its bound's fields
+// (halo_link.hpp); a stage above its bound adds its warning to `warnings`.
+Json busy_json(const HaloRun& run, const std::vector<HaloMessage>& msgs, const BusyStage& stage, Json& warnings) {
+  Json busy = to_json(busy_time(run, msgs, stage.span));
   if (busy.is_null()) return busy;
   const Json gbs = busy["gbs_median"];
-  busy.update(link_json(run.link, pack, pinned, gbs));
-  if (busy["above_link"] == Json(true))
-    warnings.push_back(link_warning(pack ? "pack_busy" : "unpack_busy", gbs.get<double>(),
-                                    busy["link_gbs"].get<double>()));
+  busy.update(bound_json(run.link, stage.bound, gbs));
+  const bool device = stage.bound == HaloBound::device_memory;
+  if (busy[device ? "above_device" : "above_link"] == Json(true))
+    warnings.push_back(bound_warning(stage.field, stage.bound, gbs.get<double>(),
+                                     busy[device ? "device_gbs" : "link_gbs"].get<double>()));
   return busy;
 }
 
@@ -95,6 +114,7 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
     timeline.push_back({{"total_ns", it.total_ns},
                         {"pack_start_ns", it.pack_start_ns},
                         {"pack_end_ns", it.pack_end_ns},
+                        {"copy_start_ns", it.copy_start_ns},
                         {"copy_end_ns", it.copy_end_ns},
                         {"send_ns", it.send_ns},
                         {"recv_ns", it.recv_ns},
@@ -125,8 +145,11 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
   // The slowest rank's tail shows noise on any rank.
   Json warnings = slowest.is_null() ? spread_warnings(iteration, "iteration_ns")
                                     : spread_warnings(slowest, "slowest_rank_iteration_ns");
-  Json pack_busy = busy_json(run, layout.sends, true, !memcpy, warnings);
-  Json unpack_busy = busy_json(run, layout.recvs, false, !memcpy, warnings);
+  Json pack_busy = busy_json(run, layout.sends, busy_stage(HaloSpan::pack, memcpy), warnings);
+  Json unpack_busy = busy_json(run, layout.recvs, busy_stage(HaloSpan::unpack, memcpy), warnings);
+  Json copy_busy = memcpy ? busy_json(run, layout.sends, busy_stage(HaloSpan::copy_to_host, true), warnings) : nullptr;
+  Json recv_copy_busy = memcpy ? busy_json(run, layout.recvs, busy_stage(HaloSpan::copy_to_device, true), warnings)
+                               : nullptr;
   return {{"record", "halo"},
           {"probe", "halo"},
           {"variant", to_string(s.variant)},
@@ -158,6 +181,8 @@ Json halo_record(const HaloRun& run, const HaloLayout& layout, const HaloConfig&
           {"unpack", per_message(layout.recvs, run.unpack_device_ns, copies.recv_ns, memcpy, false)},
           {"pack_busy", pack_busy},
           {"unpack_busy", unpack_busy},
+          {"copy_busy", copy_busy},
+          {"recv_copy_busy", recv_copy_busy},
           {"critical_path_ns", median_json(paths)},
           {"payload",
            {{"check", intact ? "intact" : "mismatch"},

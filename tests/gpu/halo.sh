@@ -11,12 +11,15 @@
 # (in 10 rounds of 3 iterations a setup, each round in a shuffled order). Then the pinned setups again
 # with each single-copy mechanism of $HALO_SINGLE_COPY (default cma; the
 # lent machines set none in the environment), and the pack and unpack rates
-# against bandwidth's (tests/gpu/halo_rates.py).
+# against bandwidth's (tests/gpu/halo_rates.py), and the unpack against the
+# bare program's stage (tests/gpu/compare_unpack.py).
 # Expects: --device auto two GPUs or more; the device tests, the bare
 # reference, bandwidth, each notify variant first in a fresh process, with
 # pinned and with memcpy staging (within its --timeout 10), the halo run and each single-copy run exit 0 with their
-# results written; each stage's pack and unpack at 70% or more of bandwidth's
-# rates (halo_rates.py exit 0). Exit 1 when an expectation fails, naming each.
+# results written; each pinned stage's pack and unpack at 70% or more of
+# bandwidth's rates, and no stage above its bound (the link, or device memory
+# for memcpy staging's kernels) (halo_rates.py exit 0); each cube's unpack
+# within 10% of the bare program's (compare_unpack.py exit 0). Exit 1 when an expectation fails, naming each.
 #   tests/gpu/halo.sh [more halo options]
 # Results: $RESULTS_DIR (default build-gpu/halo): halo*.jsonl, halo*.txt,
 # halo-bandwidth.jsonl, bare-unpack.txt, halo-rates.txt, logs.
@@ -76,6 +79,13 @@ for mechanism in ${HALO_SINGLE_COPY-cma}; do
     tee "$results/halo-$mechanism.txt"
   expect_files "$results/halo-$mechanism.jsonl"
 done
+
+if [[ -s $results/bare-unpack.txt ]]; then
+  step "the unpack of each cube against the bare program's stage (tests/gpu/compare_unpack.py)"
+  expect "unpack within 10% of the bare program" 0 -- \
+    python3 "$root/tests/gpu/compare_unpack.py" "$results/bare-unpack.txt" "$results/halo.jsonl" |
+    tee "$results/compare-unpack.txt"
+fi
 
 step "pack and unpack against bandwidth's write and read rates"
 expect "pack and unpack at 70% of bandwidth's rates" 0 -- \

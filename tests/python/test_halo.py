@@ -201,8 +201,8 @@ def test_rates_script_judges_only_auto_parts(tmp_path):
     assert "plain write kernel 50.00 GB/s (pack), plain read kernel 40.00 GB/s (unpack)" in out
     assert out.count(" 240000 ") == 2 * 2 * 6
     assert "min ratio 0.750 over 12 messages: ok (minimum 0.7)" in out
-    assert "min ratio 0.125 over 12 messages: reported, not judged (parts not auto)" in out  # 5 / 40
-    assert "1 setups judged (parts auto), 0 under 0.7 or above the link; 1 reported only; 0 with a stage" in out
+    assert "min ratio 0.125 over 12 messages: reported, not judged (parts not auto, or memcpy staging)" in out
+    assert "1 setups judged (pinned, parts auto), 0 under 0.7 or above a bound; 1 reported only; 0 with a" in out
     done = rates_script(halo, bw, "--min-ratio", "0.76")  # the unpacks (0.75) fall short
     assert done.returncode == 1 and "min ratio 0.750 over 12 messages: UNDER (minimum 0.76)" in done.stdout
     done = rates_script(without_rates(tmp_path), bw)
@@ -232,7 +232,7 @@ def test_a_stage_above_the_link_is_a_timing_error(tmp_path):
     halo, bw = rate_files(tmp_path, auto_gbs=(10.0, 8.0))
     with_busy(halo, 45.0, 30.0, link_gbs=55.0, above_link=False)
     done = rates_script(halo, bw)
-    assert done.returncode == 0 and "above the link" not in done.stdout.split("\n\n")[-2], done.stdout
+    assert done.returncode == 0 and "above its bound" not in done.stdout.split("\n\n")[-2], done.stdout
     assert "   55.00" in done.stdout  # the link beside each stage
     records = jsonl_records(halo)
     records[1]["pack_busy"]["above_link"] = True  # the auto setup's pack
@@ -240,11 +240,50 @@ def test_a_stage_above_the_link_is_a_timing_error(tmp_path):
     write_jsonl(halo, records)
     done = rates_script(halo, bw)
     assert done.returncode == 1, done.stdout
-    assert "TIMING ERROR: pack above the link; UNDER (minimum 0.7)" in done.stdout
-    assert "TIMING ERROR: unpack above the link; reported, not judged" in done.stdout
-    assert "; 2 with a stage above the link (a timing error)" in done.stdout
+    assert "TIMING ERROR: pack above its bound; UNDER (minimum 0.7)" in done.stdout
+    assert "TIMING ERROR: unpack above its bound; reported, not judged" in done.stdout
+    assert "; 2 with a stage above its bound (a timing error)" in done.stdout
     stages = hetprobe.halo_rates(halo, bw, per="stage")
-    assert stages["above_link"].tolist() == [True, False, False, True]
+    assert stages["above_bound"].tolist() == [True, False, False, True]
+
+
+def test_memcpy_stages_are_held_to_their_own_references(tmp_path):
+    # memcpy staging: the copies shown against the run's link, the kernels against device memory
+    # (far below it); neither judged, but each stage above its own bound is a timing error.
+    halo, bw = rate_files(tmp_path, auto_gbs=(10.0, 8.0))
+    with_busy(halo, 45.0, 30.0, device_gbs=1500.0, above_device=False)
+    records = jsonl_records(halo)
+    for rec in records[1:]:
+        rec["staging"] = "memcpy"
+        for field, gbs, link in (("copy_busy", 44.0, 55.0), ("recv_copy_busy", 36.0, 50.0)):
+            rec[field] = dict(rec["pack_busy"], gbs_median=gbs, link_gbs=link, above_link=False)
+            rec[field].pop("device_gbs"), rec[field].pop("above_device")
+    write_jsonl(halo, records)
+    stages = hetprobe.halo_rates(halo, bw, per="stage")
+    auto = stages[stages["parts"] == "auto"].set_index("direction")
+    assert auto["reference"].to_dict() == {
+        "pack": "device memory",
+        "unpack": "device memory",
+        "copy": "link",
+        "recv_copy": "link",
+    }
+    assert auto.loc["pack", "ratio"] == pytest.approx(45 / 1500) and auto.loc["copy", "ratio"] == pytest.approx(0.8)
+    assert auto.loc["recv_copy", "ratio"] == pytest.approx(0.72) and not auto["stage_judged"].any()
+    assert auto.loc["pack", "bound_gbs"] == 1500.0 and auto.loc["copy", "bound_gbs"] == 55.0
+    done = rates_script(halo, bw)
+    assert done.returncode == 0, done.stdout
+    assert "recv_copy 0.720 (lowest message 0.200): reported, not judged (parts not auto, or memcpy staging)" in (
+        done.stdout
+    )
+    assert "device memory" in done.stdout and "(shown, not judged)" in done.stdout
+    assert "0 setups judged (pinned, parts auto), 0 under 0.7 or above a bound; 2 reported only" in done.stdout
+    records[1]["unpack_busy"]["above_device"] = True  # faster than device memory: a timing error
+    records[2]["copy_busy"]["above_link"] = True  # a copy faster than the link: one too
+    write_jsonl(halo, records)
+    done = rates_script(halo, bw)
+    assert done.returncode == 1, done.stdout
+    assert "TIMING ERROR: unpack above its bound; reported, not judged" in done.stdout
+    assert "TIMING ERROR: copy above its bound; reported, not judged" in done.stdout
 
 
 def test_stages_are_judged_on_their_busy_rates(tmp_path):

@@ -46,6 +46,7 @@ HaloIteration iteration(double k, bool memcpy) {
   it.unpack_start_ns = {150 * k, 400 * k, 350 * k};
   it.unpack_end_ns = {160 * k, 500 * k, 410 * k};
   if (memcpy) {
+    it.copy_start_ns = {22 * k, 55 * k};
     it.copy_end_ns = {25 * k, 70 * k};
     it.recv_copy_end_ns = {110 * k, 330 * k, 260 * k};
   }
@@ -101,12 +102,12 @@ TEST(HaloPhases, BusyTimeCountsOverlapsOnceAndGapsNot) {
   // Receives: the vertex (not long) and two faces, [400k, 500k) and [350k, 410k):
   // busy 150k, 300 ns in iteration 2 for 200000 B. Sends: one face, [5k, 50k).
   const HaloRun r = run(HaloStaging::pinned);
-  const std::optional<HaloBusy> unpack = busy_time(r, layout().recvs, false);
+  const std::optional<HaloBusy> unpack = busy_time(r, layout().recvs, HaloSpan::unpack);
   ASSERT_TRUE(unpack);
   EXPECT_EQ(unpack->messages, 2u);
   EXPECT_EQ(unpack->bytes, 2 * kFace);
   EXPECT_EQ(unpack->busy_ns_median, 300.0);
-  const Json pack = to_json(busy_time(r, layout().sends, true));
+  const Json pack = to_json(busy_time(r, layout().sends, HaloSpan::pack));
   EXPECT_EQ(pack["messages"], 1);
   EXPECT_EQ(pack["busy_ns_median"], 90.0);
   EXPECT_EQ(pack["min_bytes"], kHaloLongMessageBytes);
@@ -118,10 +119,10 @@ TEST(HaloPhases, BusyTimeCountsOverlapsOnceAndGapsNot) {
     it.unpack_start_ns[1] = it.unpack_end_ns[2] + 1000;
     it.unpack_end_ns[1] = it.unpack_start_ns[1] + span;
   }
-  EXPECT_EQ(busy_time(apart, layout().recvs, false)->busy_ns_median, 200.0 + 120.0);
+  EXPECT_EQ(busy_time(apart, layout().recvs, HaloSpan::unpack)->busy_ns_median, 200.0 + 120.0);
   // No long message: null.
-  EXPECT_FALSE(busy_time(r, layout().recvs, false, 2 * kFace));
-  EXPECT_TRUE(to_json(busy_time(r, layout().recvs, false, 2 * kFace)).is_null());
+  EXPECT_FALSE(busy_time(r, layout().recvs, HaloSpan::unpack, 2 * kFace));
+  EXPECT_TRUE(to_json(busy_time(r, layout().recvs, HaloSpan::unpack, 2 * kFace)).is_null());
 }
 
 TEST(HaloRecord, RatesCopiesAndLaunches) {
@@ -167,12 +168,38 @@ TEST(HaloRecord, AStageAboveTheLinkIsATimingError) {
   EXPECT_NE(rec["warnings"][0].get<std::string>().find("pack_busy: the long messages moved 1111.1 GB/s, above the "
                                                        "link's 1000.0 GB/s"),
             std::string::npos);
-  // memcpy staging: the kernels move device memory, which the link does not bound.
+  EXPECT_TRUE(rec["copy_busy"].is_null() && rec["recv_copy_busy"].is_null());  // no copies
+}
+
+// memcpy staging: the kernels move device memory and are held to it; the
+// copies cross the link and are held to it.
+TEST(HaloRecord, MemcpyStagesAreHeldToTheirOwnBounds) {
+  HaloConfig config;
   HaloRun staged = run(HaloStaging::memcpy);
-  staged.link = r.link;
-  const Json memcpy = halo_record(staged, layout(), config, {});
-  EXPECT_TRUE(memcpy["pack_busy"]["above_link"].is_null() && memcpy["pack_busy"]["link_gbs"].is_null());
-  EXPECT_TRUE(memcpy["warnings"].empty());
+  EXPECT_TRUE(halo_record(staged, layout(), config, {})["copy_busy"]["link_gbs"].is_null());  // no copy engine
+  staged.link = HaloLink{2000.0, 2000.0, 1000.0};
+  const Json rec = halo_record(staged, layout(), config, {});
+  // Iteration 2: the kernels as in the pinned run, 1111 and 667 GB/s, against device memory's 1000.
+  EXPECT_TRUE(rec["pack_busy"]["link_gbs"].is_null() && rec["pack_busy"]["above_link"].is_null());
+  EXPECT_EQ(rec["pack_busy"]["device_gbs"], 1000.0);
+  EXPECT_EQ(rec["pack_busy"]["above_device"], true);
+  EXPECT_EQ(rec["unpack_busy"]["above_device"], false);
+  // The face's copy to the host [110, 140): 30 ns, 3333 GB/s over a link of 2000.
+  EXPECT_EQ(rec["copy_busy"]["busy_ns_median"], 30.0);
+  EXPECT_EQ(rec["copy_busy"]["link_gbs"], 2000.0);
+  EXPECT_EQ(rec["copy_busy"]["above_link"], true);
+  EXPECT_TRUE(rec["copy_busy"]["device_gbs"].is_null());
+  // The faces' copies to the device from their receives, [600, 660) and [400, 520): 180 ns, 1111 GB/s.
+  EXPECT_EQ(rec["recv_copy_busy"]["busy_ns_median"], 180.0);
+  EXPECT_EQ(rec["recv_copy_busy"]["above_link"], false);
+  ASSERT_EQ(rec["warnings"].size(), 2u);
+  EXPECT_NE(rec["warnings"][0].get<std::string>().find("pack_busy: the long messages moved 1111.1 GB/s, above the "
+                                                       "device memory's 1000.0 GB/s"),
+            std::string::npos);
+  EXPECT_NE(rec["warnings"][1].get<std::string>().find("copy_busy: the long messages moved 3333.3 GB/s, above the "
+                                                       "link's 2000.0 GB/s"),
+            std::string::npos);
+  EXPECT_EQ(rec["timeline"]["iterations"][1]["copy_start_ns"], Json::parse("[22.0, 55.0]"));
 }
 
 TEST(HaloRecord, PartsAsAskedAndNoUnpackLaunchWhenStacked) {

@@ -42,6 +42,11 @@ class GpuCopyEngine final : public CopyEngine {
     HP_CHECK(HP_RT(EventRecord)(done_[static_cast<std::size_t>(lane)], stream_of(lane)));
   }
 
+  void start_within_device(int lane, std::byte* device_dst, const std::byte* device_src, std::size_t bytes) override {
+    HP_CHECK(HP_RT(MemcpyAsync)(device_dst, device_src, bytes, HP_RT(MemcpyDeviceToDevice), stream_of(lane)));
+    HP_CHECK(HP_RT(EventRecord)(done_[static_cast<std::size_t>(lane)], stream_of(lane)));
+  }
+
   bool done(int lane) override {
     const gpu::Error e = HP_RT(EventQuery)(done_.at(static_cast<std::size_t>(lane)));
     if (e == HP_RT(ErrorNotReady)) return false;

@@ -87,6 +87,9 @@ class HostCopyEngine final : public CopyEngine {
   void start_to_device(int, std::byte* device_dst, const std::byte* host_src, std::size_t bytes) override {
     std::memcpy(device_dst, host_src, bytes);
   }
+  void start_within_device(int, std::byte* device_dst, const std::byte* device_src, std::size_t bytes) override {
+    std::memcpy(device_dst, device_src, bytes);
+  }
   bool done(int) override { return true; }
 };
 

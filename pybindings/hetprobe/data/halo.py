@@ -150,10 +150,13 @@ def halo_rates(
     variant, staging, parts, judged (parts "auto"), direction, tag, kind, bytes, ns_median,
     gbs_median, reference, reference_gbs, ratio.
     per="stage": each stage's long messages (64 KiB or more) over the time any of them moved, the
-    records' pack_busy and unpack_busy: what the issue's 70% criterion judges (messages moving at the
-    same time share the link; tests/gpu/halo_rates.py checks it). Columns: layout, cube, setup,
-    variant, staging, parts, judged, direction, messages, bytes, busy_ns_median, gbs_median,
-    reference, reference_gbs, ratio; empty for files from before busy rates.
+    records' pack_busy and unpack_busy, and with memcpy staging copy_busy and recv_copy_busy: what
+    the issue's 70% criterion judges (messages moving at the same time share the link;
+    tests/gpu/halo_rates.py checks it). Each stage has its reference: the plain kernels for pinned
+    staging, the run's link for memcpy's copies, device memory (shown, not judged) for memcpy's
+    kernels. Columns: layout, cube, setup, variant, staging, parts, judged, direction (pack, unpack,
+    copy, recv_copy), messages, bytes, busy_ns_median, gbs_median, reference, reference_gbs, ratio,
+    stage_judged, bound_gbs, above_bound; empty for files from before busy rates.
     Each results argument: a Results (hetprobe.load) or what hetprobe.load takes. UsageError when
     the halo records have no per-message rates (files from before them), the bandwidth results lack
     a plain row, or `per` is neither."""

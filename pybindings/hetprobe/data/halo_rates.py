@@ -3,19 +3,25 @@
 Standard library only: hetprobe.halo_rates (pandas) and tests/gpu/halo_rates.py (a script run where
 the package may not be installed; it loads this file by path) share it.
 
-Per rank-0 halo record (one per layout and setup), against rank 0's plain kernel of the bandwidth
-file that moves pinned host memory the same way: a pack writes what MPI sends (the plain one-pass
-write kernel), an unpack reads what MPI received (the plain read kernel); GB/s = 1e9 B/s, ratio =
-rate / reference.
-- Per stage (pack, unpack): the record's pack_busy (unpack_busy): the long messages' bytes over the
-  time in which any of them moved (overlaps counted once, waits not at all). This is what is judged:
-  messages that move at the same time share the link, so each one's own rate is a share of it.
-- Per message of `min_bytes` or more: its median rate (pack_gbs_median, unpack_gbs_median), shown.
-  Files from before the busy rates are judged on these instead (every message at the minimum).
-Setups whose parts are "auto" (the engine's split of long messages) are judged against a minimum
-ratio; the others (whole messages, a fixed part size) are reported only. A stage the record marks
-above_link (pinned staging faster than the link, measured by hetprobe halo itself) is a timing error
-in any setup, judged or not.
+Per rank-0 halo record (one per layout and setup). GB/s = 1e9 B/s, ratio = rate / reference.
+- Per stage, the record's busy rates (pack_busy, unpack_busy; with memcpy staging also copy_busy
+  and recv_copy_busy): the long messages' bytes over the time in which any of them moved (overlaps
+  counted once, waits not at all). Messages that move at the same time share the link, so each
+  one's own rate is a share of it. Each stage has its reference:
+  - pinned staging's pack (unpack): rank 0's plain one-pass write (plain read) kernel of the
+    bandwidth file, which moves pinned host memory the same way; judged;
+  - memcpy staging's copies: the link's rate in their direction, measured by the halo run itself
+    (link_gbs); shown;
+  - memcpy staging's pack and unpack kernels: device memory (device_gbs, measured by the halo run);
+    shown (microseconds of kernel against terabytes a second).
+- Per message of `min_bytes` or more: its median rate (pack_gbs_median, unpack_gbs_median) against
+  the plain kernels, shown. Files from before the busy rates are judged on these instead (every
+  message at the minimum).
+Setups of pinned staging whose parts are "auto" (the engine's split of long messages) are judged
+against a minimum ratio; the others (whole messages, a fixed part size, memcpy staging) are
+reported only. A stage the record marks
+above its bound (above_link, above_device: faster than the link or device memory, measured by
+hetprobe halo itself) is a timing error in any setup, judged or not.
 """
 
 from __future__ import annotations
@@ -40,8 +46,8 @@ DIRECTIONS = {
 }
 
 
-# direction -> the record's busy rate of that stage's long messages
-BUSY = {"pack": "pack_busy", "unpack": "unpack_busy"}
+# stage -> the record's busy rate of that stage's long messages
+BUSY = {"pack": "pack_busy", "unpack": "unpack_busy", "copy": "copy_busy", "recv_copy": "recv_copy_busy"}
 
 
 class RatesError(ValueError):
@@ -77,7 +83,7 @@ def _setup_of(record: dict) -> dict:
         "variant": record.get("variant"),
         "staging": record.get("staging"),
         "parts": record.get("parts"),
-        "judged": record.get("parts") == "auto",
+        "judged": record.get("parts") == "auto" and record.get("staging", "pinned") == "pinned",
     }
 
 
@@ -125,11 +131,23 @@ def rate_rows(halo_records, bandwidth_records, min_bytes: int = MIN_BYTES) -> li
     return rows
 
 
+def _stage_reference(direction: str, busy: dict, ref: dict[str, float]) -> tuple[str, float | None, bool]:
+    """(reference name, its GB/s, judged) of a stage: the plain kernels for pinned pack and unpack
+    (judged), the link for memcpy's copies and device memory for memcpy's kernels (shown)."""
+    if direction in ("copy", "recv_copy"):
+        return "link", busy.get("link_gbs"), False
+    if busy.get("device_gbs") is not None:
+        return "device memory", busy["device_gbs"], False
+    return DIRECTIONS[direction][2], ref[direction], True
+
+
 def busy_rows(halo_records, bandwidth_records) -> list[dict]:
-    """One dict per rank-0 halo record and stage with a busy rate (pack_busy, unpack_busy; files
-    from before them have none), in file order: layout, cube, setup, variant, staging, parts, judged,
-    direction, messages, bytes, busy_ns_median, gbs_median, reference, reference_gbs, ratio (None
-    without a rate). RatesError when a reference is missing."""
+    """One dict per rank-0 halo record and stage with a busy rate (files from before them have
+    none), in file order: layout, cube, setup, variant, staging, parts, judged (the setup),
+    direction (pack, unpack, copy, recv_copy), messages, bytes, busy_ns_median, gbs_median,
+    reference (write, read, link or device memory), reference_gbs, ratio (None without a rate),
+    stage_judged (whether the stage counts in the verdict), bound_gbs (link_gbs or device_gbs),
+    above_bound (a timing error). RatesError when a reference is missing."""
     halo = [r for r in _rank0(halo_records, "halo", "halo") if any(r.get(f) for f in BUSY.values())]
     if not halo:
         return []
@@ -141,6 +159,8 @@ def busy_rows(halo_records, bandwidth_records) -> list[dict]:
             if not busy:
                 continue
             gbs = busy.get("gbs_median")
+            reference, reference_gbs, stage_judged = _stage_reference(direction, busy, ref)
+            number = isinstance(gbs, (int, float)) and isinstance(reference_gbs, (int, float))
             rows.append(
                 {
                     **_setup_of(rec),
@@ -149,11 +169,12 @@ def busy_rows(halo_records, bandwidth_records) -> list[dict]:
                     "bytes": busy["bytes"],
                     "busy_ns_median": busy["busy_ns_median"],
                     "gbs_median": gbs,
-                    "reference": DIRECTIONS[direction][2],
-                    "reference_gbs": ref[direction],
-                    "ratio": gbs / ref[direction] if isinstance(gbs, (int, float)) else None,
-                    "link_gbs": busy.get("link_gbs"),
-                    "above_link": busy.get("above_link") is True,
+                    "reference": reference,
+                    "reference_gbs": reference_gbs,
+                    "ratio": gbs / reference_gbs if number and reference_gbs > 0 else None,
+                    "stage_judged": stage_judged,
+                    "bound_gbs": busy["device_gbs"] if busy.get("device_gbs") is not None else busy.get("link_gbs"),
+                    "above_bound": busy.get("above_link") is True or busy.get("above_device") is True,
                 }
             )
     return rows
@@ -166,23 +187,27 @@ def _lowest(ratios):
 def summaries(rows, min_ratio: float = MIN_RATIO, stages=()) -> list[dict]:
     """Per (layout, setup), in order: messages, the lowest per-message ratio (None when a message
     has no rate), the stages' ratios {direction: ratio} from `stages` (busy_rows; empty for files
-    from before them), judged, above_link (the stages the record says moved faster than the link:
-    a timing error), and ok (None when not judged): every stage's ratio at or above min_ratio, or
-    without stages every message's, and no stage above the link."""
+    from before them), judged, above_bound (the stages the record says moved faster than their
+    bound: a timing error), and ok (None when not judged): every judged stage's ratio at or above
+    min_ratio, or without judged stages every message's, and no stage above its bound."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((r["layout"], r["setup"]), []).append(r)
     by_setup: dict[tuple, dict] = {}
     above: dict[tuple, list] = {}
+    judged_stages: dict[tuple, list] = {}
     for r in stages:
         by_setup.setdefault((r["layout"], r["setup"]), {})[r["direction"]] = r["ratio"]
-        if r.get("above_link"):
+        if r["stage_judged"]:
+            judged_stages.setdefault((r["layout"], r["setup"]), []).append(r["ratio"])
+        if r.get("above_bound"):
             above.setdefault((r["layout"], r["setup"]), []).append(r["direction"])
     out = []
     for (layout, setup), g in groups.items():
         lowest = _lowest([r["ratio"] for r in g])
         stage = by_setup.get((layout, setup), {})
-        judged_on = _lowest(list(stage.values())) if stage else lowest
+        on_stages = judged_stages.get((layout, setup))
+        judged_on = _lowest(on_stages) if on_stages else lowest
         judged = g[0]["judged"]
         timing_error = above.get((layout, setup), [])
         out.append(
@@ -195,7 +220,7 @@ def summaries(rows, min_ratio: float = MIN_RATIO, stages=()) -> list[dict]:
                 "min_ratio": lowest,
                 "stage_ratios": stage,
                 "judged": judged,
-                "above_link": timing_error,
+                "above_bound": timing_error,
                 "ok": (judged_on is not None and judged_on >= min_ratio and not timing_error) if judged else None,
             }
         )
@@ -222,15 +247,18 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
         mine = [r for r in stages if (r["layout"], r["setup"]) == (s["layout"], s["setup"])]
         if mine:
             lines.append(
-                f"  {'stage':<9} {'messages':>8} {'bytes':>10} {'busy us':>9} {'GB/s':>8} {'ref GB/s':>9} {'ratio':>6}"
-                f" {'link GB/s':>9}"
+                f"  {'stage':<9} {'messages':>8} {'bytes':>10} {'busy us':>9} {'GB/s':>8} {'reference':<13} "
+                f"{'ref GB/s':>9} {'ratio':>6} {'bound GB/s':>10}"
             )
             for r in mine:
                 busy_us = r["busy_ns_median"] / 1e3
+                shown = "" if r["stage_judged"] else " (shown, not judged)"
                 lines.append(
                     f"  {r['direction']:<9} {r['messages']:>8} {r['bytes']:>10} {busy_us:>9.1f} "
-                    f"{_number(r['gbs_median'], 2):>8} {r['reference_gbs']:>9.2f} {_number(r['ratio'], 3):>6}"
-                    f" {_number(r['link_gbs'], 2):>9}" + (" above the link" if r["above_link"] else "")
+                    f"{_number(r['gbs_median'], 2):>8} {r['reference']:<13} {_number(r['reference_gbs'], 2):>9} "
+                    f"{_number(r['ratio'], 3):>6} {_number(r['bound_gbs'], 2):>10}"
+                    + (" above its bound" if r["above_bound"] else "")
+                    + shown
                 )
             lines.append("  each message's own rate (messages that move at the same time share the link):")
         lines.append(
@@ -246,10 +274,10 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
         verdict = (
             ("ok" if s["ok"] else "UNDER") + f" (minimum {min_ratio:g})"
             if s["judged"]
-            else "reported, not judged (parts not auto)"
+            else "reported, not judged (parts not auto, or memcpy staging)"
         )
-        if s["above_link"]:
-            verdict = f"TIMING ERROR: {' and '.join(s['above_link'])} above the link; " + verdict
+        if s["above_bound"]:
+            verdict = f"TIMING ERROR: {' and '.join(s['above_bound'])} above its bound; " + verdict
         if s["stage_ratios"]:
             shown = ", ".join(f"{d} {_number(x, 3)}" for d, x in s["stage_ratios"].items())
             lines.append(f"  stage ratios {shown} (lowest message {_number(s['min_ratio'], 3)}): {verdict}")
@@ -257,11 +285,11 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
             lines.append(f"  min ratio {_number(s['min_ratio'], 3)} over {s['messages']} messages: {verdict}")
     judged = [s for s in sums if s["judged"]]
     under = [s for s in judged if not s["ok"]]
-    errors = [s for s in sums if s["above_link"]]
+    errors = [s for s in sums if s["above_bound"]]
     lines.append("")
     lines.append(
-        f"{len(judged)} setups judged (parts auto), {len(under)} under {min_ratio:g} or above the link; "
-        f"{len(sums) - len(judged)} reported only; {len(errors)} with a stage above the link (a timing error)"
+        f"{len(judged)} setups judged (pinned, parts auto), {len(under)} under {min_ratio:g} or above a bound; "
+        f"{len(sums) - len(judged)} reported only; {len(errors)} with a stage above its bound (a timing error)"
     )
     return lines, not under and not errors
 
