@@ -34,6 +34,7 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
         "report.html",
         "summary.txt",
         "characterize.json",
+        "model.json",
     ):
         assert (directory / name).stat().st_size > 0, name
     manifest = json.loads((directory / "characterize.json").read_text())
@@ -51,6 +52,19 @@ def test_the_run_directory_holds_every_probe_and_the_report(host_run):
     assert manifest["gpus"] == 1 and manifest["tolerance"] == 0.1 and len(manifest["per_gpu"]) == 1
     assert manifest["anomalies"] == []
     assert r.topology and r.topology["pus"] >= 1
+
+
+def test_the_report_shows_and_keeps_the_node_model(host_run):
+    """The fit is C++'s (hetprobe.model reads the same document); the report shows it and keeps it."""
+    directory, _ = host_run
+    kept = json.loads((directory / "model.json").read_text())
+    fitted = hetprobe.model(directory)
+    assert kept == fitted.document
+    report = (directory / "report.md").read_text()
+    section = report[report.index("## The node model") :]
+    alpha = fitted.document["fit"]["alpha_s"]
+    assert f"| alpha (latency) | - | {alpha['median'] * 1e6:.4g} |" in section
+    assert section.count("| gamma (slowdown per traffic) |") == len(fitted.document["fit"]["slowdown"])
 
 
 def test_each_header_plans_the_records_its_probe_wrote(host_run):

@@ -31,6 +31,7 @@ from ..node import gpus, verdict as node_verdict
 from .gpus import gpu_section, summary_lines
 from .headline import headline
 from .interference import interference_section
+from .model import model_section
 from .notes import MARK, Marks
 from .render import Document
 from .sections import clock_section, node_section, notify_section
@@ -165,6 +166,7 @@ def write_report(directory, run=None) -> Written:
         gpu_section(doc, results, directory, table, verdict, anomalies, baseline)
     if "interference" in ran:
         interference_section(doc, results.probe("interference"), directory, failed)
+        model_section(doc, directory)
     if "notify" in ran:
         notify_section(doc, first.probe("notify"), directory, [failed[s] for s in ("notify",) if s in failed])
     if "clock" in ran:
