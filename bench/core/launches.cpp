@@ -5,6 +5,7 @@
 
 #include "base/errors.hpp"
 #include "bench/core/record_field.hpp"
+#include "bench/core/results_report.hpp"
 
 namespace hetprobe {
 
@@ -88,6 +89,19 @@ std::string ratios_text(const std::vector<double>& ratios) {
     text += one;
   }
   return text;
+}
+
+void add_launches_about(Report& report, const std::vector<ResultsFile>& files, const Json& first,
+                        const std::string& probe) {
+  report.about.push_back(device_line({first, files.front().path.string()}, probe) + ": " +
+                         std::to_string(files.size()) + " launches pooled (a launch is the unit of replication)");
+  std::string names;
+  for (const ResultsFile& f : files) names += (names.empty() ? "" : ", ") + f.path.string();
+  report.about.push_back("launches: " + names);
+}
+
+void note_few_launches(Table& table, std::size_t launches) {
+  if (launches < 3) table.notes.push_back("fewer than 3 launches: no interval from the spread between launches");
 }
 
 }  // namespace hetprobe

@@ -4,11 +4,16 @@
 // one rule, Python's too (through hetprobe._core).
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/effect.hpp"
+#include "base/errors.hpp"
 #include "bench/core/results.hpp"
+#include "bench/core/table.hpp"
 
 namespace hetprobe {
 
@@ -37,5 +42,38 @@ const Json& launch_header(const ResultsFile& file, const std::string& probe, con
 
 // "1.012 0.998 1.031": each launch's ratio, as the pooled tables print them.
 std::string ratios_text(const std::vector<double>& ratios);
+
+// A pooled report's opening lines: the first file's device, how many
+// launches were pooled, and each launch's file.
+void add_launches_about(Report& report, const std::vector<ResultsFile>& files, const Json& first,
+                        const std::string& probe);
+
+// The note a pooled table gets with fewer than 3 launches.
+void note_few_launches(Table& table, std::size_t launches);
+
+// Each key of `order` pooled with the keys of its group (base/effect.hpp's
+// pool_launch_points: their launches' variance is shared): `values(k)` is
+// k's one number per launch, `group_of(k)` its group, `describe(k)` its name
+// in the usage Error thrown when a key is not in every one of `launches`.
+template <class Key, class Values, class Group, class Describe>
+std::map<Key, PooledRatio> pool_by_group(const std::vector<Key>& order, std::size_t launches, Values values,
+                                         Group group_of, Describe describe) {
+  std::map<decltype(group_of(order.front())), std::vector<Key>> groups;
+  for (const Key& k : order) {
+    const std::size_t n = values(k).size();
+    if (n != launches)
+      throw usage_error("--pool: " + describe(k) + " is in " + std::to_string(n) + " of the " +
+                        std::to_string(launches) + " launches: pool launches of one command");
+    groups[group_of(k)].push_back(k);
+  }
+  std::map<Key, PooledRatio> pooled;
+  for (const auto& [group, keys] : groups) {
+    std::vector<std::vector<double>> points;
+    for (const Key& k : keys) points.push_back(values(k));
+    const std::vector<PooledRatio> p = pool_launch_points(points);
+    for (std::size_t i = 0; i < keys.size(); ++i) pooled.emplace(keys[i], p[i]);
+  }
+  return pooled;
+}
 
 }  // namespace hetprobe

@@ -83,27 +83,11 @@ Report halo_launches_report(const std::vector<ResultsFile>& files) {
   if (order.empty())
     throw usage_error("--pool: " + first_name + " has no paired speed-ups (a halo run of version 1.x, before rounds)");
   // The setups of one layout pooled together.
-  std::map<std::string, std::vector<SetupKey>> by_layout;
-  for (const SetupKey& k : order) {
-    const std::size_t n = launches[k].speedups.size();
-    if (n != files.size())
-      throw usage_error("--pool: " + k.first + " " + k.second + " is in " + std::to_string(n) + " of the " +
-                        std::to_string(files.size()) + " launches: pool launches of one command");
-    by_layout[k.first].push_back(k);
-  }
-  std::map<SetupKey, PooledRatio> pooled;
-  for (const auto& [layout, keys] : by_layout) {
-    std::vector<std::vector<double>> points;
-    for (const SetupKey& k : keys) points.push_back(launches[k].speedups);
-    const std::vector<PooledRatio> p = pool_launch_points(points);
-    for (std::size_t i = 0; i < keys.size(); ++i) pooled.emplace(keys[i], p[i]);
-  }
+  const std::map<SetupKey, PooledRatio> pooled = pool_by_group(
+      order, files.size(), [&](const SetupKey& k) { return launches[k].speedups; },
+      [](const SetupKey& k) { return k.first; }, [](const SetupKey& k) { return k.first + " " + k.second; });
   Report report;
-  report.about.push_back(device_line({*first, first_name}, "halo") + ": " + std::to_string(files.size()) +
-                         " launches pooled (a launch is the unit of replication)");
-  std::string names;
-  for (const ResultsFile& f : files) names += (names.empty() ? "" : ", ") + f.path.string();
-  report.about.push_back("launches: " + names);
+  add_launches_about(report, files, *first, "halo");
   report.about.push_back(
       "speedup = the median of the launches' paired speed-ups over the layout's strongest baseline (> 1: faster); "
       "ci95 = exp(mean +- t * s / sqrt(k)) of their logs (3 launches or more), s and t's degrees of freedom pooled "
@@ -119,7 +103,7 @@ Report halo_launches_report(const std::vector<ResultsFile>& files) {
                       p.ci95 ? ci[1] : Json(), p.ci95 ? Json(to_string(classify_speedup(*p.ci95))) : Json(), p.min,
                       p.max, summarize(l.medians_ns).median / 1e3, against_text(l.against)});
   }
-  if (files.size() < 3) t.notes.push_back("fewer than 3 launches: no interval from the spread between launches");
+  note_few_launches(t, files.size());
   report.tables.push_back(std::move(t));
   return report;
 }

@@ -50,11 +50,7 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
     }
   }
   Report report;
-  report.about.push_back(device_line({*first, first_name}, "interference") + ": " + std::to_string(files.size()) +
-                         " launches pooled (a launch is the unit of replication)");
-  std::string names;
-  for (const ResultsFile& f : files) names += (names.empty() ? "" : ", ") + f.path.string();
-  report.about.push_back("launches: " + names);
+  add_launches_about(report, files, *first, "interference");
   report.about.push_back(
       "ratio = the median of the launches' paired ratios to SSB; ci95 = exp(mean +- t * s / sqrt(k)) of their log "
       "ratios (3 launches or more), s and t's degrees of freedom pooled over the points of the size; effect = slowdown "
@@ -75,22 +71,10 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
                {"min", 6, Align::right, 3},
                {"max", 6, Align::right, 3},
                {"ssb_median_us", 13, Align::right, 3}};
-  // The points of one size pooled together (bench/core/effect.hpp: their launches' variance is shared).
-  std::map<std::uint64_t, std::vector<PointKey>> by_size;
-  for (const PointKey& k : order) {
-    const std::vector<double>& v = ratios[k];
-    if (v.size() != files.size())
-      throw usage_error("--pool: " + describe(k) + " is in " + std::to_string(v.size()) + " of the " +
-                        std::to_string(files.size()) + " launches: pool launches of one command");
-    by_size[k.size].push_back(k);
-  }
-  std::map<PointKey, PooledRatio> pooled;
-  for (const auto& [size, keys] : by_size) {
-    std::vector<std::vector<double>> points;
-    for (const PointKey& k : keys) points.push_back(ratios[k]);
-    const std::vector<PooledRatio> p = pool_launch_points(points);
-    for (std::size_t i = 0; i < keys.size(); ++i) pooled.emplace(keys[i], p[i]);
-  }
+  // The points of one size pooled together.
+  const std::map<PointKey, PooledRatio> pooled = pool_by_group(
+      order, files.size(), [&](const PointKey& k) { return ratios[k]; }, [](const PointKey& k) { return k.size; },
+      [](const PointKey& k) { return describe(k); });
   for (const PointKey& k : order) {
     const std::vector<double>& v = ratios[k];
     const PooledRatio& p = pooled.at(k);
@@ -104,7 +88,7 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
                       p.ci95 ? Json(to_string(classify_ratio(*p.ci95))) : Json(), p.min, p.max,
                       ssb.empty() ? Json(nullptr) : Json(summarize(ssb).median / 1e3)});
   }
-  if (files.size() < 3) t.notes.push_back("fewer than 3 launches: no interval from the spread between launches");
+  note_few_launches(t, files.size());
   report.tables.push_back(std::move(t));
   return report;
 }
