@@ -7,8 +7,8 @@
 // moves at the link's rate: one block reading pinned memory word by word
 // waits a microsecond per load and reaches about 1 GB/s. Teams move 16-byte
 // units, kHaloUnroll of them in flight per thread. The parts of a message meet
-// in a HaloPartState (device memory): the last part to end writes the stamp,
-// raises the flag and resets the state for the next launch.
+// in a HaloPartState (device memory): the last part to count writes the
+// stamp, raises the flag and resets the state for the next launch.
 //
 // pack m:   every thread writes its words of message m (halo_word), fences at
 //           system scope; barrier; the leader reads the buffer back (the
@@ -68,6 +68,7 @@ struct alignas(128) HaloStamp {
 struct HaloPartState {
   unsigned long long done = 0;       // parts ended
   unsigned long long start = ~0ull;  // earliest part start (device timer ticks)
+  unsigned long long end = 0;        // latest part end (device timer ticks)
   unsigned long long bad = 0;        // mismatched words
   unsigned long long status = 0;     // the worst part's status
   // unpack: part 0 alone polls the message's flag in host memory (hundreds of
@@ -176,11 +177,12 @@ HETPROBE_HD inline void halo_enqueue(Team& team, const HaloArgs& a, std::uint64_
 
 // The leader of a part that has ended (its writes fenced): with one part it
 // stamps the message; with several it adds its part to the message's state
-// and only the last part stamps (first start to the end of the part that
-// counts last) and resets the state. A part ends when its data does, before
-// this bookkeeping, as the bare program times it (tests/gpu/bare_unpack.cu):
-// on two H200s, one launch each, stamping after it held cube 400's pinned
-// stages 3-11% lower (notebooks/data/halo-delivery/part-ends.txt.gz).
+// and only the last part to count stamps (the first start to the latest
+// end: the part that counts last may have ended before another) and resets
+// the state. A part ends when its data does, before this bookkeeping, as the
+// bare program times it (tests/gpu/bare_unpack.cu): on two H200s, one launch
+// each, stamping after it held cube 400's pinned stages 3-11% lower
+// (notebooks/data/halo-delivery/part-ends.txt.gz).
 // The states live in device memory and only the device reads them, so device
 // scope orders them; what the CPU reads (the flag) is fenced by the caller.
 // Returns whether this part stamped, so the message is complete.
@@ -188,19 +190,22 @@ template <class Team>
 HETPROBE_HD inline bool halo_end_part(Team& team, const HaloArgs& a, std::uint64_t m, std::uint64_t parts,
                                       std::uint64_t start, unsigned long long bad, unsigned long long status) {
   HaloStamp& stamp = a.stamps[m];
-  const std::uint64_t end = team.timer();
+  std::uint64_t end = team.timer();
   if (parts > 1) {
     HaloPartState& st = a.parts[m];
     team.fetch_min(&st.start, start);
+    team.fetch_max(&st.end, end);
     if (bad != 0) team.fetch_add(&st.bad, bad);
     team.fetch_max(&st.status, status);
     team.fence_device();  // this part's results before its count
     if (team.fetch_add(&st.done, 1) + 1 < parts) return false;
     team.fence_device();  // every part's results after the count
     start = team.fetch_add(&st.start, 0);
+    end = team.fetch_max(&st.end, 0);
     bad = team.fetch_add(&st.bad, 0);
     status = team.fetch_max(&st.status, 0);
     team.fetch_max(&st.start, ~0ull);  // reset for the next launch (HaloPartState{})
+    team.fetch_min(&st.end, 0);
     team.fetch_min(&st.bad, 0);
     team.fetch_min(&st.status, 0);
     team.fetch_min(&st.done, 0);

@@ -68,6 +68,13 @@ struct Message {
     a.part_size = PartSize::whole();
     return a;
   }
+  // The message in two parts of 2048 B, meeting in `state`.
+  HaloArgs halo_in_parts(HaloPartState& state) {
+    HaloArgs a = halo();
+    a.parts = &state;
+    a.part_size = PartSize::of(2048);
+    return a;
+  }
 };
 
 TEST(HaloDelivery, TheEndStampFollowsAReadBackOfTheWrittenBuffer) {
@@ -112,9 +119,7 @@ TEST(HaloDelivery, APartEndsBeforeItsBookkeeping) {
   Message m;
   HaloPartState state;
   LoggingTeam team{&log, m.buffer};
-  HaloArgs a = m.halo();
-  a.parts = &state;
-  a.part_size = PartSize::of(2048);
+  const HaloArgs a = m.halo_in_parts(state);
   halo_pack_since(team, a, 0, m.args, 100, 0, 2);
   EXPECT_EQ(state.done, 1u);  // the first part counted, no stamp, no flag
   EXPECT_EQ(m.flag.value, 0u);
@@ -127,6 +132,24 @@ TEST(HaloDelivery, APartEndsBeforeItsBookkeeping) {
   EXPECT_EQ(m.stamp.end, 103u);    // the last part's data delivered, before its bookkeeping
   EXPECT_EQ(m.flag.value, 3u);
   EXPECT_EQ(state.done, 0u);  // reset for the next launch
+}
+
+// The part that counts last need not be the one that ended last: the stamp
+// ends at the latest part's end, whichever part counts last.
+TEST(HaloDelivery, AMessageEndsAtItsLatestPartsEnd) {
+  std::vector<std::string> log;
+  Message m;
+  HaloPartState state;
+  LoggingTeam team{&log, m.buffer};
+  const HaloArgs a = m.halo_in_parts(state);
+  team.ticks = 200;  // this part's data is done at 201
+  halo_pack_since(team, a, 0, m.args, 150, 0, 2);
+  team.ticks = 100;  // the other's at 101, and it counts last
+  halo_pack_since(team, a, 0, m.args, 90, 1, 2);
+  EXPECT_EQ(m.stamp.start, 90u);
+  EXPECT_EQ(m.stamp.end, 201u);
+  EXPECT_EQ(m.flag.value, 3u);
+  EXPECT_EQ(state.end, 0u);  // reset for the next launch
 }
 
 }  // namespace
