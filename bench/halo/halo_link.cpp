@@ -47,18 +47,22 @@ std::optional<HaloLink> measure_link(Device& device, const HostClock& clock, dou
   return link;
 }
 
-bool above_link(double gbs, double bound_gbs) { return bound_gbs > 0 && gbs > bound_gbs * kHaloLinkMargin; }
+bool above_bound(double gbs, double bound_gbs) { return bound_gbs > 0 && gbs > bound_gbs * kHaloLinkMargin; }
+
+HaloBoundFields bound_fields(HaloBound bound) {
+  if (bound == HaloBound::device_memory) return {"device_gbs", "above_device"};
+  return {"link_gbs", "above_link"};
+}
 
 Json bound_json(const std::optional<HaloLink>& link, HaloBound bound, const Json& stage_gbs) {
   Json out = {{"link_gbs", nullptr}, {"above_link", nullptr}, {"device_gbs", nullptr}, {"above_device", nullptr}};
   if (!link) return out;
-  const bool device = bound == HaloBound::device_memory;
-  const double gbs = device                             ? link->device_gbs
+  const double gbs = bound == HaloBound::device_memory  ? link->device_gbs
                      : bound == HaloBound::link_to_host ? link->to_host_gbs
                                                         : link->to_device_gbs;
-  out[device ? "device_gbs" : "link_gbs"] = gbs;
-  out[device ? "above_device" : "above_link"] = stage_gbs.is_number() ? Json(above_link(stage_gbs.get<double>(), gbs))
-                                                                      : Json(nullptr);
+  const HaloBoundFields f = bound_fields(bound);
+  out[f.gbs] = gbs;
+  out[f.above] = stage_gbs.is_number() ? Json(above_bound(stage_gbs.get<double>(), gbs)) : Json(nullptr);
   return out;
 }
 

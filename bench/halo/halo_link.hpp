@@ -31,12 +31,19 @@ std::optional<HaloLink> measure_link(Device& device, const HostClock& clock, dou
 inline constexpr double kHaloLinkMargin = 1.10;
 
 // Whether `gbs` (a stage's rate) is above its bound's `bound_gbs`.
-bool above_link(double gbs, double bound_gbs);
+bool above_bound(double gbs, double bound_gbs);
 
 // What bounds a stage's rate: the link each way (pinned staging's kernels,
 // memcpy staging's copies: every byte crosses it) or device memory (memcpy
 // staging's kernels).
 enum class HaloBound { link_to_host, link_to_device, device_memory };
+
+// The busy record's fields of a bound: {"link_gbs", "above_link"} or
+// {"device_gbs", "above_device"}.
+struct HaloBoundFields {
+  const char *gbs, *above;
+};
+HaloBoundFields bound_fields(HaloBound bound);
 
 // A stage's bound fields of its busy record: {"link_gbs", "above_link"} for
 // the link, {"device_gbs", "above_device"} for device memory, and the other

@@ -60,10 +60,9 @@ Json busy_json(const HaloRun& run, const std::vector<HaloMessage>& msgs, const B
   if (busy.is_null()) return busy;
   const Json gbs = busy["gbs_median"];
   busy.update(bound_json(run.link, stage.bound, gbs));
-  const bool device = stage.bound == HaloBound::device_memory;
-  if (busy[device ? "above_device" : "above_link"] == Json(true))
-    warnings.push_back(bound_warning(stage.field, stage.bound, gbs.get<double>(),
-                                     busy[device ? "device_gbs" : "link_gbs"].get<double>()));
+  const HaloBoundFields f = bound_fields(stage.bound);
+  if (busy[f.above] == Json(true))
+    warnings.push_back(bound_warning(stage.field, stage.bound, gbs.get<double>(), busy[f.gbs].get<double>()));
   return busy;
 }
 

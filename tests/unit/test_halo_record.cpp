@@ -152,9 +152,9 @@ TEST(HaloRecord, RatesCopiesAndLaunches) {
 // hetprobe halo measures the link once per run (the copy engine's rate); a
 // pinned stage faster than it by more than kHaloLinkMargin is a timing error.
 TEST(HaloRecord, AStageAboveTheLinkIsATimingError) {
-  EXPECT_FALSE(above_link(1100.0, 1000.0));
-  EXPECT_TRUE(above_link(1100.5, 1000.0));
-  EXPECT_FALSE(above_link(5.0, 0.0));  // no link measured: nothing to hold to
+  EXPECT_FALSE(above_bound(1100.0, 1000.0));
+  EXPECT_TRUE(above_bound(1100.5, 1000.0));
+  EXPECT_FALSE(above_bound(5.0, 0.0));  // no link measured: nothing to hold to
   HaloConfig config;
   HaloRun r = run(HaloStaging::pinned);
   EXPECT_TRUE(halo_record(r, layout(), config, {})["pack_busy"]["link_gbs"].is_null());  // no copy engine
