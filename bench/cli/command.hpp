@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,7 @@ Json devices_report();
 void add_bind_option(CLI::App* command, std::string& bind);
 void add_device_option(CLI::App* command, std::string& device);
 // --gpu; a negative default means the rank's node-local device.
-void add_gpu_option(CLI::App* command, int& gpu);
+void add_gpu_option(CLI::App* command, std::optional<int>& gpu);
 void add_out_option(CLI::App* command, std::string& out, const std::string& help);
 void add_clock_option(CLI::App* command, std::string& clock);
 void add_quiet_flag(CLI::App* command, bool& quiet);

@@ -26,14 +26,12 @@ void add_device_option(CLI::App* command, std::string& device) {
       ->capture_default_str();
 }
 
-void add_gpu_option(CLI::App* command, int& gpu) {
-  const bool per_rank = gpu < 0;
-  CLI::Option* option = command->add_option(
-      "--gpu", gpu,
-      std::string("Device ordinal within the backend") +
-          (per_rank ? " (default: the rank's node-local index, round robin over the node's devices)" : ""));
-  option->check(integer_in(0, kMaxDeviceOrdinal));
-  if (!per_rank) option->capture_default_str();
+void add_gpu_option(CLI::App* command, std::optional<int>& gpu) {
+  command
+      ->add_option("--gpu", gpu,
+                   "Device ordinal within the backend (default: the rank's node-local index, round robin over the "
+                   "node's devices)")
+      ->check(integer_in(0, kMaxDeviceOrdinal));
 }
 
 void add_out_option(CLI::App* command, std::string& out, const std::string& help) {

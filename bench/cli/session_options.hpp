@@ -3,13 +3,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 namespace hetprobe::cli {
 
 struct SessionOptions {
   std::string device = "auto";
-  int gpu = -1;  // -1: the node-local rank's device
+  std::optional<int> gpu;  // none: the node-local rank's device
   std::string out;
   std::string clock = "auto";
   std::string bind = "near-gpu";

@@ -11,7 +11,7 @@ namespace {
 // --gpu if given, else the node-local rank's device, wrapping round when
 // ranks outnumber devices.
 std::unique_ptr<Device> open_rank_device(const PlacementOptions& o, int local_rank, std::string& why) {
-  if (o.gpu >= 0) return open_device(o.backend, o.gpu, &why);
+  if (o.gpu) return open_device(o.backend, *o.gpu, &why);
   auto first = open_device(o.backend, 0, &why);
   if (local_rank == 0) return first;
   const std::string backend = first->info().backend;

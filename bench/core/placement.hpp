@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bench/core/mpi_context.hpp"
@@ -17,7 +18,7 @@ namespace hetprobe {
 
 struct PlacementOptions {
   std::string backend = "auto";
-  int gpu = -1;                   // -1: node-local rank modulo the node's devices
+  std::optional<int> gpu;         // none: node-local rank modulo the node's devices
   std::string bind = "near-gpu";  // near-gpu, far-gpu, none, or a cpu list like 0-7,16
 };
 

@@ -32,6 +32,7 @@
 #include "bench/core/rounds.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/payload.hpp"
+#include "probes/load/load_names.hpp"
 #include "probes/writer/writer_engine.hpp"
 
 namespace hetprobe {
@@ -51,7 +52,8 @@ constexpr std::uint64_t kReceiverEpochBit = 1ull << 20;  // the payload keeps 21
 // A point's loads on this rank: one task per GPU, rates resolved.
 struct PointLoads {
   std::vector<LoadTask> tasks;
-  Json info = nullptr;  // per GPU: placement, shape, full and target rates; then what it did
+  std::vector<LoadEngineKind> engines;  // per GPU
+  Json info = nullptr;                  // per GPU: placement, shape, full and target rates; then what it did
 };
 
 // The host threads a load runs beside its GPU work, with the CPUs they may
@@ -60,8 +62,9 @@ struct PointLoads {
 Json host_threads_json(const LoadShape& shape, const Json& helper_cpus) {
   Json list = Json::array();
   const Json cpus = helper_cpus.is_string() ? helper_cpus : Json("any");
-  if (shape.engine == "copy engine") list.push_back({{"role", "copy feeder"}, {"count", 1}, {"cpus", cpus}});
-  else if (shape.engine == "host threads")
+  if (shape.engine == LoadEngineKind::copy_engine)
+    list.push_back({{"role", "copy feeder"}, {"count", 1}, {"cpus", cpus}});
+  else if (shape.engine == LoadEngineKind::host_threads)
     list.push_back({{"role", "load workers"}, {"count", shape.workers + 1}, {"cpus", cpus}});
   return list;
 }
@@ -146,7 +149,7 @@ class PointRunner {
       const LoadShape s = g.engine->shape(t.kind, t.access, t.target_bytes);
       Json d = own ? g.own_placement : g.placement;
       d["target_bytes"] = t.target_bytes;
-      d["shape"] = {{"engine", s.engine},
+      d["shape"] = {{"engine", kLoadEngineKindNames.name(s.engine)},
                     {"blocks", s.blocks},
                     {"threads_per_block", s.threads_per_block},
                     {"workers", s.workers},
@@ -157,6 +160,7 @@ class PointRunner {
       d[kVisits] = Json::array();
       p.info.push_back(d);
       p.tasks.push_back(t);
+      p.engines.push_back(s.engine);
     }
     return p;
   }
@@ -274,7 +278,7 @@ class PointRunner {
       const double seconds = static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / gpu.device->info().timer_hz;
       // The load's own traffic: stamps written and flags read over the link
       // (the copy engine's feeder stamps from the host: two kernel stamps a visit).
-      const bool stamps_over_link = loads.info[g]["shape"]["engine"] != "copy engine";
+      const bool stamps_over_link = loads.engines[g] != LoadEngineKind::copy_engine;
       const std::uint64_t control = (stamps_over_link ? o.stamps : 2) * kStampBytes +
                                     o.control_reads * kControlReadBytes;
       loads.info[g][kVisits].push_back(Json{{"workers_started", o.workers_started},

@@ -34,9 +34,13 @@ struct LoadTask {
   std::vector<int> helper_cpus;     // where the engine's host threads run (OS indexes); empty: anywhere
 };
 
+// What moves a load's bytes: the device's threads, its copy engine, or the
+// host backend's threads (named in records by kLoadEngineKindNames).
+enum class LoadEngineKind { kernel, copy_engine, host_threads };
+
 // How a kind runs on this engine.
 struct LoadShape {
-  std::string engine;  // "kernel", "copy engine" or "host threads"
+  LoadEngineKind engine = LoadEngineKind::kernel;
   int blocks = 0, threads_per_block = 0;
   long long workers = 0;          // units that move data (warps, threads, 1 copy stream)
   std::uint64_t chunk_bytes = 0;  // a worker's bytes between progress updates (copies: one copy)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/enum_table.hpp"
+#include "probes/load/load_engine.hpp"
 #include "probes/load/load_protocol.hpp"
 
 namespace hetprobe {
@@ -15,5 +16,12 @@ inline constexpr EnumTable<LoadKind, 6> kLoadKindNames{"load kind",
                                                          {LoadKind::copy_d2h, "copy-d2h"},
                                                          {LoadKind::copy_h2d, "copy-h2d"},
                                                          {LoadKind::none, "none", EnumUse::named_only}}}};
+
+// Printed only: the engine is the device's choice for a kind, never an option.
+inline constexpr EnumTable<LoadEngineKind, 3>
+    kLoadEngineKindNames{"load engine",
+                         {{{LoadEngineKind::kernel, "kernel", EnumUse::internal},
+                           {LoadEngineKind::copy_engine, "copy engine", EnumUse::internal},
+                           {LoadEngineKind::host_threads, "host threads", EnumUse::internal}}}};
 
 }  // namespace hetprobe

@@ -100,7 +100,7 @@ TEST_P(LoadTest, MovesBytesOnlyInItsRegion) {
   EXPECT_GE(o.stamps, 2u);
   // Its own traffic is counted: a reporter reads the host's flags (2 a look);
   // the copy engine's feeder reads them in host memory, from the host.
-  if (shape.engine == "copy engine") EXPECT_EQ(o.control_reads, 0u);
+  if (shape.engine == LoadEngineKind::copy_engine) EXPECT_EQ(o.control_reads, 0u);
   else EXPECT_GE(o.control_reads, 2u);
   EXPECT_LE(o.t_start_ticks, o.t_ready_ticks);
   EXPECT_LE(o.t_ready_ticks, o.t_end_ticks);

@@ -13,8 +13,16 @@
 //   are two: hetprobe halo's two ranks unpack at the same time, and GPUs
 //   reading host memory at once share it.
 // - "fresh": the same stage, its messages written by the CPU just before each
-//   launch, as MPI writes what hetprobe's unpack reads.
+//   launch (a memset of the whole stage).
+// - "received": the same stage, received with MPI just before each launch,
+//   as hetprobe halo's baseline does: two ranks (mpirun -np 2, a GPU each
+//   where there are two) each send 6 faces to the other (MPI_Isend and
+//   MPI_Irecv between pinned buffers, MPI_Waitall), then unpack what they
+//   received. This is hetprobe's condition: the GPU reads lines MPI has just
+//   written, which the CPU's caches may still hold, as "fresh" shows.
+// Modes but "received" run on rank 0 alone while the other rank waits.
 #include <cuda_runtime.h>
+#include <mpi.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -54,12 +62,14 @@ double median(std::vector<double> v) {
 // One GPU's buffers: its own pinned host memory (where its unpack reads), its
 // device memory, the blocks' first units and their stamps.
 struct Gpu {
+  int ordinal = 0;
   unsigned char* host = nullptr;  // `in` as the CPU sees it
   ulonglong2 *in = nullptr, *out = nullptr;
   unsigned long long *first = nullptr, *stamps = nullptr;
 };
 
 bool setup(int ordinal, unsigned long long most, Gpu& g) {
+  g.ordinal = ordinal;
   return cudaSetDevice(ordinal) == cudaSuccess &&
          cudaHostAlloc(reinterpret_cast<void**>(&g.host), most, cudaHostAllocMapped) == cudaSuccess &&
          cudaHostGetDevicePointer(reinterpret_cast<void**>(&g.in), g.host, 0) == cudaSuccess &&
@@ -68,15 +78,32 @@ bool setup(int ordinal, unsigned long long most, Gpu& g) {
          cudaMallocManaged(reinterpret_cast<void**>(&g.stamps), 2 * 8192 * sizeof(unsigned long long)) == cudaSuccess;
 }
 
+// hetprobe halo's baseline exchange with rank ^ 1: every receive (into
+// `receive`) and send (from `send`) posted, then waited for.
+void exchange(int rank, unsigned char* receive, const unsigned char* send, int messages, unsigned long long bytes) {
+  std::vector<MPI_Request> requests(2 * messages);
+  for (int m = 0; m < messages; ++m) {
+    MPI_Irecv(receive + m * bytes, static_cast<int>(bytes), MPI_BYTE, rank ^ 1, m, MPI_COMM_WORLD, &requests[m]);
+    MPI_Isend(send + m * bytes, static_cast<int>(bytes), MPI_BYTE, rank ^ 1, m, MPI_COMM_WORLD,
+              &requests[messages + m]);
+  }
+  MPI_Waitall(2 * messages, requests.data(), MPI_STATUSES_IGNORE);
+}
+
 // Units of 16 B; `messages` of `bytes` each, cut into `part` bytes (0: a
 // message's bytes over `blocks_per_message` blocks), unpacked by each of
 // `gpus` at once (hetprobe halo's ranks unpack at the same time); timed on
 // the first. Mode "fresh": the CPU writes the messages just before each
-// launch (untimed), as MPI does to hetprobe's receive buffers: the GPU then
-// reads lines the CPU's caches hold. Prints one line.
+// launch (untimed): the GPU then reads lines the CPU's caches hold. Mode
+// "received": this rank and its partner exchange the messages with MPI just
+// before each launch (untimed; `send` holds this rank's). Prints one line on
+// rank 0.
 bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long long bytes, unsigned long long part,
-         int blocks_per_message) {
+         int blocks_per_message, const unsigned char* send = nullptr) {
   const bool fresh = std::strcmp(mode, "fresh") == 0;
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   constexpr int reps = 50, threads = 128;
   const unsigned long long units = bytes / 16;
   std::vector<int> message_of;
@@ -90,16 +117,22 @@ bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long l
   }
   for (Gpu& g : gpus) g.first[blocks] = messages * units;
   std::vector<double> stage_ns, message_gbs;
+  if (gpus.empty()) {  // received on one GPU: rank 1 exchanges only, into a buffer of its own
+    std::vector<unsigned char> own(messages * bytes);
+    for (int r = 0; r < reps; ++r) exchange(rank, own.data(), send, messages, bytes);
+    return true;
+  }
   const unsigned long long* stamps = gpus[0].stamps;
   for (int r = 0; r < reps; ++r) {
     if (fresh)
       for (Gpu& g : gpus) std::memset(g.host, r + 1, messages * bytes);
-    for (std::size_t d = 0; d < gpus.size(); ++d) {
-      cudaSetDevice(static_cast<int>(d));
-      unpack<<<blocks, threads>>>(gpus[d].in, gpus[d].out, gpus[d].first, gpus[d].stamps);
+    if (send) exchange(rank, gpus[0].host, send, messages, bytes);
+    for (Gpu& g : gpus) {
+      cudaSetDevice(g.ordinal);
+      unpack<<<blocks, threads>>>(g.in, g.out, g.first, g.stamps);
     }
-    for (std::size_t d = 0; d < gpus.size(); ++d)
-      if (cudaSetDevice(static_cast<int>(d)) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) return false;
+    for (Gpu& g : gpus)
+      if (cudaSetDevice(g.ordinal) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) return false;
     unsigned long long begin = ~0ull, end = 0;
     std::vector<unsigned long long> m_begin(messages, ~0ull), m_end(messages, 0);
     for (int b = 0; b < blocks; ++b) {
@@ -111,32 +144,55 @@ bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long l
     for (int m = 0; m < messages; ++m) message_gbs.push_back(bytes / static_cast<double>(m_end[m] - m_begin[m]));
   }
   const double ns = median(stage_ns);
+  if (rank != 0) return true;
+  int count = 1;
+  cudaGetDeviceCount(&count);
+  const std::size_t at_once = send ? std::min(ranks, count) : gpus.size();  // received: a GPU a rank, if there are two
   std::printf(
-      "bare unpack %-5s %d x %7llu B, parts %6llu B, %4d blocks x %d threads, %zu GPU(s) at once: median "
+      "bare unpack %-8s %d x %7llu B, parts %6llu B, %4d blocks x %d threads, %zu GPU(s) at once: median "
       "%9.1f ns, %6.2f GB/s; a message %6.2f GB/s (%d launches)\n",
       mode, messages, bytes, part ? part : (bytes + blocks_per_message - 1) / blocks_per_message, blocks, threads,
-      gpus.size(), ns, messages * bytes / ns, median(message_gbs), reps);
+      at_once, ns, messages * bytes / ns, median(message_gbs), reps);
   return true;
 }
 
-int main() {
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   constexpr int faces = 6;
   const unsigned long long most = faces * 960000ull;
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) return 1;
-  std::vector<Gpu> all(std::min(count, 2));  // a halo run of two ranks: two GPUs at once
-  for (std::size_t d = 0; d < all.size(); ++d)
-    if (!setup(static_cast<int>(d), most, all[d])) return 1;
-  std::vector<Gpu> alone(all.begin(), all.begin() + 1);
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) MPI_Abort(MPI_COMM_WORLD, 1);
   bool ok = true;
-  for (unsigned long long bytes : {60000ull, 240000ull, 960000ull}) {
-    for (int blocks : {1, 8, 32, 128}) ok = ok && run("one", alone, 1, bytes, 0, blocks);
-    for (unsigned long long part : {65536ull, 32768ull, 16384ull}) {
-      for (const char* mode : {"stage", "fresh"}) {
-        ok = ok && run(mode, alone, faces, bytes, part, 0);
-        if (all.size() > 1) ok = ok && run(mode, all, faces, bytes, part, 0);
+  if (rank == 0) {
+    std::vector<Gpu> all(std::min(count, 2));  // a halo run of two ranks: two GPUs at once
+    for (std::size_t d = 0; d < all.size(); ++d)
+      if (!setup(static_cast<int>(d), most, all[d])) MPI_Abort(MPI_COMM_WORLD, 1);
+    std::vector<Gpu> alone(all.begin(), all.begin() + 1);
+    for (unsigned long long bytes : {60000ull, 240000ull, 960000ull}) {
+      for (int blocks : {1, 8, 32, 128}) ok = ok && run("one", alone, 1, bytes, 0, blocks);
+      for (unsigned long long part : {65536ull, 32768ull, 16384ull}) {
+        for (const char* mode : {"stage", "fresh"}) {
+          ok = ok && run(mode, alone, faces, bytes, part, 0);
+          if (all.size() > 1) ok = ok && run(mode, all, faces, bytes, part, 0);
+        }
       }
     }
   }
+  MPI_Bcast(&ok, 1, MPI_CXX_BOOL, 0, MPI_COMM_WORLD);
+  // Each rank unpacks on its own GPU, as hetprobe halo's ranks do. On one GPU,
+  // rank 1 only exchanges: two processes' kernels on one GPU take turns.
+  if (ranks == 2 && ok) {
+    std::vector<Gpu> mine(rank < count ? 1 : 0);
+    unsigned char* send = nullptr;
+    ok = (mine.empty() || setup(rank, most, mine[0])) &&
+         cudaHostAlloc(reinterpret_cast<void**>(&send), most, 0) == cudaSuccess;
+    if (ok) std::memset(send, rank + 1, most);
+    for (unsigned long long bytes : {60000ull, 240000ull, 960000ull})
+      ok = ok && run("received", mine, faces, bytes, 65536, 0, send);
+  }
+  MPI_Finalize();
   return ok ? 0 : 1;
 }

@@ -4,9 +4,10 @@ isend waitall pinned 128t setup with parts auto, beside the lines of bare-unpack
 many GPUs at once as the halo run had ranks (they unpack at the same time; at most the bare program's). The
 stage's rate (unpack_busy: the long faces' bytes over the time any of them moved) is compared where the
 faces are long (64 KiB or more); otherwise a face's own median rate against the bare program's.
-Judged against the bare stage of untouched host memory ("stage"); the stage whose messages the CPU wrote just
-before each launch ("fresh": the GPU then reads lines the CPU's caches hold) is shown beside it. hetprobe's
-unpack reads what MPI wrote tens of microseconds earlier, so it lies between the two.
+Judged against the bare stage received with MPI just before each launch ("received"), hetprobe's condition:
+the GPU reads lines MPI has just written. Shown beside it, the bounds of that condition: the stage of
+untouched host memory ("stage") and the stage the CPU wrote whole just before ("fresh": the GPU then reads
+lines the CPU's caches hold).
 usage: compare_unpack.py BARE_UNPACK.txt HALO.jsonl
 
 Close: within 10% of the bare program's. Exit 1 when a cube is not close or has no bare line or record
@@ -22,14 +23,14 @@ from checks import BadInput, present, read_jsonl
 RELATIVE = 0.10
 SETUP = "baseline isend waitall pinned 128t"
 LINE = re.compile(
-    r"bare unpack (stage|fresh)\s+(\d+) x\s+(\d+) B, parts\s+(\d+) B,\s+(\d+) blocks x (\d+) threads, "
+    r"bare unpack (stage|fresh|received)\s+(\d+) x\s+(\d+) B, parts\s+(\d+) B,\s+(\d+) blocks x (\d+) threads, "
     r"(\d+) GPU\(s\) at once: median\s+([\d.]+) ns,\s+([\d.]+) GB/s; a message\s+([\d.]+) GB/s"
 )
 
 
 def bare_stages(path: Path) -> dict:
     """{(mode, face bytes, part bytes, GPUs at once): (stage GB/s, a message's GB/s)} of the bare program's stage
-    lines (mode "stage", or "fresh": the messages written by the CPU just before, as MPI writes hetprobe's)."""
+    lines (mode "stage", "fresh" or "received")."""
     out = {}
     for line in present(path).read_text().splitlines():
         if m := LINE.search(line):
@@ -72,27 +73,26 @@ def main(argv: list[str]) -> int:
         return 1
     gpus = min(ranks, max((k[3] for k in bare), default=1))
     print(f"hetprobe halo of {ranks} rank(s); the bare program on {gpus} GPU(s) at once")
-    print("| cube | face B | part B | compared | hetprobe GB/s | bare GB/s | hetprobe / bare | bare fresh GB/s |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| cube | face B | part B | compared | hetprobe GB/s | bare received GB/s | hetprobe / bare "
+        "| bare untouched GB/s | bare fresh GB/s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     problems = []
     for cube, (face, part, stage, own) in sorted(mine.items()):
         # The bare program cuts a face smaller than its part into one block, as hetprobe does.
         lines = {
             mode: bare.get((mode, face, part, gpus)) or bare.get((mode, face, max(part, 65536), gpus))
-            for mode in ("stage", "fresh")
+            for mode in ("received", "stage", "fresh")
         }
-        line, fresh = lines["stage"], lines["fresh"]
-        if line is None:
-            problems.append(f"cube {cube}: no bare stage line of {face} B faces in parts of {part} B")
+        if lines["received"] is None:
+            problems.append(f"cube {cube}: no bare received line of {face} B faces in parts of {part} B")
             continue
-        what, h, b, f = (
-            ("stage", stage, line[0], fresh and fresh[0])
-            if stage is not None
-            else ("a face", own, line[1], fresh and fresh[1])
-        )
+        what, h, pick = ("stage", stage, 0) if stage is not None else ("a face", own, 1)
+        b = lines["received"][pick]
+        shown = ["-" if lines[mode] is None else f"{lines[mode][pick]:.2f}" for mode in ("stage", "fresh")]
         ratio = h / b
-        shown = "-" if f is None else f"{f:.2f}"
-        print(f"| {cube} | {face} | {part} | {what} | {h:.2f} | {b:.2f} | {ratio:.3f} | {shown} |")
+        print(f"| {cube} | {face} | {part} | {what} | {h:.2f} | {b:.2f} | {ratio:.3f} | {shown[0]} | {shown[1]} |")
         if abs(ratio - 1) > RELATIVE:
             problems.append(f"cube {cube}: {what} {h:.2f} GB/s against the bare program's {b:.2f} ({ratio:.3f})")
     print()

@@ -116,11 +116,11 @@ class GpuLoadEngine final : public LoadEngine {
   }
 
   LoadShape shape(LoadKind kind, Access access, std::uint64_t target_bytes) const override {
-    if (!load_uses_threads(kind)) return {"copy engine", 0, 0, 1, copy_chunk(0, target_bytes)};
+    if (!load_uses_threads(kind)) return {LoadEngineKind::copy_engine, 0, 0, 1, copy_chunk(0, target_bytes)};
     const int blocks = access == Access::stream ? 1 : stacked_blocks_;
     // A poll chunk is one poll per lane: a grid's polls of one word can each take milliseconds.
     const std::uint64_t chunk = kind == LoadKind::poll ? 8 * kWarp : kKernelChunkBytes;
-    return {"kernel", blocks, threads_, static_cast<long long>(blocks) * (threads_ / kWarp) - 1, chunk};
+    return {LoadEngineKind::kernel, blocks, threads_, static_cast<long long>(blocks) * (threads_ / kWarp) - 1, chunk};
   }
 
   void start(const LoadTask& task) override {

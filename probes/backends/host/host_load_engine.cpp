@@ -98,7 +98,7 @@ class HostLoadEngine final : public LoadEngine {
     const int n = kind == LoadKind::copy_d2h || kind == LoadKind::copy_h2d || access == Access::stream
                       ? 1
                       : std::max(1, cores - 1);
-    return {"host threads", n, 1, n, kChunkBytes};
+    return {LoadEngineKind::host_threads, n, 1, n, kChunkBytes};
   }
 
   void start(const LoadTask& task) override {
