@@ -18,7 +18,8 @@
 //   as hetprobe halo's baseline does: two ranks (mpirun -np 2, a GPU each
 //   where there are two) each send 6 faces to the other (MPI_Isend and
 //   MPI_Irecv between pinned buffers, MPI_Waitall), then unpack what they
-//   received. This is hetprobe's condition: the GPU reads lines MPI has just
+//   received; one rank sends them to itself (tests/gpu/halo_parts.sh's
+//   layout). This is hetprobe's condition: the GPU reads lines MPI has just
 //   written, which the CPU's caches may still hold, as "fresh" shows.
 // Modes but "received" run on rank 0 alone while the other rank waits.
 #include <cuda_runtime.h>
@@ -78,14 +79,13 @@ bool setup(int ordinal, unsigned long long most, Gpu& g) {
          cudaMallocManaged(reinterpret_cast<void**>(&g.stamps), 2 * 8192 * sizeof(unsigned long long)) == cudaSuccess;
 }
 
-// hetprobe halo's baseline exchange with rank ^ 1: every receive (into
+// hetprobe halo's baseline exchange with `peer`: every receive (into
 // `receive`) and send (from `send`) posted, then waited for.
-void exchange(int rank, unsigned char* receive, const unsigned char* send, int messages, unsigned long long bytes) {
+void exchange(int peer, unsigned char* receive, const unsigned char* send, int messages, unsigned long long bytes) {
   std::vector<MPI_Request> requests(2 * messages);
   for (int m = 0; m < messages; ++m) {
-    MPI_Irecv(receive + m * bytes, static_cast<int>(bytes), MPI_BYTE, rank ^ 1, m, MPI_COMM_WORLD, &requests[m]);
-    MPI_Isend(send + m * bytes, static_cast<int>(bytes), MPI_BYTE, rank ^ 1, m, MPI_COMM_WORLD,
-              &requests[messages + m]);
+    MPI_Irecv(receive + m * bytes, static_cast<int>(bytes), MPI_BYTE, peer, m, MPI_COMM_WORLD, &requests[m]);
+    MPI_Isend(send + m * bytes, static_cast<int>(bytes), MPI_BYTE, peer, m, MPI_COMM_WORLD, &requests[messages + m]);
   }
   MPI_Waitall(2 * messages, requests.data(), MPI_STATUSES_IGNORE);
 }
@@ -104,6 +104,7 @@ bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long l
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int peer = ranks == 2 ? rank ^ 1 : rank;
   constexpr int reps = 50, threads = 128;
   const unsigned long long units = bytes / 16;
   std::vector<int> message_of;
@@ -119,14 +120,14 @@ bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long l
   std::vector<double> stage_ns, message_gbs;
   if (gpus.empty()) {  // received on one GPU: rank 1 exchanges only, into a buffer of its own
     std::vector<unsigned char> own(messages * bytes);
-    for (int r = 0; r < reps; ++r) exchange(rank, own.data(), send, messages, bytes);
+    for (int r = 0; r < reps; ++r) exchange(peer, own.data(), send, messages, bytes);
     return true;
   }
   const unsigned long long* stamps = gpus[0].stamps;
   for (int r = 0; r < reps; ++r) {
     if (fresh)
       for (Gpu& g : gpus) std::memset(g.host, r + 1, messages * bytes);
-    if (send) exchange(rank, gpus[0].host, send, messages, bytes);
+    if (send) exchange(peer, gpus[0].host, send, messages, bytes);
     for (Gpu& g : gpus) {
       cudaSetDevice(g.ordinal);
       unpack<<<blocks, threads>>>(g.in, g.out, g.first, g.stamps);
@@ -184,14 +185,15 @@ int main(int argc, char** argv) {
   MPI_Bcast(&ok, 1, MPI_CXX_BOOL, 0, MPI_COMM_WORLD);
   // Each rank unpacks on its own GPU, as hetprobe halo's ranks do. On one GPU,
   // rank 1 only exchanges: two processes' kernels on one GPU take turns.
-  if (ranks == 2 && ok) {
+  if (ranks <= 2 && ok) {
     std::vector<Gpu> mine(rank < count ? 1 : 0);
     unsigned char* send = nullptr;
     ok = (mine.empty() || setup(rank, most, mine[0])) &&
          cudaHostAlloc(reinterpret_cast<void**>(&send), most, 0) == cudaSuccess;
     if (ok) std::memset(send, rank + 1, most);
     for (unsigned long long bytes : {60000ull, 240000ull, 960000ull})
-      ok = ok && run("received", mine, faces, bytes, 65536, 0, send);
+      for (unsigned long long part : {65536ull, 32768ull, 16384ull})
+        ok = ok && run("received", mine, faces, bytes, part, 0, send);
   }
   MPI_Finalize();
   return ok ? 0 : 1;

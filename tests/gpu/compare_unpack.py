@@ -48,8 +48,9 @@ def hetprobe_unpacks(path: Path) -> tuple[dict, int]:
                 ranks.add(r.get("rank", 0))
             if r.get("record") != "halo" or r.get("rank", 0) != 0 or r.get("setup") != SETUP:
                 continue
-            faces = [m for m in r["unpack"] if m["kind"] == "face"]
-            face = max(m["bytes"] for m in faces)
+            # A layout file's messages have no kind: its largest are the faces.
+            face = max(m["bytes"] for m in r["unpack"])
+            faces = [m for m in r["unpack"] if m["kind"] in ("face", "message")]
             part = r["unpack_launch"]["parts"]
             stage = (r.get("unpack_busy") or {}).get("gbs_median")
             own = statistics.median(m["unpack_gbs_median"] for m in faces if m["bytes"] == face)
@@ -81,10 +82,8 @@ def main(argv: list[str]) -> int:
     problems = []
     for cube, (face, part, stage, own) in sorted(mine.items()):
         # The bare program cuts a face smaller than its part into one block, as hetprobe does.
-        lines = {
-            mode: bare.get((mode, face, part, gpus)) or bare.get((mode, face, max(part, 65536), gpus))
-            for mode in ("received", "stage", "fresh")
-        }
+        key_part = part if part < face else max(part, 65536)
+        lines = {mode: bare.get((mode, face, key_part, gpus)) for mode in ("received", "stage", "fresh")}
         if lines["received"] is None:
             problems.append(f"cube {cube}: no bare received line of {face} B faces in parts of {part} B")
             continue

@@ -37,7 +37,8 @@ expect device-tests 0 -- "$build/tests/hetprobe_device_tests" \
 
 if [[ -x $build/tests/gpu/bare_unpack ]]; then  # built with the CUDA backend (tests/gpu/CMakeLists.txt)
   step "the bare unpack reference (tests/gpu/bare_unpack.cu)"
-  expect bare-unpack 0 -- "$build/tests/gpu/bare_unpack" | tee "$results/bare-unpack.txt"
+  # Two ranks: the "received" stage is exchanged with MPI as hetprobe halo's baseline does.
+  expect bare-unpack 0 -- mpirun -np 2 "$build/tests/gpu/bare_unpack" | tee "$results/bare-unpack.txt"
 fi
 
 step "GPU write and read rates of pinned memory, each GPU in turn"

@@ -7,12 +7,15 @@
 # rate (its long messages' bytes over the time any of them moved) against
 # `hetprobe bandwidth`'s plain kernels (tests/gpu/halo_rates.py): what
 # tests/gpu/halo.sh holds to 70% on two GPUs, checked where one GPU is lent.
+# Then each cube's unpack against the bare program's stage received from
+# itself with MPI (tests/gpu/compare_unpack.py).
 # Expects: --device auto a GPU; the bare reference, bandwidth and each cube's
 # halo run exit 0 with their results written; no setup with parts auto under
-# 70% (halo_rates.py exit 0, per cube). Exit 1 when an expectation fails, naming each.
+# 70% (halo_rates.py exit 0, per cube); each cube's unpack within 10% of the
+# bare program's (compare_unpack.py exit 0). Exit 1 when an expectation fails, naming each.
 #   tests/gpu/halo_parts.sh [more halo options]
 # Results: $RESULTS_DIR (default build-gpu/halo-parts): bare-unpack.txt, bandwidth.{txt,jsonl},
-# self-CUBE.{layout,txt,jsonl}, rates-CUBE.txt. HALO_PARTS_CUBES: the cubes (default 400 800).
+# self-CUBE.{layout,txt,jsonl}, rates-CUBE.txt, unpack-CUBE.txt. HALO_PARTS_CUBES: the cubes (default 400 800).
 set -euo pipefail
 default_results=halo-parts
 # shellcheck source=common.sh
@@ -22,7 +25,7 @@ expect_gpus 1 "$hetprobe"
 
 if [[ -x $build/tests/gpu/bare_unpack ]]; then  # built with the CUDA backend (tests/gpu/CMakeLists.txt)
   step "the bare unpack reference (tests/gpu/bare_unpack.cu)"
-  expect bare-unpack 0 -- "$build/tests/gpu/bare_unpack" | tee "$results/bare-unpack.txt"
+  expect bare-unpack 0 -- mpirun -np 1 "$build/tests/gpu/bare_unpack" | tee "$results/bare-unpack.txt"
 fi
 
 step "GPU write and read rates of pinned memory"
@@ -45,5 +48,10 @@ for cube in ${HALO_PARTS_CUBES-400 800}; do
   expect "cube $cube: parts auto at 70% of bandwidth's rates" 0 --out "$results/rates-$cube.txt" -- \
     python3 "$root/tests/gpu/halo_rates.py" "$results/self-$cube.jsonl" "$results/bandwidth.jsonl"
   grep -E "^file|stage ratios|setups judged" "$results/rates-$cube.txt" || true
+  if [[ -s $results/bare-unpack.txt ]]; then
+    expect "cube $cube: unpack within 10% of the bare program" 0 --out "$results/unpack-$cube.txt" -- \
+      python3 "$root/tests/gpu/compare_unpack.py" "$results/bare-unpack.txt" "$results/self-$cube.jsonl"
+    grep -E "^\| [0-9]" "$results/unpack-$cube.txt" || true
+  fi
 done
 finish

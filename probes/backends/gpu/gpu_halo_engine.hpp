@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <string>
 #include <utility>
@@ -31,6 +32,7 @@ class GpuHaloEngine final : public HaloEngine {
       HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&p), kMaxMessages * sizeof(HaloPartState)));
       HP_CHECK(HP_RT(Memcpy)(p, fresh.data(), kMaxMessages * sizeof(HaloPartState), HP_RT(MemcpyHostToDevice)));
     }
+    for (HaloMessageArgs*& t : tables_) HP_CHECK(HP_RT(Malloc)(reinterpret_cast<void**>(&t), kTablesMax));
   }
   ~GpuHaloEngine() override {
     (void)HP_RT(SetDevice)(info_.ordinal);
@@ -41,6 +43,7 @@ class GpuHaloEngine final : public HaloEngine {
     }
     (void)HP_RT(Free)(grid_slot_);
     for (HaloPartState* p : parts_) (void)HP_RT(Free)(p);
+    for (HaloMessageArgs* t : tables_) (void)HP_RT(Free)(t);
   }
 
   HaloShape start(const HaloLaunch& launch) override {
@@ -82,6 +85,7 @@ class GpuHaloEngine final : public HaloEngine {
     args.part_size = halo_part_size(launch.parts, launch.host_messages, args.count,
                                     std::max(kHaloAutoPartMinBytes, round), std::max<std::uint64_t>(1, room));
     args.parts = args.part_size.is_bytes() ? parts_[pack ? 0 : 1] : nullptr;
+    args.messages = device_table(pack ? 0 : 1, launch.host_messages, args.count, s);
     const auto blocks = static_cast<unsigned>(halo_launch_teams(launch, launch.host_messages, args.part_size, room));
     if (pack) halo_pack_kernel<<<blocks, threads, table, s>>>(args);
     else halo_unpack_kernel<<<blocks, threads, table, s>>>(args);
@@ -99,6 +103,22 @@ class GpuHaloEngine final : public HaloEngine {
 
   gpu::Stream stream_of(HaloStage stage) const { return streams_[stage == HaloStage::unpack ? 1 : 0]; }
 
+  // The stage's message table in device memory, copied (on the stage's
+  // stream, before its kernel) only when it changed: a setup's table stays
+  // the same over its iterations. Read from pinned memory, every block's
+  // copy of it was a burst of PCIe reads at each launch, before its parts
+  // could start (a launch's parts started up to several us apart).
+  HaloMessageArgs* device_table(int i, const HaloMessageArgs* host, std::uint64_t count, gpu::Stream s) {
+    std::vector<HaloMessageArgs>& last = uploaded_[i];
+    const std::size_t bytes = count * sizeof(HaloMessageArgs);
+    if (last.size() != count || std::memcmp(last.data(), host, bytes) != 0) {
+      last.assign(host, host + count);
+      HP_CHECK(HP_RT(MemcpyAsync)(tables_[i], last.data(), bytes, HP_RT(MemcpyHostToDevice), s));
+      HP_CHECK(HP_RT(StreamSynchronize)(s));  // `last` is pageable: done before it can change
+    }
+    return tables_[i];
+  }
+
   // Co-resident blocks per SM of a halo kernel, asked once per shape: start
   // runs inside a timed iteration.
   int blocks_per_sm(const void* kernel, int threads, std::size_t shared_bytes) {
@@ -115,8 +135,10 @@ class GpuHaloEngine final : public HaloEngine {
   gpu::Stream streams_[2]{};                 // pack (and stacked), unpack
   unsigned long long* grid_slot_ = nullptr;  // notify-stacked's grid-wide broadcast word
   std::map<std::pair<const void*, std::pair<int, std::size_t>>, int> blocks_per_sm_;
-  HaloPartState* parts_[2]{};  // pack, unpack: kMaxMessages each (HaloPartState{}: the last part of each
-                               // message leaves it so for the next launch)
+  HaloPartState* parts_[2]{};                 // pack, unpack: kMaxMessages each (HaloPartState{}: the last part of each
+                                              // message leaves it so for the next launch)
+  HaloMessageArgs* tables_[2]{};              // pack, unpack: the message tables in device memory
+  std::vector<HaloMessageArgs> uploaded_[2];  // what tables_ hold
 };
 
 }  // namespace hetprobe::HETPROBE_BACKEND_NS
