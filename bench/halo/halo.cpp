@@ -37,8 +37,7 @@ std::vector<HaloSetup> HaloConfig::setups() const {
     for (HaloVariant v : variants)
       for (SendMode send : send_modes)
         for (HaloStaging staging : stagings)
-          for (PartSize part :
-               v == HaloVariant::notify_stacked ? std::vector<PartSize>{PartSize::automatic()} : parts) {
+          for (PartSize part : parts) {
             HaloSetup s{v, send, HaloReceiveWait::waitall, HaloSignal::channel, staging, threads, 0, part};
             if (v == HaloVariant::baseline)
               for (HaloReceiveWait w : receive_waits) out.push_back((s.receive_wait = w, s));
@@ -177,7 +176,9 @@ class Exchange {
   // Points pack and unpack at the pinned or the staging buffers and marks
   // the stacked variant's long messages.
   void configure(const HaloSetup& s) {
-    const bool stacked = s.variant == HaloVariant::notify_stacked, staged = s.staging == HaloStaging::memcpy;
+    // notify-stacked in parts: no message is the whole grid's.
+    const bool stacked = s.variant == HaloVariant::notify_stacked && s.parts.is_whole();
+    const bool staged = s.staging == HaloStaging::memcpy;
     for (std::size_t i = 0; i < l_.sends.size(); ++i) {
       std::byte* base = staged ? m_.staging.device() : m_.send.device();
       m_.pack_args[i].buffer = reinterpret_cast<unsigned char*>(base + m_.send_at[i]);
@@ -280,7 +281,10 @@ class Exchange {
     // cube 200 took 2 blocks; all at once, 30-34 GB/s, and the cube-200
     // iteration took 170-223 us instead of 284-300 (two H100s, three
     // alternating launches each, notebooks/data/halo-delivery/).
-    if (which == HaloStage::stacked) l.unpack = args(s, false, iteration);
+    if (which == HaloStage::stacked) {
+      l.unpack = args(s, false, iteration);
+      l.host_unpack_messages = m_.unpack_args;
+    }
     l.timeout_s = c_.timeout_s;
     l.poll_pause_ns = static_cast<double>(s.poll_pause_ns);
     l.threads_per_block = s.threads_per_block;
@@ -506,7 +510,8 @@ std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, std
     runs.back().launch = shapes[k];
     runs.back().unpack_launch = unpack_shapes[k];
     runs.back().link = link;
-    runs.back().long_bytes = setups[k].variant == HaloVariant::notify_stacked ? exchange.long_bytes() : 0;
+    const bool grid_form = setups[k].variant == HaloVariant::notify_stacked && setups[k].parts.is_whole();
+    runs.back().long_bytes = grid_form ? exchange.long_bytes() : 0;
   }
   return runs;
 }

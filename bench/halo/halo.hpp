@@ -10,9 +10,11 @@
 //                    receive completes (MPI_Testany), sets its unpack-ready
 //                    flag (phase B);
 //   notify-stacked:  one persistent cooperative kernel of every co-resident
-//                    block: long messages packed (and unpacked) by the whole
-//                    grid one after the other, short ones by one block each;
-//                    the same CPU phases.
+//                    block: each block packs its parts of the messages, then
+//                    unpacks its parts as their flags come (with whole
+//                    messages, the paper's form: long messages packed and
+//                    unpacked by the whole grid one after the other, short
+//                    ones by one block each); the same CPU phases.
 // And the thesis's dimensions: blocking or non-blocking sends; the baseline's
 // receives by MPI_Waitall or an MPI_Testany loop; how the device says a message
 // is packed (a flag per message: the per-block channel; or a single task queue
@@ -81,7 +83,7 @@ struct HaloSetup {
   HaloStaging staging = HaloStaging::pinned;
   int threads_per_block = 128;
   std::uint64_t poll_pause_ns = 0;  // notify variants only
-  PartSize parts;                   // pack and unpack teams (halo_engine.hpp); notify-stacked: unused
+  PartSize parts;                   // pack and unpack teams (halo_engine.hpp)
   // "notify-stream isend channel pinned 128t" (+ " pause 500ns", " whole" or
   // " part 32KiB": the parts' text form, when not auto): the key records and
   // tables use.
@@ -95,7 +97,7 @@ struct HaloConfig {
   std::vector<HaloSignal> signals{HaloSignal::channel};
   std::vector<HaloStaging> stagings{HaloStaging::pinned};
   std::vector<int> threads_per_block{128};
-  std::uint64_t long_bytes = 0;  // notify-stacked: messages this big use the whole grid; 0: half the largest
+  std::uint64_t long_bytes = 0;  // notify-stacked, whole: messages this big use the whole grid; 0: half the largest
   std::vector<std::uint64_t> poll_pause_ns{0};         // GPU unpack: pause between reads of its flag (notify variants)
   std::vector<PartSize> parts{PartSize::automatic()};  // baseline and notify-stream: bytes per block
   // Rounds: each visits every setup once, in a shuffled order (seeded:

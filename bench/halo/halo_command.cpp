@@ -235,10 +235,11 @@ void add_options(CLI::App* c, Options* o) {
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
   c->add_option("--parts", o->parts,
-                "baseline and notify-stream: bytes of a message each block packs or unpacks, a list (each a setup): "
+                "Bytes of a message each block packs or unpacks, a list (each a setup): "
                 "auto (64 KiB or threads x 64 B if more, doubled until pack and unpack fit on the GPU at once; "
                 "the parts of a stage's messages run at once), whole (one "
-                "block per message: Comb's fused kernels and the paper), or a size like 32KiB")
+                "block per message: Comb's fused kernels and the paper; notify-stacked: its long messages on the "
+                "whole grid, one after the other, as the paper), or a size like 32KiB")
       ->capture_default_str();
   c->add_option("--poll-pause", o->config.poll_pause_ns,
                 "notify variants: ns the GPU pauses between two reads of an "
@@ -251,7 +252,7 @@ void add_options(CLI::App* c, Options* o) {
                 "median iteration's alone), or none")
       ->capture_default_str();
   c->add_option("--long-bytes", o->long_bytes,
-                "notify-stacked: messages at least this big are packed and unpacked "
+                "notify-stacked with --parts whole: messages at least this big are packed and unpacked "
                 "by the whole grid; auto: half the largest message")
       ->capture_default_str();
   add_timeout_option(c, o->config.timeout_s);

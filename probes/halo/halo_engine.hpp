@@ -19,13 +19,17 @@ struct HaloLaunch {
                                                    // timeout_ticks, part_size and parts are set by the engine
   HaloArgs unpack{};                               // stacked only: the unpack
   const HaloMessageArgs* host_messages = nullptr;  // args.messages as the host sees them (the engine reads sizes)
-  double timeout_s = 30;                           // an unpack gives up waiting for its flag after this
-  double poll_pause_ns = 0;                        // GPU: pause between two reads of an unpack-ready flag
-  int threads_per_block = 128;                     // GPU block size (clamped to the device's maximum)
+  const HaloMessageArgs* host_unpack_messages = nullptr;  // stacked only: unpack.messages as the host sees them
+  double timeout_s = 30;                                  // an unpack gives up waiting for its flag after this
+  double poll_pause_ns = 0;                               // GPU: pause between two reads of an unpack-ready flag
+  int threads_per_block = 128;                            // GPU block size (clamped to the device's maximum)
   // pack and unpack: bytes per team; automatic: the engine's choice (enough
   // parts in flight for the link, as many as fit on the device at once);
   // whole: one team per message (Comb's fused kernels, the paper). A size is
-  // rounded up to a multiple of kHaloUnitBytes. Stacked: ignored.
+  // rounded up to a multiple of kHaloUnitBytes. Stacked: whole is the
+  // paper's form (long messages on the whole grid, one after the other);
+  // otherwise every team takes parts of the pack's messages, then of the
+  // unpack's, as notify-stream's two launches do, in one.
   PartSize parts = PartSize::automatic();
 };
 

@@ -338,7 +338,12 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
 }
 
 // notify-stacked (paper 002 Sec. 4.2): pack and unpack in one persistent
-// kernel. The long messages (whole_grid) are packed one after the other by
+// kernel. With parts (pack.part_size not whole), block b packs teams b,
+// b + blocks, ... of halo_part_of over the sends, then unpacks those of the
+// receives, each part as notify-stream's kernels do: the paper's grid spent a
+// grid barrier or more on each long message (cube 400's pinned stages at
+// 0.28-0.44 of the plain kernels on two H200s). Whole, the paper's form:
+// the long messages (whole_grid) are packed one after the other by
 // the whole grid, a grid barrier after each (inside halo_pack); the short ones
 // by one block each (block b takes the b-th, (b + blocks)-th, ... short one);
 // then each block unpacks its short receives as their flags come, and last
@@ -349,6 +354,19 @@ HETPROBE_HD inline void halo_stacked(Grid& grid, Block& block, std::uint64_t blo
                                      const HaloArgs& pack, const HaloMessageArgs* sends, const HaloArgs& unpack,
                                      const HaloMessageArgs* recvs, unsigned long long* block_slot,
                                      unsigned long long* grid_slot) {
+  if (!pack.part_size.is_whole()) {
+    for (std::uint64_t t = block_index;; t += blocks) {
+      const HaloPart p = halo_part_of(sends, pack.count, pack.part_size, t);
+      if (p.message >= pack.count) break;
+      halo_pack(block, pack, p.message, sends[p.message], p.part, p.parts);
+    }
+    for (std::uint64_t t = block_index;; t += blocks) {
+      const HaloPart p = halo_part_of(recvs, unpack.count, unpack.part_size, t);
+      if (p.message >= unpack.count) break;
+      halo_unpack(block, unpack, p.message, recvs[p.message], block_slot, p.part, p.parts);
+    }
+    return;
+  }
   // The grid's leader stamps, reads back and raises the flag after a long
   // message while the other blocks already write the next one: that message
   // starts when the barrier let them go, not when the leader comes to it.

@@ -81,7 +81,10 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     l.args = args(stage == HaloStage::unpack, iteration, with_flags);
     l.host_messages = messages_;
     l.parts = parts;
-    if (stage == HaloStage::stacked) l.unpack = args(true, iteration, with_flags);
+    if (stage == HaloStage::stacked) {
+      l.unpack = args(true, iteration, with_flags);
+      l.host_unpack_messages = messages_;
+    }
     l.timeout_s = timeout_s;
     return l;
   }
@@ -113,6 +116,23 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     HostSignalOps host;
     for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, iteration);
     engine_->join(HaloStage::unpack);
+  }
+
+  // A stacked launch started: every send-ready flag comes and its message is
+  // packed; no unpack ends before its flag; each unpacks intact once flagged.
+  void stacked_packs_waits_and_unpacks(std::uint64_t iteration) {
+    HostSignalOps host;
+    for (std::size_t m = 0; m < kBytes.size(); ++m)
+      spin_host([&] { return host.load_acquire(&flags_[m].value) >= iteration; }, 20, "send-ready flag");
+    for (std::size_t m = 0; m < kBytes.size(); ++m) expect_packed(m, iteration, host_buffer(m));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(host.load_acquire(&unpack_stamps()[m].status), 0u) << m;
+    for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, iteration);
+    engine_->join(HaloStage::stacked);
+    for (std::size_t m = 0; m < kBytes.size(); ++m) {
+      EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
+      EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << m;
+    }
   }
 
   std::unique_ptr<Device> device_;
@@ -204,29 +224,30 @@ TEST_P(HaloTest, PackAppendsEveryMessageToTheTaskQueueOncePerIteration) {
   }
 }
 
-// notify-stacked: the 60000 B message is the whole grid's, the others one
-// block's; one launch packs, waits for every unpack-ready flag and unpacks.
+// notify-stacked, the paper's form (--parts whole): the 60000 B message is
+// the whole grid's, the others one block's; one launch packs, waits for
+// every unpack-ready flag and unpacks.
 TEST_P(HaloTest, StackedPacksThenUnpacksWhenFlaggedWithLongMessagesOnTheWholeGrid) {
   messages_[2].whole_grid = 1;
-  const HaloShape shape = engine_->start(launch(HaloStage::stacked, 31, true));
+  const HaloShape shape = engine_->start(launch(HaloStage::stacked, 31, true, 20, PartSize::whole()));
   EXPECT_GE(shape.blocks, 1);
-  HostSignalOps host;
-  for (std::size_t m = 0; m < kBytes.size(); ++m)
-    spin_host([&] { return host.load_acquire(&flags_[m].value) >= 31; }, 20, "send-ready flag");
-  for (std::size_t m = 0; m < kBytes.size(); ++m) expect_packed(m, 31, host_buffer(m));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  for (std::size_t m = 0; m < kBytes.size(); ++m) EXPECT_EQ(host.load_acquire(&unpack_stamps()[m].status), 0u) << m;
-  for (std::size_t m = 0; m < kBytes.size(); ++m) host.store_release(&unpack_flags()[m].value, 31);
-  engine_->join(HaloStage::stacked);
-  for (std::size_t m = 0; m < kBytes.size(); ++m) {
-    EXPECT_EQ(unpack_stamps()[m].status, halo_status_ok) << m;
-    EXPECT_EQ(unpack_stamps()[m].mismatched_words, 0u) << m;
-  }
+  EXPECT_TRUE(shape.parts.is_whole());
+  stacked_packs_waits_and_unpacks(31);
+}
+
+// notify-stacked in parts: the 60000 B message in 16 KiB parts, packed and
+// unpacked by four teams, whole_grid ignored.
+TEST_P(HaloTest, StackedInPartsPacksThenUnpacksEveryPartWhenFlagged) {
+  messages_[2].whole_grid = 1;
+  const HaloShape shape = engine_->start(launch(HaloStage::stacked, 33, true, 20, PartSize::of(16384)));
+  EXPECT_EQ(shape.parts, PartSize::of(16384));
+  stacked_packs_waits_and_unpacks(33);
+  EXPECT_EQ(halo_region(2), std::vector<unsigned char>(host_buffer(2), host_buffer(2) + kBytes[2]));
 }
 
 TEST_P(HaloTest, StackedGivesUpWhenNoUnpackFlagComes) {
   messages_[2].whole_grid = 1;
-  engine_->start(launch(HaloStage::stacked, 41, true, 0.3));
+  engine_->start(launch(HaloStage::stacked, 41, true, 0.3, PartSize::whole()));
   engine_->join(HaloStage::stacked);
   for (std::size_t m = 0; m < kBytes.size(); ++m) {
     EXPECT_EQ(stamps_[m].status, halo_status_ok) << m;

@@ -50,7 +50,8 @@ def check(path, ranks: int, setups: int, iterations: int, layouts: int, messages
         assert r["setup"].startswith(r["variant"] + " " + r["send_mode"]) and r["launch"]["blocks"] >= 1
         assert "send" not in r and r["send_mode"] in records[0]["config"]["send_mode"], r["send_mode"]
         assert (r["variant"] == "baseline") == (r["signal"] is None)
-        assert (r["variant"] == "notify-stacked") == (r["stacked_long_bytes"] is not None)
+        grid_form = r["variant"] == "notify-stacked" and r["parts"] == "whole"  # the paper's: long ones on the grid
+        assert grid_form == (r["stacked_long_bytes"] is not None), (r["setup"], r["stacked_long_bytes"])
         memcpy = r["staging"] == "memcpy"
         tl = r["timeline"]
         kept = {"all": iterations, "median": 1, "none": 0}[tl["kept"]]
@@ -70,10 +71,10 @@ def check(path, ranks: int, setups: int, iterations: int, layouts: int, messages
             assert cp["total"] == it["total_ns"] and cp["last_send"] == max(it["send_ns"]), cp
             assert (cp["last_recv_copy_end"] is not None) == memcpy
         # Rates and copies per message; the launches and the parts asked for.
-        # auto resolves to a size; the stacked kernel takes whole messages (its long ones: the whole grid).
-        assert r["parts"] == "auto" and "part_bytes" not in r["launch"], r["launch"]
+        # auto resolves to a size, in every variant; whole stays whole.
+        assert r["parts"] in ("auto", "whole") and "part_bytes" not in r["launch"], r["launch"]
         parts = r["launch"]["parts"]
-        assert parts == "whole" if r["variant"] == "notify-stacked" else isinstance(parts, int) and parts >= 16, parts
+        assert parts == "whole" if r["parts"] == "whole" else isinstance(parts, int) and parts >= 16, parts
         assert (r["unpack_launch"] is None) == (r["variant"] == "notify-stacked")
         for m in r["pack"] + r["unpack"]:
             ns = m.get("pack_ns_median", m.get("unpack_ns_median"))

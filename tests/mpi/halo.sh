@@ -20,6 +20,7 @@ mpirun4[2]=4  # "mpirun -np 2 ..." -> 4 ranks: a 2x2x1 grid, self messages inclu
   --staging memcpy --timeline median --quiet --out "$work/grid.jsonl" >/dev/null
 check "$work/grid.jsonl" 4 3 3 1 26
 printf '# two messages each way\n0 1 1KiB\n1 0 1KiB\n0 1 13\n1 0 13\n' >"$work/layout.txt"
+# Whole messages too: notify-stacked's long ones (--long-bytes) on the whole grid, the paper's form.
 "${mpirun[@]}" "$HETPROBE" halo --device host --layout-file "$work/layout.txt" --rounds 1 --iterations 3 --warmup 1 --quiet \
-  --long-bytes 1KiB --timeline none --out "$work/file.jsonl" >/dev/null
-check "$work/file.jsonl" 2 3 3 1 2
+  --long-bytes 1KiB --parts auto,whole --timeline none --out "$work/file.jsonl" >/dev/null
+check "$work/file.jsonl" 2 6 3 1 2

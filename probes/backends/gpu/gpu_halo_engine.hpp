@@ -58,13 +58,25 @@ class GpuHaloEngine final : public HaloEngine {
     if (launch.stage == HaloStage::stacked) {
       if (!info_.cooperative_launch)
         throw unsupported("notify-stacked needs cooperative launch, which " + info_.name + " does not support");
+      if (launch.host_messages == nullptr || launch.host_unpack_messages == nullptr)
+        throw Error(ErrorKind::check, "HaloEngine::start: a stacked launch without its host tables");
       const std::size_t tables = (args.count + unpack.count) * sizeof(HaloMessageArgs);
       if (tables > kTablesMax)
         throw unsupported("notify-stacked keeps its " + std::to_string(args.count + unpack.count) +
                           " messages' table in shared memory: " + std::to_string(tables) + " bytes, more than " +
                           std::to_string(kTablesMax));
-      const HaloShape shape{stacked_blocks_per_sm(threads, tables) * info_.multiprocessors, threads, PartSize::whole()};
-      args.part_size = unpack.part_size = PartSize::whole();
+      const int blocks = stacked_blocks_per_sm(threads, tables) * info_.multiprocessors;
+      if (launch.parts.is_whole()) {
+        args.part_size = unpack.part_size = PartSize::whole();
+      } else {  // every part of a stage resident at once, as notify-stream's launches
+        args.part_size = unpack.part_size = halo_part_size(launch.parts, launch.host_messages, args.count,
+                                                           auto_part_min(threads), static_cast<std::uint64_t>(blocks));
+        args.parts = parts_[0];
+        unpack.parts = parts_[1];
+      }
+      args.messages = device_table(0, launch.host_messages, args.count, s);
+      unpack.messages = device_table(1, launch.host_unpack_messages, unpack.count, s);
+      const HaloShape shape{blocks, threads, args.part_size};
       void* params[] = {&args, &unpack, &grid_slot_};
       HP_CHECK(HP_RT(LaunchCooperativeKernel)(reinterpret_cast<const void*>(halo_stacked_kernel), dim3(shape.blocks),
                                               dim3(threads), params, tables, s));
@@ -79,11 +91,9 @@ class GpuHaloEngine final : public HaloEngine {
                               : reinterpret_cast<const void*>(halo_unpack_kernel);
     const std::uint64_t room = static_cast<std::uint64_t>(blocks_per_sm(kernel, threads, table)) *
                                static_cast<std::uint64_t>(info_.multiprocessors) / 2;
-    // Each thread keeps kHaloUnroll units in flight: a part of several rounds of the block.
     if (launch.host_messages == nullptr) throw Error(ErrorKind::check, "HaloEngine::start: no host_messages");
-    const std::uint64_t round = static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll;
-    args.part_size = halo_part_size(launch.parts, launch.host_messages, args.count,
-                                    std::max(kHaloAutoPartMinBytes, round), std::max<std::uint64_t>(1, room));
+    args.part_size = halo_part_size(launch.parts, launch.host_messages, args.count, auto_part_min(threads),
+                                    std::max<std::uint64_t>(1, room));
     args.parts = args.part_size.is_bytes() ? parts_[pack ? 0 : 1] : nullptr;
     args.messages = device_table(pack ? 0 : 1, launch.host_messages, args.count, s);
     const auto blocks = static_cast<unsigned>(halo_launch_teams(launch, launch.host_messages, args.part_size, room));
@@ -100,6 +110,11 @@ class GpuHaloEngine final : public HaloEngine {
   // kernels' message tables (48 B each) must fit.
   static constexpr std::size_t kTablesMax = 48 * 1024;
   static constexpr std::size_t kMaxMessages = kTablesMax / sizeof(HaloMessageArgs);  // a stage's, at most
+
+  // Each thread keeps kHaloUnroll units in flight: a part of several rounds of the block.
+  static std::uint64_t auto_part_min(int threads) {
+    return std::max(kHaloAutoPartMinBytes, static_cast<std::uint64_t>(threads) * kHaloUnitBytes * kHaloUnroll);
+  }
 
   gpu::Stream stream_of(HaloStage stage) const { return streams_[stage == HaloStage::unpack ? 1 : 0]; }
 

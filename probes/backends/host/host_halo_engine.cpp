@@ -91,7 +91,14 @@ class HostHaloEngine final : public HaloEngine {
                                                                 : 2;
     if (stacked) {
       const std::uint64_t n = cap;
-      args.part_size = unpack.part_size = PartSize::whole();
+      if (launch.parts.is_whole()) {
+        args.part_size = unpack.part_size = PartSize::whole();
+      } else {
+        args.part_size = unpack.part_size = halo_part_size(launch.parts, args.messages, args.count, kAutoPartBytes,
+                                                           ~0ull);
+        args.parts = states_for(0, args.count);
+        unpack.parts = states_for(1, unpack.count);
+      }
       barrier_ = std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(n));
       grid_slot_ = 0;
       for (std::uint64_t w = 0; w < n; ++w)
@@ -102,13 +109,11 @@ class HostHaloEngine final : public HaloEngine {
           unsigned long long slot = 0;
           halo_stacked(grid, block, w, n, args, args.messages, unpack, unpack.messages, &slot, &grid_slot_);
         });
-      return {static_cast<int>(n), 1, PartSize::whole()};
+      return {static_cast<int>(n), 1, args.part_size};
     }
     const bool pack = launch.stage == HaloStage::pack;
     args.part_size = halo_part_size(launch.parts, args.messages, args.count, kAutoPartBytes, ~0ull);
-    auto& states = parts_[pack ? 0 : 1];
-    if (states.size() < args.count) states.resize(args.count);  // HaloPartState{}: the last part leaves it so
-    args.parts = states.data();
+    args.parts = states_for(pack ? 0 : 1, args.count);
     const std::uint64_t n = halo_launch_teams(launch, args.messages, args.part_size, cap);
     for (std::uint64_t w = 0; w < n; ++w)
       pool.emplace_back([this, args, w, n, pack] {
@@ -135,6 +140,12 @@ class HostHaloEngine final : public HaloEngine {
   // Parts of a host thread: one memcpy-sized piece, so messages of 64 KiB and
   // more are split as on a GPU and the parts' protocol runs in every test.
   static constexpr std::uint64_t kAutoPartBytes = 64 * 1024;
+
+  // Stage i's (pack, unpack) part states, one a message.
+  HaloPartState* states_for(int i, std::uint64_t count) {
+    if (parts_[i].size() < count) parts_[i].resize(count);  // HaloPartState{}: the last part leaves it so
+    return parts_[i].data();
+  }
 
   const DeviceInfo& info_;
   std::vector<HaloPartState> parts_[2];      // pack, unpack: the host's "device memory"
