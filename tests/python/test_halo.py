@@ -449,3 +449,27 @@ def test_launches_pool_each_setups_paired_speedup(tmp_path):
         text=True,
     )
     assert twice.returncode == 2 and "one file is one launch" in twice.stderr
+
+
+def test_launches_are_judged_on_each_stages_median(tmp_path):
+    # Three launches of the same setups; the judged (auto) setup's unpack at 0.65, 0.75 and 0.8 of
+    # the read kernel (40 GB/s): under 0.7 in the first launch, its median 0.75 passes.
+    launches = []
+    for k, unpack_gbs in enumerate((26.0, 30.0, 32.0)):
+        (tmp_path / str(k)).mkdir()
+        halo, bw = rate_files(tmp_path / str(k), auto_gbs=(10.0, 8.0))
+        launches.append(with_busy(halo, 45.0, unpack_gbs))
+    alone = rates_script(launches[0], bw)
+    assert alone.returncode == 1 and "unpack 0.650 (lowest message 0.200): UNDER" in alone.stdout
+    done = rates_script(launches[0], bw, "--launch", launches[1], "--launch", launches[2])
+    assert done.returncode == 0, done.stdout
+    assert "pack 0.900 (0.900, 0.900, 0.900); unpack 0.750 (0.650, 0.750, 0.800): ok (minimum 0.7)" in done.stdout
+    assert "1 setups judged (pinned, parts auto) over 3 launches, 0 under 0.7 by their medians" in done.stdout
+    done = rates_script(launches[0], bw, "--launch", launches[1], "--min-ratio", "0.71")  # median 0.7: short
+    assert done.returncode == 1 and "unpack 0.700 (0.650, 0.750): UNDER (minimum 0.71)" in done.stdout
+    # A stage above its bound in any launch is a timing error, whatever the medians.
+    records = jsonl_records(launches[2])
+    records[1]["pack_busy"]["above_link"] = True
+    write_jsonl(launches[2], records)
+    done = rates_script(launches[0], bw, "--launch", launches[1], "--launch", launches[2])
+    assert done.returncode == 1 and "TIMING ERROR in launch 3; ok (minimum 0.7)" in done.stdout

@@ -22,9 +22,13 @@ against a minimum ratio; the others (whole messages, a fixed part size, memcpy s
 reported only. A stage the record marks
 above its bound (above_link, above_device: faster than the link or device memory, measured by
 hetprobe halo itself) is a timing error in any setup, judged or not.
+Given several launches of the same setups (a process launch is the unit of replication), a judged
+setup's stage ratio is the median over the launches, and the verdict is on those medians.
 """
 
 from __future__ import annotations
+
+import statistics
 
 try:
     from .jsonl import records as read_records
@@ -227,6 +231,67 @@ def summaries(rows, min_ratio: float = MIN_RATIO, stages=()) -> list[dict]:
     return out
 
 
+def launch_summaries(halo_launches, bandwidth_records, min_ratio: float = MIN_RATIO) -> list[dict]:
+    """Per judged setup (pinned, parts auto) of the first launch, in its order, over the launches
+    (lists of records of the same command run again): layout, setup, ratios {direction: [a judged
+    stage's ratio per launch, None where that launch lacks it]}, medians {direction: median, None
+    unless every launch has a ratio}, above_bound (launch numbers, from 1, with a stage above its
+    bound), medians_ok (every median at or above min_ratio), ok (that, and no stage above its bound)."""
+    rows = [busy_rows(h, bandwidth_records) for h in halo_launches]
+    order: list[tuple] = []
+    ratios: dict[tuple, dict[str, list]] = {}
+    above: dict[tuple, list[int]] = {}
+    for k, launch in enumerate(rows):
+        for r in launch:
+            key = (r["layout"], r["setup"])
+            if r.get("above_bound"):
+                above.setdefault(key, []).append(k + 1)
+            if not (r["judged"] and r["stage_judged"]):
+                continue
+            if k == 0 and key not in ratios:
+                order.append(key)
+            if key in ratios or k == 0:
+                ratios.setdefault(key, {}).setdefault(r["direction"], [None] * len(rows))[k] = r["ratio"]
+    out = []
+    for key in order:
+        medians = {d: None if None in v else statistics.median(v) for d, v in ratios[key].items()}
+        bad = sorted(set(above.get(key, [])))
+        medians_ok = all(m is not None and m >= min_ratio for m in medians.values())
+        out.append(
+            {
+                "layout": key[0],
+                "setup": key[1],
+                "ratios": ratios[key],
+                "medians": medians,
+                "medians_ok": medians_ok,
+                "above_bound": bad,
+                "ok": medians_ok and not bad,
+            }
+        )
+    return out
+
+
+def launches_report(halo_launches, bandwidth_records, min_ratio: float = MIN_RATIO):
+    """(lines to print, whether every judged setup's medians pass) over several launches."""
+    sums = launch_summaries(halo_launches, bandwidth_records, min_ratio)
+    n = len(halo_launches)
+    lines = [f"over {n} launches: each judged stage's ratio per launch, and their median (the verdict's)"]
+    for s in sums:
+        shown = "; ".join(
+            f"{d} {_number(s['medians'][d], 3)} ({', '.join(_number(x, 3) for x in v)})" for d, v in s["ratios"].items()
+        )
+        verdict = ("ok" if s["medians_ok"] else "UNDER") + f" (minimum {min_ratio:g})"
+        if s["above_bound"]:
+            verdict = f"TIMING ERROR in launch {', '.join(map(str, s['above_bound']))}; " + verdict
+        lines.append(f"{s['layout']} | {s['setup']}: {shown}: {verdict}")
+    under = [s for s in sums if not s["ok"]]
+    lines.append(
+        f"{len(sums)} setups judged (pinned, parts auto) over {n} launches, {len(under)} under {min_ratio:g} "
+        f"by their medians or above a bound"
+    )
+    return lines, bool(sums) and not under
+
+
 def _number(value, decimals: int) -> str:
     return "-" if value is None else f"{value:.{decimals}f}"
 
@@ -295,8 +360,9 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
 
 
 def main(argv=None) -> int:
-    """halo_rates.py HALO.jsonl BANDWIDTH.jsonl [--min-ratio 0.7] [--min-bytes 65536]: 0 when every
-    judged setup reaches the minimum, 1 when one does not, 2 for bad input."""
+    """halo_rates.py HALO.jsonl BANDWIDTH.jsonl [--min-ratio 0.7] [--min-bytes 65536] [--launch
+    HALO2.jsonl ...]: 0 when every judged setup reaches the minimum (with launches: by its medians), 1
+    when one does not, 2 for bad input."""
     import argparse
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -304,9 +370,20 @@ def main(argv=None) -> int:
     p.add_argument("bandwidth", help="a `hetprobe bandwidth --load write,read` results file")
     p.add_argument("--min-ratio", type=float, default=MIN_RATIO, help="lowest rate / reference of a judged setup")
     p.add_argument("--min-bytes", type=int, default=MIN_BYTES, help="messages this big or bigger are compared")
+    p.add_argument(
+        "--launch",
+        action="append",
+        default=[],
+        help="another launch of the same setups (repeatable): the verdict is then on each judged stage's median "
+        "over the launches",
+    )
     a = p.parse_args(argv)
     try:
-        lines, ok = report(read_records(a.halo), read_records(a.bandwidth), a.min_ratio, a.min_bytes)
+        halo, bandwidth = read_records(a.halo), read_records(a.bandwidth)
+        lines, ok = report(halo, bandwidth, a.min_ratio, a.min_bytes)
+        if a.launch:
+            more, ok = launches_report([halo] + [read_records(f) for f in a.launch], bandwidth, a.min_ratio)
+            lines += [""] + more
     except (OSError, ValueError) as e:  # RatesError, a bad line (ResultsFileError)
         print(f"halo_rates: {e}")
         return 2
