@@ -21,6 +21,8 @@
 //   received; one rank sends them to itself (tests/gpu/halo_parts.sh's
 //   layout). This is hetprobe's condition: the GPU reads lines MPI has just
 //   written, which the CPU's caches may still hold, as "fresh" shows.
+// - "sent": the same, the faces sent with blocking MPI_Send one after the
+//   other (hetprobe halo --send send) instead of MPI_Isend.
 // Modes but "received" run on rank 0 alone while the other rank waits.
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -80,12 +82,17 @@ bool setup(int ordinal, unsigned long long most, Gpu& g) {
 }
 
 // hetprobe halo's baseline exchange with `peer`: every receive (into
-// `receive`) and send (from `send`) posted, then waited for.
-void exchange(int peer, unsigned char* receive, const unsigned char* send, int messages, unsigned long long bytes) {
-  std::vector<MPI_Request> requests(2 * messages);
-  for (int m = 0; m < messages; ++m) {
+// `receive`) posted, every send (from `send`) posted or, `blocking`, sent
+// one after the other, then the receives waited for.
+void exchange(int peer, unsigned char* receive, const unsigned char* send, int messages, unsigned long long bytes,
+              bool blocking) {
+  std::vector<MPI_Request> requests(2 * messages, MPI_REQUEST_NULL);
+  for (int m = 0; m < messages; ++m)
     MPI_Irecv(receive + m * bytes, static_cast<int>(bytes), MPI_BYTE, peer, m, MPI_COMM_WORLD, &requests[m]);
-    MPI_Isend(send + m * bytes, static_cast<int>(bytes), MPI_BYTE, peer, m, MPI_COMM_WORLD, &requests[messages + m]);
+  for (int m = 0; m < messages; ++m) {
+    if (blocking) MPI_Send(send + m * bytes, static_cast<int>(bytes), MPI_BYTE, peer, m, MPI_COMM_WORLD);
+    else
+      MPI_Isend(send + m * bytes, static_cast<int>(bytes), MPI_BYTE, peer, m, MPI_COMM_WORLD, &requests[messages + m]);
   }
   MPI_Waitall(2 * messages, requests.data(), MPI_STATUSES_IGNORE);
 }
@@ -100,7 +107,7 @@ void exchange(int peer, unsigned char* receive, const unsigned char* send, int m
 // rank 0.
 bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long long bytes, unsigned long long part,
          int blocks_per_message, const unsigned char* send = nullptr) {
-  const bool fresh = std::strcmp(mode, "fresh") == 0;
+  const bool fresh = std::strcmp(mode, "fresh") == 0, blocking = std::strcmp(mode, "sent") == 0;
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -120,14 +127,14 @@ bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long l
   std::vector<double> stage_ns, message_gbs;
   if (gpus.empty()) {  // received on one GPU: rank 1 exchanges only, into a buffer of its own
     std::vector<unsigned char> own(messages * bytes);
-    for (int r = 0; r < reps; ++r) exchange(peer, own.data(), send, messages, bytes);
+    for (int r = 0; r < reps; ++r) exchange(peer, own.data(), send, messages, bytes, blocking);
     return true;
   }
   const unsigned long long* stamps = gpus[0].stamps;
   for (int r = 0; r < reps; ++r) {
     if (fresh)
       for (Gpu& g : gpus) std::memset(g.host, r + 1, messages * bytes);
-    if (send) exchange(peer, gpus[0].host, send, messages, bytes);
+    if (send) exchange(peer, gpus[0].host, send, messages, bytes, blocking);
     for (Gpu& g : gpus) {
       cudaSetDevice(g.ordinal);
       unpack<<<blocks, threads>>>(g.in, g.out, g.first, g.stamps);
@@ -193,7 +200,7 @@ int main(int argc, char** argv) {
     if (ok) std::memset(send, rank + 1, most);
     for (unsigned long long bytes : {60000ull, 240000ull, 960000ull})
       for (unsigned long long part : {65536ull, 32768ull, 16384ull})
-        ok = ok && run("received", mine, faces, bytes, part, 0, send);
+        for (const char* mode : {"received", "sent"}) ok = ok && run(mode, mine, faces, bytes, part, 0, send);
   }
   MPI_Finalize();
   return ok ? 0 : 1;

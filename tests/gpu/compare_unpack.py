@@ -23,7 +23,7 @@ from checks import BadInput, present, read_jsonl
 RELATIVE = 0.10
 SETUP = "baseline isend waitall pinned 128t"
 LINE = re.compile(
-    r"bare unpack (stage|fresh|received)\s+(\d+) x\s+(\d+) B, parts\s+(\d+) B,\s+(\d+) blocks x (\d+) threads, "
+    r"bare unpack (stage|fresh|received|sent)\s+(\d+) x\s+(\d+) B, parts\s+(\d+) B,\s+(\d+) blocks x (\d+) threads, "
     r"(\d+) GPU\(s\) at once: median\s+([\d.]+) ns,\s+([\d.]+) GB/s; a message\s+([\d.]+) GB/s"
 )
 
