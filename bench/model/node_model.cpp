@@ -39,10 +39,13 @@ NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<
         bytes.push_back(static_cast<double>(s.bytes));
         seconds.push_back(s.round_medians_ns[r] * 1e-9);
       }
-    if (std::count_if(bytes.begin(), bytes.end(), [&](double b) { return b != bytes.front(); }) == 0)
+    PostalModel p;
+    try {
+      p = fit_postal(bytes, seconds, FitError::relative);
+    } catch (const Error& e) {  // its check of 2 sizes (the times are finite and above 0), named for this round
       throw usage_error("the node model needs the idle (SSB) send time at 2 sizes or more in every round; round " +
-                        std::to_string(r + 1) + " has " + (bytes.empty() ? "none" : "one size"));
-    const PostalModel p = fit_postal(bytes, seconds, FitError::relative);
+                        std::to_string(r + 1) + ": " + e.what());
+    }
     alphas.push_back(p.alpha_s);
     betas.push_back(p.beta_s_per_byte);
   }
