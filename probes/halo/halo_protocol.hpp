@@ -337,10 +337,33 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
   if (leader) halo_end_part(team, a, m, parts, start, status == halo_status_ok ? team.read_shared(slot) : 0, status);
 }
 
+// A team's share of a stage: teams first, first + stride, ... of
+// halo_part_of over `table` (a.messages, or a copy nearer the team), each
+// packed or unpacked in turn. A GPU block is team blockIdx.x of gridDim.x;
+// a host thread, of the engine's threads.
+template <class Team>
+HETPROBE_HD inline void halo_pack_teams(Team& team, const HaloArgs& a, const HaloMessageArgs* table,
+                                        std::uint64_t first, std::uint64_t stride) {
+  for (std::uint64_t t = first;; t += stride) {
+    const HaloPart p = halo_part_of(table, a.count, a.part_size, t);
+    if (p.message >= a.count) break;
+    halo_pack(team, a, p.message, table[p.message], p.part, p.parts);
+  }
+}
+template <class Team>
+HETPROBE_HD inline void halo_unpack_teams(Team& team, const HaloArgs& a, const HaloMessageArgs* table,
+                                          unsigned long long* slot, std::uint64_t first, std::uint64_t stride) {
+  for (std::uint64_t t = first;; t += stride) {
+    const HaloPart p = halo_part_of(table, a.count, a.part_size, t);
+    if (p.message >= a.count) break;
+    halo_unpack(team, a, p.message, table[p.message], slot, p.part, p.parts);
+  }
+}
+
 // notify-stacked (paper 002 Sec. 4.2): pack and unpack in one persistent
-// kernel. With parts (pack.part_size not whole), block b packs teams b,
-// b + blocks, ... of halo_part_of over the sends, then unpacks those of the
-// receives, each part as notify-stream's kernels do: the paper's grid spent a
+// kernel. With parts (pack.part_size not whole), block b packs its share of
+// the sends' parts, then unpacks its share of the receives', as
+// notify-stream's kernels do (halo_pack_teams, halo_unpack_teams): the paper's grid spent a
 // grid barrier or more on each long message (cube 400's pinned stages at
 // 0.28-0.44 of the plain kernels on two H200s). Whole, the paper's form:
 // the long messages (whole_grid) are packed one after the other by
@@ -355,16 +378,8 @@ HETPROBE_HD inline void halo_stacked(Grid& grid, Block& block, std::uint64_t blo
                                      const HaloMessageArgs* recvs, unsigned long long* block_slot,
                                      unsigned long long* grid_slot) {
   if (!pack.part_size.is_whole()) {
-    for (std::uint64_t t = block_index;; t += blocks) {
-      const HaloPart p = halo_part_of(sends, pack.count, pack.part_size, t);
-      if (p.message >= pack.count) break;
-      halo_pack(block, pack, p.message, sends[p.message], p.part, p.parts);
-    }
-    for (std::uint64_t t = block_index;; t += blocks) {
-      const HaloPart p = halo_part_of(recvs, unpack.count, unpack.part_size, t);
-      if (p.message >= unpack.count) break;
-      halo_unpack(block, unpack, p.message, recvs[p.message], block_slot, p.part, p.parts);
-    }
+    halo_pack_teams(block, pack, sends, block_index, blocks);
+    halo_unpack_teams(block, unpack, recvs, block_slot, block_index, blocks);
     return;
   }
   // The grid's leader stamps, reads back and raises the flag after a long

@@ -140,11 +140,7 @@ __global__ void halo_pack_kernel(HaloArgs args) {
   extern __shared__ HaloMessageArgs pack_table[];
   halo_copy_messages(pack_table, args.messages, args.count);
   HaloBlockTeam team;
-  for (std::uint64_t t = blockIdx.x;; t += gridDim.x) {
-    const HaloPart p = halo_part_of(pack_table, args.count, args.part_size, t);
-    if (p.message >= args.count) break;
-    halo_pack(team, args, p.message, pack_table[p.message], p.part, p.parts);
-  }
+  halo_pack_teams(team, args, pack_table, blockIdx.x, gridDim.x);
 }
 
 __global__ void halo_unpack_kernel(HaloArgs args) {
@@ -152,11 +148,7 @@ __global__ void halo_unpack_kernel(HaloArgs args) {
   __shared__ unsigned long long slot;
   halo_copy_messages(unpack_table, args.messages, args.count);
   HaloBlockTeam team;
-  for (std::uint64_t t = blockIdx.x;; t += gridDim.x) {
-    const HaloPart p = halo_part_of(unpack_table, args.count, args.part_size, t);
-    if (p.message >= args.count) break;
-    halo_unpack(team, args, p.message, unpack_table[p.message], &slot, p.part, p.parts);
-  }
+  halo_unpack_teams(team, args, unpack_table, &slot, blockIdx.x, gridDim.x);
 }
 
 // notify-stacked: launched cooperatively with every co-resident block and

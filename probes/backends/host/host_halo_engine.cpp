@@ -120,12 +120,8 @@ class HostHaloEngine final : public HaloEngine {
         HostHaloTeam team;
         team.abandoned = &abandoned_;
         unsigned long long slot = 0;
-        for (std::uint64_t t = w;; t += n) {
-          const HaloPart p = halo_part_of(args.messages, args.count, args.part_size, t);
-          if (p.message >= args.count) break;
-          if (pack) halo_pack(team, args, p.message, args.messages[p.message], p.part, p.parts);
-          else halo_unpack(team, args, p.message, args.messages[p.message], &slot, p.part, p.parts);
-        }
+        if (pack) halo_pack_teams(team, args, args.messages, w, n);
+        else halo_unpack_teams(team, args, args.messages, &slot, w, n);
       });
     return {static_cast<int>(n), 1, args.part_size};
   }
