@@ -54,7 +54,7 @@ Json devices_report();
 // --bind, as every probe that places ranks offers it.
 void add_bind_option(CLI::App* command, std::string& bind);
 void add_device_option(CLI::App* command, std::string& device);
-// --gpu; a negative default means the rank's node-local device.
+// --gpu; not given: the rank's node-local device.
 void add_gpu_option(CLI::App* command, std::optional<int>& gpu);
 void add_out_option(CLI::App* command, std::string& out, const std::string& help);
 void add_clock_option(CLI::App* command, std::string& clock);

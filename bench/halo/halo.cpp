@@ -176,9 +176,7 @@ class Exchange {
   // Points pack and unpack at the pinned or the staging buffers and marks
   // the stacked variant's long messages.
   void configure(const HaloSetup& s) {
-    // notify-stacked in parts: no message is the whole grid's.
-    const bool stacked = s.variant == HaloVariant::notify_stacked && s.parts.is_whole();
-    const bool staged = s.staging == HaloStaging::memcpy;
+    const bool stacked = s.long_messages_on_grid(), staged = s.staging == HaloStaging::memcpy;
     for (std::size_t i = 0; i < l_.sends.size(); ++i) {
       std::byte* base = staged ? m_.staging.device() : m_.send.device();
       m_.pack_args[i].buffer = reinterpret_cast<unsigned char*>(base + m_.send_at[i]);
@@ -519,8 +517,7 @@ std::vector<HaloRun> run_halo(const HaloConfig& c, const HaloLayout& layout, std
     runs.back().launch = shapes[k];
     runs.back().unpack_launch = unpack_shapes[k];
     runs.back().link = link;
-    const bool grid_form = setups[k].variant == HaloVariant::notify_stacked && setups[k].parts.is_whole();
-    runs.back().long_bytes = grid_form ? exchange.long_bytes() : 0;
+    runs.back().long_bytes = setups[k].long_messages_on_grid() ? exchange.long_bytes() : 0;
   }
   return runs;
 }

@@ -88,6 +88,9 @@ struct HaloSetup {
   // " part 32KiB": the parts' text form, when not auto): the key records and
   // tables use.
   std::string label() const;
+  // notify-stacked in the paper's form (--parts whole): its long messages
+  // (HaloConfig::long_bytes) on the whole grid.
+  bool long_messages_on_grid() const { return variant == HaloVariant::notify_stacked && parts.is_whole(); }
 };
 
 struct HaloConfig {
