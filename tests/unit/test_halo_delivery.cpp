@@ -77,6 +77,15 @@ struct Message {
   }
 };
 
+// A message in two parts, its parts' state and a logging team over it.
+struct TwoParts {
+  std::vector<std::string> log;
+  Message m;
+  HaloPartState state;
+  LoggingTeam team{&log, m.buffer};
+  HaloArgs a = m.halo_in_parts(state);
+};
+
 TEST(HaloDelivery, TheEndStampFollowsAReadBackOfTheWrittenBuffer) {
   std::vector<std::string> log;
   Message m;
@@ -115,11 +124,8 @@ TEST(HaloDelivery, TheNextMessageStartsAtThePreviousBarrier) {
 // parts' state, which only the device reads), and the flag after it, fenced
 // at system scope for the CPU.
 TEST(HaloDelivery, APartEndsBeforeItsBookkeeping) {
-  std::vector<std::string> log;
-  Message m;
-  HaloPartState state;
-  LoggingTeam team{&log, m.buffer};
-  const HaloArgs a = m.halo_in_parts(state);
+  TwoParts two;
+  auto& [log, m, state, team, a] = two;
   halo_pack_since(team, a, 0, m.args, 100, 0, 2);
   EXPECT_EQ(state.done, 1u);  // the first part counted, no stamp, no flag
   EXPECT_EQ(m.flag.value, 0u);
@@ -137,11 +143,8 @@ TEST(HaloDelivery, APartEndsBeforeItsBookkeeping) {
 // The part that counts last need not be the one that ended last: the stamp
 // ends at the latest part's end, whichever part counts last.
 TEST(HaloDelivery, AMessageEndsAtItsLatestPartsEnd) {
-  std::vector<std::string> log;
-  Message m;
-  HaloPartState state;
-  LoggingTeam team{&log, m.buffer};
-  const HaloArgs a = m.halo_in_parts(state);
+  TwoParts two;
+  auto& [log, m, state, team, a] = two;
   team.ticks = 200;  // this part's data is done at 201
   halo_pack_since(team, a, 0, m.args, 150, 0, 2);
   team.ticks = 100;  // the other's at 101, and it counts last
