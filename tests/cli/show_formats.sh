@@ -45,7 +45,7 @@ check h200-notify.jsonl.gz roundtrip roundtrip
 check h200-notify.jsonl.gz mechanisms mechanism
 check h200-clock.jsonl clock_batches clock_batch
 check h200-clock.jsonl clock_fit clock_fit
-check h100x2-halo/paper-1.jsonl.gz halo halo
+check h200x2-halo/paper-1.jsonl.gz halo halo
 check h200x2-load/bandwidth.jsonl bandwidth point
 
 # The table format keeps its columns, with units.

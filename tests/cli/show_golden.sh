@@ -19,10 +19,10 @@ data=notebooks/data
 
 # PATH FORMAT: one `hetprobe show PATH --format FORMAT`.
 cases=()
-for f in "$data"/*.jsonl* "$data"/h200x2-load/*.jsonl* "$data"/h100x2-halo/paper-1.jsonl.gz "$data"/h200x2-characterize; do cases+=("$f table"); done
+for f in "$data"/*.jsonl* "$data"/h200x2-load/*.jsonl* "$data"/h200x2-halo/paper-1.jsonl.gz "$data"/h200x2-characterize; do cases+=("$f table"); done
 # Across hosts: a pair with the TCP stall warned of, and a merged file of 6 pairs.
 cases+=("$data/testbed-tcp/bound-core.jsonl table" "$data/testbed-tcp/pairs-merged.jsonl table")
-for f in h200-interference-sweep.jsonl.gz h200-notify.jsonl.gz h200-clock.jsonl h100x2-halo/paper-1.jsonl.gz h200-bandwidth.jsonl; do
+for f in h200-interference-sweep.jsonl.gz h200-notify.jsonl.gz h200-clock.jsonl h200x2-halo/paper-1.jsonl.gz h200-bandwidth.jsonl; do
   for format in csv json markdown; do cases+=("$data/$f $format"); done
 done
 cases+=("$data/h200x2-characterize json")

@@ -13,7 +13,7 @@ from conftest import DATA, REPO, jsonl_records, write_jsonl
 import hetprobe
 from hetprobe.data.halo import PHASES, _phases_of_iteration
 
-HALO = DATA / "h100x2-halo" / "paper-1.jsonl.gz"  # the paper's configuration, launch 1 of 3
+HALO = DATA / "h200x2-halo" / "paper-1.jsonl.gz"  # the paper's configuration, launch 1 of 3
 
 
 def rank0_halo(path):
@@ -24,7 +24,7 @@ def test_the_table_matches_the_records():
     r = hetprobe.load(HALO)
     table = hetprobe.data.halo_table(r)
     records = rank0_halo(HALO)
-    assert len(table) == len(records) == 3 * 5 and set(table["cube"]) == {200, 400, 800}
+    assert len(table) == len(records) == 3 * 6 and set(table["cube"]) == {200, 400, 800}
     for rec in records:
         row = table[(table["layout"] == rec["layout"]) & (table["setup"] == rec["setup"])].iloc[0]
         assert row["median_us"] == pytest.approx(rec["iteration_ns"]["median"] / 1e3)
@@ -55,7 +55,7 @@ def test_the_table_matches_the_records():
 def test_halo_samples_are_every_iteration():
     r = hetprobe.load(HALO)
     samples = r.samples[(r.samples["probe"] == "halo") & (r.samples["metric"] == "iteration_ns")]
-    assert len(samples) == 2 * 15 * 50  # 2 ranks x (3 cubes x 5 setups) x 10 rounds x 5 iterations
+    assert len(samples) == 2 * 18 * 50  # 2 ranks x (3 cubes x 6 setups) x 10 rounds x 5 iterations
 
 
 def test_plots_of_the_committed_run(tmp_path):

@@ -1,4 +1,4 @@
-"""notebooks/halo.ipynb runs headless (nbclient) without a cell error on the committed H100 x2 halo run,
+"""notebooks/halo.ipynb runs headless (nbclient) without a cell error on the committed H200 x2 halo run,
 on a fresh host-backend halo run named by HETPROBE_NOTEBOOK_HALO (with and without the bandwidth run
 beside it), and on a run directory without halo data, and shows what it claims to: the checks compare
 its output with the records it read."""
@@ -14,9 +14,9 @@ from test_notebooks import assert_clean, cell, html, images, run as run_notebook
 import hetprobe
 from hetprobe.data.jsonl import read_jsonl
 
-COMMITTED = DATA / "h100x2-halo" / "paper-1.jsonl.gz"
-LAUNCHES = [DATA / "h100x2-halo" / f"paper-{i}.jsonl.gz" for i in (1, 2, 3)]
-MATRIX_POOL = DATA / "h100x2-halo" / "matrix-pool.csv.gz"
+COMMITTED = DATA / "h200x2-halo" / "paper-1.jsonl.gz"
+LAUNCHES = [DATA / "h200x2-halo" / f"paper-{i}.jsonl.gz" for i in (1, 2, 3)]
+MATRIX_POOL = DATA / "h200x2-halo" / "matrix-pool.csv.gz"
 TAGS = [
     "setup",
     "headline",
@@ -147,7 +147,7 @@ def test_committed_data():
     matrix = text(nb, "matrix")
     for cube in (200, 400, 800):
         group = [r for r in rank0 if r["cube"] == cube]
-        assert len(group) == 5
+        assert len(group) == 6  # 3 variants x parts auto and whole
         assert min(group, key=lambda r: r["iteration_ns"]["median"])["setup"] in matrix
     assert len(html(nb, "matrix")) == 1 + 2  # a speed-up table (one send mode), the dimension effects, the fastest
 
@@ -168,10 +168,10 @@ def test_committed_data():
 
     assert images(nb, "timeline") == 3
     check_vs_best(nb, COMMITTED)
-    stages = hetprobe.halo_rates(COMMITTED, DATA / "h100x2-halo" / "bandwidth.jsonl.gz", per="stage")
+    stages = hetprobe.halo_rates(COMMITTED, DATA / "h200x2-halo" / "bandwidth.jsonl.gz", per="stage")
     judged = stages[stages["judged"]].groupby(["cube", "setup"])["ratio"].min()
     rates = text(nb, "rates")
-    assert "Reference, rank 0 of `data/h100x2-halo/bandwidth.jsonl.gz`" in rates
+    assert "Reference, rank 0 of `data/h200x2-halo/bandwidth.jsonl.gz`" in rates
     assert f"Setups with parts `auto`: {int((judged >= 0.7).sum())} of {len(judged)} pack and unpack" in rates
     assert "Phases from: 9 setups, median over the timed iterations" in text(nb, "phases")
 
@@ -180,10 +180,10 @@ def test_committed_data():
     medians = {(r["layout"], r["setup"]): r["iteration_ns"]["median"] for r in rank0}
     above = sum(medians[(m["layout"], s)] > b for m in models for s, b in m["lower_bound_ns"].items())
     bounds = sum(len(m["lower_bound_ns"]) for m in models)
-    assert bounds == 15 and f"{above} of {bounds} setups measured above their bound" in text(nb, "model")
+    assert bounds == 18 and f"{above} of {bounds} setups measured above their bound" in text(nb, "model")
 
     check_payload(nb, COMMITTED)
-    assert "All 30 halo records have payload `intact`" in text(nb, "payload")
+    assert "All 36 halo records have payload `intact`" in text(nb, "payload")
 
 
 # --- a fresh host-backend run, named by HETPROBE_NOTEBOOK_HALO ---------------------------------

@@ -77,7 +77,7 @@ def test_every_committed_file_loads_completely(name):
 def test_directory_is_every_jsonl_sorted_by_name():
     r = load(DATA)
     assert [p.rsplit("/", 1)[-1] for p in r.files] == JSONL
-    assert set(r.headers["probe"]) == {"interference", "bandwidth", "notify", "clock"}  # halo: in h100x2-halo/
+    assert set(r.headers["probe"]) == {"interference", "bandwidth", "notify", "clock"}  # halo: in h200x2-halo/
     assert r.headers["segment"].tolist() == list(range(len(r.headers)))
     # the placed run's header carries the node topology
     assert r.topology is not None and r.topology["pus"] == 16

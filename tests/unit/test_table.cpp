@@ -178,7 +178,7 @@ TEST(ResultsReport, CommittedFilesOfEveryProbeShow) {
   const std::pair<const char*, std::size_t> files[] = {{"h200-interference-sweep.jsonl.gz", 72},
                                                        {"h200x2-load/matrix.jsonl.gz", 279},
                                                        {"h200-clock.jsonl", 7},
-                                                       {"h100x2-halo/paper-1.jsonl.gz", 15},
+                                                       {"h200x2-halo/paper-1.jsonl.gz", 18},
                                                        {"h200x2-load/bandwidth.jsonl", 14},
                                                        {"h200-bandwidth.jsonl", 3},
                                                        {"h200-notify.jsonl.gz", 24}};
