@@ -9,6 +9,7 @@
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/link_check.hpp"
+#include "bench/interference/send_gap.hpp"
 #include "bench/load/load_options.hpp"
 
 namespace hetprobe {
@@ -83,8 +84,10 @@ std::string sampling_text(const RecordRef& h) {
     return std::to_string(reps) + " samples/point after " + std::to_string(warmup) + " warm-up";
   std::string text = std::to_string(rounds->get<int>()) + " rounds x " + std::to_string(reps) + " sends/point, " +
                      std::to_string(warmup) + " warm-up per visit, seed " + field_json(h, "config.seed").dump();
-  if (const Json* gap = find_field(h, "config.gap.label"); gap != nullptr && gap->is_string() && *gap != "0")
-    text += ", gap " + gap->get<std::string>() + " before each send";
+  // Files from before --gap have none; a gap of kind "none" is back to back.
+  const Json* kind = find_field(h, "config.gap.kind");
+  if (kind != nullptr && kind->is_string() && *kind != kGapKindNames.name(GapKind::none))
+    text += ", gap " + field<std::string>(h, "config.gap.label") + " before each send";
   return text;
 }
 

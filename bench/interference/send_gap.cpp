@@ -35,8 +35,7 @@ std::string SendGap::label() const {
 }
 
 Json SendGap::to_json() const {
-  static constexpr const char* kNames[] = {"none", "spin", "sweep"};
-  return Json{{"kind", kNames[static_cast<int>(kind)]},
+  return Json{{"kind", kGapKindNames.name(kind)},
               {"seconds", kind == GapKind::spin ? Json(seconds) : Json(nullptr)},
               {"bytes", kind == GapKind::sweep ? Json(bytes) : Json(nullptr)},
               {"label", label()}};

@@ -10,11 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "base/enum_table.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe {
 
 enum class GapKind { none, spin, sweep };
+
+// The record's gap.kind; printed only (--gap takes "0", a time or sweep:SIZE).
+inline constexpr EnumTable<GapKind, 3> kGapKindNames{"gap kind",
+                                                     {{{GapKind::none, "none", EnumUse::internal},
+                                                       {GapKind::spin, "spin", EnumUse::internal},
+                                                       {GapKind::sweep, "sweep", EnumUse::internal}}}};
 
 struct SendGap {
   GapKind kind = GapKind::none;

@@ -196,6 +196,17 @@ std::size_t column(const Table& t, const std::string& name) {
   return static_cast<std::size_t>(at - t.columns.begin());
 }
 
+// The gap is read from its kind: a spin names its label, a run without one
+// (kind "none", or a file from before --gap) says nothing of a gap.
+TEST(ResultsReport, TheGapIsNamedByItsKind) {
+  const Report spun = results_report(read_results(kData + "h100-rounds/interference-gap2ms.jsonl.gz"));
+  ASSERT_FALSE(spun.about.empty());
+  EXPECT_NE(spun.about[0].find(", gap 2ms before each send"), std::string::npos) << spun.about[0];
+  const Report plain = results_report(read_results(kData + "h200-interference-sweep.jsonl.gz"));
+  ASSERT_FALSE(plain.about.empty());
+  EXPECT_EQ(plain.about[0].find("gap"), std::string::npos) << plain.about[0];
+}
+
 TEST(ResultsReport, BandwidthComparesOnlyWithAPlainPass) {
   const Report r = results_report(read_results(kData + "h200x2-load/bandwidth.jsonl"));
   const Table& t = r.tables[0];

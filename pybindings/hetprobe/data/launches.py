@@ -12,6 +12,9 @@ import pandas as pd
 from .fields import number
 from .steps import split_launch
 
+# What the sender did before each send: the record's gap (kind "none", "spin" or "sweep"; its bytes for a
+# sweep) beside the label --gap took. Files from before --gap: back to back.
+_GAP = ["gap", "gap_kind", "gap_bytes"]
 _POINT_KEY = [
     "size_bytes",
     "layout",
@@ -21,8 +24,7 @@ _POINT_KEY = [
     "load_rate",
     "send_mode",
     "writer_side",
-    "gap",
-]
+] + _GAP
 
 
 # With a --gap: the warm sends of the same visits, and cold ÷ warm paired round by round (C++'s record).
@@ -55,6 +57,17 @@ def _measurement(header: dict) -> str:
     return _core.launch_identity(json.dumps({k: v for k, v in header.items() if not k.startswith("_")}))
 
 
+def _gap_columns(gap: dict) -> dict:
+    """The _GAP columns of a record's gap (empty in files from before --gap: back to back)."""
+    kind = gap.get("kind") or "none"
+    bytes_ = gap.get("bytes")
+    return {
+        "gap": gap.get("label") or "0",
+        "gap_kind": kind,
+        "gap_bytes": float(bytes_) if isinstance(bytes_, (int, float)) else np.nan,
+    }
+
+
 def launch_rows(results) -> pd.DataFrame:
     """Results.interference_ratios(pooled=False) of `results` (a Results)."""
     s = results.summary
@@ -83,10 +96,10 @@ def launch_rows(results) -> pd.DataFrame:
                 "step": split_launch(p["file"])[0],
                 "launch": launch,
                 **{k: p[k] for k in ("file", "segment", "record_id", "host", "backend", "device")},
-                **{k: p[k] for k in _POINT_KEY if k != "gap"},
+                **{k: p[k] for k in _POINT_KEY if k not in _GAP},
                 "size_bytes": int(p["size_bytes"]),  # the summary's column is float where other records have none
                 "load_gpus": int(p["load_gpus"]),
-                "gap": (rec.get("gap") or {}).get("label") or "0",  # files from before --gap: back to back
+                **_gap_columns(rec.get("gap") or {}),
                 "rounds": p["rounds"],
                 "reps": p["reps"],
                 "n": p["n"],

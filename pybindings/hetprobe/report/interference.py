@@ -199,7 +199,7 @@ def _cold_section(doc: Document, every: dict, problems: list, explained: list) -
     if not open_section(doc, "Cold sends: the sender computes before each send", cold or Results.empty(), problems):
         return
     rows = ratio_rows(cold)
-    gap = gap_text(rows["gap"].iloc[0]) if len(rows) else "a gap before each send"
+    gap = gap_text(rows.iloc[0]) if len(rows) else "a gap before each send"
     doc.para(
         f"Applications send after computing, not back to back: here the sending rank runs {gap} (`--gap`), "
         "the baseline and the loaded sends alike, and the GPU traffic is that of the loads above, from the "

@@ -107,7 +107,7 @@ def _cold_idle_row(cold: pd.DataFrame, every: dict) -> tuple | None:
     first = ssb.iloc[0]
     launches = int(ssb["launches"].max())
     return (
-        f"Cold MPI_Send, the GPU idle ({gap_text(first['gap'])})",
+        f"Cold MPI_Send, the GPU idle ({gap_text(first)})",
         "; ".join(texts),
         f"SSB of interference-cold, {first['access']} access: cold and warm sends interleaved in each visit, "
         "cold ÷ warm paired round by round" + (f", over {launches} launches" if launches > 1 else ""),

@@ -42,11 +42,12 @@ def time_text(ns) -> str:
     return f"{number(ns / 1e3)} µs"
 
 
-def gap_text(label: str) -> str:
-    """What the sender did before each send, from its --gap label."""
-    if str(label).startswith("sweep:"):
-        return f"a {label[len('sweep:') :]} buffer swept before each send"
-    return f"{label} of spinning before each send"
+def gap_text(row) -> str:
+    """What the sender did before each send: a pooled point's gap columns (gap_kind, gap_bytes, and
+    the label --gap took for a spin's time)."""
+    if row["gap_kind"] == "sweep":
+        return f"a {size_label(int(row['gap_bytes']))} buffer swept before each send"
+    return f"{row['gap']} of spinning before each send"
 
 
 # Where the sender's GPU's load lands (the layout); other GPUs load allocations of their own.
@@ -75,8 +76,8 @@ def point_text(row) -> str:
 def how_text(row) -> str:
     """How a pooled point's ratio and interval were measured."""
     where = f"{row['layout']}, {row['access']} access"
-    if row["gap"] != "0":
-        where += f", {gap_text(row['gap'])}"
+    if row["gap_kind"] != "none":
+        where += f", {gap_text(row)}"
     if row["launches"] > 1:
         interval = "its 95% interval from their spread" if row["launches"] >= 3 else "no interval under 3 launches"
         return f"{where}; the median of {int(row['launches'])} launches' ratios ({spread_text(row)}), {interval}"
