@@ -297,7 +297,7 @@ PYBIND11_MODULE(_core, m) {
       "The checks `hetprobe show` makes of a results file, run by run: UsageError naming FILE:LINE and the "
       "field of the first malformed record");
   // The judgement of a ratio and the pooling of launches, computed once in
-  // C++ (bench/core/effect.hpp) for the tables, the headline and the plots.
+  // C++ (base/effect.hpp) for the tables, the headline and the plots.
   m.def(
       "classify_ratio", [](double low, double high) { return std::string(to_string(classify_ratio({low, high}))); },
       py::arg("low"), py::arg("high"),
@@ -329,7 +329,7 @@ PYBIND11_MODULE(_core, m) {
       py::arg("points"),
       "Points measured side by side over the same launches (one size of one command), each a list of its "
       "launches' ratios: pool_launch_ratios' dict for each, the launches' variance pooled over the points "
-      "(bench/core/effect.hpp)");
+      "(base/effect.hpp)");
   // A halo part size's text form, written once in C++ (bench/halo/halo_parts.hpp) for the tables,
   // the setup labels and the notebook.
   m.def(

@@ -1,7 +1,7 @@
 // Launches of one interference command pooled (`hetprobe show --pool`): a
 // process launch is the unit of replication, so a point's ratio over N
 // launches is the median of their paired ratios, with, from 3 launches on, an
-// interval from the spread between them (bench/core/effect.hpp).
+// interval from the spread between them (base/effect.hpp).
 #pragma once
 
 #include <optional>
