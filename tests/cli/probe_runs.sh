@@ -58,8 +58,21 @@ grep -q "fit over" "$work/c-show.txt" || fail "show: no fit from the clock file"
 "${mpiexec[@]}" -n 2 "$hp" notify --device host --parts roundtrip --orders volatile "${small[@]}" --out "$work/m.jsonl" >/dev/null
 [[ $(grep -c '"record":"roundtrip".*"rank":1' "$work/m.jsonl") == 2 ]] || fail "notify under mpirun: rank 1's records missing"
 
-# A Python expression of the header h (the file's first line), as Python prints it.
-header() { python3 -c "import json,sys; h=json.loads(open(sys.argv[1]).readline()); print(eval(sys.argv[2]))" "$@"; }
+# A field of the header (the file's first line) by its dotted path, as JSON; "name[]" maps the rest
+# of the path over a list ("ranks[].device.ordinal" gives each rank's ordinal).
+header() {
+  python3 - "$@" <<'PY'
+import json, sys
+def walk(value, keys):
+    if not keys:
+        return value
+    key, rest = keys[0], keys[1:]
+    if key.endswith("[]"):
+        return [walk(item, rest) for item in value[key[:-2]]]
+    return walk(value[key], rest)
+print(json.dumps(walk(json.loads(open(sys.argv[1]).readline()), sys.argv[2].split("."))))
+PY
+}
 
 # 4 plain passes, 2 persistent writers, write stream and stacked, copy-d2h: 9 rows; then the link record.
 small=(--device host --size 1MiB --reps 2 --duration 0.01 --load write,copy-d2h)
@@ -79,10 +92,10 @@ for k in ("pci_bus_id", "read_while", "current_speed_gts", "max_speed_gts", "cur
           "current_width", "max_width", "below_max", "sysfs"):
     assert k in r and r[k] is None, k
 PY
-[[ $(header "$work/bq.jsonl" "h['planned_records']") == 10 ]] || fail "the header plans 10 records (9 rows, the link)"
+[[ $(header "$work/bq.jsonl" planned_records) == 10 ]] || fail "the header plans 10 records (9 rows, the link)"
 grep -q "^# PCIe link: not read: the device has no PCI address (host backend)$" "$work/bq.txt" ||
   fail "no link line under the table"
-[[ $(header "$work/bq.jsonl" "h['config']['reps']") == 2 ]] || fail "the header's config has --reps"
+[[ $(header "$work/bq.jsonl" config.reps) == 2 ]] || fail "the header's config has --reps"
 grep -q "load copy-d2h" "$work/bq.txt" || fail "--quiet: no table on stdout"
 "$hp" show "$work/bq.jsonl" >"$work/bq-show.txt"
 diff "$work/bq-show.txt" "$work/bq.txt" || fail "the live table differs from hetprobe show's"
@@ -100,7 +113,7 @@ HETPROBE_HOST_DEVICES=2 "${mpiexec[@]}" -n 2 "$hp" bandwidth "${small[@]}" --qui
 [[ $(grepc '"record":"point".*"rank":1' "$work/bm.jsonl") == 9 ]] || fail "mpirun: rank 1's 9 records missing"
 [[ $(grepc '"record":"link".*"rank":1' "$work/bm.jsonl") == 1 ]] || fail "mpirun: rank 1's link record missing"
 "$hp" show "$work/bm.jsonl" | grep -q "^# PCIe link (rank 1): not read" || fail "show: no link line naming rank 1"
-[[ $(header "$work/bm.jsonl" "h['mpi']['ranks']") == 2 ]] || fail "mpirun: the header's mpi.ranks is not 2"
-[[ $(header "$work/bm.jsonl" "[r['device']['ordinal'] for r in h['ranks']]") == "[0, 1]" ]] ||
+[[ $(header "$work/bm.jsonl" mpi.ranks) == 2 ]] || fail "mpirun: the header's mpi.ranks is not 2"
+[[ $(header "$work/bm.jsonl" "ranks[].device.ordinal") == "[0, 1]" ]] ||
   fail "mpirun: the ranks' devices are not 0 and 1"
 echo "OK: notify, clock and bandwidth wrote every record; show printed them; bandwidth --quiet, progress, one device per rank"
