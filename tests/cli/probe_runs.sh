@@ -16,7 +16,8 @@ trap 'rm -rf "$work"' EXIT
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 fail() { echo "FAIL: $*"; exit 1; }
 count() { grep -c "\"record\":\"$1\"" "$2" || true; }
-grepc() { grep -c "$1" "$2" || true; }
+# Records of FILE whose fields have these values, read by key (tests/records.py): FILE record=point rank=1.
+records() { python3 "$(dirname "$0")/../records.py" count "$@"; }
 
 small=(--exchanges 300 --mechanism-samples 100 --overhead-samples 5 --overhead-ops 200 --handover-samples 100 --warmup 10
   --quiet)
@@ -56,30 +57,17 @@ grep -q "drift" "$work/c.txt" || fail "clock: no drift in the table"
 grep -q "fit over" "$work/c-show.txt" || fail "show: no fit from the clock file"
 
 "${mpiexec[@]}" -n 2 "$hp" notify --device host --parts roundtrip --orders volatile "${small[@]}" --out "$work/m.jsonl" >/dev/null
-[[ $(grep -c '"record":"roundtrip".*"rank":1' "$work/m.jsonl") == 2 ]] || fail "notify under mpirun: rank 1's records missing"
+[[ $(records "$work/m.jsonl" record=roundtrip rank=1) == 2 ]] || fail "notify under mpirun: rank 1's records missing"
 
-# A field of the header (the file's first line) by its dotted path, as JSON; "name[]" maps the rest
-# of the path over a list ("ranks[].device.ordinal" gives each rank's ordinal).
-header() {
-  python3 - "$@" <<'PY'
-import json, sys
-def walk(value, keys):
-    if not keys:
-        return value
-    key, rest = keys[0], keys[1:]
-    if key.endswith("[]"):
-        return [walk(item, rest) for item in value[key[:-2]]]
-    return walk(value[key], rest)
-print(json.dumps(walk(json.loads(open(sys.argv[1]).readline()), sys.argv[2].split("."))))
-PY
-}
+# A field of the header (the file's first line) by its dotted path, as JSON (tests/records.py).
+header() { python3 "$(dirname "$0")/../records.py" header "$@"; }
 
 # 4 plain passes, 2 persistent writers, write stream and stacked, copy-d2h: 9 rows; then the link record.
 small=(--device host --size 1MiB --reps 2 --duration 0.01 --load write,copy-d2h)
 "$hp" bandwidth "${small[@]}" --quiet --out "$work/bq.jsonl" >"$work/bq.txt" 2>"$work/bq.err"
 [[ ! -s "$work/bq.err" ]] || fail "--quiet: stderr not empty: $(head -3 "$work/bq.err")"
-[[ $(grepc '"record":"point","probe":"bandwidth"' "$work/bq.jsonl") == 9 ]] || fail "expected 9 point records"
-[[ $(grepc '"record":"point".*"rank":0' "$work/bq.jsonl") == 9 ]] || fail "every point record names rank 0"
+[[ $(records "$work/bq.jsonl" record=point probe=bandwidth) == 9 ]] || fail "expected 9 point records"
+[[ $(records "$work/bq.jsonl" record=point rank=0) == 9 ]] || fail "every point record names rank 0"
 # The host device has no PCI address: one link record, skipped, last, every link field null.
 [[ $(count link "$work/bq.jsonl") == 1 ]] || fail "expected 1 link record"
 link=$(tail -n 1 "$work/bq.jsonl")
@@ -110,8 +98,8 @@ grep -q "results in $work/bp.jsonl" "$work/bp.err" || fail "no 'results in' line
 
 # Two ranks, two host devices, no --gpu: rank r measures device r; rank 1's records follow rank 0's.
 HETPROBE_HOST_DEVICES=2 "${mpiexec[@]}" -n 2 "$hp" bandwidth "${small[@]}" --quiet --out "$work/bm.jsonl" >/dev/null
-[[ $(grepc '"record":"point".*"rank":1' "$work/bm.jsonl") == 9 ]] || fail "mpirun: rank 1's 9 records missing"
-[[ $(grepc '"record":"link".*"rank":1' "$work/bm.jsonl") == 1 ]] || fail "mpirun: rank 1's link record missing"
+[[ $(records "$work/bm.jsonl" record=point rank=1) == 9 ]] || fail "mpirun: rank 1's 9 records missing"
+[[ $(records "$work/bm.jsonl" record=link rank=1) == 1 ]] || fail "mpirun: rank 1's link record missing"
 "$hp" show "$work/bm.jsonl" | grep -q "^# PCIe link (rank 1): not read" || fail "show: no link line naming rank 1"
 [[ $(header "$work/bm.jsonl" mpi.ranks) == 2 ]] || fail "mpirun: the header's mpi.ranks is not 2"
 [[ $(header "$work/bm.jsonl" "ranks[].device.ordinal") == "[0, 1]" ]] ||
