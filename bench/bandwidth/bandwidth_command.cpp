@@ -44,7 +44,7 @@ BandwidthConfig build_config(const Options& o) {
   return c;
 }
 
-class BandwidthProbe final : public Probe {
+class BandwidthProbe final : public ConfiguredProbe<Options, BandwidthConfig> {
  public:
   std::string description() const override {
     return "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
@@ -69,9 +69,6 @@ class BandwidthProbe final : public Probe {
     add_concurrent_flag(c, o->session);
   }
 
-  const SessionOptions& session() const override { return options_.session; }
-  void configure() override { config_ = build_config(options_); }
-  Json config_json() const override { return config_.to_json(); }
   std::size_t expected_records() const override { return config_.records(); }
   std::uint64_t host_bytes(const MpiContext&, const Topology&) const override { return config_.bytes; }
   void measure(Device& d, const HostClock&, const MpiContext&, const RecordSink& sink) override {
@@ -80,10 +77,6 @@ class BandwidthProbe final : public Probe {
   Report report(const ResultsFile& file) const override { return bandwidth_report(file); }
   std::string record_label(const Json& record) const override { return bandwidth_record_label(record); }
   bool ranks_take_turns() const override { return true; }
-
- private:
-  Options options_;
-  BandwidthConfig config_;
 };
 
 }  // namespace

@@ -105,4 +105,20 @@ class Probe {
   virtual bool rank_field() const { return true; }
 };
 
+// A probe whose config is built from its parsed options alone: the options
+// (with the shared ones in a `session` member), build_config(Options) beside
+// them (found by argument-dependent lookup) and Config::to_json(). Gives the
+// three parts every such probe had written alike.
+template <class Options, class Config>
+class ConfiguredProbe : public Probe {
+ public:
+  const SessionOptions& session() const final { return options_.session; }
+  void configure() final { config_ = build_config(options_); }
+  Json config_json() const final { return config_.to_json(); }
+
+ protected:
+  Options options_;
+  Config config_;
+};
+
 }  // namespace hetprobe::cli

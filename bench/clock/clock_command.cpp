@@ -39,7 +39,7 @@ ClockSyncConfig build_config(const Options& o) {
   return c;
 }
 
-class ClockProbe final : public Probe {
+class ClockProbe final : public ConfiguredProbe<Options, ClockSyncConfig> {
  public:
   std::string description() const override {
     return "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of "
@@ -81,9 +81,6 @@ class ClockProbe final : public Probe {
     add_concurrent_flag(c, o->session);
   }
 
-  const SessionOptions& session() const override { return options_.session; }
-  void configure() override { config_ = build_config(options_); }
-  Json config_json() const override { return config_.to_json(); }
   // A record per fitted batch, the check batch's, the fit's.
   std::size_t expected_records() const override { return static_cast<std::size_t>(config_.batches) + 2; }
   void measure(Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) override {
@@ -92,10 +89,6 @@ class ClockProbe final : public Probe {
   Report report(const ResultsFile& file) const override { return clock_report(file); }
   std::string record_label(const Json& record) const override { return clock_record_label(record); }
   bool ranks_take_turns() const override { return true; }
-
- private:
-  Options options_;
-  ClockSyncConfig config_;
 };
 
 }  // namespace

@@ -37,7 +37,7 @@ GpusConfig build_config(const Options& o) {
   return c;
 }
 
-class GpusProbe final : public Probe {
+class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
  public:
   std::string description() const override {
     return "Every GPU of the node, one rank each, in rounds that visit them in a shuffled order: the flag round "
@@ -73,13 +73,10 @@ class GpusProbe final : public Probe {
     add_session_options(c, o->session, "gpus");
   }
 
-  const SessionOptions& session() const override { return options_.session; }
-  void configure() override { config_ = build_config(options_); }
   void check(const Device&, const MpiContext& mpi) override { ranks_ = mpi.size; }
   void share(const MpiContext& mpi) override {
     if (!options_.seed) config_.seed = shared_random_seed(mpi);
   }
-  Json config_json() const override { return config_.to_json(); }
   std::size_t expected_records() const override {
     return static_cast<std::size_t>(config_.rounds) * static_cast<std::size_t>(ranks_) + 1;
   }
@@ -92,8 +89,6 @@ class GpusProbe final : public Probe {
   bool rank_field() const override { return false; }  // each visit names its GPU
 
  private:
-  Options options_;
-  GpusConfig config_;
   int ranks_ = 1;
 };
 

@@ -48,7 +48,7 @@ std::size_t planned_records(const NotifyConfig& c) {
          (has(NotifyPart::mechanisms) ? notify_mechanism_count() : 0);
 }
 
-class NotifyProbe final : public Probe {
+class NotifyProbe final : public ConfiguredProbe<Options, NotifyConfig> {
  public:
   std::string description() const override {
     return "CPU<->GPU notification costs: one flag read+write on each side of a flag the other side wrote last "
@@ -100,10 +100,7 @@ class NotifyProbe final : public Probe {
     add_concurrent_flag(c, o->session);
   }
 
-  const SessionOptions& session() const override { return options_.session; }
-  void configure() override { config_ = build_config(options_); }
   void check(const Device& d, const MpiContext&) override { check_notify_config(config_, d.info()); }
-  Json config_json() const override { return config_.to_json(); }
   std::size_t expected_records() const override { return planned_records(config_); }
   void measure(Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) override {
     run_notify(config_, d, clock, sink);
@@ -111,10 +108,6 @@ class NotifyProbe final : public Probe {
   Report report(const ResultsFile& file) const override { return notify_report(file); }
   std::string record_label(const Json& record) const override { return notify_record_label(record); }
   bool ranks_take_turns() const override { return true; }
-
- private:
-  Options options_;
-  NotifyConfig config_;
 };
 
 }  // namespace
