@@ -335,3 +335,11 @@ def test_options_given_replace_the_presets_own():
         "--reps=9",
     ]
     assert overridden(preset, []) == preset
+
+
+def test_every_step_is_run_one_way():
+    """Each of characterize's steps is per GPU, the verdict's, or launched on its own: one of them only."""
+    from hetprobe.run.presets import LAUNCHED_STEPS, PER_GPU_STEPS, PROBES, VERDICT_STEP
+
+    groups = [set(PER_GPU_STEPS), {VERDICT_STEP}, set(LAUNCHED_STEPS)]
+    assert set().union(*groups) == set(PROBES) and sum(map(len, groups)) == len(PROBES)

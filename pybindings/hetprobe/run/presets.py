@@ -109,7 +109,8 @@ PROBES = (
     "interference-paper",
     "interference-cold",
 )
-LAUNCHED_STEPS = PROBES[4:]  # each launch of these is a separate mpirun/srun into its own file
+# Each launch of these is a separate mpirun/srun into its own file (named, not taken by their place in PROBES).
+LAUNCHED_STEPS = ("interference", "interference-rate", "interference-paper", "interference-cold")
 # Launches of each interference step without --launches: the headline's step 3, the fewest that give a
 # pooled point its interval from the launches' spread; the others 1, so the run keeps to its budget.
 DEFAULT_LAUNCHES = {"interference": 3}
