@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "bench/core/results_report.hpp"
 #include "bench/halo/halo_parts.hpp"
@@ -26,19 +28,24 @@ bool rank0_halo(const RecordRef& r) {
   return is(r, "halo") && field_or<int>(r, "rank", 0) == 0 && !field_json(r, "iteration_ns").is_null();
 }
 
-// Runs merged from several single-copy mechanisms (each header's
-// mpi.transport) are each compared with their own baseline.
-std::string peer_key(const RecordRef& r, const std::string& single_copy) {
-  return halo_short_layout(r) + "|" + field<std::string>(r, "send_mode") + "|" +
-         std::to_string(field_or<int>(r, "threads_per_block", 0)) + "|" + single_copy;
+// The setups a baseline is the thesis's comparison for: layout, send mode,
+// threads per block, and the single-copy mechanism (runs merged from several,
+// each header's mpi.transport, are each compared with their own baseline).
+using PeerKey = std::tuple<std::string, std::string, int, std::string>;
+PeerKey peer_key(const RecordRef& r, const std::string& single_copy) {
+  return {halo_short_layout(r), field<std::string>(r, "send_mode"), field_or<int>(r, "threads_per_block", 0),
+          single_copy};
 }
+// A halo_model record's lower bound: its layout and setup.
+using SetupKey = std::pair<std::string, std::string>;
 
 // The single-copy mechanism of the run a header starts; "" in files from before it.
 std::string single_copy_of(const RecordRef& header) {
   return field_or<std::string>(header, "mpi.transport.single_copy", "");
 }
 
-void keep_lowest(std::map<std::string, double>& lowest, const std::string& key, double value) {
+template <class Key>
+void keep_lowest(std::map<Key, double>& lowest, const Key& key, double value) {
   auto [it, fresh] = lowest.emplace(key, value);
   if (!fresh) it->second = std::min(it->second, value);
 }
@@ -90,7 +97,9 @@ Table halo_table() {
 
 Report halo_report(const ResultsFile& file) {
   // best_baseline: per layout, send mode and threads; best_of_layout: per layout, any setup.
-  std::map<std::string, double> best_baseline, best_of_layout, bound;
+  std::map<PeerKey, double> best_baseline;
+  std::map<std::string, double> best_of_layout;
+  std::map<SetupKey, double> bound;
   std::string single_copy;
   for (std::size_t i = 0; i < file.records.size(); ++i) {
     const RecordRef r{file.records[i], file.place(i)};
@@ -100,13 +109,13 @@ Report halo_report(const ResultsFile& file) {
       if (!bounds.is_object()) bad_field(r, "lower_bound_ns", "an object of setup: ns");
       for (const auto& [setup, b] : bounds.items()) {
         if (!b.is_number()) bad_field(r, "lower_bound_ns." + setup, "a number");
-        bound[halo_short_layout(r) + "|" + setup] = b.get<double>();
+        bound[{halo_short_layout(r), setup}] = b.get<double>();
       }
     }
     if (rank0_halo(r) && field<std::string>(r, "variant") == "baseline") {
       const double median = field<double>(r, "iteration_ns.median");
       keep_lowest(best_baseline, peer_key(r, single_copy), median);
-      keep_lowest(best_of_layout, field<std::string>(r, "layout"), median);
+      keep_lowest<std::string>(best_of_layout, field<std::string>(r, "layout"), median);
     }
   }
   Report report;
@@ -129,7 +138,7 @@ Report halo_report(const ResultsFile& file) {
     // Absent in files from before parts: "-".
     const std::optional<PartSize> parts = find_field(r, "parts") ? std::optional(part_size_at(r, "parts"))
                                                                  : std::nullopt;
-    const auto lb = bound.find(layout + "|" + field_or<std::string>(r, "setup", variant));
+    const auto lb = bound.find({layout, field_or<std::string>(r, "setup", variant)});
     const std::string wait = field_or<std::string>(r, "receive_wait", ""),
                       signal = field_or<std::string>(r, "signal", "");
     const Json slowest = number_or_null(r, "slowest_rank_iteration_ns.median");
