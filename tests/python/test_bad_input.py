@@ -245,3 +245,17 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(scene, tmp_path, ca
     assert re.search(message, err), err
     assert "Traceback" not in err and not re.search(r"\[\w+\.(cpp|hpp|py):\d+\]", err)  # no source location
     assert snapshot(tmp_path) == before  # nothing written, nothing replaced, devices still devices
+
+
+def test_a_path_kind_is_typed_and_worded(tmp_path):
+    """file_kind returns a FileKind the checks compare, whose text is what the messages say."""
+    from hetprobe.data.paths import FileKind, file_kind
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "file").write_text("x")
+    assert file_kind(tmp_path) is FileKind.DIRECTORY and file_kind(tmp_path / "file") is FileKind.REGULAR
+    assert (
+        file_kind(fifo) is FileKind.FIFO and f"is {file_kind(fifo)}" == "is a FIFO" and str(FileKind.FIFO) == "a FIFO"
+    )
+    assert file_kind(tmp_path / "none") is None

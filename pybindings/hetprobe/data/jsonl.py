@@ -9,6 +9,7 @@ by path too.
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import stat
@@ -116,22 +117,37 @@ def bounded_bytes(path) -> bytes:
     return data
 
 
-# What a path is when it is not a regular file, in the words every Python reader uses (data/paths.py's
-# file_kind reads this table too).
-FILE_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
+class FileKind(str, enum.Enum):
+    """What a path is, typed for the checks and worded for the messages every Python reader gives
+    (str() and f-strings give the words; data/paths.py's file_kind returns one)."""
+
+    REGULAR = "a regular file"
+    DIRECTORY = "a directory"
+    CHARACTER_DEVICE = "a character device"
+    BLOCK_DEVICE = "a block device"
+    FIFO = "a FIFO"
+    SOCKET = "a socket"
+    OTHER = "not a regular file"
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+_MODE_TESTS = (
+    (stat.S_ISREG, FileKind.REGULAR),
+    (stat.S_ISDIR, FileKind.DIRECTORY),
+    (stat.S_ISCHR, FileKind.CHARACTER_DEVICE),
+    (stat.S_ISBLK, FileKind.BLOCK_DEVICE),
+    (stat.S_ISFIFO, FileKind.FIFO),
+    (stat.S_ISSOCK, FileKind.SOCKET),
 )
 
 
-def kind_of_mode(mode: int) -> str:
-    """ "a regular file", "a directory", "a FIFO", ... of a stat mode."""
-    if stat.S_ISREG(mode):
-        return "a regular file"
-    return next((name for test, name in FILE_KINDS if test(mode)), "not a regular file")
+def kind_of_mode(mode: int) -> FileKind:
+    """What a stat mode is: FileKind.REGULAR, .DIRECTORY, .FIFO, ..."""
+    return next((kind for test, kind in _MODE_TESTS if test(mode)), FileKind.OTHER)
 
 
 def parse_line(line: bytes | str):

@@ -18,7 +18,7 @@ from ..errors import ResultsFileError, UsageError
 from . import converters, frames as _frames
 from .fields import Malformed
 from .jsonl import bounded_bytes, read_jsonl, results_files
-from .paths import file_kind
+from .paths import FileKind, file_kind
 from .results import Results
 
 SCHEMA = "hetprobe.results"
@@ -89,7 +89,7 @@ def _read_file(path: Path, segment: int) -> tuple[str, object, bool]:
     """("topology", dict, False) or ("records", [(line, raw, record)], cut) of one file, its records
     tagged with _file and _segment (numbered on from `segment`)."""
     name = str(path)
-    if (kind := file_kind(path)) != "a regular file":  # before any open: a FIFO would block it
+    if (kind := file_kind(path)) != FileKind.REGULAR:  # before any open: a FIFO would block it
         raise ResultsFileError(f"{name}: is {kind or 'gone'}, not a regular file")
     if path.suffix == ".json":
         kind, content = _read_json(path)

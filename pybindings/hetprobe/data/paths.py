@@ -9,12 +9,12 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
-from .jsonl import kind_of_mode
+from .jsonl import FileKind, kind_of_mode
 
 
-def file_kind(path) -> str | None:
-    """ "a regular file", "a directory", "a character device", ... for an existing path (links
-    followed), None when nothing is there."""
+def file_kind(path) -> FileKind | None:
+    """What an existing path is (links followed): FileKind.REGULAR, .DIRECTORY, .FIFO, ..., whose
+    str() is the words messages use; None when nothing is there."""
     try:
         mode = os.stat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):  # nothing there (a/b where a is a file: neither)
@@ -32,13 +32,13 @@ def check_output(path, option: str, overwrite: bool = False) -> Path:
     if str(path) in ("", "."):
         raise UsageError(f"{option}: give a file name")
     kind = file_kind(path)
-    if kind is not None and kind != "a regular file":
+    if kind is not None and kind != FileKind.REGULAR:
         raise UsageError(
             f"{option} {path}: is {kind}; give a regular file (a new one, or an existing one with --overwrite)"
         )
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     folder = target.parent if str(target.parent) else Path(".")
-    if file_kind(folder) != "a directory":
+    if file_kind(folder) != FileKind.DIRECTORY:
         raise UsageError(f"{option} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path}: the folder {folder} is not writable")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import _core
 from ..data.jsonl import read_jsonl, results_files, results_stem
-from ..data.paths import file_kind
+from ..data.paths import FileKind, file_kind
 from ..data.steps import family, read_manifest, short_of_manifest, step_name
 from ..errors import ResultsFileError, UsageError
 
@@ -36,7 +36,7 @@ def run_files(path, what: str) -> list[str]:
     kind = file_kind(path)
     if kind is None:
         raise UsageError(f"{what} {path}: no such run directory")
-    if kind != "a directory":
+    if kind != FileKind.DIRECTORY:
         raise UsageError(f"{what} {path} is {kind}: give a run directory (hetprobe characterize writes one)")
     if not os.access(path, os.R_OK | os.X_OK):  # glob would find nothing, and call it no run directory
         raise UsageError(f"{what} {path}: permission denied: this user may not list the directory")

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..data.jsonl import bounded_bytes, is_results_file, results_file, results_files, results_stem
 from ..data.load import load
-from ..data.paths import file_kind
+from ..data.paths import FileKind, file_kind
 from ..data.results import Results
 from ..data.steps import family, last_error, read_manifest, short_of_manifest, split_launch, step_name
 from ..errors import UsageError
@@ -88,7 +88,7 @@ def _reason(path: str, why: str) -> str:
 
 def _check_directory(directory: Path) -> None:
     """A run directory this process can write a report into (checked before anything is written)."""
-    if file_kind(directory) != "a directory":
+    if file_kind(directory) != FileKind.DIRECTORY:
         raise UsageError(f"{directory} is not a run directory")
     if not os.access(directory, os.R_OK | os.X_OK):  # glob would find nothing, and call it no run directory
         raise UsageError(f"{directory}: permission denied: this user may not list the directory")
@@ -102,7 +102,7 @@ def _check_directory(directory: Path) -> None:
     if not os.access(directory, os.W_OK | os.X_OK):
         raise UsageError(f"{directory} is not writable: the report is written into the run directory")
     for path in [directory / n for n in OUTPUTS] + sorted(directory.glob("*.png")):
-        if file_kind(path) not in (None, "a regular file"):
+        if file_kind(path) not in (None, FileKind.REGULAR):
             raise UsageError(f"{path} is {file_kind(path)}: the report would replace it")
 
 

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from ..data.jsonl import results_files
 from ..data.load import load
-from ..data.paths import file_kind
+from ..data.paths import FileKind, file_kind
 from ..data.results import Results
 from ..data.steps import family, launch_name
 from ..errors import UsageError
@@ -105,12 +105,12 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launch
             "(interference skips all four of its steps)"
         )
     kind = file_kind(directory)
-    if kind is not None and kind != "a directory":
+    if kind is not None and kind != FileKind.DIRECTORY:
         raise UsageError(f"{directory} is {kind}: give a run directory to create")
     if kind is not None and any(directory.iterdir()):
         raise UsageError(f"{directory} is not empty: choose another run directory")
     existing = next(p for p in [directory, *directory.absolute().parents] if p.exists())
-    if file_kind(existing) != "a directory" or not os.access(existing, os.W_OK | os.X_OK):
+    if file_kind(existing) != FileKind.DIRECTORY or not os.access(existing, os.W_OK | os.X_OK):
         raise UsageError(f"{directory}: cannot create it in {existing} (not a writable directory)")
     return pair
 

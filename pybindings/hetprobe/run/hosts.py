@@ -20,7 +20,7 @@ import socket
 import sys
 from pathlib import Path
 
-from ..data.paths import file_kind
+from ..data.paths import FileKind, file_kind
 from ..errors import UsageError
 
 # A hosts file holds at most this many bytes: 64 KiB is thousands of host names, and a device or a
@@ -67,7 +67,7 @@ def read_hosts_file(path, resolve: bool = False) -> list[str]:
     also refuse a name that does not resolve here (mpirun must reach each host by its name)."""
     path = Path(path)
     try:
-        if file_kind(path) not in (None, "a regular file"):  # a FIFO would block, /dev/zero never ends
+        if file_kind(path) not in (None, FileKind.REGULAR):  # a FIFO would block, /dev/zero never ends
             raise UsageError(f"the hosts file {path} is not a regular file")
         with open(path, "rb") as f:
             data = f.read(MAX_HOSTS_FILE_BYTES + 1)

@@ -27,7 +27,7 @@ from typing import Callable
 from .. import errors
 from ..data.jsonl import Tail, records
 from ..data.load import load
-from ..data.paths import check_output, file_kind
+from ..data.paths import FileKind, check_output, file_kind
 from ..data.results import Results
 from ..errors import HetprobeError, Interrupted, MPIError, ProbeTimeout, UsageError
 
@@ -113,7 +113,7 @@ def _fresh_output(out: str | os.PathLike | None, probe: str) -> tuple[Path, bool
         os.close(fd)
         return Path(name), True
     path = Path(out)
-    if file_kind(path) == "a regular file" and path.stat().st_size > 0:
+    if file_kind(path) == FileKind.REGULAR and path.stat().st_size > 0:
         raise UsageError(f"{path} already has results: choose another out=")
     return check_output(path, "out="), False  # a device, a directory or a FIFO is refused
 
