@@ -406,17 +406,28 @@ def test_python_and_show_pool_group_launches_by_one_rule(tmp_path):
 
 
 def test_a_gap_is_read_from_its_kind_and_bytes_not_its_label(tmp_path):
-    """A sweep gap's rows carry the record's kind and bytes, and the report's text says them; a run
-    without a gap is back to back (kind "none")."""
+    """A sweep gap's rows carry the record's kind and bytes, and the report's text says them; a file
+    from before --gap is back to back (kind "none")."""
     from hetprobe.report.texts import how_text
 
-    swept, plain = tmp_path / "swept.jsonl", tmp_path / "plain.jsonl"
-    common = dict(device="host", sizes="1KiB", load="write", rounds=6, reps=1, warmup=0, quiet=True)
-    hetprobe.run_mpi("interference", out=swept, gap="sweep:64KiB", **common)
-    hetprobe.run_mpi("interference", out=plain, **common)
+    swept = tmp_path / "swept.jsonl"
+    hetprobe.run_mpi(
+        "interference",
+        out=swept,
+        gap="sweep:64KiB",
+        device="host",
+        sizes="1KiB",
+        load="write",
+        rounds=6,
+        reps=1,
+        warmup=0,
+        quiet=True,
+    )
     row = hetprobe.load(swept).interference_ratios().query("layout != 'SSB'").iloc[0]
     assert (row["gap"], row["gap_kind"], row["gap_bytes"]) == ("sweep:64 KiB", "sweep", 65536)
     assert ", a 64 KiB buffer swept before each send;" in how_text(row)
-    row = hetprobe.load(plain).interference_ratios().query("layout != 'SSB'").iloc[0]
+    row = (
+        hetprobe.load(DATA / "h200-interference-sweep.jsonl.gz").interference_ratios().query("layout != 'SSB'").iloc[0]
+    )
     assert (row["gap"], row["gap_kind"]) == ("0", "none") and np.isnan(row["gap_bytes"])
     assert "swept" not in how_text(row) and "spinning" not in how_text(row)
