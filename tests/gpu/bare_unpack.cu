@@ -57,11 +57,15 @@ __device__ unsigned long long now() {
   return t;
 }
 
-// Block b copies units [first[b], first[b + 1]) of the stage, kUnroll loads
-// in flight per thread, as hetprobe's unpack has (kHaloUnroll).
+// Block b copies units [first[b], first[b + 1]) of the stage from `in` to
+// `out`, kUnroll loads in flight per thread, as hetprobe's pack and unpack
+// have (kHaloUnroll): the unpack from host into device memory, the pack
+// (ToHost) the other way, its stores fenced into host memory before the end
+// stamp, as a halo pack's are.
 constexpr unsigned kUnroll = 4;
-__global__ void unpack(const ulonglong2* in, ulonglong2* out, const unsigned long long* first,
-                       unsigned long long* stamps) {
+template <bool ToHost>
+__global__ void copy_stage(const ulonglong2* in, ulonglong2* out, const unsigned long long* first,
+                           unsigned long long* stamps) {
   if (threadIdx.x == 0) stamps[2 * blockIdx.x] = now();
   const unsigned long long end = first[blockIdx.x + 1], stride = blockDim.x;
   for (unsigned long long u = first[blockIdx.x] + threadIdx.x; u < end; u += stride * kUnroll) {
@@ -71,23 +75,7 @@ __global__ void unpack(const ulonglong2* in, ulonglong2* out, const unsigned lon
     for (unsigned k = 0; k < kUnroll; ++k)
       if (u + k * stride < end) out[u + k * stride] = v[k];
   }
-  __syncthreads();
-  if (threadIdx.x == 0) stamps[2 * blockIdx.x + 1] = now();
-}
-
-// The pack: the same blocks write the stage from device memory into host memory.
-__global__ void pack(const ulonglong2* in, ulonglong2* out, const unsigned long long* first,
-                     unsigned long long* stamps) {
-  if (threadIdx.x == 0) stamps[2 * blockIdx.x] = now();
-  const unsigned long long end = first[blockIdx.x + 1], stride = blockDim.x;
-  for (unsigned long long u = first[blockIdx.x] + threadIdx.x; u < end; u += stride * kUnroll) {
-    ulonglong2 v[kUnroll];
-    for (unsigned k = 0; k < kUnroll; ++k)
-      if (u + k * stride < end) v[k] = in[u + k * stride];
-    for (unsigned k = 0; k < kUnroll; ++k)
-      if (u + k * stride < end) out[u + k * stride] = v[k];
-  }
-  __threadfence_system();  // as a halo pack: its stores in host memory before the stamp
+  if constexpr (ToHost) __threadfence_system();
   __syncthreads();
   if (threadIdx.x == 0) stamps[2 * blockIdx.x + 1] = now();
 }
@@ -207,14 +195,15 @@ bool run(const char* mode, std::vector<Gpu>& gpus, int messages, unsigned long l
       MPI_Barrier(MPI_COMM_WORLD);
       posted = post_receives(peer, gpus[0].host, messages, bytes);  // before the pack, as hetprobe's
       cudaSetDevice(gpus[0].ordinal);
-      pack<<<blocks, threads>>>(gpus[0].out, reinterpret_cast<ulonglong2*>(send), gpus[0].first, gpus[0].pack_stamps);
+      copy_stage<true>
+          <<<blocks, threads>>>(gpus[0].out, reinterpret_cast<ulonglong2*>(send), gpus[0].first, gpus[0].pack_stamps);
       if (cudaDeviceSynchronize() != cudaSuccess) return false;
     }
     if (send) exchange(peer, gpus[0].host, send, messages, bytes, blocking, std::move(posted));
     if (flushed) flush(gpus[0].host, messages * bytes);
     for (Gpu& g : gpus) {
       cudaSetDevice(g.ordinal);
-      unpack<<<blocks, threads>>>(g.in, g.out, g.first, g.stamps);
+      copy_stage<false><<<blocks, threads>>>(g.in, g.out, g.first, g.stamps);
     }
     for (Gpu& g : gpus)
       if (cudaSetDevice(g.ordinal) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) return false;
