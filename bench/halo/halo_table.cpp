@@ -115,7 +115,7 @@ Report halo_report(const ResultsFile& file) {
     if (rank0_halo(r) && field<std::string>(r, "variant") == "baseline") {
       const double median = field<double>(r, "iteration_ns.median");
       keep_lowest(best_baseline, peer_key(r, single_copy), median);
-      keep_lowest<std::string>(best_of_layout, field<std::string>(r, "layout"), median);
+      keep_lowest(best_of_layout, field<std::string>(r, "layout"), median);
     }
   }
   Report report;
