@@ -23,6 +23,7 @@
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/launches.hpp"
 #include "bench/core/message_path.hpp"
+#include "bench/core/record_upgrade.hpp"
 #include "bench/core/run_header.hpp"
 #include "bench/core/table.hpp"
 #include "bench/gpus/gpu_metrics.hpp"
@@ -447,6 +448,16 @@ PYBIND11_MODULE(_core, m) {
       "What makes runs launches of one command (JSON text, keys sorted) of a header (JSON text): the rule "
       "`hetprobe show --pool` and Results.interference_ratios group by "
       "(bench/core/launches.hpp)");
+  m.def(
+      "upgrade_records",
+      [](const std::string& records) {
+        std::vector<Json> v = Json::parse(records).get<std::vector<Json>>();
+        upgrade_records(v);
+        return to_python(Json(v));
+      },
+      py::arg("records"),
+      "One file's records (a JSON array of them, in order) in the current form, as C++ reads them "
+      "(bench/core/record_upgrade.hpp): what tests hold Python's hetprobe.data.upgrade to");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

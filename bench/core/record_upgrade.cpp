@@ -107,6 +107,23 @@ void header_v1(Json& h) {
     rename(*config, "send", "send_mode");
 }
 
+// Version 3 wrote interference's load buffers as load_bytes, bytes or the text
+// "message size", and the same value again as secondary_bytes (version 1's
+// paper runs wrote secondary_bytes alone); version 4 writes load_bytes (bytes,
+// or null) and load_bytes_per_message (true: each message's size).
+void header_v3(Json& h) {
+  const auto config = h.find("config");
+  if (!is(h, "probe", "interference") || config == h.end() || !config->is_object()) return;
+  Json& c = *config;
+  if (!c.contains("load_bytes") && c.contains("secondary_bytes")) c["load_bytes"] = c["secondary_bytes"];
+  c.erase("secondary_bytes");
+  const auto bytes = c.find("load_bytes");
+  if (bytes == c.end() || c.contains("load_bytes_per_message")) return;
+  const bool per_message = bytes->is_string() && bytes->get<std::string>() == "message size";
+  if (per_message) *bytes = nullptr;
+  c["load_bytes_per_message"] = per_message;
+}
+
 }  // namespace
 
 std::string schema_problem(const Json& header) {
@@ -132,6 +149,7 @@ void upgrade_records(std::vector<Json>& records) {
       const auto v = r.find("schema_version");
       version = v != r.end() && v->is_number_integer() ? v->get<int>() : 1;
       if (version < 2) header_v1(r);
+      if (version < 4) header_v3(r);
       continue;
     }
     if (version < 2) record_v1(r);

@@ -15,7 +15,7 @@
 namespace hetprobe {
 
 inline constexpr const char* kSchemaName = "hetprobe.results";  // every header's "schema"
-inline constexpr int kSchemaVersion = 3;  // what changed, and how older files are read: record_upgrade.hpp
+inline constexpr int kSchemaVersion = 4;  // what changed, and how older files are read: record_upgrade.hpp
 
 struct RunContext {
   std::string probe;                      // "interference"

@@ -15,8 +15,9 @@ namespace hetprobe {
 
 // The settings (config keys) two interference runs must share for their
 // points to be comparable: a resumed file's and this run's, launches pooled.
-inline constexpr const char* kComparableSettings[] = {"send_mode", "writer_side", "paper", "load_bytes",    "rounds",
-                                                      "reps",      "warmup",      "gap",   "payload_writer"};
+inline constexpr const char* kComparableSettings[] =
+    {"send_mode", "writer_side", "paper",  "load_bytes", "load_bytes_per_message",
+     "rounds",    "reps",        "warmup", "gap",        "payload_writer"};
 
 struct ResumedPoints {
   std::set<PointKey> done;

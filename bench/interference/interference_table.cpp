@@ -138,8 +138,9 @@ std::string pair_text(const MessagePath& p) {
 Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
   (void)field_json(h, "config");  // a header without it is named so, not by the first setting read
   const bool paper = field_or<bool>(h, "config.paper", find_field(h, "config.loads") == nullptr);
-  const Json* bytes = find_field(h, "config.load_bytes");
-  if (bytes == nullptr) bytes = &field_json(h, "config.secondary_bytes");
+  const std::string into = field<bool>(h, "config.load_bytes_per_message")
+                               ? "buffers of each message's size"
+                               : std::to_string(field<std::uint64_t>(h, "config.load_bytes")) + " B";
   about.push_back(device_line(h, "interference") + ", MPI " + field<std::string>(h, "config.send_mode") +
                   ", GPU on the " + field<std::string>(h, "config.writer_side") + ", " + sampling_text(h) +
                   (paper ? "; the paper's writer" : ""));
@@ -149,8 +150,8 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
       "median / the same round's SSB median), ci95 its 95% confidence interval, effect = slowdown or "
       "speedup where that interval lies wholly beyond 5%; load = kind x GPUs "
       "@ rate (of full, or GB/s per GPU) into " +
-      (bytes->is_string() ? bytes->get<std::string>() : bytes->dump()) +
-      " B; traffic_gbs = GB/s the load moved during the send; eager_limit = the size against the MPI path's "
+      into +
+      "; traffic_gbs = GB/s the load moved during the send; eager_limit = the size against the MPI path's "
       "eager limit: reached (MPI sends it by rendezvous, the send waiting for the receiver) or below");
   Table t{"interference", {}, {}};
   t.columns = {{"size", 10, Align::right, -1, Shown::text},

@@ -4,9 +4,11 @@ bench/core/record_upgrade.cpp), and the values that changed form read as C++ wri
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 
 import pandas as pd
+import pytest
 from conftest import DATA, jsonl_records
 
 import hetprobe
@@ -116,3 +118,35 @@ def test_a_version_2_interference_point_reads_with_a_null_mpi_path():
         rec for _, _, rec in read_jsonl(DATA / "h200-interference-sweep.jsonl.gz")[0] if rec["record"] == "point"
     ]
     assert committed and all(rec["mpi_path"] is None for rec in committed)
+
+
+def test_version_3_interference_load_bytes_read_typed():
+    def config_of(config: dict, version: int) -> dict:
+        records = [{"record": "header", "probe": "interference", "schema_version": version, "config": config}]
+        upgrade.upgrade_records(records)
+        return records[0]["config"]
+
+    per_message = {"load_bytes": None, "load_bytes_per_message": True}
+    assert config_of({"load_bytes": "message size", "secondary_bytes": "message size"}, 3) == per_message
+    fixed = config_of({"load_bytes": 268435456, "secondary_bytes": 268435456}, 3)
+    assert fixed == {"load_bytes": 268435456, "load_bytes_per_message": False}
+    assert config_of({"secondary_bytes": "message size"}, 1) == per_message  # version 1's paper header
+    assert config_of({"load_bytes": 4096}, 4) == {"load_bytes": 4096}  # version 4: as written
+
+
+OLD_FILES = [
+    DATA / "h200-halo-parts" / "self-400.jsonl.gz",  # version 1: halo part sizes
+    DATA / "h200-bandwidth.jsonl",
+    DATA / "h200-interference-sweep.jsonl.gz",  # version 2 or older: mpi_path, load_bytes
+    DATA / "h200x2-characterize" / "interference-paper.jsonl",
+]
+
+
+@pytest.mark.parametrize("path", OLD_FILES, ids=lambda p: p.name)
+def test_python_upgrades_as_cpp_does(path):
+    """One rule in two languages: Python's upgrade of a committed older file equals C++'s, record by record."""
+    written = [json.loads(raw) for _, raw, _ in read_jsonl(path)[0]]
+    assert written[0]["schema_version"] < upgrade.CURRENT
+    ours = copy.deepcopy(written)
+    upgrade.upgrade_records(ours)
+    assert ours == _core.upgrade_records(json.dumps(written))

@@ -106,6 +106,26 @@ TEST(RecordUpgrade, InterferencePointsOfVersion2GetANullMpiPath) {
   EXPECT_EQ(records[5], written);
 }
 
+// Version 3 wrote the load buffers as bytes or the text "message size", and
+// again as secondary_bytes; version 4 types them (version 1's paper headers
+// had secondary_bytes alone).
+TEST(RecordUpgrade, InterferenceLoadBytesOfVersion3AreTyped) {
+  const auto config_of = [](const Json& config, int version) {
+    std::vector<Json> records{{{"record", "header"}, {"probe", "interference"}, {"schema_version", version}}};
+    records[0]["config"] = config;
+    upgrade_records(records);
+    return records[0]["config"];
+  };
+  const Json per_message = config_of({{"load_bytes", "message size"}, {"secondary_bytes", "message size"}}, 3);
+  EXPECT_EQ(per_message, (Json{{"load_bytes", nullptr}, {"load_bytes_per_message", true}}));
+  const Json fixed = config_of({{"load_bytes", 268435456}, {"secondary_bytes", 268435456}}, 3);
+  EXPECT_EQ(fixed, (Json{{"load_bytes", 268435456}, {"load_bytes_per_message", false}}));
+  EXPECT_EQ(config_of({{"secondary_bytes", "message size"}}, 1), per_message);
+  const Json current{{"load_bytes", nullptr}, {"load_bytes_per_message", true}};
+  EXPECT_EQ(config_of(current, kSchemaVersion), current);
+  EXPECT_EQ(config_of({{"load_bytes", 4096}}, 4), (Json{{"load_bytes", 4096}})) << "version 4 is left as written";
+}
+
 // A committed version-1 file with parts auto, whole and sizes comes back typed.
 TEST(RecordUpgrade, ReadingACommittedVersion1File) {
   const ResultsFile file = read_results(kData + "h200-halo-parts/self-400.jsonl.gz");

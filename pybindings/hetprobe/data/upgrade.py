@@ -9,7 +9,7 @@ is still in the old form, so a record upgraded twice is the same as one upgraded
 
 from __future__ import annotations
 
-CURRENT = 3  # bench/core/run_header.hpp kSchemaVersion
+CURRENT = 4  # bench/core/run_header.hpp kSchemaVersion
 SCHEMA = "hetprobe.results"  # every header's "schema" (kSchemaName)
 
 
@@ -119,6 +119,24 @@ def _header_v1(header: dict) -> None:
         _rename(header["config"], "send", "send_mode")
 
 
+def _header_v3(header: dict) -> None:
+    """Version 3 wrote interference's load buffers as load_bytes, bytes or the text "message size", and
+    the same value again as secondary_bytes (version 1's paper runs wrote secondary_bytes alone);
+    version 4 writes load_bytes (bytes, or None) and load_bytes_per_message (True: each message's size)."""
+    config = header.get("config")
+    if header.get("probe") != "interference" or not isinstance(config, dict):
+        return
+    if "load_bytes" not in config and "secondary_bytes" in config:
+        config["load_bytes"] = config["secondary_bytes"]
+    config.pop("secondary_bytes", None)
+    if "load_bytes" not in config or "load_bytes_per_message" in config:
+        return
+    per_message = config["load_bytes"] == "message size"
+    if per_message:
+        config["load_bytes"] = None
+    config["load_bytes_per_message"] = per_message
+
+
 def upgrade_records(records) -> None:
     """Upgrades one file's records (in order: a header gives the version of the records after it) in place."""
     version = CURRENT
@@ -128,6 +146,8 @@ def upgrade_records(records) -> None:
             version = v if isinstance(v, int) and not isinstance(v, bool) else 1
             if version < 2:
                 _header_v1(rec)
+            if version < 4:
+                _header_v3(rec)
             continue
         if version < 2:
             _record_v1(rec)
