@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "base/errors.hpp"
 #include "bench/cli/command.hpp"
@@ -50,7 +52,9 @@ std::vector<fs::path> files_in(const fs::path& dir) {
 // The report of one file, its tables narrowed to --table. In a run
 // directory a file with no records yet (a probe stopped before its header) is
 // skipped with a note; given by name, it is an error.
-std::optional<Report> report_of(const fs::path& path, const std::string& table, bool in_directory) {
+// With --table, only that table; `names` gathers every table the file had.
+std::optional<Report> report_of(const fs::path& path, const std::string& table, bool in_directory,
+                                std::set<std::string>& names) {
   const ResultsFile file = read_results(path);
   if (file.records.empty() && in_directory) {
     std::fprintf(stderr, "hetprobe show: skipped %s: no results in it\n", path.c_str());
@@ -59,6 +63,7 @@ std::optional<Report> report_of(const fs::path& path, const std::string& table, 
   Report report = results_report(file);
   if (file.truncated_tail)
     std::fprintf(stderr, "hetprobe show: ignored an incomplete last line of %s (a killed run)\n", path.c_str());
+  for (const Table& t : report.tables) names.insert(t.key);
   if (!table.empty()) std::erase_if(report.tables, [&](const Table& t) { return t.key != table; });
   return report;
 }
@@ -112,13 +117,16 @@ int run(const Options& o) {
   // Every file is read before anything is printed: a malformed one is named
   // (FILE:LINE: field ...) and nothing half-printed precedes it.
   HeadedReports reports;
+  std::set<std::string> names;  // the tables these files have, named when --table is none of them
   for (const auto& [f, in_directory] : files)
-    if (auto report = report_of(f, o.table, in_directory); report && (o.table.empty() || !report->tables.empty()))
+    if (auto report = report_of(f, o.table, in_directory, names);
+        report && (o.table.empty() || !report->tables.empty()))
       reports.emplace_back(headings ? f.string() : "", std::move(*report));
-  if (!o.table.empty() && reports.empty())
-    throw usage_error("--table " + o.table +
-                      ": no such table in these files (tables: interference, overhead, "
-                      "roundtrip, mechanisms, clock_batches, clock_fit, halo, bandwidth)");
+  if (!o.table.empty() && reports.empty()) {
+    std::string have;
+    for (const std::string& name : names) have += (have.empty() ? "" : ", ") + name;
+    throw usage_error("--table " + o.table + ": no such table in these files (theirs: " + have + ")");
+  }
   show(format, reports, o);
   return 0;
 }
@@ -138,8 +146,8 @@ CommandFn add_show_command(CLI::App& app) {
                 "--table or --out), json (one document: tables by name, or files by name when several), "
                 "markdown (GitHub pipe tables)");
   c->add_option("--table", o->table,
-                "Only this table: interference, overhead, roundtrip, mechanisms, clock_batches, "
-                "clock_fit, halo, bandwidth");
+                "Only this table, by the name --format json gives it (interference, halo, bandwidth, "
+                "roundtrip, ...; a name the files lack is refused with the names they have)");
   c->add_option("--out", o->out_dir,
                 "Write each table as a CSV file into this directory (made if missing): TABLE.csv, or "
                 "FILE.TABLE.csv when several results files are shown (implies --format csv); an existing CSV "
