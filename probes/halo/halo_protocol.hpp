@@ -339,25 +339,28 @@ HETPROBE_HD inline void halo_unpack(Team& team, const HaloArgs& a, std::uint64_t
 
 // A team's share of a stage: teams first, first + stride, ... of
 // halo_part_of over `table` (a.messages, or a copy nearer the team), each
-// packed or unpacked in turn. A GPU block is team blockIdx.x of gridDim.x;
-// a host thread, of the engine's threads.
-template <class Team>
-HETPROBE_HD inline void halo_pack_teams(Team& team, const HaloArgs& a, const HaloMessageArgs* table,
-                                        std::uint64_t first, std::uint64_t stride) {
+// packed or unpacked in turn (visit(part)). A GPU block is team blockIdx.x of
+// gridDim.x; a host thread, of the engine's threads.
+template <class Visit>
+HETPROBE_HD inline void halo_team_parts(const HaloArgs& a, const HaloMessageArgs* table, std::uint64_t first,
+                                        std::uint64_t stride, Visit&& visit) {
   for (std::uint64_t t = first;; t += stride) {
     const HaloPart p = halo_part_of(table, a.count, a.part_size, t);
     if (p.message >= a.count) break;
-    halo_pack(team, a, p.message, table[p.message], p.part, p.parts);
+    visit(p);
   }
+}
+template <class Team>
+HETPROBE_HD inline void halo_pack_teams(Team& team, const HaloArgs& a, const HaloMessageArgs* table,
+                                        std::uint64_t first, std::uint64_t stride) {
+  halo_team_parts(a, table, first, stride,
+                  [&](const HaloPart& p) { halo_pack(team, a, p.message, table[p.message], p.part, p.parts); });
 }
 template <class Team>
 HETPROBE_HD inline void halo_unpack_teams(Team& team, const HaloArgs& a, const HaloMessageArgs* table,
                                           unsigned long long* slot, std::uint64_t first, std::uint64_t stride) {
-  for (std::uint64_t t = first;; t += stride) {
-    const HaloPart p = halo_part_of(table, a.count, a.part_size, t);
-    if (p.message >= a.count) break;
-    halo_unpack(team, a, p.message, table[p.message], slot, p.part, p.parts);
-  }
+  halo_team_parts(a, table, first, stride,
+                  [&](const HaloPart& p) { halo_unpack(team, a, p.message, table[p.message], slot, p.part, p.parts); });
 }
 
 // notify-stacked (paper 002 Sec. 4.2): pack and unpack in one persistent
