@@ -20,23 +20,7 @@ check() {
   done
   rm -rf "$work/csv"
   "$hp" show "$file" --format csv --out "$work/csv" 2>/dev/null || fail "show $1 --format csv --out DIR"
-  python3 - "$file" "$table" "$record" "$work" <<'PY' || fail "show $1: see above"
-import csv, gzip, json, sys
-path, table, record, work = sys.argv[1:]
-text = gzip.open(path, "rt") if path.endswith(".gz") else open(path)  # a large file is kept compressed
-expected = sum(1 for line in text if line.strip() and (r := json.loads(line))["record"] == record
-               and r.get("rank", 0) == 0 and r.get("iteration_ns", 0) is not None)
-doc = json.load(open(f"{work}/t.json"))
-assert len(doc[table]) == expected, (table, len(doc[table]), expected)
-assert all(isinstance(v, (int, float, str, bool, type(None))) for row in doc[table] for v in row.values())
-block = list(csv.reader(open(f"{work}/csv/{table}.csv", newline="")))
-assert len(block) - 1 == expected and block[0] == list(doc[table][0].keys()), (len(block), block[:1])
-assert all(len(r) == len(block[0]) for r in block), "ragged CSV"
-md = open(f"{work}/t.markdown").read()
-assert "| --- |" in md or "| ---: |" in md, "no Markdown table"
-assert md.count("\n|") >= expected + 2, "Markdown rows missing"
-print(f"OK {path}: {table} has {expected} rows in json, csv and markdown")
-PY
+  python3 "$(dirname "$0")/check_show_formats.py" "$file" "$table" "$record" "$work" || fail "show $1: see above"
 }
 
 check h200-interference-sweep.jsonl.gz interference point

@@ -28,26 +28,5 @@ for launch in $(seq "$launches"); do
   expect "clock-$launch fit" 0 -- python3 "$checks" records "$results/clock-$launch.jsonl" clock_fit
 done
 expect "precision within 1.1 x half the bare sync exchange, launches' max/min below 1.05" 0 -- \
-  python3 - "$results" "$launches" <<'PY'
-import json, sys
-results, launches = sys.argv[1], int(sys.argv[2])
-precisions, ok = [], True
-for launch in range(1, launches + 1):
-    bare = dict(kv.split("=") for kv in open(f"{results}/bare-{launch}.txt").read().split() if "=" in kv)
-    half, cpu_half = float(bare["device_half_min_ns"]), float(bare["fence_half_min_ns"])
-    fit = next(r for r in map(json.loads, open(f"{results}/clock-{launch}.jsonl")) if r.get("record") == "clock_fit")
-    p = fit["precision_ns"]
-    precisions.append(p)
-    within = p <= 1.1 * half
-    ok &= within
-    print(f"launch {launch}: precision {p:.1f} ns (best {fit['best_precision_ns']:.1f} ns, {fit['samples_used']} of "
-          f"{fit['samples_total']} samples); bare sync exchange: half minimum {half:.1f} ns, ratio {p / half:.3f} "
-          f"({'within' if within else 'above'} 1.1); bare CPU-timed ping-pong: half minimum {cpu_half:.1f} ns, "
-          f"ratio {p / cpu_half:.3f}")
-spread = max(precisions) / min(precisions)
-ok &= spread < 1.05
-print(f"precision over {launches} launches: {min(precisions):.1f}-{max(precisions):.1f} ns, max/min {spread:.3f} "
-      f"({'below' if spread < 1.05 else 'not below'} 1.05)")
-sys.exit(0 if ok else 1)
-PY
+  python3 "$(dirname "$0")/compare_clock_precision.py" "$results" "$launches"
 finish
