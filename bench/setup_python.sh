@@ -22,7 +22,11 @@ setup_python_env() {
     # The build requirements: the install builds without isolation, so that it
     # can reuse a CMake tree, and the C++ build needs pybind11 for the module.
     "$python" -c 'import scikit_build_core, pybind11' 2>/dev/null ||
-      "$python" "${pip_install[@]}" "scikit-build-core>=0.8" "pybind11>=2.10"
+      "$python" "${pip_install[@]}" "scikit-build-core>=0.8" "pybind11>=2.10" || {
+      echo "setup: could not install the build tools (scikit-build-core, pybind11) into $root/.venv;" \
+        "without network, set HETPROBE_PYTHON to a Python that has them and the runtime packages" >&2
+      return 1
+    }
   fi
   hetprobe_command=$(dirname "$python")/hetprobe
 }
@@ -63,11 +67,19 @@ setup_python_package() {
   else
     echo "setup: pip install . (builds the C++ in build/python: minutes the first time, silent)" >&2
   fi
+  # Checked here, not left to `set -e`: a caller that sources this file inside
+  # a condition (tests/gpu/common.sh's `need`) runs it with errexit off.
   if [[ -z ${HETPROBE_PYTHON:-} ]]; then
-    "$python" "${pip_install[@]}" --no-build-isolation "${from_tree[@]}" "$root"
+    "$python" "${pip_install[@]}" --no-build-isolation "${from_tree[@]}" "$root" || {
+      echo "setup: pip install . failed (above)" >&2
+      return 1
+    }
   else
     echo "setup: installing hetprobe into $python's environment (no downloads)" >&2
-    "$python" "${pip_install[@]}" --no-build-isolation --no-deps "${from_tree[@]}" "$root"
+    "$python" "${pip_install[@]}" --no-build-isolation --no-deps "${from_tree[@]}" "$root" || {
+      echo "setup: pip install . into $python's environment failed (above)" >&2
+      return 1
+    }
   fi
   mkdir -p "$(dirname "$stamp")"
   printf '%s' "$fingerprint" >"$stamp"
@@ -137,7 +149,7 @@ hetprobe_path_hint() {
 }
 
 if [[ -z ${setup_stages:-} ]]; then
-  setup_python_env
-  setup_python_package
-  hetprobe_path_hint
+  # Chained: sourced inside a condition, errexit is off and a failed step
+  # would otherwise end with the hint's status, 0.
+  setup_python_env && setup_python_package && hetprobe_path_hint
 fi
