@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from conftest import DATA, jsonl_records, write_jsonl
 
-from hetprobe.data import jsonl
-from hetprobe.data.load import TruncatedResultsWarning, load
+from hetprobe.data import converters, jsonl, schema
+from hetprobe.data.load import TruncatedResultsWarning, UnknownRecordWarning, load
 from hetprobe.errors import ResultsFileError, UsageError
 
 JSONL = [p.name for p in jsonl.results_files(DATA)]
@@ -498,3 +498,27 @@ def test_errors_skip_leaves_unreadable_files_out_and_names_them(tmp_path, copy_d
         load(tmp_path)
     with pytest.raises(UsageError, match="errors="):
         load(tmp_path, errors="ignore")
+
+
+def test_every_record_type_has_a_converter_or_a_named_reader():
+    """A record type without a converter drops out of `summary`: each one the schema defines is converted or
+    listed in READ_ELSEWHERE with the reader that reads it, never both."""
+    defined = set(schema.record_types())
+    converted, elsewhere = set(converters.CONVERTERS), set(converters.READ_ELSEWHERE)
+    assert not converted & elsewhere
+    assert defined - converted - elsewhere == set(), "record types no reader reads"
+    assert elsewhere <= defined, "READ_ELSEWHERE names a type the schema lacks"
+
+
+def test_a_record_type_no_reader_knows_is_named_in_a_warning(tmp_path):
+    header = {"record": "header", "schema": "hetprobe.results", "schema_version": 4}
+    path = tmp_path / "novel.jsonl"
+    write_jsonl(path, [{**header, "probe": "notify"}, {"record": "novel", "probe": "notify", "rank": 0}])
+    with pytest.warns(UnknownRecordWarning, match="1 notify novel"):
+        results = load(path)
+    assert [r["record"] for r in results.records] == ["header", "novel"] and results.summary.empty
+    known = tmp_path / "link.jsonl"  # a type read elsewhere (per_gpu) is no surprise
+    write_jsonl(known, [{**header, "probe": "bandwidth"}, {"record": "link", "probe": "bandwidth", "rank": 0}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load(known).summary.empty

@@ -28,6 +28,11 @@ class TruncatedResultsWarning(UserWarning):
     """A results file ended in an incomplete line (a killed run), which was ignored."""
 
 
+class UnknownRecordWarning(UserWarning):
+    """Records of a type no reader of this hetprobe knows (data.converters): kept in Results.records, in no
+    DataFrame."""
+
+
 def _micro_records(path, doc) -> list[dict]:
     """A Google Benchmark JSON document as a header and one "benchmark" record per benchmark."""
     ctx = doc.get("context") or {}
@@ -123,6 +128,7 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
         raise UsageError(f"errors={errors!r}: expected 'raise' or 'skip'")
     records, lines, line_numbers, files, truncated, unreadable, topology_file = [], [], [], [], [], [], None
     frames: tuple[list, list, list] = ([], [], [])
+    unknown: dict[tuple, int] = {}  # records no reader knows, by (probe, record)
     segment = -1
     for path in _expand(path_or_paths, recursive):
         name = str(path)
@@ -134,8 +140,9 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
                 continue
             own = [rec for _, _, rec in content]
             sizes = tuple(len(f) for f in frames)
+            found: dict[tuple, int] = {}
             try:
-                _convert(own, [n for n, _, _ in content], len(records), frames)
+                _convert(own, [n for n, _, _ in content], len(records), frames, found)
             except ResultsFileError:
                 for f, n in zip(frames, sizes):  # this file's rows go; the others stay
                     del f[n:]
@@ -147,6 +154,8 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
                 raise
             unreadable.append((name, str(e) if isinstance(e, ResultsFileError) else f"{name}: {e.strerror or e}"))
             continue
+        for key, count in found.items():
+            unknown[key] = unknown.get(key, 0) + count
         segment = own[-1]["_segment"]
         records += own
         lines += [raw for _, raw, _ in content]
@@ -154,6 +163,13 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
         files.append(name)
         if cut:
             truncated.append(name)
+    if unknown:
+        warnings.warn(
+            "records of a type hetprobe.load does not read, kept in .records only: "
+            + ", ".join(f"{count} {probe} {record}" for (probe, record), count in sorted(unknown.items())),
+            UnknownRecordWarning,
+            stacklevel=2,
+        )
     if truncated:
         warnings.warn(
             "ignored an incomplete last line (killed run?) in: " + ", ".join(truncated),
@@ -177,9 +193,10 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
     )
 
 
-def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, list]) -> None:
+def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, list], unknown: dict) -> None:
     """Appends the header rows, summary rows and sample chunks of `records` (ids from first_id) to
-    `frames`; a malformed record raises ResultsFileError naming its file, line and field."""
+    `frames`, counting in `unknown` the records of a type no reader knows, by (probe, record); a
+    malformed record raises ResultsFileError naming its file, line and field."""
     header_rows, summary_rows, chunks = frames
     header = {}
     for offset, (rec, number) in enumerate(zip(records, line_numbers)):
@@ -195,7 +212,9 @@ def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, lis
             raise ResultsFileError(f"{where}: {e} (a {what})") from None
         except (KeyError, TypeError, ValueError, AttributeError) as e:  # a check data.fields does not make yet
             raise ResultsFileError(f"{where}: {what} is malformed ({type(e).__name__}: {e})") from None
-        if converted is None:  # a record type this version does not know: kept in records only
+        if converted is None:  # read elsewhere (converters.READ_ELSEWHERE), or unknown: kept in records only
+            if converters.unknown_type(rec):
+                unknown[converters.record_type(rec)] = unknown.get(converters.record_type(rec), 0) + 1
             continue
         base, rows, sample_chunks = converted
         for metric, unit, stats, extras in rows:
