@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/placement.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe::cli {
@@ -52,7 +53,7 @@ Json devices_report();
 // Options several subcommands offer, each registered here once, so its
 // name, help, default and range check are the same everywhere.
 // --bind, as every probe that places ranks offers it.
-void add_bind_option(CLI::App* command, std::string& bind);
+void add_bind_option(CLI::App* command, BindPolicy& bind);
 void add_device_option(CLI::App* command, std::string& device);
 // --gpu; not given: the rank's node-local device.
 void add_gpu_option(CLI::App* command, std::optional<int>& gpu);

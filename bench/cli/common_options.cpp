@@ -12,13 +12,24 @@ bool first_launched_rank() {
   return true;
 }
 
-void add_bind_option(CLI::App* command, std::string& bind) {
+void add_bind_option(CLI::App* command, BindPolicy& bind) {
   command
-      ->add_option("--bind", bind,
-                   "Bind each rank's CPUs and memory: near-gpu (the NUMA node(s) nearest its GPU), far-gpu (the "
-                   "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
-                   "results header")
-      ->capture_default_str();
+      ->add_option_function<std::string>(
+          "--bind", [&bind](const std::string& text) { bind = parse_bind(text); },
+          "Bind each rank's CPUs and memory: near-gpu (the NUMA node(s) nearest its GPU), far-gpu (the "
+          "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
+          "results header [default: near-gpu]")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              (void)parse_bind(text);
+              return "";
+            } catch (const Error& e) {
+              return e.what();
+            }
+          },
+          ""))
+      ->type_name("POLICY");
 }
 
 void add_device_option(CLI::App* command, std::string& device) {

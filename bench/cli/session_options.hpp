@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "bench/core/placement.hpp"
+
 namespace hetprobe::cli {
 
 struct SessionOptions {
@@ -13,7 +15,7 @@ struct SessionOptions {
   std::optional<int> gpu;  // none: the node-local rank's device
   std::string out;
   std::string clock = "auto";
-  std::string bind = "near-gpu";
+  BindPolicy bind;  // --bind
   bool quiet = false;
   bool resume = false;               // --resume, where the probe has it (Probe::resumable)
   bool concurrent = false;           // --concurrent, where the ranks take turns (Probe::ranks_take_turns)

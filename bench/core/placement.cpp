@@ -1,7 +1,9 @@
 #include "bench/core/placement.hpp"
 
+#include <cctype>
 #include <optional>
 
+#include "base/echo_text.hpp"
 #include "base/errors.hpp"
 
 namespace hetprobe {
@@ -28,6 +30,13 @@ std::optional<PciAddress> gpu_address(const Device& d) {
 
 }  // namespace
 
+BindPolicy parse_bind(const std::string& text) {
+  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) return {BindKind::cpus, text};
+  for (const auto& n : kBindKindNames.names)
+    if (text == n.name) return {n.value, ""};
+  throw usage_error("'" + echo_text(text) + "' is not " + kBindKindNames.valid_names() + ", or a cpu list like 0-7,16");
+}
+
 RankPlacement place_rank(const MpiContext& mpi, const PlacementOptions& o, const Topology& topo) {
   RankPlacement p;
   p.local_rank = mpi.node_rank;
@@ -36,10 +45,10 @@ RankPlacement place_rank(const MpiContext& mpi, const PlacementOptions& o, const
   p.device = open_rank_device(o, p.local_rank, p.device_choice);
   const auto gpu = gpu_address(*p.device);
   p.launcher_cpuset = topo.bound_cpuset();
-  if (o.bind == "none") {
+  if (o.bind.kind == BindKind::none) {
     p.note = "--bind none";
-  } else if (o.bind == "near-gpu" || o.bind == "far-gpu") {
-    const bool near = o.bind == "near-gpu";
+  } else if (o.bind.kind == BindKind::near_gpu || o.bind.kind == BindKind::far_gpu) {
+    const bool near = o.bind.kind == BindKind::near_gpu;
     std::string why_not;
     if (!gpu) why_not = "the " + p.device->info().backend + " backend has no GPU to be near or far from";
     else {
@@ -55,12 +64,13 @@ RankPlacement place_rank(const MpiContext& mpi, const PlacementOptions& o, const
       p.note = "not bound: " + why_not;  // the default must not stop a run
     }
   } else {
-    (void)topo.numa_nodes_of(o.bind);  // a usage Error for a bad list
-    p.requested_cpuset = o.bind;
+    (void)topo.numa_nodes_of(o.bind.cpus);  // a usage Error for a bad list
+    p.requested_cpuset = o.bind.cpus;
   }
   // A launcher's tighter binding (mpirun's per-core default) is kept where it
-  // lies inside the chosen CPUs; only a binding outside them is replaced.
-  if (!p.requested_cpuset.empty() && o.bind.find_first_of("0123456789") != 0)
+  // lies inside a policy's CPUs; only a binding outside them is replaced. A
+  // cpu list given is bound as given.
+  if (!p.requested_cpuset.empty() && o.bind.kind != BindKind::cpus)
     p.requested_cpuset = topo.intersect_or(p.requested_cpuset, p.launcher_cpuset);
   if (!p.requested_cpuset.empty()) topo.bind(p.requested_cpuset);
   return p;
@@ -79,7 +89,7 @@ Json placement_json(const RankPlacement& p, const Topology& topo, const void* bu
          {"device_ordinal", p.device->info().ordinal},
          {"pci_bus_id", gpu ? Json(gpu->str()) : Json(nullptr)},
          {"gpu_numa_nodes", gpu_numa},
-         {"bind", p.bind},
+         {"bind", p.bind.text()},
          {"launcher_cpuset", p.launcher_cpuset},
          {"requested_cpuset", p.requested_cpuset.empty() ? Json(nullptr) : Json(p.requested_cpuset)},
          {"note", p.note.empty() ? Json(nullptr) : Json(p.note)},

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "bench/core/placement.hpp"
 #include "topology/node_info.hpp"
 
 namespace hetprobe {
@@ -161,6 +162,30 @@ TEST(TopologyThisMachine, BindingIsReadBack) {
   for (int node : where) EXPECT_EQ(t.numa_nodes_of(one).front(), node);
   t.bind(before);
   EXPECT_EQ(t.bound_cpuset(), before);
+}
+
+}  // namespace
+}  // namespace hetprobe
+
+namespace hetprobe {
+namespace {
+
+// --bind's policy is typed when the option is parsed: a name, or a cpu list
+// (kept as given for the topology to check), written back as given.
+TEST(BindPolicy, NamesAndCpuListsParseAndPrintAsGiven) {
+  for (const char* name : {"near-gpu", "far-gpu", "none"}) {
+    const BindPolicy p = parse_bind(name);
+    EXPECT_NE(p.kind, BindKind::cpus) << name;
+    EXPECT_EQ(p.text(), name);
+  }
+  EXPECT_EQ(parse_bind("near-gpu").kind, BindKind::near_gpu);
+  const BindPolicy list = parse_bind("0-7,16");
+  EXPECT_EQ(list.kind, BindKind::cpus);
+  EXPECT_EQ(list.cpus, "0-7,16");
+  EXPECT_EQ(list.text(), "0-7,16");
+  EXPECT_EQ(BindPolicy{}.text(), "near-gpu") << "the default";
+  for (const char* bad : {"", "socket0", "Near-gpu", "near_gpu", " 0-7"})
+    EXPECT_THROW((void)parse_bind(bad), Error) << '"' << bad << '"';
 }
 
 }  // namespace
