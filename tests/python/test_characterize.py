@@ -108,13 +108,14 @@ def test_stdout_has_the_summary_and_stderr_the_progress_lines(host_run):
     summary = (directory / "summary.txt").read_text().splitlines()
     # The headline names the largest slowdown its 95% interval supports, or says there is none beyond
     # noise with the largest median ratio; either way the point's kind, GPU count, placement, size, its SSB
-    # and loaded medians and the traffic. It may come from the rate run, which names its rate
+    # and loaded medians and the traffic, then the other claimed slowdowns whose intervals reach it (a
+    # busy machine makes them likelier). It may come from the rate run, which names its rate
     # (report/interference_headline.py).
     worst = next(line for line in summary if "MPI_Send slowdown under GPU traffic:" in line)
     point = (
         r"(write|read|poll|copy-d2h|copy-h2d) from 1 GPU( at rate 0\.5)?, "
         r"(into an allocation of its own \(OWN\)|2 MiB past the send buffer \(P2AB\)), (1|64) KiB: SSB [0-9.,]+ µs, "
-        r"loaded [0-9.,]+ µs, [0-9.,]+ GB/s during the send(  ⚠ .+)?$"
+        r"loaded [0-9.,]+ µs, [0-9.,]+ GB/s during the send(; as large within the noise: .+?)?(  ⚠ .+)?$"
     )
     assert re.search(r": [0-9.]+× SSB \(95% CI [0-9.]+-[0-9.,]+\): " + point, worst) or re.search(
         r": no slowdown beyond noise: the largest median ratio is [0-9.,]+× SSB \(95% CI [0-9.]+-[0-9.,]+\), " + point,
