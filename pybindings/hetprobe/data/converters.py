@@ -343,26 +343,6 @@ CONVERTERS = {
 }
 
 
-# Record types with no rows in `summary`, and where they are read instead. Every record type of the
-# schema is in CONVERTERS or here (tests/python/test_converters.py), so none drops out unseen; one
-# in neither is counted by hetprobe.load, which warns naming it.
-READ_ELSEWHERE = {
-    ("bandwidth", "link"): "hetprobe.per_gpu (each GPU's link, ok or skipped)",
-    ("gpus", "gpu_round"): "hetprobe.per_gpu (the per-GPU rounds)",
-    ("gpus", "gpus_verdict"): "hetprobe.per_gpu and the report (the node verdict)",
-}
-
-
-def record_type(rec) -> tuple:
-    """(probe, record): the key of CONVERTERS and READ_ELSEWHERE."""
-    return rec.get("probe"), rec.get("record")
-
-
-def unknown_type(rec) -> bool:
-    """Whether no converter reads this record and no other reader is named for it (READ_ELSEWHERE)."""
-    return record_type(rec) not in CONVERTERS and record_type(rec) not in READ_ELSEWHERE
-
-
 def warnings_text(rec) -> str | None:
     """A record's "warnings" (measurement conditions, spread) joined by "; "; "" when it has none,
     None when the record predates them (not checked)."""
@@ -395,9 +375,9 @@ def header_row(rec) -> dict:
 
 
 def convert(rec, header, record_id: int):
-    """(keys, rows, chunks) of one record, or None for a record type with no summary rows (READ_ELSEWHERE,
-    or one this reader does not know: see unknown_type)."""
-    fn = CONVERTERS.get(record_type(rec))
+    """(keys, rows, chunks) of one record, or None for a record type with no summary rows (read elsewhere, or
+    one this reader does not know: record_types.py)."""
+    fn = CONVERTERS.get((rec.get("probe"), rec.get("record")))
     if fn is None:
         return None
     keys, rows, chunks = fn(rec, header)

@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import ResultsFileError, UsageError
-from . import converters, frames as _frames
+from . import converters, frames as _frames, record_types
 from .fields import Malformed
 from .jsonl import bounded_bytes, read_jsonl, results_files
 from .paths import FileKind, file_kind
@@ -212,9 +212,9 @@ def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, lis
             raise ResultsFileError(f"{where}: {e} (a {what})") from None
         except (KeyError, TypeError, ValueError, AttributeError) as e:  # a check data.fields does not make yet
             raise ResultsFileError(f"{where}: {what} is malformed ({type(e).__name__}: {e})") from None
-        if converted is None:  # read elsewhere (converters.READ_ELSEWHERE), or unknown: kept in records only
-            if converters.unknown_type(rec):
-                unknown[converters.record_type(rec)] = unknown.get(converters.record_type(rec), 0) + 1
+        if converted is None:  # read elsewhere (record_types.READ_ELSEWHERE), or unknown: kept in records only
+            if record_types.unknown_type(rec):
+                unknown[record_types.record_type(rec)] = unknown.get(record_types.record_type(rec), 0) + 1
             continue
         base, rows, sample_chunks = converted
         for metric, unit, stats, extras in rows:
