@@ -73,6 +73,14 @@ struct EnumTable {
     return out;
   }
 
+  // One name, where the error's list of what else may be given is the
+  // caller's (`expected`: the names and more, as --bind's cpu lists).
+  E parse_in(std::string_view text, const std::string& expected) const {
+    for (const EnumName<E>& n : names)
+      if (n.use != EnumUse::internal && same(text, n.name)) return n.value;
+    throw usage_error("unknown " + std::string(what) + " '" + echo_text(text) + "' (expected " + expected + ")");
+  }
+
   // Whether `text` is "all", in the table's letter case.
   bool names_all(std::string_view text) const { return same(text, "all"); }
 
@@ -90,12 +98,6 @@ struct EnumTable {
     return std::equal(text.begin(), text.end(), name.begin(), name.end(), [](char a, char b) {
       return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
     });
-  }
-
-  E parse_in(std::string_view text, const std::string& expected) const {
-    for (const EnumName<E>& n : names)
-      if (n.use != EnumUse::internal && same(text, n.name)) return n.value;
-    throw usage_error("unknown " + std::string(what) + " '" + echo_text(text) + "' (expected " + expected + ")");
   }
 };
 

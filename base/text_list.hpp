@@ -1,4 +1,5 @@
-// Option values that are lists: "a,b,c" split at a separator.
+// Lists of text: option values split at a separator ("a,b,c"), and items
+// joined for a message ("a, b, c").
 #pragma once
 
 #include <string>
@@ -25,6 +26,14 @@ inline std::vector<std::string> split_list(const std::string& text, const std::s
     if (end == std::string::npos) return out;
     start = end + 1;
   }
+}
+
+// The items (strings) joined with ", ", in their order: "a, b, c".
+template <class Items>
+std::string comma_list(const Items& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
 }
 
 }  // namespace hetprobe

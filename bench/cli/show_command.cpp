@@ -15,6 +15,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "base/text_list.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe_table.hpp"
@@ -122,11 +123,8 @@ int run(const Options& o) {
     if (auto report = report_of(f, o.table, in_directory, names);
         report && (o.table.empty() || !report->tables.empty()))
       reports.emplace_back(headings ? f.string() : "", std::move(*report));
-  if (!o.table.empty() && reports.empty()) {
-    std::string have;
-    for (const std::string& name : names) have += (have.empty() ? "" : ", ") + name;
-    throw usage_error("--table " + o.table + ": no such table in these files (theirs: " + have + ")");
-  }
+  if (!o.table.empty() && reports.empty())
+    throw usage_error("--table " + o.table + ": no such table in these files (theirs: " + comma_list(names) + ")");
   show(format, reports, o);
   return 0;
 }

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <optional>
 
-#include "base/echo_text.hpp"
 #include "base/errors.hpp"
 
 namespace hetprobe {
@@ -32,9 +31,7 @@ std::optional<PciAddress> gpu_address(const Device& d) {
 
 BindPolicy parse_bind(const std::string& text) {
   if (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) return {BindKind::cpus, text};
-  for (const auto& n : kBindKindNames.names)
-    if (text == n.name) return {n.value, ""};
-  throw usage_error("'" + echo_text(text) + "' is not " + kBindKindNames.valid_names() + ", or a cpu list like 0-7,16");
+  return {kBindKindNames.parse_in(text, kBindKindNames.valid_names() + ", or a cpu list like 0-7,16"), ""};
 }
 
 RankPlacement place_rank(const MpiContext& mpi, const PlacementOptions& o, const Topology& topo) {

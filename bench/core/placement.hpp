@@ -20,7 +20,7 @@ namespace hetprobe {
 // --bind: the NUMA node(s) nearest the rank's GPU, the others, no binding,
 // or the CPUs of a list.
 enum class BindKind { near_gpu, far_gpu, none, cpus };
-inline constexpr EnumTable<BindKind, 3> kBindKindNames{"--bind policy",
+inline constexpr EnumTable<BindKind, 3> kBindKindNames{"bind policy",
                                                        {{{BindKind::near_gpu, "near-gpu"},
                                                          {BindKind::far_gpu, "far-gpu"},
                                                          {BindKind::none, "none"}}}};

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/errors.hpp"
+#include "base/text_list.hpp"
 #include "bench/gpus/gpu_rounds.hpp"
 #include "bench/gpus/node_verdict.hpp"
 
@@ -16,18 +17,12 @@ std::set<int> gpus_of(const RunRounds& run) {
   return gpus;
 }
 
-std::string joined(const std::set<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // Why `a` and `b` are not of one node (hosts, GPU count, backend, models), or "".
 std::string other_node(const RunRounds& a, const RunRounds& b, bool hosts) {
-  if (hosts && a.hosts != b.hosts) return "host " + joined(a.hosts) + " and host " + joined(b.hosts);
+  if (hosts && a.hosts != b.hosts) return "host " + comma_list(a.hosts) + " and host " + comma_list(b.hosts);
   if (gpus_of(a).size() != gpus_of(b).size())
     return std::to_string(gpus_of(a).size()) + " GPU(s) and " + std::to_string(gpus_of(b).size());
-  if (a.backends != b.backends) return "backend " + joined(a.backends) + " and " + joined(b.backends);
+  if (a.backends != b.backends) return "backend " + comma_list(a.backends) + " and " + comma_list(b.backends);
   for (const auto& [gpu, id] : a.gpus) {
     const auto other = b.gpus.find(gpu);
     if (other != b.gpus.end() && other->second.model != id.model)
@@ -105,7 +100,8 @@ void check_baseline_node(const NodeIdentity& node, const std::vector<RunFiles>& 
     throw usage_error("the baseline has " + std::to_string(gpus_of(b).size()) + " GPU(s) and " + where + " " +
                       std::to_string(node.gpus) + ": compare nodes of the same GPUs");
   if (!node.backend.empty() && !b.backends.empty() && !b.backends.count(node.backend))
-    throw usage_error("the baseline ran on backend " + joined(b.backends) + " and " + where + " on " + node.backend);
+    throw usage_error("the baseline ran on backend " + comma_list(b.backends) + " and " + where + " on " +
+                      node.backend);
   for (std::size_t gpu = 0; gpu < node.names.size(); ++gpu) {
     const auto other = b.gpus.find(static_cast<int>(gpu));
     const std::string mine = device_model(node.names[gpu]);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "base/text_list.hpp"
 #include "bench/core/message_path.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
@@ -119,12 +120,6 @@ std::vector<BaselinePoint> baseline_points(const std::vector<std::vector<Json>>&
     out.push_back({prefix + point_label(row), row[kSizeBytes].get<std::uint64_t>(), row[kMedianUs].get<double>() * 1e3,
                    row[kEagerLimit] == "reached"});
   }
-  return out;
-}
-
-std::string comma_list(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
   return out;
 }
 
