@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections import Counter
 from pathlib import Path
 
 from ..errors import ResultsFileError, UsageError
@@ -29,8 +30,8 @@ class TruncatedResultsWarning(UserWarning):
 
 
 class UnknownRecordWarning(UserWarning):
-    """Records of a type no reader of this hetprobe knows (data.converters): kept in Results.records, in no
-    DataFrame."""
+    """Records of a type no reader of this hetprobe knows (data/record_types.py): kept in Results.records, in
+    no DataFrame."""
 
 
 def _micro_records(path, doc) -> list[dict]:
@@ -128,7 +129,6 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
         raise UsageError(f"errors={errors!r}: expected 'raise' or 'skip'")
     records, lines, line_numbers, files, truncated, unreadable, topology_file = [], [], [], [], [], [], None
     frames: tuple[list, list, list] = ([], [], [])
-    unknown: dict[tuple, int] = {}  # records no reader knows, by (probe, record)
     segment = -1
     for path in _expand(path_or_paths, recursive):
         name = str(path)
@@ -140,9 +140,8 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
                 continue
             own = [rec for _, _, rec in content]
             sizes = tuple(len(f) for f in frames)
-            found: dict[tuple, int] = {}
             try:
-                _convert(own, [n for n, _, _ in content], len(records), frames, found)
+                _convert(own, [n for n, _, _ in content], len(records), frames)
             except ResultsFileError:
                 for f, n in zip(frames, sizes):  # this file's rows go; the others stay
                     del f[n:]
@@ -154,8 +153,6 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
                 raise
             unreadable.append((name, str(e) if isinstance(e, ResultsFileError) else f"{name}: {e.strerror or e}"))
             continue
-        for key, count in found.items():
-            unknown[key] = unknown.get(key, 0) + count
         segment = own[-1]["_segment"]
         records += own
         lines += [raw for _, raw, _ in content]
@@ -163,6 +160,7 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
         files.append(name)
         if cut:
             truncated.append(name)
+    unknown = Counter(record_types.record_type(r) for r in records if record_types.unknown_type(r))
     if unknown:
         warnings.warn(
             "records of a type hetprobe.load does not read, kept in .records only: "
@@ -193,10 +191,9 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
     )
 
 
-def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, list], unknown: dict) -> None:
+def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, list]) -> None:
     """Appends the header rows, summary rows and sample chunks of `records` (ids from first_id) to
-    `frames`, counting in `unknown` the records of a type no reader knows, by (probe, record); a
-    malformed record raises ResultsFileError naming its file, line and field."""
+    `frames`; a malformed record raises ResultsFileError naming its file, line and field."""
     header_rows, summary_rows, chunks = frames
     header = {}
     for offset, (rec, number) in enumerate(zip(records, line_numbers)):
@@ -212,9 +209,7 @@ def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, lis
             raise ResultsFileError(f"{where}: {e} (a {what})") from None
         except (KeyError, TypeError, ValueError, AttributeError) as e:  # a check data.fields does not make yet
             raise ResultsFileError(f"{where}: {what} is malformed ({type(e).__name__}: {e})") from None
-        if converted is None:  # read elsewhere (record_types.READ_ELSEWHERE), or unknown: kept in records only
-            if record_types.unknown_type(rec):
-                unknown[record_types.record_type(rec)] = unknown.get(record_types.record_type(rec), 0) + 1
+        if converted is None:  # read elsewhere, or unknown (record_types.py): kept in records only
             continue
         base, rows, sample_chunks = converted
         for metric, unit, stats, extras in rows:

@@ -20,5 +20,6 @@ def record_type(rec) -> tuple:
 
 
 def unknown_type(rec) -> bool:
-    """Whether no converter reads this record and no other reader is named for it (READ_ELSEWHERE)."""
-    return record_type(rec) not in CONVERTERS and record_type(rec) not in READ_ELSEWHERE
+    """Whether this record (a header is none) is read by no converter and no reader named in READ_ELSEWHERE."""
+    key = record_type(rec)
+    return rec.get("record") != "header" and key not in CONVERTERS and key not in READ_ELSEWHERE
