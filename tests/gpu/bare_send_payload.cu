@@ -11,10 +11,14 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
-double median(std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank; MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const long most = 16L << 20;
   std::vector<char> pageable(most, 1);
   char* pinned = nullptr;
@@ -38,8 +42,8 @@ int main(int argc, char** argv) {
           if (i >= 0) t.push_back((t1 - t0) * 1e6);
         }
         if (rank == 0)
-          std::printf("bare send %9ld B %-8s %-9s: median %9.2f us, %.4f ns/B (60 sends)\n", n, p ? "pinned" : "pageable",
-                      rewrite ? "rewritten" : "untouched", median(t), median(t) * 1e3 / n);
+          std::printf("bare send %9ld B %-8s %-9s: median %9.2f us, %.4f ns/B (60 sends)\n", n,
+                      p ? "pinned" : "pageable", rewrite ? "rewritten" : "untouched", median(t), median(t) * 1e3 / n);
       }
   MPI_Finalize();
 }
