@@ -3,6 +3,7 @@
 #include <memory>
 #include <thread>
 
+#include "base/thread_affinity.hpp"
 #include "probes/backends/host/host_engines.hpp"
 #include "probes/signal/host_signal_ops.hpp"
 
@@ -44,7 +45,9 @@ class HostSignalEngine final : public SignalEngine {
   void launch(const SignalArgs& args) override {
     abandoned_.store(false, std::memory_order_release);
     const double slowdown = device_.info().simulated_slowdown;
-    thread_ = std::thread([this, args, slowdown] {
+    // The "device" is another processor: off the launching thread's CPU.
+    thread_ = std::thread([this, args, slowdown, cpus = cpus_besides_this_one()] {
+      bind_current_thread(cpus);
       if (slowdown != 1) {
         SlowedSignalOps ops{{&abandoned_}, WorkStretch(slowdown)};
         run_signal(ops, args);
