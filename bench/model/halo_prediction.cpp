@@ -122,8 +122,9 @@ HaloPrediction predict(const NodeModel& model, const RankRun (&ranks)[2]) {
     for (const Event& e : events) {
       const double n = static_cast<double>(e.m->bytes);
       const double slow = model.slowdown_at(n, traffic_gbs);
+      const SendLine line = model.send_line(n);
       // its latency from its own send, overlapping the messages before it; its bytes after theirs
-      done = std::max(e.send + model.alpha_s.median * slow * 1e9, done) + model.beta_s_per_byte.median * n * slow * 1e9;
+      done = std::max(e.send + line.alpha_s * slow * 1e9, done) + line.beta_s_per_byte * n * slow * 1e9;
       // Seen by its receiver once that rank tests for it: after posting every send of its own (both
       // variants post their sends before they wait: Algorithm 1, and the notify variants' phase A).
       const double seen = std::max(done, last_send[e.receiver]);
@@ -225,16 +226,18 @@ Report model_report(const NodeModel& model, const Json& sources, const std::vect
   Table fit{"model_fit", {}, {}};
   fit.columns = {{"parameter", 24, Align::left},
                  {"bytes", 10},
+                 {"to_bytes", 10},
                  {"median", 10, Align::right, 4},
                  {"ci95_low", 10, Align::right, 4},
                  {"ci95_high", 10, Align::right, 4},
                  {"unit", 12, Align::left},
                  {"rounds", 6},
                  {"points", 6}};
-  const auto row = [](const char* name, const Json& bytes, const FittedValue& v, double scale, const char* unit,
-                      const Json& points) {
+  const auto row = [](const std::string& name, const Json& bytes, const FittedValue& v, double scale, const char* unit,
+                      const Json& points, const Json& to_bytes = Json()) {
     return std::vector<Json>{name,
                              bytes,
+                             to_bytes,
                              v.median * scale,
                              v.ci95 ? Json(v.ci95->low * scale) : Json(),
                              v.ci95 ? Json(v.ci95->high * scale) : Json(),
@@ -244,13 +247,20 @@ Report model_report(const NodeModel& model, const Json& sources, const std::vect
   };
   fit.rows.push_back(row("alpha", Json(), model.alpha_s, 1e6, "us", Json()));
   fit.rows.push_back(row("beta (1/bandwidth)", Json(), model.beta_s_per_byte, 1e9, "ns/B", Json()));
+  for (const SendSegment& s : model.segments) {
+    const std::string side = s.rendezvous ? " (rendezvous)" : " (eager)";
+    fit.rows.push_back(row("alpha" + side, s.from_bytes, s.alpha_s, 1e6, "us", Json(), s.to_bytes));
+    fit.rows.push_back(row("beta" + side, s.from_bytes, s.beta_s_per_byte, 1e9, "ns/B", Json(), s.to_bytes));
+  }
   for (const SizeSlowdown& s : model.slowdown)
     fit.rows.push_back(row("gamma (slowdown/traffic)", s.bytes, s.gamma_per_gbs, 1e3, "% per 10GB/s",
                            static_cast<int>(s.points)));
   fit.notes.push_back(
       "median over the interference run's rounds of each round's fit, ci95 its 95% interval (6 "
-      "rounds or more); gamma per message size (the send's slowdown, %, per 10 GB/s of GPU "
-      "traffic), interpolated in log(size) between them");
+      "rounds or more); alpha and beta: Eq. 2 over every size, then per segment (bytes to to_bytes, "
+      "on one side of the eager limit) the line through its two sizes, which predicts a message "
+      "between them (nearest outside); gamma per message size (the send's slowdown, %, per 10 GB/s "
+      "of GPU traffic), interpolated in log(size) between them");
   report.tables.push_back(std::move(fit));
   if (predictions.empty()) return report;
   Table t{"model_prediction", {}, {}};

@@ -9,7 +9,7 @@ namespace hetprobe {
 Json node_model_json(const std::string& run_path, const std::string& halo_path, Report* report) {
   const NodeRun run = read_node_run(run_path);
   const FitInputs inputs = fit_inputs(run);
-  const NodeModel model = fit_node_model(inputs.idle, inputs.loaded);
+  const NodeModel model = fit_node_model(inputs.idle, inputs.loaded, inputs.eager_limit_bytes);
   Json fitted_from = Json::array();
   for (const ResultsFile& f : run.files) fitted_from.push_back(f.path.string());
   Json sources{{"fit", fitted_from}, {"node", run.node}, {"halo", halo_path.empty() ? Json() : Json(halo_path)}};

@@ -78,6 +78,14 @@ FitInputs fit_inputs(const NodeRun& run) {
       if (layout == "SSB") {
         if (find_field(r, "send_time_ns.round_medians") == nullptr) continue;
         in.idle.push_back({bytes, numbers(r, "send_time_ns.round_medians")});
+        const Json eager = number_or_null(r, "mpi_path.eager_limit_bytes");
+        if (!eager.is_number()) continue;
+        const auto limit = eager.get<std::uint64_t>();
+        if (in.eager_limit_bytes && *in.eager_limit_bytes != limit)
+          throw usage_error(std::string(r.place) + ": an eager limit of " + std::to_string(limit) + " B, where " +
+                            "other points of the run have " + std::to_string(*in.eager_limit_bytes) +
+                            " B: the node model fits one MPI path");
+        in.eager_limit_bytes = limit;
         continue;
       }
       const std::string kind = field_or<std::string>(r, "load_kind", "");

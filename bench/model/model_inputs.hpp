@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ Json node_of(const Json& header);
 struct FitInputs {
   std::vector<IdleSeries> idle;
   std::vector<LoadedSeries> loaded;
+  std::optional<std::uint64_t> eager_limit_bytes;  // the SSB points' MPI path's (mpi_path.eager_limit_bytes)
 };
 FitInputs fit_inputs(const NodeRun& run);
 

@@ -26,10 +26,62 @@ std::size_t rounds_of(const std::vector<IdleSeries>& idle) {
   return n;
 }
 
+bool rendezvous(std::optional<std::uint64_t> eager_limit, double bytes) {
+  return eager_limit && bytes >= static_cast<double>(*eager_limit);
+}
+
+// Each size's time per round: the median of its series' round medians (the
+// interference and rate runs both measure SSB at each size).
+std::map<std::uint64_t, std::vector<double>> round_times_by_size(const std::vector<IdleSeries>& idle,
+                                                                 std::size_t rounds) {
+  std::map<std::uint64_t, std::vector<double>> out;
+  std::map<std::uint64_t, std::vector<const IdleSeries*>> by_size;
+  for (const IdleSeries& s : idle) by_size[s.bytes].push_back(&s);
+  for (const auto& [bytes, series] : by_size) {
+    std::vector<double>& times = out[bytes];
+    for (std::size_t r = 0; r < rounds; ++r) {
+      std::vector<double> v;
+      for (const IdleSeries* s : series)
+        if (r < s->round_medians_ns.size() && std::isfinite(s->round_medians_ns[r]) && s->round_medians_ns[r] > 0)
+          v.push_back(s->round_medians_ns[r] * 1e-9);
+      times.push_back(v.empty() ? std::nan("") : summarize(v).median);
+    }
+  }
+  return out;
+}
+
+// Per pair of neighbouring sizes on one side of the eager limit, the line
+// through their times in each round that has both.
+std::vector<SendSegment> fit_segments(const std::vector<IdleSeries>& idle, std::size_t rounds,
+                                      std::optional<std::uint64_t> eager_limit) {
+  const auto times = round_times_by_size(idle, rounds);
+  std::vector<SendSegment> out;
+  for (auto a = times.begin(); a != times.end(); ++a) {
+    const auto b = std::next(a);
+    if (b == times.end()) break;
+    const bool side = rendezvous(eager_limit, static_cast<double>(a->first));
+    if (side != rendezvous(eager_limit, static_cast<double>(b->first))) continue;
+    std::vector<double> alphas, betas;
+    for (std::size_t r = 0; r < rounds; ++r) {
+      const double ta = a->second[r], tb = b->second[r];
+      if (!std::isfinite(ta) || !std::isfinite(tb)) continue;
+      const double beta = (tb - ta) / static_cast<double>(b->first - a->first);
+      betas.push_back(beta);
+      alphas.push_back(ta - beta * static_cast<double>(a->first));
+    }
+    if (!betas.empty()) out.push_back({a->first, b->first, side, fitted(alphas), fitted(betas)});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const SendSegment& x, const SendSegment& y) { return x.rendezvous < y.rendezvous; });
+  return out;
+}
+
 }  // namespace
 
-NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<LoadedSeries>& loaded) {
+NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<LoadedSeries>& loaded,
+                         std::optional<std::uint64_t> eager_limit_bytes) {
   NodeModel m;
+  m.eager_limit_bytes = eager_limit_bytes;
   const std::size_t rounds = rounds_of(idle);
   std::vector<double> alphas, betas;
   for (std::size_t r = 0; r < rounds; ++r) {
@@ -52,6 +104,7 @@ NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<
   if (rounds == 0) throw usage_error("the node model needs the idle (SSB) send time: no SSB point with rounds");
   m.alpha_s = fitted(alphas);
   m.beta_s_per_byte = fitted(betas);
+  m.segments = fit_segments(idle, rounds, eager_limit_bytes);
   std::map<std::uint64_t, std::vector<const LoadedSeries*>> by_size;
   for (const LoadedSeries& s : loaded)
     if (s.traffic_gbs > 0) by_size[s.bytes].push_back(&s);
@@ -73,7 +126,22 @@ NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<
   return m;
 }
 
-double NodeModel::send_time_s(double bytes) const { return alpha_s.median + beta_s_per_byte.median * bytes; }
+SendLine NodeModel::send_line(double bytes) const {
+  const bool side = rendezvous(eager_limit_bytes, bytes);
+  const SendSegment* chosen = nullptr;  // the first that reaches `bytes`, else the last
+  for (const SendSegment& s : segments) {
+    if (s.rendezvous != side) continue;
+    chosen = &s;
+    if (bytes <= static_cast<double>(s.to_bytes)) break;
+  }
+  if (chosen == nullptr) return {alpha_s.median, beta_s_per_byte.median};
+  return {chosen->alpha_s.median, chosen->beta_s_per_byte.median};
+}
+
+double NodeModel::send_time_s(double bytes) const {
+  const SendLine line = send_line(bytes);
+  return line.alpha_s + line.beta_s_per_byte * bytes;
+}
 
 double NodeModel::slowdown_at(double bytes, double traffic_gbs) const {
   if (slowdown.empty() || traffic_gbs <= 0) return 1;
@@ -103,7 +171,18 @@ Json to_json(const NodeModel& m) {
   Json slow = Json::array();
   for (const SizeSlowdown& s : m.slowdown)
     slow.push_back({{"bytes", s.bytes}, {"gamma_per_gbs", to_json(s.gamma_per_gbs)}, {"points", s.points}});
-  return {{"alpha_s", to_json(m.alpha_s)}, {"beta_s_per_byte", to_json(m.beta_s_per_byte)}, {"slowdown", slow}};
+  Json segments = Json::array();
+  for (const SendSegment& s : m.segments)
+    segments.push_back({{"from_bytes", s.from_bytes},
+                        {"to_bytes", s.to_bytes},
+                        {"rendezvous", s.rendezvous},
+                        {"alpha_s", to_json(s.alpha_s)},
+                        {"beta_s_per_byte", to_json(s.beta_s_per_byte)}});
+  return {{"alpha_s", to_json(m.alpha_s)},
+          {"beta_s_per_byte", to_json(m.beta_s_per_byte)},
+          {"eager_limit_bytes", m.eager_limit_bytes ? Json(*m.eager_limit_bytes) : Json()},
+          {"segments", segments},
+          {"slowdown", slow}};
 }
 
 }  // namespace hetprobe

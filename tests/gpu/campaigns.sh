@@ -5,11 +5,11 @@
 # expectations (common.sh's expect) and ends with one line naming each that
 # failed; this driver gathers those lines and ends with its own.
 #   tests/gpu/campaigns.sh NAME...   run, rounds, repeat, gpus, clock_precision, clock_turns,
-#                                    table1, cold, write16, kgpu, halo,
+#                                    table1, cold, write16, kgpu, halo, model,
 #                                    halo_parts, load, nodecheck, python (or a
 #                                    script's path)
-#   tests/gpu/campaigns.sh all       every one of them, in that order (kgpu and
-#                                    halo need two GPUs; compare_builds, which
+#   tests/gpu/campaigns.sh all       every one of them, in that order (kgpu,
+#                                    halo and model need two GPUs; compare_builds, which
 #                                    needs an old source, is run by itself)
 # Exit 0 when every campaign met every expectation, 1 when not, 2 for an
 # unknown name (then nothing runs).
@@ -17,7 +17,7 @@
 # RESULTS_DIR is set); this driver's logs in $RESULTS_DIR (default build-gpu/campaigns).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-known=(run rounds repeat gpus clock_precision clock_turns table1 cold write16 kgpu halo halo_parts load nodecheck python)
+known=(run rounds repeat gpus clock_precision clock_turns table1 cold write16 kgpu halo model halo_parts load nodecheck python)
 usage() { echo "usage: tests/gpu/campaigns.sh NAME... | all   (NAME: ${known[*]}, or a script's path)" >&2; exit 2; }
 (($#)) || usage
 names=("$@")

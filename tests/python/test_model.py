@@ -59,6 +59,13 @@ def test_the_module_reads_the_documents_numbers(node_run):
     assert fit.loc["beta_s_per_byte", "median"] == pytest.approx(doc["fit"]["beta_s_per_byte"]["median"])
     assert fit.loc["alpha_s", "rounds"] == 6 and fit.loc["alpha_s", "ci95_low"] <= fit.loc["alpha_s", "median"]
     assert sorted(m.fit.loc[m.fit["parameter"] == "gamma_per_gbs", "bytes"]) == [1024, 65536, 1048576]
+    # The segments that predict a message: one row per segment and parameter, the document's numbers.
+    segments = m.fit[m.fit["parameter"] == "segment_beta_s_per_byte"]
+    assert list(zip(segments["bytes"], segments["to_bytes"])) == [
+        (s["from_bytes"], s["to_bytes"]) for s in doc["fit"]["segments"]
+    ]
+    assert list(segments["median"]) == pytest.approx([s["beta_s_per_byte"]["median"] for s in doc["fit"]["segments"]])
+    assert doc["fit"]["segments"], "64 KiB and 1 MiB: one segment at least"
     # One prediction per setup, each iteration measured and predicted (2 rounds x 2 iterations).
     assert sorted(m.predictions["setup"]) == [
         "baseline isend waitall pinned 128t",

@@ -60,6 +60,45 @@ TEST(NodeModel, RecoversKnownParametersWithin2Percent) {
   EXPECT_NEAR(m.slowdown[0].gamma_per_gbs.median, 0, 2e-5);
 }
 
+// A path whose bytes cost more above 1 MiB (caches), with a rendezvous
+// handshake from 4 KiB: each segment's line is recovered within 2%, a message
+// takes its own segment's line (the nearest outside), and an eager one the
+// line over every size where the eager side has one size only.
+TEST(NodeModel, SegmentsRecoverEachSidesLinesWithin2Percent) {
+  constexpr double kRendezvousAlpha = 5e-6, kCachedBeta = 1e-10, kStreamedBeta = 1.3e-10;
+  const auto truth = [&](double n) {
+    if (n < 4096) return kAlpha + kBeta * n;
+    const double mib = 1048576;
+    return kRendezvousAlpha + kCachedBeta * std::min(n, mib) + kStreamedBeta * std::max(0.0, n - mib);
+  };
+  std::vector<IdleSeries> series;
+  for (std::size_t s = 0; s < kSizes.size(); ++s) {
+    IdleSeries one{kSizes[s], {}};
+    for (int r = 0; r < 10; ++r)
+      one.round_medians_ns.push_back(truth(kSizes[s]) * 1e9 * (1 + wobble(r, int(s), 0.002)));
+    series.push_back(one);
+  }
+  series.push_back(series[1]);  // a size measured by two series (the interference and rate steps): pooled
+  const NodeModel m = fit_node_model(series, {}, 4096);
+  ASSERT_EQ(m.segments.size(), 2u);  // 1 KiB alone on the eager side
+  EXPECT_EQ(m.segments[0].from_bytes, 65536u);
+  EXPECT_EQ(m.segments[0].to_bytes, 1048576u);
+  EXPECT_TRUE(m.segments[0].rendezvous && m.segments[1].rendezvous);
+  EXPECT_NEAR(m.segments[0].alpha_s.median / kRendezvousAlpha, 1, 0.02);
+  EXPECT_NEAR(m.segments[0].beta_s_per_byte.median / kCachedBeta, 1, 0.02);
+  EXPECT_NEAR(m.segments[1].beta_s_per_byte.median / kStreamedBeta, 1, 0.02);
+  EXPECT_NEAR(m.send_time_s(240000) / truth(240000), 1, 0.02);  // inside the first segment
+  EXPECT_NEAR(m.send_time_s(60000) / truth(60000), 1, 0.02);    // below it: its line, extended
+  EXPECT_NEAR(m.send_time_s(4194304) / truth(4194304), 1, 0.02);
+  EXPECT_NEAR(m.send_line(1 << 25).beta_s_per_byte / kStreamedBeta, 1, 0.02);  // above: the last one's
+  EXPECT_DOUBLE_EQ(m.send_line(1024).beta_s_per_byte, m.beta_s_per_byte.median);
+  // Without an eager limit the sizes are one side: three segments, 1 KiB to 64 KiB the first.
+  const NodeModel one_side = fit_node_model(series, {});
+  ASSERT_EQ(one_side.segments.size(), 3u);
+  EXPECT_FALSE(one_side.segments[0].rendezvous);
+  for (double n : {1024.0, 65536.0}) EXPECT_NEAR(one_side.send_time_s(n) / truth(n), 1, 0.02) << n;
+}
+
 TEST(NodeModel, FiveRoundsGiveNoInterval) {
   const NodeModel m = fit_node_model(idle(5), loaded(5));
   EXPECT_EQ(m.alpha_s.rounds, 5u);

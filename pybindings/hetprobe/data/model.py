@@ -13,8 +13,10 @@ import pandas as pd
 @dataclass(frozen=True)
 class NodeModel:
     """`hetprobe model RUN [--halo FILE] --format json`, read: `document` as C++ wrote it, `fit` one row
-    per parameter (alpha in s, beta in s/B, gamma per message size in 1/(GB/s): median over the
-    interference run's rounds, ci95_low and ci95_high their 95% interval, NaN under 6 rounds), and
+    per parameter (alpha in s and beta in s/B over every size; segment_alpha_s and segment_beta_s_per_byte
+    per segment, `bytes` to `to_bytes` on one side of the eager limit (`rendezvous`), the line that
+    predicts a message of that size; gamma per message size in 1/(GB/s): median over the interference
+    run's rounds, ci95_low and ci95_high their 95% interval, NaN under 6 rounds), and
     `predictions` one row per halo setup (measured and predicted communication time per iteration,
     medians in ns, the GPU traffic in that window in GB/s, error = predicted / measured - 1 with its
     median and 95% interval over the iterations)."""
@@ -47,8 +49,18 @@ def model(run, halo=None) -> NodeModel:
 
     doc = json.loads(_core.node_model(fspath(run), "" if halo is None else fspath(halo)))
     fit = doc["fit"]
-    rows = [_row("alpha_s", fit["alpha_s"], bytes=None), _row("beta_s_per_byte", fit["beta_s_per_byte"], bytes=None)]
-    rows += [_row("gamma_per_gbs", s["gamma_per_gbs"], bytes=s["bytes"]) for s in fit["slowdown"]]
+    rows = [
+        _row(name, fit[name], bytes=None, to_bytes=None, rendezvous=None) for name in ("alpha_s", "beta_s_per_byte")
+    ]
+    rows += [
+        _row(f"segment_{name}", s[name], bytes=s["from_bytes"], to_bytes=s["to_bytes"], rendezvous=s["rendezvous"])
+        for s in fit["segments"]
+        for name in ("alpha_s", "beta_s_per_byte")
+    ]
+    rows += [
+        _row("gamma_per_gbs", s["gamma_per_gbs"], bytes=s["bytes"], to_bytes=None, rendezvous=None)
+        for s in fit["slowdown"]
+    ]
     keep = [
         "layout",
         "cube",

@@ -20,6 +20,8 @@ from .render import Document, number
 _SHOWN = {
     "alpha_s": ("alpha (latency)", "µs", 1e6),
     "beta_s_per_byte": ("beta (1 / bandwidth)", "ns/B", 1e9),
+    "segment_alpha_s": ("alpha, for a message of this size", "µs", 1e6),
+    "segment_beta_s_per_byte": ("beta, for a message of this size", "ns/B", 1e9),
     "gamma_per_gbs": ("gamma (slowdown per traffic)", "% per 10 GB/s", 1e3),
 }
 
@@ -28,15 +30,25 @@ def _interval(low: float, high: float, scale: float) -> str:
     return "-" if math.isnan(low) else f"{number(low * scale)} to {number(high * scale)}"
 
 
+def _message(r) -> str:
+    if pd.isna(r.bytes):
+        return "-"
+    if pd.isna(r.to_bytes):
+        return size_label(int(r.bytes))
+    side = "rendezvous" if r.rendezvous else "eager"
+    return f"{size_label(int(r.bytes))} to {size_label(int(r.to_bytes))} ({side})"
+
+
 def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
-    """One row per parameter (gamma per message size), median and 95% interval in the shown units."""
+    """One row per parameter (per segment, gamma per message size), median and 95% interval in the
+    shown units."""
     rows = []
     for r in fit.itertuples():
         name, unit, scale = _SHOWN[r.parameter]
         rows.append(
             {
                 "parameter": name,
-                "message": "-" if pd.isna(r.bytes) else size_label(int(r.bytes)),
+                "message": _message(r),
                 "median": number(r.median * scale),
                 "95% CI": _interval(r.ci95_low, r.ci95_high, scale),
                 "unit": unit,
@@ -56,7 +68,8 @@ def model_section(doc: Document, directory: Path) -> None:
         return
     (directory / "model.json").write_text(json.dumps(fitted.document, indent=1) + "\n")
     doc.para(
-        "The MPI path's send time t(n) = alpha + beta n (Elis et al. 2024, Eq. 2), slowed by 1 + gamma(n) T under "
+        "The MPI path's send time t(n) = alpha + beta n (Elis et al. 2024, Eq. 2; a message is predicted by the "
+        "line through the two measured sizes around it on its side of the eager limit), slowed by 1 + gamma(n) T under "
         "T GB/s of GPU traffic, fitted from this run's interference series: each parameter is the median of its "
         "per-round fits, with their 95% interval (docs/metrics.md, The node model). It is kept in model.json; "
         "`hetprobe model RUN --halo FILE` predicts a halo exchange's communication time from it."
