@@ -46,8 +46,9 @@ void add_out_option(CLI::App* command, std::string& out, const std::string& help
   command->add_option("--out", out, help);
 }
 
-void add_clock_option(CLI::App* command, std::string& clock) {
-  command->add_option("--clock", clock, "Host clock for timing: auto, tsc or steady")->capture_default_str();
+void add_clock_option(CLI::App* command, ClockChoice& clock) {
+  add_enum_option(command, "--clock", clock, kClockChoiceNames,
+                  "Host clock for timing: auto (the TSC where it is invariant, else steady), tsc or steady");
 }
 
 void add_quiet_flag(CLI::App* command, bool& quiet) {

@@ -128,7 +128,7 @@ int check_options_only(Probe& probe, const std::string& key) {
 // would print its own warnings first; said once, by the first rank. Then MPI
 // starts, with the mechanism asked for on every rank.
 bool start_mpi(const Probe& probe, const std::string& key) {
-  const std::string& single_copy = probe.session().single_copy;
+  const SingleCopy single_copy = probe.session().single_copy;
   if (const std::string why = single_copy_unavailable(single_copy); !why.empty()) {
     if (first_launched_rank()) {
       std::fprintf(stderr, "hetprobe %s: error: %s\n", key.c_str(), why.c_str());

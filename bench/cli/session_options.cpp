@@ -26,16 +26,10 @@ void add_concurrent_flag(CLI::App* c, SessionOptions& o) {
 }
 
 void add_single_copy_option(CLI::App* c, SessionOptions& o) {
-  c->add_option("--single-copy", o.single_copy,
-                "Open MPI's single-copy mechanism for large messages between ranks of a node: keep (what Open MPI "
-                "and its environment choose), none (copy in, copy out through shared memory), cma, xpmem or knem; "
-                "one per run (it is fixed at MPI_Init); the run stops if Open MPI does not take it")
-      ->check(CLI::Validator(
-          [](std::string& name) -> std::string {
-            return is_single_copy_name(name) ? "" : "'" + name + "' is not " + single_copy_names();
-          },
-          single_copy_names()))
-      ->capture_default_str();
+  add_enum_option(c, "--single-copy", o.single_copy, kSingleCopyNames,
+                  "Open MPI's single-copy mechanism for large messages between ranks of a node: keep (what Open MPI "
+                  "and its environment choose), none (copy in, copy out through shared memory), cma, xpmem or knem; "
+                  "one per run (it is fixed at MPI_Init); the run stops if Open MPI does not take it");
 }
 
 }  // namespace hetprobe::cli

@@ -6,7 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "bench/core/mpi_transport.hpp"
 #include "bench/core/placement.hpp"
+#include "probes/device/host_clock.hpp"
 
 namespace hetprobe::cli {
 
@@ -14,13 +16,13 @@ struct SessionOptions {
   std::string device = "auto";
   std::optional<int> gpu;  // none: the node-local rank's device
   std::string out;
-  std::string clock = "auto";
+  ClockChoice clock = ClockChoice::auto_pick;
   BindPolicy bind;  // --bind
   bool quiet = false;
-  bool resume = false;               // --resume, where the probe has it (Probe::resumable)
-  bool concurrent = false;           // --concurrent, where the ranks take turns (Probe::ranks_take_turns)
-  std::string single_copy = "keep";  // --single-copy, where the probe has it (MPI transfers between ranks)
-  bool check_options = false;        // --check-options: check the options (configure) and exit
+  bool resume = false;                        // --resume, where the probe has it (Probe::resumable)
+  bool concurrent = false;                    // --concurrent, where the ranks take turns (Probe::ranks_take_turns)
+  SingleCopy single_copy = SingleCopy::keep;  // --single-copy, where the probe has it (MPI transfers between ranks)
+  bool check_options = false;                 // --check-options: check the options (configure) and exit
 };
 
 void add_session_options(CLI::App* command, SessionOptions& options, const std::string& probe);

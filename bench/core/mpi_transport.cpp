@@ -47,9 +47,10 @@ Library library() {
 }
 
 // The Open MPI variable that chooses the single-copy mechanism, and its value for `mechanism`.
-std::pair<std::string, std::string> single_copy_variable(const Library& lib, const std::string& mechanism) {
-  if (lib.major >= 5) return {"smsc", mechanism == "none" ? "^cma,xpmem,knem" : mechanism};
-  return {"btl_vader_single_copy_mechanism", mechanism};
+std::pair<std::string, std::string> single_copy_variable(const Library& lib, SingleCopy mechanism) {
+  const std::string name = kSingleCopyNames.name(mechanism);
+  if (lib.major >= 5) return {"smsc", mechanism == SingleCopy::none ? "^cma,xpmem,knem" : name};
+  return {"btl_vader_single_copy_mechanism", name};
 }
 
 // Open MPI's components of `framework` still open (their version variables are
@@ -107,7 +108,7 @@ std::string selected_smsc(const ControlVariables& cv) {
   return best;
 }
 
-void read_open_mpi(const ControlVariables& cv, const Library& lib, const std::string& requested, Json& t) {
+void read_open_mpi(const ControlVariables& cv, const Library& lib, SingleCopy requested, Json& t) {
   const std::vector<std::string> pmls = open_components(cv, "pml");
   if (pmls.size() == 1) t["pml"] = pmls.front();
   const Json btl = cv.value("btl");
@@ -146,7 +147,7 @@ void read_open_mpi(const ControlVariables& cv, const Library& lib, const std::st
   names.insert(names.end(), {"mpi_yield_when_idle", "mpi_event_tick_rate", "hwloc_base_binding_policy"});
   for (const std::string& c : open_components(cv, "smsc")) names.push_back("smsc_" + c + "_priority");
   names.insert(names.end(), {"pml_ucx_tls", "pml_ucx_devices"});  // where UCX is the PML
-  const std::string set_by_option = requested == "keep" ? "" : single_copy_variable(lib, requested).first;
+  const std::string set_by_option = requested == SingleCopy::keep ? "" : single_copy_variable(lib, requested).first;
   for (const std::string& n : names) {
     if (!cv.has(n)) continue;
     t["settings"][n] = cv.value(n);
@@ -191,19 +192,6 @@ Json mpi_environment() {
 }
 
 }  // namespace
-
-bool is_single_copy_name(const std::string& name) {
-  return std::find(kSingleCopyNames.begin(), kSingleCopyNames.end(), name) != kSingleCopyNames.end();
-}
-
-std::string single_copy_names() {
-  std::string out;
-  for (std::size_t i = 0; i < kSingleCopyNames.size(); ++i) {
-    if (i > 0) out += i + 1 == kSingleCopyNames.size() ? " or " : ", ";
-    out += kSingleCopyNames[i];
-  }
-  return out;
-}
 
 namespace {
 
@@ -269,28 +257,29 @@ std::optional<std::vector<std::string>> offered_mechanisms_in_child(const Librar
 
 }  // namespace
 
-std::string single_copy_unavailable(const std::string& mechanism) {
+std::string single_copy_unavailable(SingleCopy mechanism) {
   const Library lib = library();
-  if (mechanism == "keep" || mechanism == "none" || !is_single_copy_name(mechanism) || lib.name != "open-mpi")
-    return "";  // "none" is always there; another library: check_single_copy says so after MPI_Init
+  if (mechanism == SingleCopy::keep || mechanism == SingleCopy::none || lib.name != "open-mpi")
+    return "";  // none is always there; another library: check_single_copy says so after MPI_Init
+  const std::string name = kSingleCopyNames.name(mechanism);
   const auto offered = offered_mechanisms_in_child(lib);
-  if (!offered || std::find(offered->begin(), offered->end(), mechanism) != offered->end()) return "";
+  if (!offered || std::find(offered->begin(), offered->end(), name) != offered->end()) return "";
   std::string list;
   for (std::size_t i = 0; i < offered->size(); ++i)
     list += (i == 0 ? "" : i + 1 == offered->size() ? " or " : ", ") + (*offered)[i];
-  return "--single-copy " + mechanism + ": this Open MPI " + lib.version + " was built without it; " +
+  return "--single-copy " + name + ": this Open MPI " + lib.version + " was built without it; " +
          (lib.major >= 5 ? "its single-copy components are " : "its shared-memory BTL offers ") +
          (list.empty() ? std::string("none") : list) + " (--single-copy keep leaves the choice to Open MPI)";
 }
 
-void request_single_copy(const std::string& mechanism) {
+void request_single_copy(SingleCopy mechanism) {
   const Library lib = library();
-  if (mechanism == "keep" || !is_single_copy_name(mechanism) || lib.name != "open-mpi") return;
+  if (mechanism == SingleCopy::keep || lib.name != "open-mpi") return;
   const auto [name, value] = single_copy_variable(lib, mechanism);
   setenv(("OMPI_MCA_" + name).c_str(), value.c_str(), 1);
 }
 
-Json read_mpi_transport(const std::string& single_copy_requested) {
+Json read_mpi_transport(SingleCopy requested) {
   const Library lib = library();
   const ControlVariables cv;
   Json t{{"library", lib.name},
@@ -303,14 +292,14 @@ Json read_mpi_transport(const std::string& single_copy_requested) {
          {"shared_memory_btl", nullptr},
          {"single_copy", nullptr},
          {"single_copy_source", nullptr},
-         {"single_copy_requested", single_copy_requested},
+         {"single_copy_requested", kSingleCopyNames.name(requested)},
          {"eager_limit_bytes", nullptr},
          {"network_btl", nullptr},
          {"network_eager_limit_bytes", nullptr},
          {"settings", Json::object()},
          {"setting_sources", Json::object()},
          {"environment", mpi_environment()}};
-  if (lib.name == "open-mpi") read_open_mpi(cv, lib, single_copy_requested, t);
+  if (lib.name == "open-mpi") read_open_mpi(cv, lib, requested, t);
   else read_other(cv, t);
   return t;
 }

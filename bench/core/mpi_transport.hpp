@@ -8,18 +8,21 @@
 // --single-copy asks Open MPI for a single-copy mechanism before MPI_Init.
 #pragma once
 
-#include <array>
 #include <string>
 
+#include "base/enum_table.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe {
 
 // --single-copy: keep (whatever the library and its environment chose), or a mechanism to ask Open MPI for.
-inline constexpr std::array<const char*, 5> kSingleCopyNames{"keep", "none", "cma", "xpmem", "knem"};
-bool is_single_copy_name(const std::string& name);
-// kSingleCopyNames for messages: "keep, none, cma, xpmem or knem".
-std::string single_copy_names();
+enum class SingleCopy { keep, none, cma, xpmem, knem };
+inline constexpr EnumTable<SingleCopy, 5> kSingleCopyNames{"single-copy mechanism",
+                                                           {{{SingleCopy::keep, "keep"},
+                                                             {SingleCopy::none, "none"},
+                                                             {SingleCopy::cma, "cma"},
+                                                             {SingleCopy::xpmem, "xpmem"},
+                                                             {SingleCopy::knem, "knem"}}}};
 
 // Before MPI_Init: "" when `mechanism` may be asked for, else why not (a
 // usage message: "--single-copy xpmem: this Open MPI 4.1.4 was built without
@@ -28,17 +31,17 @@ std::string single_copy_names();
 // read through MPI_T in a child process: MPI_T opened in this one before
 // MPI_Init would fix the MCA settings before request_single_copy sets one.
 // "" too where they cannot be known (check_single_copy judges after MPI_Init).
-std::string single_copy_unavailable(const std::string& mechanism);
+std::string single_copy_unavailable(SingleCopy mechanism);
 
 // Before MPI_Init, on every rank: sets the Open MPI variable that selects
 // `mechanism` in this process's environment (Open MPI 4:
 // OMPI_MCA_btl_vader_single_copy_mechanism; 5: OMPI_MCA_smsc). Nothing for
-// "keep", an unknown name, or another library (check_single_copy says why).
-void request_single_copy(const std::string& mechanism);
+// keep, or another library (check_single_copy says why).
+void request_single_copy(SingleCopy mechanism);
 
 // After MPI_Init: this rank's transport settings. Never throws; a library
 // without MPI_T gives what the environment says.
-Json read_mpi_transport(const std::string& single_copy_requested = "keep");
+Json read_mpi_transport(SingleCopy requested = SingleCopy::keep);
 
 // Throws a usage Error when --single-copy asked for a mechanism that is not
 // in effect (`transport` from read_mpi_transport): another library, or Open

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
     const int gpu = std::stoi(take_flag(argc, argv, "gpu", "0"));
     std::string why;
     const std::unique_ptr<Device> device = open_device(backend, gpu, &why);
-    const HostClock clock = HostClock::create("auto");
+    const HostClock clock = HostClock::create(ClockChoice::auto_pick);
     const std::unique_ptr<SignalEngine> signals = device->make_signal_engine();
     const std::unique_ptr<LaunchEngine> launches = device->info().launch_mechanisms.empty()
                                                        ? nullptr

@@ -24,13 +24,11 @@ bool invariant_tsc() {
 
 }  // namespace
 
-HostClock HostClock::create(std::string_view source) {
+HostClock HostClock::create(ClockChoice choice) {
   HostClock c;
-  if (source == "steady") return c;
-  if (source != "auto" && source != "tsc")
-    throw usage_error("--clock " + std::string(source) + ": expected auto, tsc or steady");
+  if (choice == ClockChoice::steady) return c;
   if (!invariant_tsc()) {
-    if (source == "tsc") throw usage_error("--clock tsc: this CPU has no invariant TSC");
+    if (choice == ClockChoice::tsc) throw usage_error("--clock tsc: this CPU has no invariant TSC");
     return c;
   }
   // Calibrate over 50 ms: the steady_clock reads' ~30 ns error is < 1e-6 of it.

@@ -13,17 +13,25 @@
 #include <string>
 #include <string_view>
 
+#include "base/enum_table.hpp"
+
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
 
 namespace hetprobe {
 
+// --clock: the TSC where it is invariant (auto), the TSC, or steady_clock.
+enum class ClockChoice { auto_pick, tsc, steady };
+inline constexpr EnumTable<ClockChoice, 3> kClockChoiceNames{"host clock",
+                                                             {{{ClockChoice::auto_pick, "auto"},
+                                                               {ClockChoice::tsc, "tsc"},
+                                                               {ClockChoice::steady, "steady"}}}};
+
 class HostClock {
  public:
-  // "auto" (tsc where invariant, else steady), "tsc" or "steady". Throws a
-  // usage Error for "tsc" where no invariant TSC exists or for other names.
-  static HostClock create(std::string_view source);
+  // Throws a usage Error for tsc where no invariant TSC exists.
+  static HostClock create(ClockChoice choice);
 
   std::uint64_t now() const {
 #if defined(__x86_64__)

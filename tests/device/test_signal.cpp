@@ -268,7 +268,7 @@ TEST_P(SignalTest, NotifyHandoverRecordsBothSidesBeyondTheirTimer) {
   config.handover_samples = 150;
   config.warmup = 10;
   config.timeout_s = 20;
-  const HostClock clock = HostClock::create("auto");
+  const HostClock clock = HostClock::create(ClockChoice::auto_pick);
   std::vector<Json> records;
   run_notify(config, *device_, clock, [&](const Json& r) { records.push_back(r); });
   ASSERT_EQ(records.size(), 2u);
@@ -303,7 +303,7 @@ TEST_P(SignalTest, PollerRunsUntilStopped) {
 }
 
 TEST_P(SignalTest, ClockSamplesBracketTheHostStamp) {
-  const HostClock clock = HostClock::create("auto");
+  const HostClock clock = HostClock::create(ClockChoice::auto_pick);
   const auto batch = sync_batch(*device_, *signals_, clock, 50, order_, 20);
   ASSERT_EQ(batch.size(), 50u);
   for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -317,7 +317,7 @@ TEST_P(SignalTest, ClockSamplesBracketTheHostStamp) {
 }
 
 TEST_P(SignalTest, ClockKeepsTheFlagPageWithTheShortestRoundTrips) {
-  const HostClock clock = HostClock::create("auto");
+  const HostClock clock = HostClock::create(ClockChoice::auto_pick);
   const SyncFlagChoice c = choose_sync_flags(*device_, *signals_, clock, 3, order_, 20);
   ASSERT_EQ(c.p10_half_ns.size(), 3u);
   for (double ns : c.p10_half_ns) EXPECT_GE(ns, 0);
@@ -331,7 +331,7 @@ TEST_P(SignalTest, ClockKeepsTheFlagPageWithTheShortestRoundTrips) {
 }
 
 TEST_P(SignalTest, FlagRoundTripGivesOneSamplePerExchange) {
-  const HostClock clock = HostClock::create("auto");
+  const HostClock clock = HostClock::create(ClockChoice::auto_pick);
   const auto ns = cpu_gpu_roundtrip_ns(*device_, clock, {order_, order_}, 300, 10, 20);
   ASSERT_EQ(ns.size(), 300u);
   for (double x : ns) EXPECT_GT(x, 0);
@@ -339,7 +339,7 @@ TEST_P(SignalTest, FlagRoundTripGivesOneSamplePerExchange) {
 
 TEST_P(SignalTest, LaunchMechanismsMeasureOrSayWhyNot) {
   if (order_ != MemoryOrder::volatile_access) GTEST_SKIP() << "mechanisms do not depend on the order parameter";
-  const HostClock clock = HostClock::create("auto");
+  const HostClock clock = HostClock::create(ClockChoice::auto_pick);
   const auto& can = device_->info().launch_mechanisms;
   if (can.empty()) {
     try {
