@@ -64,9 +64,10 @@ void measure_halo(const HaloConfig& config, const std::vector<HaloLayout>& mine,
       times.push_back(round_times(run, slowest.back()));
     }
     const std::optional<std::size_t> base = strongest_baseline(runs, times);  // rank 0's alone: the slowest rank's
+    const std::vector<double> base_medians = base ? times[*base].medians(config.rounds) : std::vector<double>{};
     for (std::size_t i = 0; i < runs.size(); ++i) {
       Json record = halo_record(runs[i], mine[k], config, slowest[i]);
-      record["speedup"] = base ? speedup_json(runs[*base].setup.label(), times[*base], times[i], config.rounds)
+      record["speedup"] = base ? speedup_json(runs[*base].setup.label(), base_medians, times[i].medians(config.rounds))
                                : Json(nullptr);
       sink(record);
     }

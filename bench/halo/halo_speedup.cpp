@@ -27,11 +27,13 @@ std::optional<std::size_t> strongest_baseline(const std::vector<HaloRun>& runs,
   return best;
 }
 
-Json speedup_json(const std::string& against, const HaloRoundTimes& baseline, const HaloRoundTimes& setup, int rounds) {
+std::vector<double> HaloRoundTimes::medians(int count) const { return round_medians(ns, rounds, count); }
+
+Json speedup_json(const std::string& against, const std::vector<double>& baseline_medians,
+                  const std::vector<double>& setup_medians) {
   std::vector<double> ratios;
   Json j{{"against", against},
-         {"rounds", paired_rounds(round_medians(baseline.ns, baseline.rounds, rounds),
-                                  round_medians(setup.ns, setup.rounds, rounds), ratios)},
+         {"rounds", paired_rounds(baseline_medians, setup_medians, ratios)},
          {"median", nullptr},
          {"ci95", nullptr},
          {"effect", nullptr}};

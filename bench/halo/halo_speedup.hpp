@@ -20,6 +20,7 @@ namespace hetprobe {
 struct HaloRoundTimes {
   std::vector<double> ns;
   std::vector<int> rounds;
+  std::vector<double> medians(int count) const;  // per round of `count`, its iterations' median (NaN: none)
 };
 HaloRoundTimes round_times(const HaloRun& run, const std::vector<double>& slowest_rank_ns);
 
@@ -28,10 +29,12 @@ HaloRoundTimes round_times(const HaloRun& run, const std::vector<double>& slowes
 std::optional<std::size_t> strongest_baseline(const std::vector<HaloRun>& runs,
                                               const std::vector<HaloRoundTimes>& times);
 
+// From the baseline's and the setup's round medians (HaloRoundTimes::medians):
 // {"against": the baseline's setup label, "rounds": per round (null where a
 // round lacks either), "median", "ci95": [low, high] or null under 6 rounds,
 // "effect": speedup, slowdown or none (null without an interval)}: > 1 is
 // faster than the baseline.
-Json speedup_json(const std::string& against, const HaloRoundTimes& baseline, const HaloRoundTimes& setup, int rounds);
+Json speedup_json(const std::string& against, const std::vector<double>& baseline_medians,
+                  const std::vector<double>& setup_medians);
 
 }  // namespace hetprobe
