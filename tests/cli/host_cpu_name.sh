@@ -14,14 +14,5 @@ export HETPROBE_HOST_CPU_NAME="Simulated(R) CPU, model 7 @ 2.0GHz"
 "$hp" notify --device host --parts overhead --overhead-ops 10 --quiet --out "$work/n.jsonl" >/dev/null ||
   fail "notify exited $?"
 "$hp" show "$work/n.jsonl" >"$work/show.txt" || fail "show exited $?"
-python3 - "$work" <<'PY' || fail "the simulated CPU name is not used everywhere (above)"
-import json, os, sys
-work, name = sys.argv[1], os.environ["HETPROBE_HOST_CPU_NAME"]
-host = next(b for b in json.load(open(f"{work}/devices.json"))["backends"] if b["backend"] == "host")
-assert [d["name"] for d in host["list"]] == [name], host["list"]
-header = json.loads(open(f"{work}/n.jsonl").readline())
-assert [r["device"]["name"] for r in header["ranks"]] == [name], header["ranks"]
-assert [r["node"]["cpu_model"] for r in header["ranks"]] == [name]
-assert name in open(f"{work}/show.txt").read(), "show does not name the device"
-PY
+python3 "$(dirname "$0")/check_host_cpu_name.py" "$work" || fail "the simulated CPU name is not used everywhere (above)"
 echo "OK: the host device and node are named '$HETPROBE_HOST_CPU_NAME'"

@@ -12,12 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$hp" devices --json >"$work/devices.json" || fail "hetprobe devices --json exited $?"
 # One line per GPU backend built in: NAME DEVICES WHY_NONE.
-python3 - "$work/devices.json" >"$work/gpu_backends" <<'PY' || fail "cannot read devices --json"
-import json, sys
-for b in json.load(open(sys.argv[1]))["backends"]:
-    if b["backend"] != "host":
-        print(b["backend"], b["devices"], b["why_none"] or "")
-PY
+python3 "$(dirname "$0")/gpu_backends.py" "$work/devices.json" >"$work/gpu_backends" || fail "cannot read devices --json"
 if awk '$2 > 0 { found = 1 } END { exit !found }' "$work/gpu_backends"; then
   echo "SKIP: this machine has a GPU: $(tr '\n' ' ' <"$work/gpu_backends")"
   exit 77

@@ -22,14 +22,7 @@ rounds=10 reps=8
 hetprobe_write=(interference --sizes 16MiB --layouts SSB,P2AB --access stacked --load write --rounds "$rounds"
   --reps "$reps" --quiet --no-host-stream)
 ratio() {  # FILE: the loaded point's ratio to SSB and its interval
-  python3 - "$1" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("record") == "point" and r["layout"] != "SSB":
-        low, high = r["ratio_to_ssb_ci95"]
-        print("%.3f ci95 %.3f-%.3f" % (r["ratio_to_ssb_median"], low, high))
-PY
+  python3 "$root/tests/gpu/loaded_ratios.py" "$1"
 }
 for launch in $(seq "$launches"); do
   expect "bare-near-$launch" 0 --out "$results/bare-near-$launch.txt" -- \
