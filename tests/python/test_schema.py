@@ -284,6 +284,9 @@ def test_fresh_files_are_of_the_version_the_readers_upgrade_to(host_run):
     directory, _ = host_run
     for path in sorted(directory.glob("*.jsonl")):
         assert jsonl_records(path)[0]["schema_version"] == upgrade.CURRENT, path.name
+    # The reference page names the version it describes (it said 3 for a release after 4 came).
+    page = (REPO / "docs" / "results-schema.md").read_text().splitlines()
+    assert page[0] == f"# Results files: schema `hetprobe.results`, version {upgrade.CURRENT}", page[0]
 
 
 # A header's schema and version (issue 36): the same verdict and the same words from the C++ reader
