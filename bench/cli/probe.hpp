@@ -105,18 +105,29 @@ class Probe {
   virtual bool rank_field() const { return true; }
 };
 
-// A probe whose config is built from its parsed options alone: the options
-// (with the shared ones in a `session` member), build_config(Options) beside
-// them (found by argument-dependent lookup) and Config::to_json(). Gives the
-// three parts every such probe had written alike.
+// A probe whose config is built from its parsed options: the options (with
+// the shared ones in a `session` member), build_config(Options) beside them
+// (found by argument-dependent lookup) and Config::to_json(). Gives the three
+// parts every probe had written alike; a probe adds its own checks of the
+// options after the build (configured) and what its header's config holds
+// beyond Config::to_json() (add_to_config_json).
 template <class Options, class Config>
 class ConfiguredProbe : public Probe {
  public:
   const SessionOptions& session() const final { return options_.session; }
-  void configure() final { config_ = build_config(options_); }
-  Json config_json() const final { return config_.to_json(); }
+  void configure() final {
+    config_ = build_config(options_);
+    configured();
+  }
+  Json config_json() const final {
+    Json j = config_.to_json();
+    add_to_config_json(j);
+    return j;
+  }
 
  protected:
+  virtual void configured() {}
+  virtual void add_to_config_json(Json&) const {}
   Options options_;
   Config config_;
 };

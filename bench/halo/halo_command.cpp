@@ -277,48 +277,38 @@ void add_options(CLI::App* c, Options* o) {
   add_single_copy_option(c, o->session);
 }
 
-class HaloProbe final : public Probe {
+class HaloProbe final : public ConfiguredProbe<Options, HaloConfig> {
  public:
   std::string description() const override { return kDescription; }
-  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &o_); }
-  const SessionOptions& session() const override { return o_.session; }
-
-  void configure() override {
-    config_ = build_config(o_);
-    validate_layouts(o_);
+  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &options_); }
+  void configured() override { validate_layouts(options_); }
+  void add_to_config_json(Json& j) const override {
+    j["cubes"] = options_.layout_file.empty() ? Json(parse_cubes(options_.cubes)) : Json(nullptr);
+    j["grid"] = options_.grid;
+    j["cell_bytes"] = options_.cell_bytes;
+    j["halo_width"] = options_.halo_width;
+    j["peers"] = options_.peers;
+    j["layout_file"] = options_.layout_file.empty() ? Json(nullptr) : Json(options_.layout_file);
   }
-  Json config_json() const override {
-    Json j = config_.to_json();
-    j["cubes"] = o_.layout_file.empty() ? Json(parse_cubes(o_.cubes)) : Json(nullptr);
-    j["grid"] = o_.grid;
-    j["cell_bytes"] = o_.cell_bytes;
-    j["halo_width"] = o_.halo_width;
-    j["peers"] = o_.peers;
-    j["layout_file"] = o_.layout_file.empty() ? Json(nullptr) : Json(o_.layout_file);
-    return j;
-  }
-  void check(const Device&, const MpiContext& mpi) override { (void)check_rank_layouts(o_, config_, mpi); }
+  void check(const Device&, const MpiContext& mpi) override { (void)check_rank_layouts(options_, config_, mpi); }
   // Rank 0's seed on every rank where --seed gives none (collective).
   void share(const MpiContext& mpi) override {
-    if (!o_.seed) config_.seed = shared_random_seed(mpi);
+    if (!options_.seed) config_.seed = shared_random_seed(mpi);
   }
   // Per cube: a record per setup, then the model's.
   std::size_t expected_records() const override {
-    const std::size_t cubes = o_.layout_file.empty() ? parse_cubes(o_.cubes).size() : 1;
+    const std::size_t cubes = options_.layout_file.empty() ? parse_cubes(options_.cubes).size() : 1;
     return cubes * (config_.setups().size() + 1);
   }
   std::uint64_t host_bytes(const MpiContext& mpi, const Topology&) const override {
-    return check_rank_layouts(o_, config_, mpi);
+    return check_rank_layouts(options_, config_, mpi);
   }
   void measure(Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
-    measure_halo(config_, layouts(o_, mpi.rank, mpi.size), layouts(o_, 0, mpi.size), o_.model, d, clock, mpi, sink);
+    measure_halo(config_, layouts(options_, mpi.rank, mpi.size), layouts(options_, 0, mpi.size), options_.model, d,
+                 clock, mpi, sink);
   }
   Report report(const ResultsFile& file) const override { return halo_report(file); }
   std::string record_label(const Json& record) const override { return halo_record_label(record); }
-
- private:
-  Options o_;
-  HaloConfig config_;
 };
 
 }  // namespace

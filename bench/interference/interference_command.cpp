@@ -204,32 +204,32 @@ void add_options(CLI::App* c, Options* o) {
               "triad on the sender's NUMA node, measured first)");
 }
 
-class InterferenceProbe final : public Probe {
+class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConfig> {
  public:
   std::string description() const override { return kDescription; }
-  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &o_); }
-  const SessionOptions& session() const override { return o_.session; }
+  InterferenceProbe() { run_.cfg = &config_; }           // the run reads the config this probe builds
+  InterferenceProbe(const InterferenceProbe&) = delete;  // run_ points into this object
+  InterferenceProbe& operator=(const InterferenceProbe&) = delete;
+  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &options_); }
 
-  void configure() override { run_.cfg = build_config(o_); }
   void check(const Device& device, const MpiContext& mpi) override {
-    resolve_load_gpus(o_, run_.cfg, device);
+    resolve_load_gpus(options_, config_, device);
     if (mpi.size != 2)
       throw usage_error("the interference probe uses exactly 2 MPI ranks (rank 0 sends, rank 1 receives); got " +
                         std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
   }
-  void share(const MpiContext& mpi) override { share_seed(o_, run_.cfg, mpi); }
-  Json config_json() const override { return run_.cfg.to_json(); }  // with the load GPUs, after check
+  void share(const MpiContext& mpi) override { share_seed(options_, config_, mpi); }
   // The header's planned records: the points still to measure and the host memory record.
   std::size_t expected_records() const override {
-    return sweep_points(run_.cfg).size() - run_.done.size() + (run_.cfg.host_stream ? 1 : 0);
+    return sweep_points(config_).size() - run_.done.size() + (config_.host_stream ? 1 : 0);
   }
   std::uint64_t host_bytes(const MpiContext& mpi, const Topology& topo) const override {
-    return rank_host_bytes(run_.cfg, mpi.rank, topo);
+    return rank_host_bytes(config_, mpi.rank, topo);
   }
   std::string memory_what(const MpiContext& mpi) const override {
-    const SendGap& gap = run_.cfg.gap;
-    return "this run (--sizes up to " + format_size(run_.cfg.sizes.back()) + ", load buffers of " +
-           format_size(max_load_bytes(run_.cfg)) +
+    const SendGap& gap = config_.gap;
+    return "this run (--sizes up to " + format_size(config_.sizes.back()) + ", load buffers of " +
+           format_size(max_load_bytes(config_)) +
            (gap.kind == GapKind::sweep ? ", a --gap sweep buffer of " + format_size(gap.bytes) : "") + ", " +
            std::to_string(mpi.node_size) + " rank(s) on this node)";
   }
@@ -246,7 +246,7 @@ class InterferenceProbe final : public Probe {
 
   bool resumable() const override { return true; }
   std::string read_done(const ResultsFile& existing, const Device& device) override {
-    return done_to_string(resumed_points(existing, run_.cfg.to_json(), device.info().backend).done);
+    return done_to_string(resumed_points(existing, config_.to_json(), device.info().backend).done);
   }
   std::size_t take_done(const std::string& done) override {
     run_.done = done_from_string(done);
@@ -256,7 +256,7 @@ class InterferenceProbe final : public Probe {
     const Json& device = header["device"];
     std::fprintf(stderr, "hetprobe interference: %s; device %s (%s); %zu points (%zu already in %s)\n",
                  header["device_choice"].get<std::string>().c_str(), device["name"].get<std::string>().c_str(),
-                 header["backend"].get<std::string>().c_str(), sweep_points(run_.cfg).size(), done, path.c_str());
+                 header["backend"].get<std::string>().c_str(), sweep_points(config_).size(), done, path.c_str());
     run_.path = message_path({header, "interference header"});
     run_.table.print_heading(header);
     return true;
@@ -265,11 +265,10 @@ class InterferenceProbe final : public Probe {
     if (record_kind({record, "record"}) == "point") run_.table.print_row(record);
   }
   // Every point, those already in a resumed file among them, and the host memory record.
-  std::size_t progress_total() const override { return sweep_points(run_.cfg).size() + (run_.cfg.host_stream ? 1 : 0); }
+  std::size_t progress_total() const override { return sweep_points(config_).size() + (config_.host_stream ? 1 : 0); }
   bool rank_field() const override { return false; }  // rank 0 makes every record
 
  private:
-  Options o_;
   InterferenceRun run_;
 };
 

@@ -73,7 +73,7 @@ std::set<PointKey> done_from_string(const std::string& s) {
 }
 
 const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topology& topo, const MpiContext& mpi) {
-  const InterferenceConfig& c = run.cfg;
+  const InterferenceConfig& c = *run.cfg;
   run.topo = &topo;
   run.memory = device.alloc_pinned(interference_allocation_bytes(c));
   if (loads_on_rank(c, mpi.rank))
@@ -84,9 +84,9 @@ const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topolog
 
 void measure(InterferenceRun& run, Device& device, const HostClock& clock, const MpiContext& mpi,
              const RecordSink& sink) {
-  if (run.cfg.host_stream) host_memory_reference(run, mpi, sink);
-  run_interference(run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done,
-                   [&](const PointData& p, const PointData* ssb) { sink(point_record(run.cfg, p, ssb, run.path)); });
+  if (run.cfg->host_stream) host_memory_reference(run, mpi, sink);
+  run_interference(*run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done,
+                   [&](const PointData& p, const PointData* ssb) { sink(point_record(*run.cfg, p, ssb, run.path)); });
 }
 
 std::string interference_record_label(const Json& record) {

@@ -24,7 +24,7 @@ namespace hetprobe {
 
 // What a run holds between the session's steps.
 struct InterferenceRun {
-  InterferenceConfig cfg;
+  const InterferenceConfig* cfg = nullptr;  // the probe's
   const Topology* topo = nullptr;
   PinnedBuffer memory;
   std::unique_ptr<LoadSet> loads;
