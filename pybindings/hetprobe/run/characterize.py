@@ -37,7 +37,6 @@ file: a process launch is the unit of replication (docs/metrics.md), and the rep
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import platform
@@ -53,7 +52,7 @@ from ..data.steps import family, launch_name
 from ..errors import UsageError
 from ..node import gpus as gpu_table, verdict as node_verdict
 from .hosts import check_pair
-from .launch import Node, node_devices, probe_command, run_step, write_topology
+from .launch import Node, StepOptions, node_devices, probe_command, run_step, write_topology
 from .manifest import Run, Step, write_manifest
 from .presets import (
     DEVICES,
@@ -152,21 +151,22 @@ def characterize(
     Options, and the baseline's GPUs against this node's, are checked before anything is written (UsageError). A
     probe that fails or stops keeps its finished records and its report section, marked with the last error of its
     log (``run.failed()``); the others run on, and the report is written."""
-    args = argparse.Namespace(
+    directory = Path(directory) if directory else default_directory()
+    options = StepOptions(
         device=device,
         quick=quick,
         sizes=sizes,
         reps=reps,
         launcher=launcher,
-        hosts=hosts,
-        gpus_args=gpus_args,
-        notify_args=notify_args,
-        clock_args=clock_args,
-        bandwidth_args=bandwidth_args,
-        interference_args=interference_args,
+        hosts=_check_options(device, timeout_s, reps, hosts, skip, directory, launches),
+        probe_args={
+            "gpus": tuple(gpus_args),
+            "notify": tuple(notify_args),
+            "clock": tuple(clock_args),
+            "bandwidth": tuple(bandwidth_args),
+            "interference": tuple(interference_args),
+        },
     )
-    directory = Path(directory) if directory else default_directory()
-    args.hosts = _check_options(device, timeout_s, reps, hosts, skip, directory, launches)
     fraction = node_verdict.parse_tolerance(tolerance)
     asked = [probe for probe in PROBES if probe not in ON_REQUEST or paper]
     chosen = [probe for probe in asked if probe not in skip and family(probe) not in skip]
@@ -181,19 +181,19 @@ def characterize(
         node_verdict.check_baseline_node(node, baseline)
     # Every step of every launch is made now: a launcher not found is refused before anything is written.
     steps = [
-        Step(probe, probe_command(probe, args, directory / f"{probe}.jsonl", node.gpus), ranks=node.gpus)
+        Step(probe, probe_command(probe, options, directory / f"{probe}.jsonl", node.gpus), ranks=node.gpus)
         for probe in per_gpu_steps
     ]
     chosen_launched = [probe for probe in chosen if probe in LAUNCHED_STEPS]
     most = max((launches_of(probe, launches, quick) for probe in chosen_launched), default=0)
     launched = [  # launch 1 of every step, then the further launches of those that have them
-        Step(probe, probe_command(probe, args, directory / f"{launch_name(probe, k)}.jsonl", launch=k), launch=k)
+        Step(probe, probe_command(probe, options, directory / f"{launch_name(probe, k)}.jsonl", launch=k), launch=k)
         for k in range(1, most + 1)
         for probe in chosen_launched
         if k <= launches_of(probe, launches, quick)
     ]
     gpu_launches = launches_of(VERDICT_STEP, launches, quick) if measure_gpus else 0
-    rounds = [_gpus_step(args, directory, node, k) for k in range(1, gpu_launches + 1)]
+    rounds = [_gpus_step(options, directory, node, k) for k in range(1, gpu_launches + 1)]
     check_step_options(steps + [s for s in launched if s.launch == 1] + rounds[:1])  # each probe checks its own
     (directory / "logs").mkdir(parents=True, exist_ok=True)
     # The gpus launches spread over the run: first, after the per-GPU steps, after the interference
@@ -211,7 +211,7 @@ def characterize(
         if step.launch is not None and step.probe != VERDICT_STEP:
             run.launches[step.probe] = step.launch
         _run_and_record(run, step, show, timeout_s, start)
-    _judge(run, baseline, args, node, show, timeout_s, start, gpu_launches)
+    _judge(run, baseline, options, node, show, timeout_s, start, gpu_launches)
     write_manifest(run)
     if report:
         from ..report.write import write_report  # matplotlib is only needed here
@@ -235,22 +235,24 @@ def _run_and_record(run: Run, step: Step, show: Progress, timeout_s, start: floa
         write_manifest(run)
 
 
-def _gpus_step(args, directory: Path, node: Node, launch: int, phase: str = "measure") -> Step:
+def _gpus_step(options: StepOptions, directory: Path, node: Node, launch: int, phase: str = "measure") -> Step:
     """Launch `launch` of the gpus step, one rank per device; `phase` remeasure confirms a flagged GPU."""
     name = launch_name(VERDICT_STEP, launch)
     extra = ["--phase", phase] if phase != "measure" else []
-    command = probe_command(VERDICT_STEP, args, directory / f"{name}.jsonl", node.gpus, launch, extra)
+    command = probe_command(VERDICT_STEP, options, directory / f"{name}.jsonl", node.gpus, launch, extra)
     return Step(VERDICT_STEP, command, launch=launch, ranks=1)
 
 
-def _judge(run: Run, baseline, args, node: Node, show: Progress, timeout_s, start: float, launches: int) -> None:
+def _judge(
+    run: Run, baseline, options: StepOptions, node: Node, show: Progress, timeout_s, start: float, launches: int
+) -> None:
     """The node verdict (C++), after one more launch of the gpus step where a GPU is flagged but not yet
     re-measured; then the baseline's, with --baseline. A verdict that cannot be made is named in
     run.compare_error (the measurements stay)."""
     try:
         verdict = node_verdict.node_verdict(run.directory, run.tolerance)
         if verdict["remeasure_gpus"]:
-            step = _gpus_step(args, run.directory, node, launches + 1, "remeasure")
+            step = _gpus_step(options, run.directory, node, launches + 1, "remeasure")
             show.add(step.name)
             _run_and_record(run, step, show, timeout_s, start)
             verdict = node_verdict.node_verdict(run.directory, run.tolerance)

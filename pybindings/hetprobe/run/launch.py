@@ -72,21 +72,38 @@ def per_gpu_launcher(gpus: int, launcher: str | None) -> list[str]:
     return cmd
 
 
-def probe_command(step: str, args, out: Path, gpus: int = 1, launch: int = 1, extra_args=()) -> list[str]:
+@dataclass(frozen=True)
+class StepOptions:
+    """What characterize's options give each step's command: the backend, the preset (quick or default),
+    the interference sweep's sizes and reps, how ranks are started (launcher, the pair's hosts as checked),
+    and each probe's extra CLI options by probe name ("interference" for its four steps)."""
+
+    device: str = "auto"
+    quick: bool = False
+    sizes: str | None = None
+    reps: int | None = None
+    launcher: str | None = None
+    hosts: str | None = None
+    probe_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def probe_command(
+    step: str, options: StepOptions, out: Path, gpus: int = 1, launch: int = 1, extra_args=()
+) -> list[str]:
     probe = family(step)
-    base = [binary(), probe, "--out", str(out), "--quiet", "--device", args.device]
-    given = list(getattr(args, f"{probe}_args", None) or []) + list(extra_args)
-    if probe == "interference" and args.sizes:
-        given += ["--sizes", args.sizes]
-    if probe == "interference" and args.reps:
-        given += ["--reps", str(args.reps)]
-    extra = overridden(list(PRESETS["quick" if args.quick else "default"][step]), given)
+    base = [binary(), probe, "--out", str(out), "--quiet", "--device", options.device]
+    given = list(options.probe_args.get(probe, ())) + list(extra_args)
+    if probe == "interference" and options.sizes:
+        given += ["--sizes", options.sizes]
+    if probe == "interference" and options.reps:
+        given += ["--reps", str(options.reps)]
+    extra = overridden(list(PRESETS["quick" if options.quick else "default"][step]), given)
     if probe == "interference" and launch > 1 and "--no-host-stream" not in extra:  # the first launch measured it
         extra.append("--no-host-stream")
     if probe != "interference":
-        return per_gpu_launcher(gpus, args.launcher) + base + extra
+        return per_gpu_launcher(gpus, options.launcher) + base + extra
     try:
-        return launch_command(2, args.launcher, args.hosts) + base + extra
+        return launch_command(2, options.launcher, options.hosts) + base + extra
     except UsageError as e:
         raise UsageError(f"{e}: the interference steps need it (--skip interference runs the others)") from None
 
