@@ -30,9 +30,10 @@ inline std::vector<int> cpus_besides_this_one() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) return {};
+  const int here = sched_getcpu();
   std::vector<int> cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set) && c != sched_getcpu()) cpus.push_back(c);
+    if (CPU_ISSET(c, &set) && c != here) cpus.push_back(c);
   return cpus;
 }
 

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "base/enum_table.hpp"
 #include "bench/core/placement.hpp"
 #include "bench/core/results.hpp"
 #include "probes/device/host_clock.hpp"
@@ -62,25 +61,6 @@ void add_gpu_option(CLI::App* command, std::optional<int>& gpu);
 void add_out_option(CLI::App* command, std::string& out, const std::string& help);
 void add_clock_option(CLI::App* command, ClockChoice& clock);
 
-// An option naming one value of `table` (a constant), parsed when given: a
-// name not in it is refused as every option check is (exit 2, the valid
-// names listed); --help shows the default.
-template <class E, std::size_t N>
-CLI::Option* add_enum_option(CLI::App* command, const std::string& flag, E& value, const EnumTable<E, N>& table,
-                             const std::string& help) {
-  return command
-      ->add_option_function<std::string>(
-          flag,
-          [&value, &table, flag](const std::string& text) {
-            try {
-              value = table.parse(text);
-            } catch (const Error& e) {
-              throw CLI::ValidationError(flag, e.what());
-            }
-          },
-          help + " [default: " + table.name(value) + "]")
-      ->type_name("NAME");
-}
 void add_quiet_flag(CLI::App* command, bool& quiet);
 void add_reps_option(CLI::App* command, int& reps, const std::string& help);
 void add_warmup_option(CLI::App* command, int& warmup, const std::string& help);

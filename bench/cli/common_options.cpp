@@ -13,19 +13,10 @@ bool first_launched_rank() {
 }
 
 void add_bind_option(CLI::App* command, BindPolicy& bind) {
-  command
-      ->add_option_function<std::string>(
-          "--bind",
-          [&bind](const std::string& text) {
-            try {
-              bind = parse_bind(text);
-            } catch (const Error& e) {  // refused as every option check is: exit 2, the option named
-              throw CLI::ValidationError("--bind", e.what());
-            }
-          },
-          "Bind each rank's CPUs and memory: near-gpu (the NUMA node(s) nearest its GPU), far-gpu (the "
-          "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
-          "results header [default: near-gpu]")
+  add_parsed_option(command, "--bind", bind, parse_bind,
+                    "Bind each rank's CPUs and memory: near-gpu (the NUMA node(s) nearest its GPU), far-gpu (the "
+                    "others: the cost of the wrong socket), none, or a cpu list like 0-7,16; read back into the "
+                    "results header [default: near-gpu]")
       ->type_name("POLICY");
 }
 

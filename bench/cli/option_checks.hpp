@@ -93,4 +93,33 @@ std::vector<E> parse_enum_list(const std::string& option, const std::string& val
   return parse_option(option, value, [&](const std::string& text) { return names.parse_list(text); });
 }
 
+// An option whose text `parse` turns into `value` when it is given; the
+// usage Error it throws refuses it as every option check is (exit 2, the
+// option named).
+template <class T, class Parse>
+CLI::Option* add_parsed_option(CLI::App* command, const std::string& flag, T& value, Parse parse,
+                               const std::string& help) {
+  return command->add_option_function<std::string>(
+      flag,
+      [&value, parse, flag](const std::string& text) {
+        try {
+          value = parse(text);
+        } catch (const Error& e) {
+          throw CLI::ValidationError(flag, e.what());
+        }
+      },
+      help);
+}
+
+// An option naming one value of `table` (a constant); a name not in it is
+// refused with the valid names, and --help shows the default.
+template <class E, std::size_t N>
+CLI::Option* add_enum_option(CLI::App* command, const std::string& flag, E& value, const EnumTable<E, N>& table,
+                             const std::string& help) {
+  return add_parsed_option(
+             command, flag, value, [&table](const std::string& text) { return table.parse(text); },
+             help + " [default: " + table.name(value) + "]")
+      ->type_name("NAME");
+}
+
 }  // namespace hetprobe::cli

@@ -1,6 +1,7 @@
 #include "bench/cli/session_options.hpp"
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/option_checks.hpp"
 #include "bench/core/mpi_transport.hpp"
 
 namespace hetprobe::cli {

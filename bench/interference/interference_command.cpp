@@ -207,9 +207,6 @@ void add_options(CLI::App* c, Options* o) {
 class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConfig> {
  public:
   std::string description() const override { return kDescription; }
-  InterferenceProbe() { run_.cfg = &config_; }           // the run reads the config this probe builds
-  InterferenceProbe(const InterferenceProbe&) = delete;  // run_ points into this object
-  InterferenceProbe& operator=(const InterferenceProbe&) = delete;
   void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &options_); }
 
   void check(const Device& device, const MpiContext& mpi) override {
@@ -234,11 +231,11 @@ class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConf
            std::to_string(mpi.node_size) + " rank(s) on this node)";
   }
   const PinnedBuffer* allocate(Device& device, const Topology& topo, const MpiContext& mpi) override {
-    return hetprobe::allocate(run_, device, topo, mpi);
+    return hetprobe::allocate(run_, config_, device, topo, mpi);
   }
   void release() override { run_.loads.reset(); }  // stops any load still running
   void measure(Device& device, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
-    hetprobe::measure(run_, device, clock, mpi, sink);
+    hetprobe::measure(run_, config_, device, clock, mpi, sink);
   }
   void print(const Json& header, const std::vector<Json>&) override { run_.table.print_footer(header); }
   Report report(const ResultsFile& file) const override { return interference_report(file); }

@@ -72,8 +72,8 @@ std::set<PointKey> done_from_string(const std::string& s) {
   return done;
 }
 
-const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topology& topo, const MpiContext& mpi) {
-  const InterferenceConfig& c = *run.cfg;
+const PinnedBuffer* allocate(InterferenceRun& run, const InterferenceConfig& c, Device& device, const Topology& topo,
+                             const MpiContext& mpi) {
   run.topo = &topo;
   run.memory = device.alloc_pinned(interference_allocation_bytes(c));
   if (loads_on_rank(c, mpi.rank))
@@ -82,11 +82,11 @@ const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topolog
   return &run.memory;
 }
 
-void measure(InterferenceRun& run, Device& device, const HostClock& clock, const MpiContext& mpi,
-             const RecordSink& sink) {
-  if (run.cfg->host_stream) host_memory_reference(run, mpi, sink);
-  run_interference(*run.cfg, device, run.memory, run.loads.get(), mpi, clock, run.done,
-                   [&](const PointData& p, const PointData* ssb) { sink(point_record(*run.cfg, p, ssb, run.path)); });
+void measure(InterferenceRun& run, const InterferenceConfig& config, Device& device, const HostClock& clock,
+             const MpiContext& mpi, const RecordSink& sink) {
+  if (config.host_stream) host_memory_reference(run, mpi, sink);
+  run_interference(config, device, run.memory, run.loads.get(), mpi, clock, run.done,
+                   [&](const PointData& p, const PointData* ssb) { sink(point_record(config, p, ssb, run.path)); });
 }
 
 std::string interference_record_label(const Json& record) {

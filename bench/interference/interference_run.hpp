@@ -24,7 +24,6 @@ namespace hetprobe {
 
 // What a run holds between the session's steps.
 struct InterferenceRun {
-  const InterferenceConfig* cfg = nullptr;  // the probe's
   const Topology* topo = nullptr;
   PinnedBuffer memory;
   std::unique_ptr<LoadSet> loads;
@@ -47,12 +46,13 @@ std::set<PointKey> done_from_string(const std::string& s);
 
 // Takes what the run holds, after the node's memory is checked and the rank
 // bound (so the pages land on the bound NUMA node); returns the pinned buffer.
-const PinnedBuffer* allocate(InterferenceRun& run, Device& device, const Topology& topo, const MpiContext& mpi);
+const PinnedBuffer* allocate(InterferenceRun& run, const InterferenceConfig& config, Device& device,
+                             const Topology& topo, const MpiContext& mpi);
 
 // The host memory reference (config.host_stream), then every point not done;
 // rank 0 gives each record to `sink`. Collective over mpi.comm.
-void measure(InterferenceRun& run, Device& device, const HostClock& clock, const MpiContext& mpi,
-             const RecordSink& sink);
+void measure(InterferenceRun& run, const InterferenceConfig& config, Device& device, const HostClock& clock,
+             const MpiContext& mpi, const RecordSink& sink);
 
 // A record's progress line: a point's key, median and ratio to SSB; the host
 // memory record's STREAM triad.

@@ -71,9 +71,7 @@ std::vector<SendSegment> fit_segments(const std::vector<IdleSeries>& idle, std::
     }
     if (!betas.empty()) out.push_back({a->first, b->first, side, fitted(alphas), fitted(betas)});
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const SendSegment& x, const SendSegment& y) { return x.rendezvous < y.rendezvous; });
-  return out;
+  return out;  // ascending sizes: the eager segments, then the rendezvous ones
 }
 
 }  // namespace
