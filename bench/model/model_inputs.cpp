@@ -79,7 +79,9 @@ FitInputs fit_inputs(const NodeRun& run) {
         if (find_field(r, "send_time_ns.round_medians") == nullptr) continue;
         in.idle.push_back({bytes, numbers(r, "send_time_ns.round_medians")});
         const Json eager = number_or_null(r, "mpi_path.eager_limit_bytes");
-        if (!eager.is_number()) continue;
+        if (eager.is_null()) continue;
+        if (!eager.is_number_integer() || (!eager.is_number_unsigned() && eager.get<std::int64_t>() < 0))
+          bad_field(r, "mpi_path.eager_limit_bytes", "bytes (a whole number) or null");
         const auto limit = eager.get<std::uint64_t>();
         if (in.eager_limit_bytes && *in.eager_limit_bytes != limit)
           throw usage_error(std::string(r.place) + ": an eager limit of " + std::to_string(limit) + " B, where " +

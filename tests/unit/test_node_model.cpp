@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/model/halo_prediction.hpp"
+#include "bench/model/model_inputs.hpp"
 #include "bench/model/node_model.hpp"
 #include "tests/unit/expect_usage_error.hpp"
 
@@ -97,6 +98,28 @@ TEST(NodeModel, SegmentsRecoverEachSidesLinesWithin2Percent) {
   ASSERT_EQ(one_side.segments.size(), 3u);
   EXPECT_FALSE(one_side.segments[0].rendezvous);
   for (double n : {1024.0, 65536.0}) EXPECT_NEAR(one_side.send_time_s(n) / truth(n), 1, 0.02) << n;
+}
+
+// The eager limit comes from the SSB points' MPI path: bytes, or null (not
+// known); a damaged value is refused, never wrapped into a huge limit.
+TEST(NodeModel, ReadsTheEagerLimitOfTheSsbPoints) {
+  const auto run = [](const Json& limit) {
+    NodeRun r;
+    ResultsFile f;
+    f.path = "interference.jsonl";
+    f.records = {Json{{"record", "header"}, {"probe", "interference"}},
+                 Json{{"record", "point"},
+                      {"layout", "SSB"},
+                      {"size_bytes", 65536},
+                      {"send_time_ns", {{"round_medians", {11000.0, 12000.0}}}},
+                      {"mpi_path", {{"eager_limit_bytes", limit}}}}};
+    r.files.push_back(f);
+    return fit_inputs(r);
+  };
+  EXPECT_EQ(run(4096).eager_limit_bytes, 4096u);
+  EXPECT_FALSE(run(nullptr).eager_limit_bytes);
+  expect_usage_error([&] { run(-1); }, "eager_limit_bytes");
+  expect_usage_error([&] { run(4096.5); }, "eager_limit_bytes");
 }
 
 TEST(NodeModel, FiveRoundsGiveNoInterval) {
