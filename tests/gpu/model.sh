@@ -19,9 +19,11 @@ set -euo pipefail
 default_results=model
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
+launches=${MODEL_LAUNCHES:-3}
+[[ $launches =~ ^[1-9][0-9]*$ ]] ||
+  { echo "model.sh: MODEL_LAUNCHES=$launches: expected a whole number of launches, 1 or more" >&2; exit 2; }
 build_gpu
 expect_gpus 2 "$hetprobe"
-launches=${MODEL_LAUNCHES:-3}
 
 step "characterize's load steps (default preset), one launch each"
 mkdir -p "$results/char"
