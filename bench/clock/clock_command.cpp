@@ -7,8 +7,8 @@
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe.hpp"
-#include "bench/clock/clock_sync.hpp"
 #include "bench/clock/clock_table.hpp"
+#include "bench/protocols/clock_sync.hpp"
 #include "probes/device/device_names.hpp"
 
 namespace hetprobe::cli {

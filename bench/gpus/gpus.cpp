@@ -9,7 +9,7 @@
 #include "base/stats.hpp"
 #include "bench/core/rounds.hpp"
 #include "bench/gpus/node_verdict.hpp"
-#include "bench/notify/notify.hpp"
+#include "bench/protocols/flag_exchange.hpp"
 #include "probes/launch/launch_engine.hpp"
 #include "probes/load/load_engine.hpp"
 #include "probes/signal/signal_engine.hpp"

@@ -33,13 +33,13 @@
 #include <vector>
 
 #include "base/enum_table.hpp"
-#include "bench/clock/clock_fit.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
 #include "bench/core/send_mode.hpp"
 #include "bench/halo/halo_layout.hpp"
 #include "bench/halo/halo_link.hpp"
 #include "bench/halo/halo_parts.hpp"
+#include "bench/protocols/clock_fit.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/halo/halo_engine.hpp"

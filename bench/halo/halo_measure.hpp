@@ -10,7 +10,7 @@
 #include "bench/core/results.hpp"
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_layout.hpp"
-#include "bench/halo/halo_model.hpp"
+#include "bench/model/halo_model.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 

@@ -8,7 +8,7 @@
 #include "bench/core/record_field.hpp"
 #include "bench/core/table.hpp"
 #include "bench/halo/halo.hpp"
-#include "bench/halo/halo_model.hpp"
+#include "bench/model/halo_model.hpp"
 
 namespace hetprobe {
 

@@ -28,10 +28,10 @@
 
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
-#include "bench/clock/clock_sync.hpp"
 #include "bench/core/rounds.hpp"
 #include "bench/core/sizes.hpp"
 #include "bench/interference/payload.hpp"
+#include "bench/protocols/clock_sync.hpp"
 #include "probes/load/load_names.hpp"
 #include "probes/writer/writer_engine.hpp"
 

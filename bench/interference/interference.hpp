@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "base/enum_table.hpp"
-#include "bench/clock/clock_fit.hpp"
 #include "bench/core/message_path.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/results.hpp"
@@ -36,6 +35,7 @@
 #include "bench/interference/send_gap.hpp"
 #include "bench/load/load_options.hpp"
 #include "bench/load/load_set.hpp"
+#include "bench/protocols/clock_fit.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 

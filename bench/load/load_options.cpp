@@ -124,7 +124,7 @@ std::vector<int> load_device_order(const std::string& text, int own_ordinal, int
 }
 
 std::string LoadBytes::label() const {
-  if (message) return "message size";
+  if (message) return "message";  // the option's own word: parse_load_bytes reads it back
   return bytes ? std::to_string(bytes) : "auto";
 }
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "base/errors.hpp"
-#include "bench/clock/clock_sync.hpp"
+#include "bench/protocols/clock_sync.hpp"
 
 namespace hetprobe {
 

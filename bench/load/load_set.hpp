@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/clock/clock_fit.hpp"
 #include "bench/core/results.hpp"
+#include "bench/protocols/clock_fit.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/load/load_engine.hpp"

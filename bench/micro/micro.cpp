@@ -13,7 +13,7 @@
 #include <string>
 
 #include "base/errors.hpp"
-#include "bench/notify/notify.hpp"
+#include "bench/protocols/flag_exchange.hpp"
 #include "probes/device/device.hpp"
 #include "probes/launch/launch_engine.hpp"
 #include "probes/signal/signal_engine.hpp"
@@ -106,7 +106,7 @@ void register_all() {
     benchmark::RegisterBenchmark(("gpu_flag_read_write/" + name).c_str(), BM_GpuFlagReadWrite, o)->UseManualTime();
     benchmark::RegisterBenchmark(("roundtrip/" + name).c_str(), BM_RoundTrip, o)->UseManualTime();
   }
-  for (LaunchMechanism m : all_launch_mechanisms())
+  for (LaunchMechanism m : kLaunchMechanismNames.all())
     benchmark::RegisterBenchmark((std::string("mechanism/") + to_string(m)).c_str(), BM_Mechanism, m)->UseManualTime();
   benchmark::RegisterBenchmark("device_timer_read", BM_DeviceTimerRead)->UseManualTime();
   benchmark::RegisterBenchmark("host_clock_read", BM_HostClockRead);

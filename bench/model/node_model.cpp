@@ -5,7 +5,7 @@
 #include <map>
 
 #include "base/errors.hpp"
-#include "bench/halo/halo_model.hpp"
+#include "bench/model/halo_model.hpp"
 
 namespace hetprobe {
 

@@ -32,10 +32,6 @@
 
 namespace hetprobe {
 
-std::size_t spacing_bytes(FlagSpacing spacing) {
-  return spacing == FlagSpacing::same_line ? 8 : spacing == FlagSpacing::line ? 128 : 4096;
-}
-
 // Not a table's list: each item is a pair, and "all" would be every pair.
 std::vector<OrderPair> parse_order_pairs(const std::string& text) {
   std::vector<OrderPair> out;
@@ -71,19 +67,6 @@ Json NotifyConfig::to_json() const {
   j["warmup"] = warmup;
   j["timeout_s"] = timeout_s;
   return j;
-}
-
-FlagPair alloc_flag_pair(Device& device, FlagPlacement placement, HostCoherence coherence, FlagSpacing spacing) {
-  FlagPair f{device.alloc_flags(placement, coherence, FlagPair::kBytes), spacing_bytes(spacing)};
-  std::memset(f.memory.host(), 0, f.memory.size());
-  return f;
-}
-
-std::vector<double> scaled(const std::vector<std::uint64_t>& ticks, double ns_per_tick, double divide) {
-  std::vector<double> out;
-  out.reserve(ticks.size());
-  for (std::uint64_t t : ticks) out.push_back(static_cast<double>(t) * ns_per_tick / divide);
-  return out;
 }
 
 namespace {
@@ -186,20 +169,6 @@ void overhead_gpu(Setup& s, OrderPair o, const FlagPair& f, bool contended, Json
 // ---- round trips -----------------------------------------------------------
 
 template <MemoryOrder C>
-std::vector<std::uint64_t> host_initiated(Setup& s, const FlagPair& f, std::uint64_t first, int n, double timeout) {
-  HostSignalOps h;
-  std::vector<std::uint64_t> ticks(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    const std::uint64_t seq = first + static_cast<std::uint64_t>(i);
-    const std::uint64_t t0 = s.clock.now();
-    store_flag<C>(h, f.to_device(), seq);
-    spin_host([&] { return load_flag<C>(h, f.to_host()) >= seq; }, timeout, "the device's echo");
-    ticks[static_cast<std::size_t>(i)] = s.clock.now() - t0;
-  }
-  return ticks;
-}
-
-template <MemoryOrder C>
 void host_echo(const FlagPair& f, std::uint64_t first, int n, double timeout) {
   HostSignalOps h;
   for (int i = 0; i < n; ++i) {
@@ -211,23 +180,7 @@ void host_echo(const FlagPair& f, std::uint64_t first, int n, double timeout) {
 
 // CPU->GPU->CPU: host-timed ticks of `n` exchanges after `warmup`.
 std::vector<std::uint64_t> cpu_gpu_cpu(Setup& s, OrderPair o, const FlagPair& f, int n, int warmup) {
-  SignalTask echo;
-  echo.kind = SignalKind::echo;
-  echo.order = o.gpu;
-  echo.to_device = f.dev(0);
-  echo.to_host = f.dev(f.spacing);
-  echo.first = s.seq + 1;
-  echo.count = static_cast<std::uint64_t>(n + warmup);
-  echo.timeout_s = s.config.timeout_s;
-  s.seq += echo.count;
-  const SignalTaskScope echoing = s.signals.start(echo);
-  std::vector<std::uint64_t> ticks;
-  with_order(o.cpu, [&](auto order) {
-    ticks = host_initiated<decltype(order)::value>(s, f, echo.first, n + warmup, s.config.timeout_s);
-  });
-  if (s.signals.join().timed_out) throw Error(ErrorKind::timeout, "the device echo timed out");
-  ticks.erase(ticks.begin(), ticks.begin() + warmup);
-  return ticks;
+  return cpu_gpu_cpu_ticks(s.signals, s.clock, o, f, s.seq, n, warmup, s.config.timeout_s);
 }
 
 // GPU->CPU->GPU: device-timed ticks of `n` exchanges after `warmup`.
@@ -424,47 +377,6 @@ void run_notify(const NotifyConfig& config, Device& device, const HostClock& clo
       }
     }
   if (has(NotifyPart::mechanisms)) mechanisms(s);
-}
-
-std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops) {
-  HostSignalOps h;
-  std::uint64_t ticks = 0;
-  with_order(order, [&](auto o) {
-    constexpr MemoryOrder O = decltype(o)::value;
-    const std::uint64_t t0 = clock.now();
-    for (int i = 0; i < ops; ++i) store_flag<O>(h, flag, load_flag<O>(h, flag) + 1);
-    ticks = clock.now() - t0;
-  });
-  return ticks;
-}
-
-std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, unsigned long long* flag, int ops,
-                                   double timeout_s) {
-  SignalTask t;
-  t.kind = SignalKind::overhead;
-  t.order = order;
-  t.to_device = flag;
-  t.count = static_cast<std::uint64_t>(ops);
-  t.timeout_s = timeout_s;
-  const SignalTaskScope task = signals.start(t);
-  const SignalOutcome out = signals.join();
-  return out.t_end_ticks - out.t_start_ticks;
-}
-
-std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n, int warmup,
-                                         double timeout_s) {
-  auto signals = device.make_signal_engine();
-  return cpu_gpu_roundtrip_ns(device, *signals, clock, orders, n, warmup, timeout_s);
-}
-
-std::vector<double> cpu_gpu_roundtrip_ns(Device& device, SignalEngine& signals, const HostClock& clock,
-                                         OrderPair orders, int n, int warmup, double timeout_s) {
-  NotifyConfig config;
-  config.timeout_s = timeout_s;
-  const RecordSink none = [](const Json&) {};
-  Setup s{device, signals, clock, config, none};
-  const FlagPair f = alloc_flag_pair(device, FlagPlacement::pinned, HostCoherence::default_kind, FlagSpacing::line);
-  return scaled(cpu_gpu_cpu(s, orders, f, n, warmup), s.host_ns_per_tick());
 }
 
 }  // namespace hetprobe

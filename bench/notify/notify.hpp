@@ -11,28 +11,13 @@
 
 #include "base/enum_table.hpp"
 #include "bench/core/results.hpp"
+#include "bench/protocols/flag_exchange.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/device_names.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/signal/signal_engine.hpp"
 
 namespace hetprobe {
-
-// The memory-ordering primitive of each side for one configuration.
-struct OrderPair {
-  MemoryOrder cpu = MemoryOrder::volatile_access;
-  MemoryOrder gpu = MemoryOrder::volatile_access;
-  auto operator<=>(const OrderPair&) const = default;
-};
-
-// Distance between the to-device and the to-host flag.
-enum class FlagSpacing { same_line, line, page };  // 8 B, 128 B, 4096 B apart
-inline constexpr EnumTable<FlagSpacing, 3> kFlagSpacingNames{"flag spacing",
-                                                             {{{FlagSpacing::same_line, "same-line"},
-                                                               {FlagSpacing::line, "line"},
-                                                               {FlagSpacing::page, "page"}}}};
-inline const char* to_string(FlagSpacing spacing) { return kFlagSpacingNames.name(spacing); }
-std::size_t spacing_bytes(FlagSpacing spacing);
 
 // "volatile,acqrel,volatile:relaxed"; throws a usage Error naming what is wrong.
 std::vector<OrderPair> parse_order_pairs(const std::string& text);
@@ -72,21 +57,5 @@ void check_notify_config(const NotifyConfig& config, const DeviceInfo& device);
 
 // Runs the configured parts on `device`, timing the host side with `clock`.
 void run_notify(const NotifyConfig& config, Device& device, const HostClock& clock, const RecordSink& sink);
-
-// One overhead sample (a loop on a line the side owns; the handover part is
-// Table 1 of paper 002): `ops` x (load flag; store flag + 1) with `order`, timed as a whole: by the host on `clock`
-// (host ticks), or by one device thread on its timer (device ticks; `flag` a device address).
-std::uint64_t cpu_read_write_ticks(MemoryOrder order, const HostClock& clock, unsigned long long* flag, int ops);
-std::uint64_t gpu_read_write_ticks(SignalEngine& signals, MemoryOrder order, unsigned long long* flag, int ops,
-                                   double timeout_s);
-
-// Measures a host-timed CPU->GPU->CPU round trip through pinned flags: `n`
-// samples in ns (after `warmup`). For hetprobe-micro and the tests.
-std::vector<double> cpu_gpu_roundtrip_ns(Device& device, const HostClock& clock, OrderPair orders, int n, int warmup,
-                                         double timeout_s);
-// The same with the caller's signal engine (the gpus probe's, made once per
-// run); the flags are allocated for the call, so each call samples where they land.
-std::vector<double> cpu_gpu_roundtrip_ns(Device& device, SignalEngine& signals, const HostClock& clock,
-                                         OrderPair orders, int n, int warmup, double timeout_s);
 
 }  // namespace hetprobe

@@ -10,8 +10,8 @@
 
 #include "base/errors.hpp"
 #include "base/stop_request.hpp"
-#include "bench/clock/clock_sync.hpp"
 #include "bench/notify/notify.hpp"
+#include "bench/protocols/clock_sync.hpp"
 #include "probes/device/host_spin.hpp"
 #include "probes/launch/launch_engine.hpp"
 #include "probes/signal/host_signal_ops.hpp"

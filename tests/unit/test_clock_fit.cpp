@@ -1,7 +1,7 @@
 // Unit tests for the device-to-host clock fit. Synthetic samples are built from a known line
 // host = H0 + ns_per_tick * (midpoint - D0), with D0 near 1.8e18 so that any tick value turned
 // into a double before the reference is subtracted would be off by hundreds of ns.
-#include "bench/clock/clock_fit.hpp"
+#include "bench/protocols/clock_fit.hpp"
 
 #include "base/errors.hpp"
 

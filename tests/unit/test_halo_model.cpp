@@ -1,6 +1,6 @@
 // Unit tests for the halo-exchange lower-bound model: the numbers derived in the seed digest
 // (R6) from the paper's parameters (002 Sec. 6.4, Tables 3 and R6), to their printed precision.
-#include "bench/halo/halo_model.hpp"
+#include "bench/model/halo_model.hpp"
 
 #include <gtest/gtest.h>
 

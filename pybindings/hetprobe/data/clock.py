@@ -1,7 +1,7 @@
-"""Per-ping-pong table of the clock probe (Results.clock_samples), with bench/clock/clock_sync.cpp's selection.
+"""Per-ping-pong table of the clock probe (Results.clock_samples), with bench/protocols/clock_sync.cpp's selection.
 
 Device ticks are ~1.8e18, beyond float64's 2**53, so every tick difference is taken in uint64 first
-and only then converted, as bench/clock/clock_fit.cpp does.
+and only then converted, as bench/protocols/clock_fit.cpp does.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ COLUMNS = [
 
 
 def keep_count(n: int, keep_fraction: float) -> int:
-    """bench/clock/clock_fit.cpp keep_count: ceil(fraction * n), nudged down by 1e-12 relative, clamped to [2, n]."""
+    """bench/protocols/clock_fit.cpp keep_count: ceil(fraction * n), nudged down by 1e-12 relative, in [2, n]."""
     k = math.ceil(keep_fraction * n * (1 - 1e-12))
     return max(2, min(k, n)) if n >= 2 else n
 
@@ -43,7 +43,7 @@ def keep_count(n: int, keep_fraction: float) -> int:
 def _used(rec: dict, intervals: np.ndarray, keep_fraction: float) -> np.ndarray:
     """The samples of one fit batch that went into the fit.
 
-    The batch record's interval_cutoff_ticks where it has one (bench/clock/clock_fit.cpp's near-minimum
+    The batch record's interval_cutoff_ticks where it has one (bench/protocols/clock_fit.cpp's near-minimum
     filter, one window per batch: the samples with an interval up to it). Files from before it: the
     old keep_shortest, a stable sort by interval and the first keep_count(n) samples, so among equal
     intervals the earlier samples are kept.

@@ -1,4 +1,4 @@
-#include "bench/halo/halo_model.hpp"
+#include "bench/model/halo_model.hpp"
 
 #include <cmath>
 #include <set>

@@ -6,9 +6,8 @@
 
 #include <vector>
 
-#include "bench/clock/clock_fit.hpp"
 #include "bench/core/results.hpp"
-#include "bench/notify/notify.hpp"
+#include "bench/protocols/clock_fit.hpp"
 #include "probes/device/device.hpp"
 #include "probes/device/host_clock.hpp"
 #include "probes/signal/signal_engine.hpp"

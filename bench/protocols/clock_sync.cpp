@@ -1,4 +1,4 @@
-#include "bench/clock/clock_sync.hpp"
+#include "bench/protocols/clock_sync.hpp"
 
 #include <algorithm>
 #include <chrono>

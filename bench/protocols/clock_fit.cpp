@@ -1,7 +1,7 @@
 // Least-squares fit of the host clock against a device timer from ping-pong sync samples. Ticks are
 // differenced as integers against a reference tick before any double arithmetic, and the fit works
 // on centered sums, so timers near 1.8e18 ticks still resolve to well below a nanosecond.
-#include "bench/clock/clock_fit.hpp"
+#include "bench/protocols/clock_fit.hpp"
 
 #include "base/errors.hpp"
 
