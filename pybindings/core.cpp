@@ -10,7 +10,10 @@
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <unistd.h>  // environ
 
+#include <cstdlib>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -72,6 +75,32 @@ void make_hwloc_global() {
     dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
 }
 
+// This process's environment, as the C library holds it (Python's os.environ
+// is a copy taken at start-up, which children started without env= never see).
+std::map<std::string, std::string> c_environment() {
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return vars;
+}
+
+// Open MPI's singleton init writes its launcher plumbing into the process's
+// environment (PMIX_SERVER_URI*, PMIX_NAMESPACE, OMPI_MCA_ess=singleton, ...),
+// which every child inherits: an mpirun started from this process afterwards
+// (a notebook's `!mpirun`, a subprocess without env=) takes itself for part of
+// this singleton's job and exits 1 without a word. Init reads them; they are
+// taken back once it returns.
+void restore_environment(const std::map<std::string, std::string>& before) {
+  for (const auto& [name, value] : c_environment()) {
+    const auto was = before.find(name);
+    if (was == before.end()) unsetenv(name.c_str());
+    else if (was->second != value) setenv(name.c_str(), was->second.c_str(), 1);
+  }
+}
+
 // MPI once per process, singleton (the probes run on MPI_COMM_SELF); finalised
 // at interpreter exit only if this module initialised it (mpi4py may have).
 void ensure_mpi() {
@@ -79,7 +108,9 @@ void ensure_mpi() {
   MPI_Initialized(&initialized);
   if (initialized) return;
   int provided = 0;
+  const std::map<std::string, std::string> before = c_environment();
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  restore_environment(before);
   py::module_::import("atexit").attr("register")(py::cpp_function([] {
     int finalized = 0;
     MPI_Finalized(&finalized);

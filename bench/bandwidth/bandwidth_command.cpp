@@ -46,10 +46,12 @@ BandwidthConfig build_config(const Options& o) {
 
 class BandwidthProbe final : public ConfiguredProbe<Options, BandwidthConfig> {
  public:
-  std::string description() const override {
-    return "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
-           "async copy each way) against the paper's persistent writer and the interference loads at full rate "
-           "(each rank its own device)";
+  ProbeTraits traits() const override {
+    return {
+        "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
+        "async copy each way) against the paper's persistent writer and the interference loads at full rate "
+        "(each rank its own device)",
+        /*ranks_take_turns=*/true};
   }
 
   void add_options(CLI::App& app) override {
@@ -69,14 +71,12 @@ class BandwidthProbe final : public ConfiguredProbe<Options, BandwidthConfig> {
     add_concurrent_flag(c, o->session);
   }
 
-  std::size_t expected_records() const override { return config_.records(); }
-  std::uint64_t host_bytes(const MpiContext&, const Topology&) const override { return config_.bytes; }
+  RunPlan plan(const MpiContext&, const Topology&) const override {
+    return {.expected_records = config_.records(), .host_bytes = config_.bytes};
+  }
   void measure(Device& d, const HostClock&, const MpiContext&, const RecordSink& sink) override {
     run_bandwidth(config_, d, sink);
   }
-  Report report(const ResultsFile& file) const override { return bandwidth_report(file); }
-  std::string record_label(const Json& record) const override { return bandwidth_record_label(record); }
-  bool ranks_take_turns() const override { return true; }
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 // A probe is one object, as a test case is in nvbandwidth: what it is, its
 // options, and the parts of a run that the session frame (probe_session.hpp)
-// calls in order. A probe's subcommand file defines one, and probe_table.cpp
-// lists it once; the CLI, `show`, the progress labels and the Python module's
-// in-process probes all read that table.
+// calls in order; ten virtual methods, the optional parts behind hooks(). A
+// probe's subcommand file defines one, and probe_table.cpp lists it once with
+// its record functions; the CLI, `show`, the progress labels and the Python
+// module's in-process probes all read that table.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -21,13 +22,71 @@
 
 namespace hetprobe::cli {
 
+// What a probe is and how its ranks work: fixed for the probe, not its options.
+struct ProbeTraits {
+  // The subcommand's help line.
+  std::string description;
+  // Each rank measures its own device (notify, clock, bandwidth): one rank
+  // after another, rank 0 first, with a barrier between turns, so devices do
+  // not disturb each other; --concurrent measures on every rank at once. The
+  // header says which (ranks_in_turn), and every record when its rank began
+  // measuring and when it was finished.
+  bool ranks_take_turns = false;
+  // Records carry the rank that measured them; off where rank 0 makes every record.
+  bool rank_field = true;
+};
+
+// What a run will take and make, from the settled config (after check and
+// share; after resume on --resume).
+struct RunPlan {
+  // Records rank 0 will write, for the header's planned_records and the
+  // progress lines' ETA; 0: unknown.
+  std::size_t expected_records = 0;
+  // Progress items in all, where they are not the records (a resumed run
+  // counts the items already done); 0: expected_records.
+  std::size_t progress_total = 0;
+  // Bytes of host memory this rank will allocate: the ranks of a node
+  // together must fit what is available. What they are for, in the message
+  // when they do not fit ("": the frame's wording).
+  std::uint64_t host_bytes = 0;
+  std::string memory_what{};
+};
+
+// The parts of a run that only some probes have (interference today); the
+// frame does without them where a probe has none (Probe::hooks() null).
+class RunHooks {
+ public:
+  virtual ~RunHooks() = default;
+  // Takes what the probe holds for the run once the node's memory is checked
+  // (after binding: pages land on the bound NUMA node); returns the pinned
+  // buffer the header's placement describes, or null. release() gives it back
+  // (loads stopped) before MPI ends the run, normally or at an error.
+  virtual const PinnedBuffer* allocate(Device&, const Topology&, const MpiContext&) { return nullptr; }
+  virtual void release() {}
+  // --resume: a probe that can continue a killed run. Rank 0 reads what every
+  // rank must know of the records already in the file (text, broadcast);
+  // every rank takes it and returns how many items are already done.
+  virtual bool resumable() const { return false; }
+  virtual std::string read_done(const ResultsFile&, const Device&) { return ""; }
+  virtual std::size_t take_done(const std::string&) { return 0; }
+  // A live table. Rank 0, once the header is written: what the probe says
+  // before it measures (false: the frame's device line); then each record as
+  // it is written; at the end, what it prints of every rank's records
+  // (false: the frame prints the probe's report as a text table).
+  virtual bool begin(const Json&, const std::filesystem::path&, std::size_t) { return false; }
+  virtual void on_record(const Json&) {}
+  virtual bool print(const Json&, const std::vector<Json>&) { return false; }
+};
+
+// A probe's object for one run: its options and the parts of a run that the
+// session frame (probe_session.hpp) calls in order. What it makes of records
+// (its tables, its progress labels, its pooling) does not depend on the
+// options: those are functions in its table line (probe_table.hpp).
 class Probe {
  public:
   virtual ~Probe() = default;
 
-  // --- What it is ---
-  // The subcommand's help line.
-  virtual std::string description() const = 0;
+  virtual ProbeTraits traits() const = 0;
   // Its own options on its subcommand, and the shared ones it offers
   // (add_session_options and the others in session_options.hpp). Called once,
   // before parsing.
@@ -49,60 +108,13 @@ class Probe {
   virtual void share(const MpiContext&) {}
   // The config as the header records it (after check).
   virtual Json config_json() const = 0;
-  // Records rank 0 will write, for the header's planned_records and the
-  // progress lines' ETA (after check, and after resume on --resume); 0: unknown.
-  virtual std::size_t expected_records() const { return 0; }
-  // Bytes of host memory this rank will allocate: the ranks of a node
-  // together must fit what is available. What they are for, in the message
-  // when they do not fit ("" : the frame's wording).
-  virtual std::uint64_t host_bytes(const MpiContext&, const Topology&) const { return 0; }
-  virtual std::string memory_what(const MpiContext&) const { return ""; }
-  // Takes what the probe holds for the run once the node's memory is checked
-  // (after binding: pages land on the bound NUMA node); returns the pinned
-  // buffer the header's placement describes, or null. release() gives it back
-  // (loads stopped) before MPI ends the run, normally or at an error.
-  virtual const PinnedBuffer* allocate(Device&, const Topology&, const MpiContext&) { return nullptr; }
-  virtual void release() {}
+  virtual RunPlan plan(const MpiContext&, const Topology&) const = 0;
   // Measures; every record goes to `sink` (rank 0 writes its own at once).
   // Collective probes (halo, interference) use `mpi`; the others measure
   // their own device.
   virtual void measure(Device&, const HostClock&, const MpiContext& mpi, const RecordSink& sink) = 0;
-  // Rank 0, at the end: what the probe prints of every rank's records
-  // (default: its report as a text table).
-  virtual void print(const Json& header, const std::vector<Json>& records);
-
-  // --- Its records ---
-  // The tables of one run's records (`show`, and print's default). Reads
-  // every field with checked access: a malformed record is a usage Error
-  // naming FILE:LINE and the field. Does not depend on the options.
-  virtual Report report(const ResultsFile& file) const = 0;
-  // One line naming a record, for the progress lines; "" for a record that
-  // is no progress item (default: the record's kind).
-  virtual std::string record_label(const Json& record) const;
-
-  // --- Optional parts ---
-  // --resume: a probe that can continue a killed run. Rank 0 reads what every
-  // rank must know of the records already in the file (text, broadcast);
-  // every rank takes it and returns how many items are already done.
-  virtual bool resumable() const { return false; }
-  virtual std::string read_done(const ResultsFile&, const Device&) { return ""; }
-  virtual std::size_t take_done(const std::string&) { return 0; }
-  // A live table. Rank 0, once the header is written: what the probe says
-  // before it measures (false: the frame's device line); then each record as
-  // it is written. Progress items in all (0: expected_records()).
-  virtual bool begin(const Json&, const std::filesystem::path&, std::size_t) { return false; }
-  virtual void on_record(const Json&) {}
-  virtual std::size_t progress_total() const { return 0; }
-
-  // --- How its ranks work ---
-  // Each rank measures its own device (notify, clock, bandwidth): one rank
-  // after another, rank 0 first, with a barrier between turns, so devices do
-  // not disturb each other; --concurrent measures on every rank at once. The
-  // header says which (ranks_in_turn), and every record when its rank began
-  // measuring and when it was finished.
-  virtual bool ranks_take_turns() const { return false; }
-  // Records carry the rank that measured them; off where rank 0 makes every record.
-  virtual bool rank_field() const { return true; }
+  // Its optional parts, or null: none.
+  virtual RunHooks* hooks() { return nullptr; }
 };
 
 // A probe whose config is built from its parsed options: the options (with

@@ -44,7 +44,14 @@ void prepare(Prepared& p, Probe& probe, const MpiContext& mpi) {
 }
 
 // Ranks measure one after another: the probe has turns and --concurrent was not given.
-bool in_turn(const Probe& probe) { return probe.ranks_take_turns() && !probe.session().concurrent; }
+bool in_turn(const Probe& probe) { return probe.traits().ranks_take_turns && !probe.session().concurrent; }
+
+// The probe's optional parts, or the frame's defaults where it has none.
+RunHooks& hooks_of(Probe& probe) {
+  static RunHooks none;  // stateless: every part does nothing
+  RunHooks* h = probe.hooks();
+  return h != nullptr ? *h : none;
+}
 
 Json session_header(const Prepared& p, const Probe& probe, const std::string& key, const std::vector<std::string>& argv,
                     const MpiContext& mpi, bool resumed, const PinnedBuffer* pinned) {
@@ -54,8 +61,8 @@ Json session_header(const Prepared& p, const Probe& probe, const std::string& ke
                             p.topo->describe().to_json(), p.mpi_transport,
                             pinned != nullptr ? pinned->host() : nullptr},
                            *p.placement.device, mpi, *p.clock);
-  if (const std::size_t n = probe.expected_records(); n > 0) header["planned_records"] = n;
-  if (probe.ranks_take_turns() && mpi.rank == 0) header["ranks_in_turn"] = in_turn(probe);
+  if (const std::size_t n = probe.plan(mpi, *p.topo).expected_records; n > 0) header["planned_records"] = n;
+  if (probe.traits().ranks_take_turns && mpi.rank == 0) header["ranks_in_turn"] = in_turn(probe);
   return header;
 }
 
@@ -66,24 +73,24 @@ double unix_seconds_now() {
 // Where ranks may take turns, a record says when its rank began measuring and
 // when the record was finished (wall clock, comparable across a node's ranks):
 // turns that do not overlap are seen in the file.
-void stamp_times(Json& record, const Probe& probe, double rank_started_unix_s) {
-  if (!probe.ranks_take_turns()) return;
+void stamp_times(Json& record, const ProbeTraits& traits, double rank_started_unix_s) {
+  if (!traits.ranks_take_turns) return;
   record["rank_started_unix_s"] = rank_started_unix_s;
   record["finished_unix_s"] = unix_seconds_now();
 }
 
 // A probe's record as the frame writes it: the rank that measured it, and when.
-Json stamped(const Json& record, const Probe& probe, int rank, double rank_started_unix_s) {
+Json stamped(const Json& record, const ProbeTraits& traits, int rank, double rank_started_unix_s) {
   Json r = record;
-  if (probe.rank_field()) r["rank"] = rank;
-  stamp_times(r, probe, rank_started_unix_s);
+  if (traits.rank_field) r["rank"] = rank;
+  stamp_times(r, traits, rank_started_unix_s);
   return r;
 }
 
 // Gives back what the probe took for the run, also when a step throws.
 struct ReleaseAtEnd {
   Probe& probe;
-  ~ReleaseAtEnd() { probe.release(); }
+  ~ReleaseAtEnd() { hooks_of(probe).release(); }
 };
 
 // The Python module's path: this process alone, records kept in memory, the
@@ -100,12 +107,13 @@ int run_captured(Probe& probe, const std::string& key, const std::vector<std::st
   prepare(p, probe, mpi);
   probe.share(mpi);
   const ReleaseAtEnd release{probe};
-  const PinnedBuffer* pinned = probe.allocate(*p.placement.device, *p.topo, mpi);
+  const PinnedBuffer* pinned = hooks_of(probe).allocate(*p.placement.device, *p.topo, mpi);
   capture.header = session_header(p, probe, key, argv, mpi, false, pinned);
   capture.records.clear();
   const double started = unix_seconds_now();
+  const ProbeTraits traits = probe.traits();
   probe.measure(*p.placement.device, *p.clock, mpi, [&](const Json& record) {
-    capture.records.push_back(stamped(record, probe, 0, started));
+    capture.records.push_back(stamped(record, traits, 0, started));
     if (capture.on_record) capture.on_record(capture.records.back());
   });
   return 0;
@@ -164,9 +172,15 @@ void check_one_command(const MpiContext& mpi, const std::vector<std::string>& ar
 class Session {
  public:
   Session(Probe& probe, const std::string& key, const std::vector<std::string>& argv)
-      : probe_(probe), key_(key), argv_(argv), o_(probe.session()), mpi_(mpi_context(MPI_COMM_WORLD)) {
+      : probe_(probe),
+        hooks_(hooks_of(probe)),
+        traits_(probe.traits()),
+        key_(key),
+        argv_(argv),
+        o_(probe.session()),
+        mpi_(mpi_context(MPI_COMM_WORLD)) {
     path_ = o_.out.empty() ? "hetprobe-" + key + "-" + utc_now_for_file_name() + ".jsonl" : o_.out;
-    resume_ = !probe.resumable() ? Resume::unavailable : o_.resume ? Resume::on : Resume::off;
+    resume_ = !hooks_.resumable() ? Resume::unavailable : o_.resume ? Resume::on : Resume::off;
   }
 
   // Every check on every rank first; the file is created only once all pass.
@@ -181,7 +195,7 @@ class Session {
                          [&] {
                            probe_.share(mpi_);  // every rank's check passed: each one is here
                            check_node_memory();
-                           pinned_ = probe_.allocate(*p_.placement.device, *p_.topo, mpi_);
+                           pinned_ = hooks_.allocate(*p_.placement.device, *p_.topo, mpi_);
                          },
                          [&] {
                            if (mpi_.rank == 0) done_text_ = open_output_file();
@@ -190,13 +204,14 @@ class Session {
 
   // The header, and what the probe says before it measures.
   void start() {
-    const std::size_t done = probe_.resumable() ? probe_.take_done(broadcast_string(mpi_, done_text_)) : 0;
+    const std::size_t done = hooks_.resumable() ? hooks_.take_done(broadcast_string(mpi_, done_text_)) : 0;
     header_ = session_header(p_, probe_, key_, argv_, mpi_, done > 0, pinned_);
-    const std::size_t total = probe_.progress_total() > 0 ? probe_.progress_total() : probe_.expected_records();
+    const RunPlan plan = probe_.plan(mpi_, *p_.topo);
+    const std::size_t total = plan.progress_total > 0 ? plan.progress_total : plan.expected_records;
     progress_.emplace(total, done);
     if (mpi_.rank != 0) return;
     writer_->write(header_);
-    if (probe_.begin(header_, path_, done) || o_.quiet) return;
+    if (hooks_.begin(header_, path_, done) || o_.quiet) return;
     const Device& d = *p_.placement.device;
     std::fprintf(stderr, "hetprobe %s: %s; device %s (%s), timer tick %.3g ns; %d rank(s); results in %s\n",
                  key_.c_str(), p_.placement.device_choice.c_str(), d.info().name.c_str(), d.info().backend.c_str(),
@@ -237,16 +252,17 @@ class Session {
     if (mpi_.rank == 0) {
       std::vector<Json> records = mine_;
       records.insert(records.end(), others_.begin(), others_.end());
-      probe_.print(header_, records);
+      if (!hooks_.print(header_, records))
+        print_report(stdout, TableFormat::table, find_probe(key_)->report(records_of_this_run(header_, records)));
       if (!o_.quiet) std::fprintf(stderr, "hetprobe %s: results in %s\n", key_.c_str(), path_.c_str());
     }
-    probe_.release();
+    hooks_.release();
     MPI_Finalize();
     return 0;
   }
 
   int refused() {
-    probe_.release();
+    hooks_.release();
     MPI_Finalize();
     return 2;
   }
@@ -254,9 +270,10 @@ class Session {
  private:
   // The memory every rank of this node will take, checked against what the node has.
   void check_node_memory() {
-    const std::uint64_t on_node = node_sum(mpi_, probe_.host_bytes(mpi_, *p_.topo));
+    const RunPlan plan = probe_.plan(mpi_, *p_.topo);
+    const std::uint64_t on_node = node_sum(mpi_, plan.host_bytes);
     if (on_node == 0) return;
-    const std::string what = probe_.memory_what(mpi_);
+    const std::string& what = plan.memory_what;
     check_memory_available(on_node, !what.empty() ? what
                                                   : "this " + key_ + " run (" + std::to_string(mpi_.node_size) +
                                                         " rank(s) on this node)");
@@ -267,8 +284,8 @@ class Session {
   std::string open_output_file() {
     OpenedResults opened = open_results_for(key_, path_, resume_);
     writer_.emplace(std::move(opened.writer));
-    if (opened.existing.records.empty() || !probe_.resumable()) return "";
-    std::string done = probe_.read_done(opened.existing, *p_.placement.device);
+    if (opened.existing.records.empty() || !hooks_.resumable()) return "";
+    std::string done = hooks_.read_done(opened.existing, *p_.placement.device);
     if (opened.existing.truncated_tail) {
       std::fprintf(stderr, "hetprobe: dropping an incomplete last line of %s (a killed run)\n", path_.c_str());
       drop_truncated_tail(path_, opened.existing);
@@ -287,16 +304,16 @@ class Session {
   void measure_here() {
     const double started = unix_seconds_now();
     probe_.measure(*p_.placement.device, *p_.clock, mpi_,
-                   [&](const Json& record) { keep(stamped(record, probe_, mpi_.rank, started)); });
+                   [&](const Json& record) { keep(stamped(record, traits_, mpi_.rank, started)); });
   }
 
   // A record of this rank's: rank 0 writes it at once, with its progress line.
   void keep(Json r) {
     if (mpi_.rank == 0) {
       writer_->write(r);
-      probe_.on_record(r);
+      hooks_.on_record(r);
       // Counted also under --quiet: an error says how far the run came.
-      const std::string label = probe_.record_label(r);
+      const std::string label = find_probe(key_)->record_label(r);
       if (!label.empty()) {
         const std::string line = progress_->finished(label);
         if (!o_.quiet) std::fprintf(stderr, "%s\n", line.c_str());
@@ -326,8 +343,8 @@ class Session {
     std::fprintf(stderr, "[%s rank %d] %s error: %s\n", mpi_.host.c_str(), mpi_.rank, to_string(e.kind()),
                  user_message(e).c_str());
     record_error(e.kind(), user_message(e), mpi_.rank, mpi_.host);
-    probe_.release();  // stops any load still running
-    if (mpi_.rank == 0 && probe_.resumable())
+    hooks_.release();  // stops any load still running
+    if (mpi_.rank == 0 && hooks_.resumable())
       std::fprintf(stderr, "hetprobe %s: %zu of %zu points are in %s; --resume continues it\n", key_.c_str(),
                    progress_->done(), progress_->total(), path_.c_str());
     else if (mpi_.rank == 0)
@@ -339,6 +356,8 @@ class Session {
   }
 
   Probe& probe_;
+  RunHooks& hooks_;
+  const ProbeTraits traits_;
   const std::string& key_;
   const std::vector<std::string>& argv_;
   const SessionOptions& o_;
@@ -380,7 +399,7 @@ bool agreed_steps(const MpiContext& mpi, const std::string& probe, std::initiali
 
 CommandFn add_probe_command(CLI::App& app, const ProbeEntry& entry, const CommandEnv& env) {
   std::shared_ptr<Probe> probe = entry.make();
-  probe->add_options(*app.add_subcommand(entry.key, probe->description()));
+  probe->add_options(*app.add_subcommand(entry.key, probe->traits().description));
   return [probe, key = std::string(entry.key), env](const std::vector<std::string>& argv) {
     return run_session(*probe, key, argv, env);
   };

@@ -3,9 +3,16 @@
 #include <algorithm>
 
 #include "base/errors.hpp"
+#include "bench/bandwidth/bandwidth_table.hpp"
+#include "bench/clock/clock_table.hpp"
 #include "bench/core/results_report.hpp"
+#include "bench/gpus/gpus_table.hpp"
 #include "bench/halo/halo_launches.hpp"
+#include "bench/halo/halo_record.hpp"
 #include "bench/interference/interference_launches.hpp"
+#include "bench/interference/interference_run.hpp"
+#include "bench/interference/interference_table.hpp"
+#include "bench/notify/notify_table.hpp"
 
 namespace hetprobe::cli {
 
@@ -19,12 +26,13 @@ std::unique_ptr<Probe> make_gpus_probe();
 
 namespace {
 constexpr ProbeEntry kProbes[] = {
-    {"interference", make_interference_probe, false},
-    {"notify", make_notify_probe, true},
-    {"clock", make_clock_probe, true},
-    {"halo", make_halo_probe, false},
-    {"bandwidth", make_bandwidth_probe, false},
-    {"gpus", make_gpus_probe, false},
+    {"interference", make_interference_probe, false, interference_report, interference_record_label,
+     interference_launches_report},
+    {"notify", make_notify_probe, true, notify_report, notify_record_label, nullptr},
+    {"clock", make_clock_probe, true, clock_report, clock_record_label, nullptr},
+    {"halo", make_halo_probe, false, halo_report, halo_record_label, halo_launches_report},
+    {"bandwidth", make_bandwidth_probe, false, bandwidth_report, bandwidth_record_label, nullptr},
+    {"gpus", make_gpus_probe, false, gpus_report, gpus_record_label, nullptr},
 };
 }  // namespace
 
@@ -48,11 +56,18 @@ std::string known_probes() {
 }
 }  // namespace
 
-bool is_pooled_probe(const std::string& probe) { return probe == "interference" || probe == "halo"; }
+bool is_pooled_probe(const std::string& probe) {
+  const cli::ProbeEntry* entry = cli::find_probe(probe);
+  return entry != nullptr && entry->pooled != nullptr;
+}
 
 Report pooled_report(const std::vector<ResultsFile>& files) {
   if (files.empty()) throw usage_error("--pool: no interference or halo results files");
-  return files.front().probe() == "halo" ? halo_launches_report(files) : interference_launches_report(files);
+  const cli::ProbeEntry* entry = cli::find_probe(files.front().probe());
+  if (entry == nullptr || entry->pooled == nullptr)
+    throw usage_error("--pool: " + files.front().path.string() + " holds " + files.front().probe() +
+                      " results, which are not pooled (interference and halo are)");
+  return entry->pooled(files);
 }
 
 Report results_report(const ResultsFile& file) {
@@ -72,7 +87,7 @@ Report results_report(const ResultsFile& file) {
                         " results (another run appended to it)");
   const cli::ProbeEntry* entry = cli::find_probe(probe);
   if (entry == nullptr) throw usage_error(name + " holds " + probe + " results; show knows " + known_probes());
-  return entry->make()->report(file);
+  return entry->report(file);
 }
 
 void check_results(const ResultsFile& file) {
@@ -95,7 +110,7 @@ void check_results(const ResultsFile& file) {
 std::string record_label(const Json& record) {
   const RecordRef r{record, "record"};
   const cli::ProbeEntry* entry = cli::find_probe(field_or<std::string>(r, "probe", ""));
-  return entry ? entry->make()->record_label(record) : record_kind(r);
+  return entry ? entry->record_label(record) : record_kind(r);
 }
 
 }  // namespace hetprobe

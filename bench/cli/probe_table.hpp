@@ -1,4 +1,5 @@
-// Every probe, once: its subcommand's name and how to make one. The CLI's
+// Every probe, once: its subcommand's name, how to make one, and what it makes
+// of records. The CLI's
 // subcommands, `show`'s dispatch, the progress labels and the Python module's
 // in-process probes all read this table, so adding a probe is its folder, one
 // line in probe_table.cpp and its schema entry.
@@ -17,6 +18,16 @@ struct ProbeEntry {
   const char* key;                   // the subcommand, and its records' "probe"
   std::unique_ptr<Probe> (*make)();  // a probe for one run, its options at their defaults
   bool in_process;                   // single process: the Python module runs it in its own
+  // The tables of one run's records (`show`, and a run's own print). Reads
+  // every field with checked access: a malformed record is a usage Error
+  // naming FILE:LINE and the field.
+  Report (*report)(const ResultsFile& file);
+  // One line naming a record, for the progress lines; "" for a record that
+  // is no progress item.
+  std::string (*record_label)(const Json& record);
+  // The pooled table of launches of one command (`show --pool`), or null:
+  // the probe's files are not pooled.
+  Report (*pooled)(const std::vector<ResultsFile>& files);
 };
 
 std::span<const ProbeEntry> probe_table();

@@ -41,10 +41,12 @@ ClockSyncConfig build_config(const Options& o) {
 
 class ClockProbe final : public ConfiguredProbe<Options, ClockSyncConfig> {
  public:
-  std::string description() const override {
-    return "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of "
-           "a linear fit over a span, checked against a later independent sync (single process; one device per MPI "
-           "rank)";
+  ProbeTraits traits() const override {
+    return {
+        "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of "
+        "a linear fit over a span, checked against a later independent sync (single process; one device per MPI "
+        "rank)",
+        /*ranks_take_turns=*/true};
   }
 
   void add_options(CLI::App& app) override {
@@ -82,13 +84,12 @@ class ClockProbe final : public ConfiguredProbe<Options, ClockSyncConfig> {
   }
 
   // A record per fitted batch, the check batch's, the fit's.
-  std::size_t expected_records() const override { return static_cast<std::size_t>(config_.batches) + 2; }
+  RunPlan plan(const MpiContext&, const Topology&) const override {
+    return {.expected_records = static_cast<std::size_t>(config_.batches) + 2};
+  }
   void measure(Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) override {
     run_clock(config_, d, clock, sink);
   }
-  Report report(const ResultsFile& file) const override { return clock_report(file); }
-  std::string record_label(const Json& record) const override { return clock_record_label(record); }
-  bool ranks_take_turns() const override { return true; }
 };
 
 }  // namespace

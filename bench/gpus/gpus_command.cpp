@@ -39,10 +39,12 @@ GpusConfig build_config(const Options& o) {
 
 class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
  public:
-  std::string description() const override {
-    return "Every GPU of the node, one rank each, in rounds that visit them in a shuffled order: the flag round "
-           "trip, launch + device synchronise and the plain passes' GB/s, each visit in a pinned buffer and flags "
-           "of its own; then the node verdict of the rounds (a GPU worse than the others beyond --tolerance)";
+  ProbeTraits traits() const override {
+    return {
+        "Every GPU of the node, one rank each, in rounds that visit them in a shuffled order: the flag round "
+        "trip, launch + device synchronise and the plain passes' GB/s, each visit in a pinned buffer and flags "
+        "of its own; then the node verdict of the rounds (a GPU worse than the others beyond --tolerance)",
+        /*ranks_take_turns=*/false, /*rank_field=*/false};  // each visit names its GPU
   }
 
   void add_options(CLI::App& app) override {
@@ -77,16 +79,13 @@ class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
   void share(const MpiContext& mpi) override {
     if (!options_.seed) config_.seed = shared_random_seed(mpi);
   }
-  std::size_t expected_records() const override {
-    return static_cast<std::size_t>(config_.rounds) * static_cast<std::size_t>(ranks_) + 1;
+  RunPlan plan(const MpiContext&, const Topology&) const override {
+    return {.expected_records = static_cast<std::size_t>(config_.rounds) * static_cast<std::size_t>(ranks_) + 1,
+            .host_bytes = config_.bytes};
   }
-  std::uint64_t host_bytes(const MpiContext&, const Topology&) const override { return config_.bytes; }
   void measure(Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
     run_gpus(config_, d, clock, mpi, sink);
   }
-  Report report(const ResultsFile& file) const override { return gpus_report(file); }
-  std::string record_label(const Json& record) const override { return gpus_record_label(record); }
-  bool rank_field() const override { return false; }  // each visit names its GPU
 
  private:
   int ranks_ = 1;

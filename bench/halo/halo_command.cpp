@@ -279,7 +279,7 @@ void add_options(CLI::App* c, Options* o) {
 
 class HaloProbe final : public ConfiguredProbe<Options, HaloConfig> {
  public:
-  std::string description() const override { return kDescription; }
+  ProbeTraits traits() const override { return {kDescription}; }
   void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &options_); }
   void configured() override { validate_layouts(options_); }
   void add_to_config_json(Json& j) const override {
@@ -296,19 +296,15 @@ class HaloProbe final : public ConfiguredProbe<Options, HaloConfig> {
     if (!options_.seed) config_.seed = shared_random_seed(mpi);
   }
   // Per cube: a record per setup, then the model's.
-  std::size_t expected_records() const override {
+  RunPlan plan(const MpiContext& mpi, const Topology&) const override {
     const std::size_t cubes = options_.layout_file.empty() ? parse_cubes(options_.cubes).size() : 1;
-    return cubes * (config_.setups().size() + 1);
-  }
-  std::uint64_t host_bytes(const MpiContext& mpi, const Topology&) const override {
-    return check_rank_layouts(options_, config_, mpi);
+    return {.expected_records = cubes * (config_.setups().size() + 1),
+            .host_bytes = check_rank_layouts(options_, config_, mpi)};
   }
   void measure(Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
     measure_halo(config_, layouts(options_, mpi.rank, mpi.size), layouts(options_, 0, mpi.size), options_.model, d,
                  clock, mpi, sink);
   }
-  Report report(const ResultsFile& file) const override { return halo_report(file); }
-  std::string record_label(const Json& record) const override { return halo_record_label(record); }
 };
 
 }  // namespace

@@ -204,9 +204,13 @@ void add_options(CLI::App* c, Options* o) {
               "triad on the sender's NUMA node, measured first)");
 }
 
-class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConfig> {
+// The probe, and its own optional parts of a run (resume, the loads it
+// holds, its live table).
+class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConfig>, public RunHooks {
  public:
-  std::string description() const override { return kDescription; }
+  ProbeTraits traits() const override {
+    return {kDescription, /*ranks_take_turns=*/false, /*rank_field=*/false};  // rank 0 makes every record
+  }
   void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &options_); }
 
   void check(const Device& device, const MpiContext& mpi) override {
@@ -216,20 +220,20 @@ class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConf
                         std::to_string(mpi.size) + ". Run it as: mpirun -np 2 hetprobe interference ...");
   }
   void share(const MpiContext& mpi) override { share_seed(options_, config_, mpi); }
-  // The header's planned records: the points still to measure and the host memory record.
-  std::size_t expected_records() const override {
-    return sweep_points(config_).size() - run_.done.size() + (config_.host_stream ? 1 : 0);
-  }
-  std::uint64_t host_bytes(const MpiContext& mpi, const Topology& topo) const override {
-    return rank_host_bytes(config_, mpi.rank, topo);
-  }
-  std::string memory_what(const MpiContext& mpi) const override {
+  // The header's planned records: the points still to measure and the host memory record. The
+  // progress counts every point, those already in a resumed file among them.
+  RunPlan plan(const MpiContext& mpi, const Topology& topo) const override {
+    const std::size_t host_record = config_.host_stream ? 1 : 0;
     const SendGap& gap = config_.gap;
-    return "this run (--sizes up to " + format_size(config_.sizes.back()) + ", load buffers of " +
-           format_size(max_load_bytes(config_)) +
-           (gap.kind == GapKind::sweep ? ", a --gap sweep buffer of " + format_size(gap.bytes) : "") + ", " +
-           std::to_string(mpi.node_size) + " rank(s) on this node)";
+    return {.expected_records = sweep_points(config_).size() - run_.done.size() + host_record,
+            .progress_total = sweep_points(config_).size() + host_record,
+            .host_bytes = rank_host_bytes(config_, mpi.rank, topo),
+            .memory_what = "this run (--sizes up to " + format_size(config_.sizes.back()) + ", load buffers of " +
+                           format_size(max_load_bytes(config_)) +
+                           (gap.kind == GapKind::sweep ? ", a --gap sweep buffer of " + format_size(gap.bytes) : "") +
+                           ", " + std::to_string(mpi.node_size) + " rank(s) on this node)"};
   }
+  RunHooks* hooks() override { return this; }
   const PinnedBuffer* allocate(Device& device, const Topology& topo, const MpiContext& mpi) override {
     return hetprobe::allocate(run_, config_, device, topo, mpi);
   }
@@ -237,9 +241,10 @@ class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConf
   void measure(Device& device, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
     hetprobe::measure(run_, config_, device, clock, mpi, sink);
   }
-  void print(const Json& header, const std::vector<Json>&) override { run_.table.print_footer(header); }
-  Report report(const ResultsFile& file) const override { return interference_report(file); }
-  std::string record_label(const Json& record) const override { return interference_record_label(record); }
+  bool print(const Json& header, const std::vector<Json>&) override {
+    run_.table.print_footer(header);
+    return true;
+  }
 
   bool resumable() const override { return true; }
   std::string read_done(const ResultsFile& existing, const Device& device) override {
@@ -261,9 +266,6 @@ class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConf
   void on_record(const Json& record) override {
     if (record_kind({record, "record"}) == "point") run_.table.print_row(record);
   }
-  // Every point, those already in a resumed file among them, and the host memory record.
-  std::size_t progress_total() const override { return sweep_points(config_).size() + (config_.host_stream ? 1 : 0); }
-  bool rank_field() const override { return false; }  // rank 0 makes every record
 
  private:
   InterferenceRun run_;

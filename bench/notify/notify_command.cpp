@@ -50,10 +50,12 @@ std::size_t planned_records(const NotifyConfig& c) {
 
 class NotifyProbe final : public ConfiguredProbe<Options, NotifyConfig> {
  public:
-  std::string description() const override {
-    return "CPU<->GPU notification costs: one flag read+write on each side of a flag the other side wrote last "
-           "(Elis et al. 2024, Table 1), the same in a loop on an owned line, the flag round trip both ways, and every "
-           "signalling mechanism side by side (single process; one device per MPI rank)";
+  ProbeTraits traits() const override {
+    return {
+        "CPU<->GPU notification costs: one flag read+write on each side of a flag the other side wrote last "
+        "(Elis et al. 2024, Table 1), the same in a loop on an owned line, the flag round trip both ways, and every "
+        "signalling mechanism side by side (single process; one device per MPI rank)",
+        /*ranks_take_turns=*/true};
   }
 
   void add_options(CLI::App& app) override {
@@ -101,13 +103,12 @@ class NotifyProbe final : public ConfiguredProbe<Options, NotifyConfig> {
   }
 
   void check(const Device& d, const MpiContext&) override { check_notify_config(config_, d.info()); }
-  std::size_t expected_records() const override { return planned_records(config_); }
+  RunPlan plan(const MpiContext&, const Topology&) const override {
+    return {.expected_records = planned_records(config_)};
+  }
   void measure(Device& d, const HostClock& clock, const MpiContext&, const RecordSink& sink) override {
     run_notify(config_, d, clock, sink);
   }
-  Report report(const ResultsFile& file) const override { return notify_report(file); }
-  std::string record_label(const Json& record) const override { return notify_record_label(record); }
-  bool ranks_take_turns() const override { return true; }
 };
 
 }  // namespace

@@ -74,3 +74,18 @@ def test_the_lower_layers_include_no_bench():
         if inc.startswith("bench/") or (layer == "base" and inc.split("/")[0] in ("probes", "topology"))
     ]
     assert not wrong
+
+
+def virtual_methods(header: Path, cls: str) -> list[str]:
+    """The virtual methods declared in class `cls` of `header`, its destructor left out."""
+    text = header.read_text(encoding="utf-8")
+    body = text[text.index(f"class {cls} {{") :]
+    body = body[: body.index("\n};")]
+    return re.findall(r"virtual\s+(?!~)[^;{(]*?\b(\w+)\s*\(", body)
+
+
+def test_the_probe_interface_stays_narrow():
+    # Issue 37: ten virtual methods or fewer; the optional parts live behind hooks() (RunHooks).
+    methods = virtual_methods(REPO / "bench" / "cli" / "probe.hpp", "Probe")
+    assert "measure" in methods and "hooks" in methods, methods
+    assert len(methods) <= 10, methods

@@ -3,6 +3,8 @@ hetprobe._core on the host backend, and interference through mpirun."""
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,6 +68,29 @@ def test_notify_in_process_measures_what_was_asked():
     assert (rt["n"] == 200).all() and (rt["median"] > 0).all()
     samples = r.samples[(r.samples["record"] == "roundtrip") & (r.samples["metric"] == "roundtrip_ns")]
     assert len(samples) == 200 * len(rt)
+
+
+def test_an_in_process_run_leaves_no_mpi_plumbing_to_children(tmp_path):
+    # Open MPI's singleton init writes its launcher's variables into the C environment (not os.environ);
+    # a child that inherited them, an mpirun from a notebook's `!`, exited 1 without a word.
+    hetprobe.notify(device="host", parts="roundtrip", exchanges=20, warmup=2, quiet=True)
+    inherited = subprocess.run(["env"], capture_output=True, text=True, check=True, env=None).stdout.splitlines()
+    leaked = [v.split("=")[0] for v in inherited if v.startswith(("PMIX_", "OMPI_MCA_ess=", "OMPI_MCA_orte_launch="))]
+    assert not leaked
+    # And an MPI run started that way works.
+    out = tmp_path / "child.jsonl"
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import hetprobe; hetprobe.run_mpi('notify', out={str(out)!r}, device='host', "
+            "parts='roundtrip', exchanges=20, warmup=2, quiet=True)",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert child.returncode == 0, child.stderr
+    assert out.stat().st_size > 0
 
 
 def test_an_explicit_binding_is_given_back_after_an_in_process_run():
