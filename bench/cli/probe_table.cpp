@@ -48,13 +48,14 @@ const ProbeEntry* find_probe(const std::string& key) {
 
 namespace hetprobe {
 
-namespace {
-std::string known_probes() {
+std::string probe_list(bool pooled_only) {
+  std::vector<std::string> keys;
+  for (const cli::ProbeEntry& e : cli::probe_table())
+    if (!pooled_only || e.pooled != nullptr) keys.emplace_back(e.key);
   std::string s;
-  for (const cli::ProbeEntry& e : cli::probe_table()) s += (s.empty() ? "" : ", ") + std::string(e.key);
+  for (std::size_t i = 0; i < keys.size(); ++i) s += (i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ") + keys[i];
   return s;
 }
-}  // namespace
 
 bool is_pooled_probe(const std::string& probe) {
   const cli::ProbeEntry* entry = cli::find_probe(probe);
@@ -62,11 +63,11 @@ bool is_pooled_probe(const std::string& probe) {
 }
 
 Report pooled_report(const std::vector<ResultsFile>& files) {
-  if (files.empty()) throw usage_error("--pool: no interference or halo results files");
+  if (files.empty()) throw usage_error("--pool: no " + probe_list(true) + " results files");
   const cli::ProbeEntry* entry = cli::find_probe(files.front().probe());
   if (entry == nullptr || entry->pooled == nullptr)
     throw usage_error("--pool: " + files.front().path.string() + " holds " + files.front().probe() +
-                      " results, which are not pooled (interference and halo are)");
+                      " results, which are not pooled (" + probe_list(true) + " are)");
   return entry->pooled(files);
 }
 
@@ -86,7 +87,7 @@ Report results_report(const ResultsFile& file) {
       throw usage_error(file.place(i) + ": a " + other + " record in a file of " + probe +
                         " results (another run appended to it)");
   const cli::ProbeEntry* entry = cli::find_probe(probe);
-  if (entry == nullptr) throw usage_error(name + " holds " + probe + " results; show knows " + known_probes());
+  if (entry == nullptr) throw usage_error(name + " holds " + probe + " results; show knows " + probe_list());
   return entry->report(file);
 }
 

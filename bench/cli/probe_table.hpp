@@ -47,6 +47,9 @@ Report results_report(const ResultsFile& file);
 // records up to the next header: a merged file holds runs of several probes),
 // as `hetprobe merge` asks them of its inputs.
 void check_results(const ResultsFile& file);
+// The probes' keys for messages and help, "interference, notify, ... or gpus";
+// with `pooled_only`, those `show --pool` pools ("interference or halo").
+std::string probe_list(bool pooled_only = false);
 // Whether `show --pool` pools results files of `probe` (interference, halo).
 bool is_pooled_probe(const std::string& probe);
 // The pooled table of launches of one command (`show --pool`): the first

@@ -99,7 +99,7 @@ int run(const Options& o) {
     for (const auto& [f, in_directory] : files) {
       ResultsFile file = read_results(f);
       if (file.records.empty() || !is_pooled_probe(file.probe())) {
-        if (!in_directory) throw usage_error("--pool: " + f.string() + " is not an interference or halo results file");
+        if (!in_directory) throw usage_error("--pool: " + f.string() + " is not a results file of " + probe_list(true));
         continue;
       }
       // One file is one launch: the same file twice, by its path or by its header (a copy), is refused.
@@ -133,10 +133,9 @@ int run(const Options& o) {
 
 CommandFn add_show_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  CLI::App* c = app.add_subcommand("show",
-                                   "Print the tables of results files (JSON Lines) of interference, notify, "
-                                   "clock, halo or bandwidth, or of every results file in a run directory "
-                                   "(hetprobe characterize's)");
+  CLI::App* c = app.add_subcommand("show", "Print the tables of results files (JSON Lines) of " + probe_list() +
+                                               ", or of every results file in a run directory (hetprobe "
+                                               "characterize's)");
   c->add_option("path", o->paths, "Results files (*.jsonl, or gzip-compressed *.jsonl.gz), or directories of them")
       ->required();
   c->add_option("--format", o->format,
@@ -152,10 +151,11 @@ CommandFn add_show_command(CLI::App& app) {
                 "file is replaced only with --force");
   c->add_flag("--force", o->force, "With --out: replace CSV files that exist (as merge's --overwrite)");
   c->add_flag("--pool", o->pool,
-              "Pool the interference (or halo) files given, or in the directories given, as launches of one "
-              "command: per point, each launch's ratio to SSB (per halo setup, its paired speed-up over the "
-              "strongest baseline), their median and, from 3 launches, a 95% interval from the spread "
-              "between launches");
+              "Pool the " + probe_list(true) +
+                  " files given, or in the directories given, as launches of one command: per point, each launch's "
+                  "ratio to SSB (per halo setup, its paired speed-up over the "
+                  "strongest baseline), their median and, from 3 launches, a 95% interval from the spread "
+                  "between launches");
   return [o](const std::vector<std::string>&) { return run(*o); };
 }
 
