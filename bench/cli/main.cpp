@@ -12,6 +12,41 @@
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/run_header.hpp"
 
+namespace {
+
+// The main job's commands, which the Python package runs
+// (pybindings/hetprobe/cli.py dispatches them before it runs this executable):
+// named here, so that `hetprobe --help` lists every command in one place, and
+// a call of this executable by one of them says where it is.
+struct PackageCommand {
+  const char* name;
+  const char* what;
+};
+constexpr PackageCommand kPackageCommands[] = {
+    {"characterize",
+     "Run every probe on this node and write a run directory with a report (the main job; the "
+     "Python package's command)"},
+    {"report", "Write (or rewrite) the report of a run directory: hetprobe report DIR (the Python package's command)"},
+    {"merge", "Combine results files (many nodes, pairs or runs) into one dataset (the Python package's command)"},
+    {"check",
+     "Compare a run directory with a known-good node's, GPU by GPU: hetprobe check DIR --baseline GOOD (the "
+     "Python package's command)"},
+};
+
+hetprobe::cli::CommandFn add_package_command(CLI::App& app, const PackageCommand& command) {
+  CLI::App* c = app.add_subcommand(command.name, command.what);
+  c->prefix_command();  // its options are the package's to check
+  c->fallthrough(false);
+  const std::string name = command.name;
+  return [name](const std::vector<std::string>&) -> int {
+    throw hetprobe::usage_error(name + " is a command of the hetprobe Python package, which this executable does " +
+                                "not run: `python -m hetprobe " + name + " ...`, or `hetprobe " + name +
+                                " ...` where the package is installed (README.md)");
+  };
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace hetprobe;
   CLI::App app{"hetprobe " + hetprobe_version() + " (" + hetprobe_git_revision() +
@@ -29,6 +64,7 @@ int main(int argc, char** argv) {
   commands["devices"] = cli::add_devices_command(app);
   commands["show"] = cli::add_show_command(app);
   commands["model"] = cli::add_model_command(app);
+  for (const PackageCommand& c : kPackageCommands) commands[c.name] = add_package_command(app, c);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

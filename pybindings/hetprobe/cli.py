@@ -1,6 +1,7 @@
 """The ``hetprobe`` command (and ``python -m hetprobe``): the Python
 subcommands (characterize, report, merge, check) and every probe of the compiled
-executable, which it runs in place of this process."""
+executable, which it runs in place of this process. The executable's --help
+lists them all (bench/cli/main.cpp names the Python ones too)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,6 @@ import subprocess
 import sys
 
 from .errors import HetprobeError, UsageError
-
-PYTHON_COMMANDS = {
-    "characterize": "run every probe on this node and write a run directory with a report (the main job)",
-    "report": "write (or rewrite) the report of a run directory: hetprobe report DIR",
-    "merge": "combine results files (many nodes, pairs or runs) into one dataset",
-    "check": "compare a run directory with a known-good node's, GPU by GPU: hetprobe check DIR --baseline GOOD",
-}
-
-
-def _usage(binary_help: str) -> str:
-    lines = [binary_help.rstrip(), "", "Python subcommands (the hetprobe package):"]
-    lines += [f"  {name:<14}{what}" for name, what in PYTHON_COMMANDS.items()]
-    return "\n".join(lines) + "\n"
 
 
 def _report(argv: list[str]) -> int:
@@ -82,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if command in ("", "-h", "--help"):
         done = subprocess.run([exe, "--help"], capture_output=True, text=True)
-        sys.stdout.write(_usage(done.stdout))
+        sys.stdout.write(done.stdout)
         return 0 if command else 2
     sys.stdout.flush()
     os.execv(exe, [exe] + argv)  # the probe replaces this process: signals and exit codes are its own

@@ -76,3 +76,13 @@ def test_default_output_names_have_no_colons(tmp_path):
     assert len(names) == 1 and re.fullmatch(r"hetprobe-notify-\d{8}T\d{6}Z\.jsonl", names[0]), names
     assert re.fullmatch(r"characterize-.+-\d{8}T\d{6}Z", default_directory().name), default_directory()
     assert ":" not in str(default_directory())
+
+
+def test_the_executable_names_the_package_commands_it_does_not_run():
+    import hetprobe
+
+    listed = subprocess.run([hetprobe.binary(), "--help"], capture_output=True, text=True).stdout
+    for name in ("characterize", "report", "merge", "check"):
+        assert f"\n  {name} " in listed
+        done = subprocess.run([hetprobe.binary(), name, "--quick", "x"], capture_output=True, text=True)
+        assert done.returncode == 2 and f"python -m hetprobe {name}" in done.stderr, done.stderr
