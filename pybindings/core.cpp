@@ -296,6 +296,14 @@ PYBIND11_MODULE(_core, m) {
       py::arg("topology_file") = "", "`hetprobe topo --json` as JSON text (this machine, or a saved hwloc XML file)");
   m.def("devices", [] { return cli::devices_report().dump(); }, "`hetprobe devices --json` as JSON text");
   m.def(
+      "device_choices",
+      [] {
+        std::vector<std::string> names{"auto"};
+        names.insert(names.end(), std::begin(kBackendNames), std::end(kBackendNames));
+        return names;
+      },
+      "--device's names: auto and every backend hetprobe has (built into this module or not)");
+  m.def(
       "report_tables",
       [](const std::string& text, const std::string& where) {
         const Json tables = report_json(results_report(parse_results(where, text)));

@@ -21,7 +21,9 @@ void add_bind_option(CLI::App* command, BindPolicy& bind) {
 }
 
 void add_device_option(CLI::App* command, std::string& device) {
-  command->add_option("--device", device, "Backend: auto (a GPU if there is one, else host), cuda, hip, host")
+  std::string names;
+  for (const char* b : kBackendNames) names += std::string(", ") + b;
+  command->add_option("--device", device, "Backend: auto (a GPU if there is one, else host)" + names)
       ->capture_default_str();
 }
 

@@ -166,6 +166,10 @@ struct BackendEntry {
   std::function<std::string(int ordinal)> pci_bus_id;
 };
 const std::vector<BackendEntry>& compiled_backends();
+// Every backend hetprobe has, built into this binary or not (--device's
+// names besides "auto"): a name outside it is unknown, one inside it but not
+// compiled in is refused as "built without".
+inline constexpr const char* kBackendNames[] = {"host", "cuda", "hip"};
 
 // `backend` is auto|cuda|hip|host. auto takes the first GPU backend with a
 // device, else host; `chosen_because` says why. Throws a usage Error when the

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "base/errors.hpp"
@@ -65,7 +67,7 @@ std::unique_ptr<Device> open_device(const std::string& backend, int ordinal, std
   }
   const BackendEntry* b = find_backend(backend);
   if (b == nullptr) {
-    if (backend == "cuda" || backend == "hip")
+    if (std::find(std::begin(kBackendNames), std::end(kBackendNames), backend) != std::end(kBackendNames))
       throw usage_error("--device " + backend + ": this hetprobe was built without the " + backend +
                         " backend (built with: " + backend_names() + ")");
     throw usage_error("--device " + backend + ": unknown backend (expected " + backend_names() + ")");

@@ -170,7 +170,11 @@ CASES = [
     ("characterize --reps many", ["characterize", "--reps", "many", "{run}"], r"--reps: invalid int"),
     ("characterize --skip bogus", ["characterize", "--skip", "bogus", "{run}"], r"--skip bogus: the steps are"),
     ("characterize --skip with an empty item", ["characterize", "--skip", "notify,,clock", "{run}"], r"empty item"),
-    ("characterize --device gpu0", ["characterize", "--device", "gpu0", "{run}"], r"--device gpu0: expected one of"),
+    (
+        "characterize --device gpu0",
+        ["characterize", "--device", "gpu0", "{run}"],
+        r"--device gpu0: expected one of auto, host, cuda, hip",
+    ),
     ("characterize --hosts with one host", ["characterize", "--hosts", "a", "{run}"], r"--hosts 'a': expected two"),
     (
         "characterize --hosts with a host twice",

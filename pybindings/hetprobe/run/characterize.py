@@ -55,7 +55,6 @@ from .hosts import check_pair
 from .launch import Node, StepOptions, node_devices, probe_command, run_step, write_topology
 from .manifest import Run, Step, write_manifest
 from .presets import (
-    DEVICES,
     LAUNCHED_STEPS,
     MAX_LAUNCHES,
     MAX_REPS,
@@ -66,6 +65,7 @@ from .presets import (
     VERDICT_STEP,
     launches_of,
 )
+from .probes import device_choices
 from .progress import Progress
 from .step_options import check_step_options
 
@@ -79,8 +79,8 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launch
     """characterize's own options, checked before anything is written (the probes check theirs): a
     UsageError for a bad one. Returns the hosts as the launcher gets them: the names check_pair read,
     stripped once, so that MPI gets what was checked."""
-    if device not in DEVICES:
-        raise UsageError(f"--device {device}: expected one of {', '.join(DEVICES)}")
+    if device not in device_choices():
+        raise UsageError(f"--device {device}: expected one of {', '.join(device_choices())}")
     if timeout_s is not None and (
         isinstance(timeout_s, bool)
         or not isinstance(timeout_s, (int, float))

@@ -14,6 +14,7 @@ from ..node import verdict as node_verdict
 from ..report.write import printed_summary
 from .characterize import characterize, default_directory
 from .presets import parse_launches
+from .probes import device_choices
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--device",
         default="auto",
-        help="backend: auto (a GPU if there is one, else host threads), cuda, hip, host (default: %(default)s)",
+        help="backend: auto (a GPU if there is one, else host threads), or one of "
+        f"{', '.join(d for d in device_choices() if d != 'auto')} (default: %(default)s)",
     )
     p.add_argument(
         "--quick",

@@ -124,7 +124,6 @@ ON_REQUEST = ("interference-paper",)
 MAX_LAUNCHES = 100
 PER_GPU_STEPS = ("notify", "clock", "bandwidth")  # one rank per device, one launch
 VERDICT_STEP = "gpus"  # one rank per device, GPU_LAUNCHES launches, and a re-measure when a GPU is flagged
-DEVICES = ("auto", "cuda", "hip", "host")
 MAX_TIMEOUT_S = 7 * 24 * 3600  # --timeout bounds a whole probe; a week is past any sensible sweep
 MAX_REPS = 1_000_000  # --reps; the interference probe may refuse fewer (it checks its own memory)
 

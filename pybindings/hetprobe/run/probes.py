@@ -107,6 +107,11 @@ def _core():
     return core
 
 
+def device_choices() -> tuple[str, ...]:
+    """--device's names, as the C++ device registry has them: auto and every backend."""
+    return tuple(_core().device_choices())
+
+
 def _fresh_output(out: str | os.PathLike | None, probe: str) -> tuple[Path, bool]:
     if out is None:
         fd, name = tempfile.mkstemp(prefix=f"hetprobe-{probe}-", suffix=".jsonl")
