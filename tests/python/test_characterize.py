@@ -338,6 +338,20 @@ def test_options_given_replace_the_presets_own():
     assert overridden(preset, []) == preset
 
 
+def test_every_preset_keyword_is_an_option_of_its_probe():
+    """The presets are the Python API's keywords (hetprobe.notify(exchanges=5000)): each one an option
+    of its step's probe, as the CLI's own parser has them, so a misspelt preset fails here, not on a node."""
+    from hetprobe.data.steps import family
+    from hetprobe.run.presets import PRESETS, PROBES
+    from hetprobe.run.probes import cli_options
+
+    for mode, steps in PRESETS.items():
+        assert set(steps) == set(PROBES), mode
+        for step, keywords in steps.items():
+            unknown = set(keywords) - set(cli_options(family(step)))
+            assert not unknown, (mode, step, unknown)
+
+
 def test_every_step_is_run_one_way():
     """Each of characterize's steps is per GPU, the verdict's, or launched on its own: one of them only."""
     from hetprobe.run.presets import LAUNCHED_STEPS, PER_GPU_STEPS, PROBES, VERDICT_STEP

@@ -16,7 +16,7 @@ from ..data.steps import expected_records, family, last_error
 from ..errors import UsageError
 from .manifest import Step
 from .presets import PRESETS, overridden
-from .probes import binary, error_channel, follow, launch_command, launch_env
+from .probes import binary, error_channel, follow, launch_command, launch_env, options_to_args
 from .progress import Progress, record_label
 
 
@@ -97,7 +97,7 @@ def probe_command(
         given += ["--sizes", options.sizes]
     if probe == "interference" and options.reps:
         given += ["--reps", str(options.reps)]
-    extra = overridden(list(PRESETS["quick" if options.quick else "default"][step]), given)
+    extra = overridden(options_to_args(PRESETS["quick" if options.quick else "default"][step]), given)
     if probe == "interference" and launch > 1 and "--no-host-stream" not in extra:  # the first launch measured it
         extra.append("--no-host-stream")
     if probe != "interference":

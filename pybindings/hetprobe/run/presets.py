@@ -17,86 +17,81 @@ from ..errors import UsageError
 # --warmup): 6 rounds are the fewest that give one launch's ratio a 95% interval, [q(1), q(6)]
 # (docs/metrics.md, "Rounds and confidence intervals"). The loads step, which the headline rests on,
 # runs as 3 launches (DEFAULT_LAUNCHES): one launch's headline did not repeat on an H100, three did.
-_ROUNDS = ["--rounds", "6", "--reps", "4", "--warmup", "1"]
-_QUICK_ROUNDS = ["--rounds", "6", "--reps", "2", "--warmup", "1"]
+_ROUNDS = {"rounds": 6, "reps": 4, "warmup": 1}
+_QUICK_ROUNDS = {"rounds": 6, "reps": 2, "warmup": 1}
 _LOAD_SIZES = "1KiB,64KiB,1MiB,16MiB"
 # The loads in pinned allocations of their own (OWN), as an application's buffers are; the rate step
 # measures the paper's P2AB beside it (the sender's load 2 MiB past the send buffer), in the same rounds.
-_LOADS = ["--layouts", "SSB,OWN", "--access", "stacked"]
+_LOADS = {"layouts": "SSB,OWN", "access": "stacked"}
 # Cold sends: the sender spins 2 ms before each timed send (an application computes between sends),
 # the GPU idle (SSB) and under every load from the sender's GPU; each visit times warm sends too,
 # interleaved, so that cold ÷ warm is paired round by round.
-_COLD = _LOADS + ["--load", "all", "--gap", "2ms", "--no-host-stream"]
+_COLD = {**_LOADS, "load": "all", "gap": "2ms", "no_host_stream": True}
+# Each step's options as the Python API's keywords (hetprobe.notify(exchanges=5000), ...): the CLI's
+# long options, "-" written "_" (options_to_args makes the arguments; a test holds every keyword to
+# the probe's own options).
 # gpus: every GPU in 6 shuffled rounds per launch (the node verdict's numbers), each visit 1000 round
 # trips, 200 launches and 3 passes of each kind over 64 MiB: about 60 ms a visit on an H100.
 PRESETS = {
     "default": {
-        "gpus": ["--rounds", "6"],
+        "gpus": {"rounds": 6},
         # Half notify's own defaults: medians of 5000 round trips and 1000 mechanism samples are as
         # steady, and the run keeps to its budget. The loop on an owned line (overhead) takes 20
         # samples of 1000 pairs, not 100: its GPU side was 80% of notify's time (0.6 s per order
         # and GPU), and its samples agree to within 1% (p10 to median).
-        "notify": ["--exchanges", "5000", "--mechanism-samples", "1000", "--overhead-samples", "20"],
+        "notify": {"exchanges": 5000, "mechanism_samples": 1000, "overhead_samples": 20},
         # Every GPU's clock at once (--concurrent): each rank ping-pongs its own GPU through its own
         # link, and the span no longer grows with the GPU count (tests/gpu/clock_turns.sh holds the
         # fits to those taken in turn). Drift to about 1 ppm at 1.2 us precision.
-        "clock": ["--span", "2.5", "--check-after", "0.5", "--concurrent"],
+        "clock": {"span": 2.5, "check_after": 0.5, "concurrent": True},
         # 5 passes of 50 ms each for the persistent writer and the write load (40 passes over
         # 256 MiB at 50 GB/s): 1 s per GPU, not 2.
-        "bandwidth": ["--size", "256MiB", "--reps", "5", "--duration", "0.05", "--load", "write"],
+        "bandwidth": {"size": "256MiB", "reps": 5, "duration": 0.05, "load": "write"},
         # Every load kind at full rate, from the sender's GPU and from every GPU.
-        "interference": ["--sizes", _LOAD_SIZES, "--load", "all", "--load-gpus", "1,all"] + _LOADS + _ROUNDS,
+        "interference": {"sizes": _LOAD_SIZES, "load": "all", "load_gpus": "1,all", **_LOADS, **_ROUNDS},
         # The write load at half and full rate, from 1 and from all GPUs, in an allocation of its own and
         # 2 MiB past the send buffer (P2AB): slowdown against rate and against placement, in the same rounds.
-        "interference-rate": [
-            "--sizes",
-            _LOAD_SIZES,
-            "--load",
-            "write",
-            "--load-rate",
-            "0.5,1",
-            "--load-gpus",
-            "1,all",
-            "--layouts",
-            "SSB,OWN,P2AB",
-            "--access",
-            "stacked",
-            "--no-host-stream",
-        ]
-        + _ROUNDS,
+        "interference-rate": {
+            "sizes": _LOAD_SIZES,
+            "load": "write",
+            "load_rate": "0.5,1",
+            "load_gpus": "1,all",
+            "layouts": "SSB,OWN,P2AB",
+            "access": "stacked",
+            "no_host_stream": True,
+            **_ROUNDS,
+        },
         # The paper's configuration: its writer in a message-sized buffer, every layout, both access modes.
-        "interference-paper": ["--paper", "--sizes", "1KiB:16MiB:x16", "--no-host-stream"] + _ROUNDS,
+        "interference-paper": {"paper": True, "sizes": "1KiB:16MiB:x16", "no_host_stream": True, **_ROUNDS},
         # 10 rounds: cold ÷ warm gets the interval [q(2), q(9)] of its rounds, not 6 rounds' min and max.
-        "interference-cold": ["--sizes", "1KiB,1MiB"] + _COLD + ["--rounds", "10", "--reps", "4", "--warmup", "1"],
+        "interference-cold": {"sizes": "1KiB,1MiB", **_COLD, "rounds": 10, "reps": 4, "warmup": 1},
     },
     "quick": {
-        "gpus": ["--rounds", "6", "--size", "8MiB", "--exchanges", "200", "--launch-samples", "50", "--reps", "2"],
-        "notify": ["--overhead-samples", "20", "--exchanges", "1000", "--mechanism-samples", "200"],
-        "clock": ["--span", "2", "--check-after", "1", "--batches", "4", "--samples", "100"],
-        "bandwidth": ["--size", "64MiB", "--reps", "3", "--duration", "0.05", "--load", "write"],
-        "interference": ["--sizes", "1KiB,64KiB", "--load", "all", "--load-gpus", "1,all", "--load-bytes", "8MiB"]
-        + _LOADS
-        + _QUICK_ROUNDS,
-        "interference-rate": [
-            "--sizes",
-            "64KiB",
-            "--load",
-            "write",
-            "--load-rate",
-            "0.5,1",
-            "--load-gpus",
-            "1,all",
-            "--load-bytes",
-            "8MiB",
-            "--layouts",
-            "SSB,OWN,P2AB",
-            "--access",
-            "stacked",
-            "--no-host-stream",
-        ]
-        + _QUICK_ROUNDS,
-        "interference-paper": ["--paper", "--sizes", "1KiB:1MiB:x16", "--no-host-stream"] + _QUICK_ROUNDS,
-        "interference-cold": ["--sizes", "1KiB,64KiB", "--load-bytes", "8MiB"] + _COLD + _QUICK_ROUNDS,
+        "gpus": {"rounds": 6, "size": "8MiB", "exchanges": 200, "launch_samples": 50, "reps": 2},
+        "notify": {"overhead_samples": 20, "exchanges": 1000, "mechanism_samples": 200},
+        "clock": {"span": 2, "check_after": 1, "batches": 4, "samples": 100},
+        "bandwidth": {"size": "64MiB", "reps": 3, "duration": 0.05, "load": "write"},
+        "interference": {
+            "sizes": "1KiB,64KiB",
+            "load": "all",
+            "load_gpus": "1,all",
+            "load_bytes": "8MiB",
+            **_LOADS,
+            **_QUICK_ROUNDS,
+        },
+        "interference-rate": {
+            "sizes": "64KiB",
+            "load": "write",
+            "load_rate": "0.5,1",
+            "load_gpus": "1,all",
+            "load_bytes": "8MiB",
+            "layouts": "SSB,OWN,P2AB",
+            "access": "stacked",
+            "no_host_stream": True,
+            **_QUICK_ROUNDS,
+        },
+        "interference-paper": {"paper": True, "sizes": "1KiB:1MiB:x16", "no_host_stream": True, **_QUICK_ROUNDS},
+        "interference-cold": {"sizes": "1KiB,64KiB", "load_bytes": "8MiB", **_COLD, **_QUICK_ROUNDS},
     },
 }
 PROBES = (
