@@ -36,4 +36,12 @@ std::string comma_list(const Items& items) {
   return out;
 }
 
+// The items joined as choices: "a, b or c" (one alone: "a").
+inline std::string or_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return out;
+}
+
 }  // namespace hetprobe

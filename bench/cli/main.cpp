@@ -23,18 +23,14 @@ struct PackageCommand {
   const char* what;
 };
 constexpr PackageCommand kPackageCommands[] = {
-    {"characterize",
-     "Run every probe on this node and write a run directory with a report (the main job; the "
-     "Python package's command)"},
-    {"report", "Write (or rewrite) the report of a run directory: hetprobe report DIR (the Python package's command)"},
-    {"merge", "Combine results files (many nodes, pairs or runs) into one dataset (the Python package's command)"},
-    {"check",
-     "Compare a run directory with a known-good node's, GPU by GPU: hetprobe check DIR --baseline GOOD (the "
-     "Python package's command)"},
+    {"characterize", "The main job: run every probe on this node and write a run directory with a report"},
+    {"report", "Write (or rewrite) the report of a run directory: hetprobe report DIR"},
+    {"merge", "Combine results files (many nodes, pairs or runs) into one dataset"},
+    {"check", "Compare a run directory with a known-good node's, GPU by GPU: hetprobe check DIR --baseline GOOD"},
 };
 
 hetprobe::cli::CommandFn add_package_command(CLI::App& app, const PackageCommand& command) {
-  CLI::App* c = app.add_subcommand(command.name, command.what);
+  CLI::App* c = app.add_subcommand(command.name, std::string(command.what) + " (the Python package's command)");
   c->prefix_command();  // its options are the package's to check
   c->fallthrough(false);
   const std::string name = command.name;

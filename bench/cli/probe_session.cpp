@@ -54,14 +54,14 @@ RunHooks& hooks_of(Probe& probe) {
 }
 
 Json session_header(const Prepared& p, const Probe& probe, const std::string& key, const std::vector<std::string>& argv,
-                    const MpiContext& mpi, bool resumed, const PinnedBuffer* pinned) {
+                    const MpiContext& mpi, bool resumed, const PinnedBuffer* pinned, const RunPlan& plan) {
   const Json placement = pinned != nullptr ? placement_json(p.placement, *p.topo, pinned->host(), pinned->size())
                                            : placement_json(p.placement, *p.topo);
   Json header = run_header({key, argv, p.placement.device_choice, probe.config_json(), resumed, placement,
                             p.topo->describe().to_json(), p.mpi_transport,
                             pinned != nullptr ? pinned->host() : nullptr},
                            *p.placement.device, mpi, *p.clock);
-  if (const std::size_t n = probe.plan(mpi, *p.topo).expected_records; n > 0) header["planned_records"] = n;
+  if (plan.expected_records > 0) header["planned_records"] = plan.expected_records;
   if (probe.traits().ranks_take_turns && mpi.rank == 0) header["ranks_in_turn"] = in_turn(probe);
   return header;
 }
@@ -108,7 +108,7 @@ int run_captured(Probe& probe, const std::string& key, const std::vector<std::st
   probe.share(mpi);
   const ReleaseAtEnd release{probe};
   const PinnedBuffer* pinned = hooks_of(probe).allocate(*p.placement.device, *p.topo, mpi);
-  capture.header = session_header(p, probe, key, argv, mpi, false, pinned);
+  capture.header = session_header(p, probe, key, argv, mpi, false, pinned, probe.plan(mpi, *p.topo));
   capture.records.clear();
   const double started = unix_seconds_now();
   const ProbeTraits traits = probe.traits();
@@ -173,6 +173,7 @@ class Session {
  public:
   Session(Probe& probe, const std::string& key, const std::vector<std::string>& argv)
       : probe_(probe),
+        entry_(*find_probe(key)),
         hooks_(hooks_of(probe)),
         traits_(probe.traits()),
         key_(key),
@@ -205,8 +206,8 @@ class Session {
   // The header, and what the probe says before it measures.
   void start() {
     const std::size_t done = hooks_.resumable() ? hooks_.take_done(broadcast_string(mpi_, done_text_)) : 0;
-    header_ = session_header(p_, probe_, key_, argv_, mpi_, done > 0, pinned_);
-    const RunPlan plan = probe_.plan(mpi_, *p_.topo);
+    const RunPlan plan = probe_.plan(mpi_, *p_.topo);  // after take_done: a resumed run plans what is left
+    header_ = session_header(p_, probe_, key_, argv_, mpi_, done > 0, pinned_, plan);
     const std::size_t total = plan.progress_total > 0 ? plan.progress_total : plan.expected_records;
     progress_.emplace(total, done);
     if (mpi_.rank != 0) return;
@@ -253,7 +254,7 @@ class Session {
       std::vector<Json> records = mine_;
       records.insert(records.end(), others_.begin(), others_.end());
       if (!hooks_.print(header_, records))
-        print_report(stdout, TableFormat::table, find_probe(key_)->report(records_of_this_run(header_, records)));
+        print_report(stdout, TableFormat::table, entry_.report(records_of_this_run(header_, records)));
       if (!o_.quiet) std::fprintf(stderr, "hetprobe %s: results in %s\n", key_.c_str(), path_.c_str());
     }
     hooks_.release();
@@ -313,7 +314,7 @@ class Session {
       writer_->write(r);
       hooks_.on_record(r);
       // Counted also under --quiet: an error says how far the run came.
-      const std::string label = find_probe(key_)->record_label(r);
+      const std::string label = entry_.record_label(r);
       if (!label.empty()) {
         const std::string line = progress_->finished(label);
         if (!o_.quiet) std::fprintf(stderr, "%s\n", line.c_str());
@@ -356,6 +357,7 @@ class Session {
   }
 
   Probe& probe_;
+  const ProbeEntry& entry_;  // its table line: its report and record labels
   RunHooks& hooks_;
   const ProbeTraits traits_;
   const std::string& key_;

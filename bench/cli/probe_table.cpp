@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/errors.hpp"
+#include "base/text_list.hpp"
 #include "bench/bandwidth/bandwidth_table.hpp"
 #include "bench/clock/clock_table.hpp"
 #include "bench/core/results_report.hpp"
@@ -52,9 +53,7 @@ std::string probe_list(bool pooled_only) {
   std::vector<std::string> keys;
   for (const cli::ProbeEntry& e : cli::probe_table())
     if (!pooled_only || e.pooled != nullptr) keys.emplace_back(e.key);
-  std::string s;
-  for (std::size_t i = 0; i < keys.size(); ++i) s += (i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ") + keys[i];
-  return s;
+  return or_list(keys);
 }
 
 bool is_pooled_probe(const std::string& probe) {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "base/errors.hpp"
+#include "base/text_list.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/mpi_cvars.hpp"
 
@@ -264,9 +265,7 @@ std::string single_copy_unavailable(SingleCopy mechanism) {
   const std::string name = kSingleCopyNames.name(mechanism);
   const auto offered = offered_mechanisms_in_child(lib);
   if (!offered || std::find(offered->begin(), offered->end(), name) != offered->end()) return "";
-  std::string list;
-  for (std::size_t i = 0; i < offered->size(); ++i)
-    list += (i == 0 ? "" : i + 1 == offered->size() ? " or " : ", ") + (*offered)[i];
+  const std::string list = or_list(*offered);
   return "--single-copy " + name + ": this Open MPI " + lib.version + " was built without it; " +
          (lib.major >= 5 ? "its single-copy components are " : "its shared-memory BTL offers ") +
          (list.empty() ? std::string("none") : list) + " (--single-copy keep leaves the choice to Open MPI)";

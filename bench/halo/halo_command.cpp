@@ -290,21 +290,25 @@ class HaloProbe final : public ConfiguredProbe<Options, HaloConfig> {
     j["peers"] = options_.peers;
     j["layout_file"] = options_.layout_file.empty() ? Json(nullptr) : Json(options_.layout_file);
   }
-  void check(const Device&, const MpiContext& mpi) override { (void)check_rank_layouts(options_, config_, mpi); }
+  void check(const Device&, const MpiContext& mpi) override {
+    host_bytes_ = check_rank_layouts(options_, config_, mpi);
+  }
   // Rank 0's seed on every rank where --seed gives none (collective).
   void share(const MpiContext& mpi) override {
     if (!options_.seed) config_.seed = shared_random_seed(mpi);
   }
   // Per cube: a record per setup, then the model's.
-  RunPlan plan(const MpiContext& mpi, const Topology&) const override {
+  RunPlan plan(const MpiContext&, const Topology&) const override {
     const std::size_t cubes = options_.layout_file.empty() ? parse_cubes(options_.cubes).size() : 1;
-    return {.expected_records = cubes * (config_.setups().size() + 1),
-            .host_bytes = check_rank_layouts(options_, config_, mpi)};
+    return {.expected_records = cubes * (config_.setups().size() + 1), .host_bytes = host_bytes_};
   }
   void measure(Device& d, const HostClock& clock, const MpiContext& mpi, const RecordSink& sink) override {
     measure_halo(config_, layouts(options_, mpi.rank, mpi.size), layouts(options_, 0, mpi.size), options_.model, d,
                  clock, mpi, sink);
   }
+
+ private:
+  std::uint64_t host_bytes_ = 0;  // this rank's, from its layouts (check)
 };
 
 }  // namespace
