@@ -5,8 +5,10 @@ usage: compare_medians.py RESULTS_DIR [--tolerance 0.1] (RESULTS_DIR holding old
 
 A measurement is not kept when the new/old ratio of the medians lies beyond
 --tolerance of 1 and the runs do not overlap (every new run beyond every old
-one, the same way): a move both large and consistent between launches. Exit 1
-when one is not kept, or a measurement or a side's runs are missing."""
+one, the same way): a move both large and consistent between launches. A
+measurement in every new run and no old one is new, not missing. Exit 1
+when one is not kept; exit 3 when a measurement or a side's runs are missing
+(nothing that more runs would settle)."""
 
 import argparse
 import pathlib
@@ -34,6 +36,9 @@ def medians(run_dir):
     return out
 
 
+NEW = "new: only this build measures it"
+
+
 def kept(old, new, tolerance) -> bool:
     before, after = statistics.median(old), statistics.median(new)
     apart = min(new) > max(old) or max(new) < min(old)
@@ -51,6 +56,7 @@ def main():
     }
     keys = list(dict.fromkeys(k for side in runs.values() for m in side for k in m))
     problems = [f"no {side} runs" for side, found in runs.items() if not found]
+    incomplete = bool(problems)
     print("| measurement | unit | old (each run) | new (each run) | new/old of medians | kept |")
     print("|---|---|---|---|---|---|")
     for k in keys:
@@ -59,13 +65,16 @@ def main():
         unit = next(m[k][1] for side in runs.values() for m in side if k in m)
         complete = len(old) == len(runs["old"]) and len(new) == len(runs["new"]) and old and new
         ratio = statistics.median(new) / statistics.median(old) if complete and statistics.median(old) else None
-        if not complete:
+        if not old and len(new) == len(runs["new"]):
+            verdict = NEW
+        elif not complete:
             verdict = "missing"
+            incomplete = True
         elif kept(old, new, a.tolerance):
             verdict = "yes"
         else:
             verdict = f"no: beyond {100 * a.tolerance:g}%, runs apart"
-        if verdict != "yes":
+        if verdict not in ("yes", NEW):
             problems.append(f"{k}: {verdict}")
         fmt = (lambda v: f"{v:.1f}") if unit == "ns" else (lambda v: f"{v:.2f}")
         print(
@@ -74,7 +83,7 @@ def main():
         )
     print()
     print(f"not kept: {'; '.join(problems)}" if problems else f"every measurement kept ({len(keys)})")
-    return 1 if problems else 0
+    return 3 if incomplete else 1 if problems else 0
 
 
 if __name__ == "__main__":

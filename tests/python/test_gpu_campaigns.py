@@ -266,9 +266,26 @@ def test_compare_builds_fails_on_a_number_not_kept(tmp_path, old, new, code):
         assert "not kept: interference SSB stacked 1024 B send: no: beyond 10%, runs apart" in done.stdout
 
 
+def test_compare_builds_takes_a_new_measurement_but_not_a_dropped_one(tmp_path):
+    runs = builds(tmp_path, [1000, 1010], [1005, 995])
+    extra = {"record": "point", "layout": "OWN", "access": "stacked", "size_bytes": 1024, "send_time_ns": {"median": 9}}
+    for side in ("new", "old"):
+        for run_dir in sorted(runs.glob(f"{side}-*")):
+            with (run_dir / "sweep.jsonl").open("a") as f:
+                f.write(json.dumps(extra) + "\n")
+        done = python(GPU / "compare_medians.py", runs)
+        if side == "new":  # OWN in the new build alone: a measurement it adds
+            assert done.returncode == 0, done.stdout
+            assert "| new: only this build measures it |" in done.stdout
+    (runs / "new-2" / "sweep.jsonl").write_text((runs / "new-1" / "sweep.jsonl").read_text().splitlines()[0] + "\n")
+    done = python(GPU / "compare_medians.py", runs)
+    assert done.returncode == 3, done.stdout  # OWN dropped from a new run: missing, not a move
+    assert "interference OWN stacked 1024 B send: missing" in done.stdout
+
+
 def test_compare_builds_fails_without_runs(tmp_path):
     done = python(GPU / "compare_medians.py", tmp_path)
-    assert done.returncode == 1
+    assert done.returncode == 3  # not a move: compare_builds.sh must not answer it with more rounds
     assert "not kept: no old runs; no new runs" in done.stdout
 
 
