@@ -49,11 +49,11 @@ void add_quiet_flag(CLI::App* command, bool& quiet) {
 }
 
 void add_reps_option(CLI::App* command, int& reps, const std::string& help) {
-  command->add_option("--reps", reps, help)->check(count_from(1))->capture_default_str();
+  add_count_option(command, "--reps", reps, help);
 }
 
 void add_warmup_option(CLI::App* command, int& warmup, const std::string& help) {
-  command->add_option("--warmup", warmup, help)->check(count_from(0))->capture_default_str();
+  add_count_option(command, "--warmup", warmup, help, 0);
 }
 
 void add_timeout_option(CLI::App* command, double& timeout_s) {

@@ -69,6 +69,13 @@ inline CLI::Validator integer_in(long long lo, long long hi) {
 // Counts of samples, repetitions, iterations: at least `lo`, at most kMaxCount.
 inline CLI::Validator count_from(int lo) { return integer_in(lo, kMaxCount); }
 
+// A count option (`least` or more, at most kMaxCount), its default shown in --help.
+template <class Count>
+CLI::Option* add_count_option(CLI::App* command, const std::string& name, Count& count, const std::string& help,
+                              int least = 1) {
+  return command->add_option(name, count, help)->check(count_from(least))->capture_default_str();
+}
+
 // Parses `value` with `parse`; a usage Error it throws gets the option and
 // value in front ("--variants fast: halo variant 'fast': expected ..."), a
 // long value cut short.

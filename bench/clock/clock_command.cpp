@@ -52,9 +52,7 @@ class ClockProbe final : public ConfiguredProbe<Options, ClockSyncConfig> {
   void add_options(CLI::App& app) override {
     CLI::App* c = &app;
     Options* o = &options_;
-    c->add_option("--samples", o->config.samples_per_batch, "Ping-pong samples per batch")
-        ->check(count_from(2))
-        ->capture_default_str();
+    add_count_option(c, "--samples", o->config.samples_per_batch, "Ping-pong samples per batch", 2);
     c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
         ->check(integer_in(2, kMaxBatches))
         ->capture_default_str();

@@ -55,13 +55,9 @@ class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
         ->capture_default_str();
     c->add_option("--size", o->size, "Bytes of each visit's pinned buffer for the plain passes")->capture_default_str();
     add_reps_option(c, o->numbers.reps, "Timed passes of each kind per visit (their median)");
-    c->add_option("--exchanges", o->numbers.exchanges, "Flag round trips per visit (their median)")
-        ->check(count_from(1))
-        ->capture_default_str();
-    c->add_option("--launch-samples", o->numbers.launch_samples,
-                  "Kernel launches + device synchronise per visit (their median)")
-        ->check(count_from(1))
-        ->capture_default_str();
+    add_count_option(c, "--exchanges", o->numbers.exchanges, "Flag round trips per visit (their median)");
+    add_count_option(c, "--launch-samples", o->numbers.launch_samples,
+                     "Kernel launches + device synchronise per visit (their median)");
     add_warmup_option(c, o->numbers.warmup, "Untimed round trips and launches before each visit's timed ones");
     c->add_option("--seed", o->seed, "Seed of the rounds' orders (default: drawn, and recorded)");
     c->add_option("--phase", o->phase,

@@ -220,14 +220,11 @@ void add_options(CLI::App* c, Options* o) {
                 "(device memory: one device-to-host copy per message on its own stream before its send, one "
                 "host-to-device copy per received message before its unpack), or both: pinned,memcpy or all")
       ->capture_default_str();
-  c->add_option("--rounds", o->config.rounds,
-                "Rounds: each visits every setup once, in a shuffled order, and a setup's speed-up over the "
-                "strongest baseline is paired within its round (its 95% CI needs 6 rounds or more)")
-      ->check(count_from(1))
-      ->capture_default_str();
-  c->add_option("--iterations", o->config.iterations, "Timed iterations per visit (a setup gets rounds x iterations)")
-      ->check(count_from(1))
-      ->capture_default_str();
+  add_count_option(c, "--rounds", o->config.rounds,
+                   "Rounds: each visits every setup once, in a shuffled order, and a setup's speed-up over the "
+                   "strongest baseline is paired within its round (its 95% CI needs 6 rounds or more)");
+  add_count_option(c, "--iterations", o->config.iterations,
+                   "Timed iterations per visit (a setup gets rounds x iterations)");
   add_warmup_option(c, o->config.warmup, "Untimed iterations per visit, before the timed ones");
   c->add_option("--seed", o->seed,
                 "Seed of the rounds' orders, a whole number (recorded in the header: give it again to replay "
@@ -256,9 +253,7 @@ void add_options(CLI::App* c, Options* o) {
                 "by the whole grid; auto: half the largest message")
       ->capture_default_str();
   add_timeout_option(c, o->config.timeout_s);
-  c->add_option("--mpi-reps", o->model.mpi_reps, "Ping-pongs per size to measure the model's alpha and beta")
-      ->check(count_from(1))
-      ->capture_default_str();
+  add_count_option(c, "--mpi-reps", o->model.mpi_reps, "Ping-pongs per size to measure the model's alpha and beta");
   c->add_option("--model-alpha", o->model.alpha_s, "Model latency alpha, s (with --model-beta: instead of measuring)")
       ->check(number_in(0, 1, false, " s"));
   c->add_option("--model-beta", o->model.beta_s_per_byte, "Model inverse bandwidth beta, s/B")

@@ -175,11 +175,9 @@ void add_options(CLI::App* c, Options* o) {
                 "Whose GPU writes the payload and runs the loads: sender, receiver or both "
                 "(the receiver's load traffic is measured during its MPI_Wait)")
       ->capture_default_str();
-  c->add_option("--rounds", o->rounds,
-                "Rounds per size: each visits every point of the size once, in a shuffled order, and a point's "
-                "ratio to SSB is paired within its round (its 95% CI needs 6 rounds or more)")
-      ->check(count_from(1))
-      ->capture_default_str();
+  add_count_option(c, "--rounds", o->rounds,
+                   "Rounds per size: each visits every point of the size once, in a shuffled order, and a point's "
+                   "ratio to SSB is paired within its round (its 95% CI needs 6 rounds or more)");
   add_reps_option(c, o->reps, "Timed sends per visit (a point gets rounds x reps)");
   add_warmup_option(c, o->warmup, "Untimed sends per visit, before the timed ones");
   c->add_option("--seed", o->seed,

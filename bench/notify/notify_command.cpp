@@ -80,22 +80,12 @@ class NotifyProbe final : public ConfiguredProbe<Options, NotifyConfig> {
         ->capture_default_str();
     c->add_option("--host-memory", o->host_memory, "Pinned host memory kind (HIP only): default, coherent, noncoherent")
         ->capture_default_str();
-    c->add_option("--handover-samples", o->numbers.handover_samples,
-                  "Handover pairs per configuration and side, each timed alone")
-        ->check(count_from(1))
-        ->capture_default_str();
-    c->add_option("--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample")
-        ->check(count_from(1))
-        ->capture_default_str();
-    c->add_option("--overhead-samples", o->numbers.overhead_samples, "Overhead samples per configuration")
-        ->check(count_from(1))
-        ->capture_default_str();
-    c->add_option("--exchanges", o->numbers.exchanges, "Round trips per configuration and direction")
-        ->check(count_from(1))
-        ->capture_default_str();
-    c->add_option("--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism")
-        ->check(count_from(1))
-        ->capture_default_str();
+    add_count_option(c, "--handover-samples", o->numbers.handover_samples,
+                     "Handover pairs per configuration and side, each timed alone");
+    add_count_option(c, "--overhead-ops", o->numbers.overhead_ops, "Read+write pairs per overhead sample");
+    add_count_option(c, "--overhead-samples", o->numbers.overhead_samples, "Overhead samples per configuration");
+    add_count_option(c, "--exchanges", o->numbers.exchanges, "Round trips per configuration and direction");
+    add_count_option(c, "--mechanism-samples", o->numbers.mechanism_samples, "Round trips per mechanism");
     add_warmup_option(c, o->numbers.warmup, "Untimed exchanges before each timed set");
     add_timeout_option(c, o->numbers.timeout_s);
     add_session_options(c, o->session, "notify");
