@@ -435,6 +435,7 @@ PYBIND11_MODULE(_core, m) {
     m.attr("gpu_metrics") = metrics;
   }
   m.attr("effect_margin") = kEffectMargin;
+  m.attr("schema_version") = kSchemaVersion;  // what fresh files are written as, and upgraded to
   m.attr("version") = hetprobe_version();
   m.attr("git_revision") = hetprobe_git_revision();
   m.attr("in_process_probes") = in_process_probes();
@@ -495,8 +496,13 @@ PYBIND11_MODULE(_core, m) {
         return to_python(Json(v));
       },
       py::arg("records"),
-      "One file's records (a JSON array of them, in order) in the current form, as C++ reads them "
-      "(bench/core/record_upgrade.hpp): what tests hold Python's hetprobe.data.upgrade to");
+      "One file's records (a JSON array of them, in order) in the current form: the upgrade of older "
+      "schema versions that every reader of results makes (bench/core/record_upgrade.hpp)");
+  m.def(
+      "schema_problem", [](const std::string& header) { return schema_problem(Json::parse(header)); },
+      py::arg("header"),
+      "What is wrong with a header's schema (JSON text), or \"\": the check every reader of results makes "
+      "before any upgrade (bench/core/record_upgrade.hpp)");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

@@ -1,7 +1,7 @@
 // Records of an older schema_version in the current form: the one place in
 // C++ that knows what changed between versions (docs/results-schema.md,
 // "Versions"), so that every reader of a results file (show, --resume, the
-// checks) reads one form. Python's counterpart: pybindings/hetprobe/data/upgrade.py.
+// checks, and Python's reader through the compiled module) reads one form.
 #pragma once
 
 #include <string>
@@ -20,7 +20,7 @@ void upgrade_records(std::vector<Json>& records);
 // A header's schema, checked before any upgrade: "schema" is "hetprobe.results"
 // and "schema_version" an integer from 1 to kSchemaVersion (a newer hetprobe's
 // file, a hand-made one or another tool's is refused, not misread). Returns
-// what is wrong, or "" (Python's counterpart: upgrade.py's schema_problem).
+// what is wrong, or "" (Python's reader asks it through the compiled module).
 std::string schema_problem(const Json& header);
 
 }  // namespace hetprobe

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO / "notebooks" / "data"
+DATA = REPO / "notebooks" / "data"  # the notebooks' data: for the tests of that folder and its campaigns
+RUNS = REPO / "tests" / "data" / "runs"  # real runs, frozen as the tests' fixtures (its README)
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # no display in tests; the plots never use pyplot anyway
@@ -44,13 +45,13 @@ def data() -> Path:
 
 @pytest.fixture
 def copy_data(tmp_path):
-    """copy_data(name, new_name=None) -> the path of a copy of notebooks/data/<name> in tmp_path. A
+    """copy_data(name, new_name=None) -> the path of a copy of tests/data/runs/<name> in tmp_path. A
     gzip-compressed file (NAME.jsonl.gz) is copied as its text, NAME.jsonl, for a test to edit."""
 
     def copy(name: str, new_name: str | None = None) -> Path:
         plain = name.removesuffix(".gz") if name.endswith(".jsonl.gz") else name
         target = tmp_path / (new_name or Path(plain).name)
-        target.write_bytes(plain_bytes(DATA / name))
+        target.write_bytes(plain_bytes(RUNS / name))
         return target
 
     return copy
@@ -59,7 +60,7 @@ def copy_data(tmp_path):
 @pytest.fixture
 def notify_header() -> dict:
     """The header record of h200-notify.jsonl.gz, to build small synthetic notify files."""
-    return jsonl_records(DATA / "h200-notify.jsonl.gz")[0]
+    return jsonl_records(RUNS / "h200-notify.jsonl.gz")[0]
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:

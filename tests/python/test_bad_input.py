@@ -12,11 +12,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import DATA, REPO
+from conftest import REPO, RUNS
 
 from hetprobe.cli import main
 
-BANDWIDTH = DATA / "h200-bandwidth.jsonl"  # a small valid input: a header and 4 points
+BANDWIDTH = RUNS / "h200-bandwidth.jsonl"  # a small valid input: a header and 4 points
 
 
 def _lines(edit) -> str:

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import jsonl_records, write_jsonl
+from conftest import RUNS, jsonl_records, write_jsonl
 
 import hetprobe
 from hetprobe.errors import UsageError
@@ -251,8 +251,8 @@ def test_the_link_record_ok_skipped_and_absent(two_gpus, tmp_path):
     assert list(hetprobe.per_gpu(copy)["link read"]) == ["unknown (no link record)"] * 2
 
 
-def test_an_older_single_gpu_run_has_one_row(data):
-    t = hetprobe.per_gpu(data / "h200x2-characterize")
+def test_an_older_single_gpu_run_has_one_row():
+    t = hetprobe.per_gpu(RUNS / "h200x2-characterize")
     assert len(t) == 1 and t.loc[0, "device"] == "NVIDIA H200" and t.loc[0, "PCI address"] == "0000:00:06.0"
     assert t.loc[0, "NUMA node"] == "0" and t.loc[0, "link read"].startswith("idle read (hwloc): 63.02 GB/s")
     assert math.isclose(t.loc[0, "round trip (ns)"], 2236.189734534642)
@@ -260,7 +260,7 @@ def test_an_older_single_gpu_run_has_one_row(data):
     assert math.isclose(t.loc[0, "clock drift (ppm)"], -11.757942, rel_tol=1e-6)
     assert np.isnan(t.loc[0, "write (GB/s)"])  # no bandwidth step then
     assert t.attrs["verdict"] is None  # no gpus rounds then: nothing for the verdict to compare
-    assert math.isclose(hetprobe.per_gpu(data / "h200-bandwidth.jsonl").loc[0, "write (GB/s)"], 52.29040029881784)
+    assert math.isclose(hetprobe.per_gpu(RUNS / "h200-bandwidth.jsonl").loc[0, "write (GB/s)"], 52.29040029881784)
 
 
 # --- --tolerance ----------------------------------------------------------------------------------

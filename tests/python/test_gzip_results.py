@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import DATA, plain_bytes
+from conftest import RUNS, plain_bytes
 
 import hetprobe
 from hetprobe.data import jsonl
@@ -21,7 +21,7 @@ from hetprobe.data.load import TruncatedResultsWarning
 from hetprobe.errors import ResultsFileError
 from hetprobe.run.probes import binary
 
-NOTIFY = DATA / "h200-notify.jsonl.gz"
+NOTIFY = RUNS / "h200-notify.jsonl.gz"
 
 
 def test_a_compressed_file_reads_as_its_text(tmp_path):
@@ -83,7 +83,7 @@ def test_names_of_results_files(tmp_path):
 def test_a_run_directory_of_compressed_files_reads_as_written(tmp_path):
     """The committed two-H200 run keeps its large files compressed: load, show and the node report read it
     whole, each step under its own name."""
-    run = DATA / "h200x2-characterize-default"
+    run = RUNS / "h200x2-characterize-default"
     assert {p.name for p in run.glob("*.jsonl.gz")} >= {"notify.jsonl.gz", "interference.launch2.jsonl.gz"}
     with warnings.catch_warnings():
         warnings.simplefilter("error", TruncatedResultsWarning)

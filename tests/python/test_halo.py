@@ -8,12 +8,12 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import DATA, REPO, jsonl_records, write_jsonl
+from conftest import REPO, RUNS, jsonl_records, write_jsonl
 
 import hetprobe
 from hetprobe.data.halo import PHASES, _phases_of_iteration
 
-HALO = DATA / "h200x2-halo" / "paper-1.jsonl.gz"  # the paper's configuration, launch 1 of 3
+HALO = RUNS / "h200x2-halo" / "paper-1.jsonl.gz"  # the paper's configuration, launch 1 of 3
 
 
 def rank0_halo(path):
@@ -145,7 +145,7 @@ def rate_files(tmp_path, auto_gbs=(40.0, 30.0), whole_gbs=(10.0, 5.0), reference
         for m in rec["unpack"]:
             m["unpack_gbs_median"] = unpack
     halo = write_jsonl(tmp_path / "halo.jsonl", [header, *recs])
-    bw = jsonl_records(DATA / "h200x2-load" / "bandwidth.jsonl")
+    bw = jsonl_records(RUNS / "h200x2-load" / "bandwidth.jsonl")
     plain = {"plain one-pass kernel": references[0], "plain read": references[1]}
     rows = [dict(r, median_gbs=plain[r["writer"]], rank=0) for r in bw[1:] if r.get("writer") in plain]
     rows += [dict(r, median_gbs=1.0, rank=1) for r in rows]

@@ -13,7 +13,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import DATA, jsonl_records, plain_bytes, write_jsonl
+from conftest import RUNS, jsonl_records, plain_bytes, write_jsonl
 
 import hetprobe
 from hetprobe import UsageError, _core, headline_table
@@ -23,7 +23,7 @@ from hetprobe.report.texts import ci_text
 from hetprobe.run.probes import binary
 
 characterize_module = importlib.import_module("hetprobe.run.characterize")  # hetprobe.characterize is the function
-ROUNDS = DATA / "h100-rounds"  # tests/gpu/rounds.sh: the same command launched 3 times on one H100
+ROUNDS = RUNS / "h100-rounds"  # tests/gpu/rounds.sh: the same command launched 3 times on one H100
 LAUNCHED = ("interference", "interference-rate", "interference-paper", "interference-cold")
 
 # Where these files' loads land: the headline names it (report/texts.py).
@@ -427,7 +427,7 @@ def test_a_gap_is_read_from_its_kind_and_bytes_not_its_label(tmp_path):
     assert (row["gap"], row["gap_kind"], row["gap_bytes"]) == ("sweep:64 KiB", "sweep", 65536)
     assert ", a 64 KiB buffer swept before each send;" in how_text(row)
     row = (
-        hetprobe.load(DATA / "h200-interference-sweep.jsonl.gz").interference_ratios().query("layout != 'SSB'").iloc[0]
+        hetprobe.load(RUNS / "h200-interference-sweep.jsonl.gz").interference_ratios().query("layout != 'SSB'").iloc[0]
     )
     assert (row["gap"], row["gap_kind"]) == ("0", "none") and np.isnan(row["gap_bytes"])
     assert "swept" not in how_text(row) and "spinning" not in how_text(row)

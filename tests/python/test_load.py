@@ -11,13 +11,13 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import DATA, jsonl_records, write_jsonl
+from conftest import RUNS, jsonl_records, write_jsonl
 
 from hetprobe.data import converters, jsonl, record_types, schema
 from hetprobe.data.load import TruncatedResultsWarning, UnknownRecordWarning, load
 from hetprobe.errors import ResultsFileError, UsageError
 
-JSONL = [p.name for p in jsonl.results_files(DATA)]
+JSONL = [p.name for p in jsonl.results_files(RUNS)]
 
 # (record type, summary metric that every such record has exactly once)
 ONE_ROW_PER_RECORD = {
@@ -55,9 +55,9 @@ def _raw_sample_count(rec: dict) -> int:
 
 @pytest.mark.parametrize("name", JSONL)
 def test_every_committed_file_loads_completely(name):
-    raw = jsonl_records(DATA / name)
-    r = load(DATA / name)
-    assert r.files == [str(DATA / name)] and r.truncated == []
+    raw = jsonl_records(RUNS / name)
+    r = load(RUNS / name)
+    assert r.files == [str(RUNS / name)] and r.truncated == []
     assert len(r.records) == len(raw)
     assert len(r.headers) == sum(x["record"] == "header" for x in raw)
     for kind, metric in ONE_ROW_PER_RECORD.items():
@@ -75,7 +75,7 @@ def test_every_committed_file_loads_completely(name):
 
 
 def test_directory_is_every_jsonl_sorted_by_name():
-    r = load(DATA)
+    r = load(RUNS)
     assert [p.rsplit("/", 1)[-1] for p in r.files] == JSONL
     assert set(r.headers["probe"]) == {"interference", "bandwidth", "notify", "clock"}  # halo: in h200x2-halo/
     assert r.headers["segment"].tolist() == list(range(len(r.headers)))
@@ -92,8 +92,8 @@ def test_topology_json_in_a_directory(tmp_path, copy_data):
 
 
 def test_google_benchmark_json_is_probe_micro():
-    doc = json.loads((DATA / "h200-micro.json").read_text())
-    r = load(DATA / "h200-micro.json")
+    doc = json.loads((RUNS / "h200-micro.json").read_text())
+    r = load(RUNS / "h200-micro.json")
     h = r.headers.iloc[0]
     assert (h["probe"], h["host"], h["backend"], h["device"]) == ("micro", "vm", "cuda", "NVIDIA H200")
     assert len(r.summary) == len(doc["benchmarks"])
@@ -140,7 +140,7 @@ def test_handover_records_load_with_their_number_and_timer_cost(handover_file):
 
 
 def test_notify_medians_from_raw_samples_match_the_records():
-    r = load(DATA / "h200-notify.jsonl.gz")
+    r = load(RUNS / "h200-notify.jsonl.gz")
     checked = _check_medians_from_samples(
         r,
         {"overhead", "roundtrip", "mechanism"},
@@ -154,17 +154,17 @@ def test_notify_medians_from_raw_samples_match_the_records():
 
 
 def test_interference_clock_and_bandwidth_medians_from_raw_samples():
-    r = load([DATA / "h200-interference-sweep.jsonl.gz", DATA / "h200-clock.jsonl"])
+    r = load([RUNS / "h200-interference-sweep.jsonl.gz", RUNS / "h200-clock.jsonl"])
     assert _check_medians_from_samples(r, {"point"}, lambda rec: "send_time_ns") == 72
     assert _check_medians_from_samples(r, {"clock_batch"}, lambda rec: "half_interval_ns") == 7
-    bw = load(DATA / "h200-bandwidth.jsonl")
+    bw = load(RUNS / "h200-bandwidth.jsonl")
     for row in bw.summary.itertuples():
         assert row.median == pytest.approx(bw.records[row.record_id]["median_gbs"], rel=1e-12)
         assert row.n == 10 and row.p10 <= row.median <= row.p90
 
 
 def test_interference_columns():
-    r = load(DATA / "h200-interference-timeline.jsonl.gz")
+    r = load(RUNS / "h200-interference-timeline.jsonl.gz")
     s = r.summary[r.summary["metric"] == "send_time_ns"]
     psb = s[(s["layout"] == "PSB") & (s["size_bytes"] == 1024) & (s["access"] == "stream")].iloc[0]
     rec = r.records[psb["record_id"]]
@@ -179,7 +179,7 @@ def test_interference_columns():
 
 
 def test_clock_residuals_match_the_fit():
-    r = load(DATA / "h200-clock.jsonl")
+    r = load(RUNS / "h200-clock.jsonl")
     fit = next(x for x in r.records if x["record"] == "clock_fit")
     cs = r.clock_samples()
     assert len(cs) == 7 * 200
@@ -209,7 +209,7 @@ def test_clock_residuals_host_backend(host_run):
 
 
 def test_resumed_file_has_two_segments():
-    r = load(DATA / "h200-interference-sweep.jsonl.gz")
+    r = load(RUNS / "h200-interference-sweep.jsonl.gz")
     assert r.headers["resumed"].tolist() == [False, True]
     points = r.summary[r.summary["metric"] == "send_time_ns"]
     assert points.groupby("segment").size().to_dict() == {0: 41, 1: 31}
@@ -225,7 +225,7 @@ def test_cut_last_line_is_ignored_with_a_warning(tmp_path, copy_data):
     with pytest.warns(TruncatedResultsWarning, match="h200-notify.jsonl"):
         r = load(path)
     assert r.truncated == [str(path)]
-    assert len(r.records) == len(load(DATA / "h200-notify.jsonl.gz").records) - 1
+    assert len(r.records) == len(load(RUNS / "h200-notify.jsonl.gz").records) - 1
 
 
 def test_unterminated_tail_is_ignored_even_if_it_parses(tmp_path, copy_data):
@@ -248,7 +248,7 @@ def test_terminated_bad_last_line_is_tolerated(tmp_path, copy_data):
 def test_complete_file_gives_no_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert load(DATA / "h200-clock.jsonl").truncated == []
+        assert load(RUNS / "h200-clock.jsonl").truncated == []
 
 
 def test_corrupt_middle_line_names_file_and_line(tmp_path, copy_data):
@@ -399,13 +399,13 @@ def test_host_backend_notify_with_skipped_mechanisms(host_run):
 
 
 def test_probe_header_and_repr():
-    r = load(DATA)
+    r = load(RUNS)
     n = r.probe("notify")
     assert set(n.summary["probe"]) == {"notify"} and set(n.headers["probe"]) == {"notify"}
     assert {x["probe"] for x in n.records} == {"notify"}
     for row in n.summary.itertuples():  # record_id renumbered into the filtered records
         assert n.records[row.record_id]["record"] == row.record
-    assert len(n.samples) == len(load([DATA / "h200-notify-placement.jsonl.gz", DATA / "h200-notify.jsonl.gz"]).samples)
+    assert len(n.samples) == len(load([RUNS / "h200-notify-placement.jsonl.gz", RUNS / "h200-notify.jsonl.gz"]).samples)
     assert r.header("clock")["config"]["keep_fraction"] == 0.5
     assert "_file" not in r.header()
     with pytest.raises(UsageError):
@@ -415,9 +415,9 @@ def test_probe_header_and_repr():
 
 
 def test_load_is_fast():
-    load(DATA / "h200-notify.jsonl.gz")  # warm imports
+    load(RUNS / "h200-notify.jsonl.gz")  # warm imports
     t0 = time.perf_counter()
-    r = load(DATA / "h200-notify.jsonl.gz")
+    r = load(RUNS / "h200-notify.jsonl.gz")
     assert time.perf_counter() - t0 < 2.0
     assert len(r.samples) > 140_000
 
@@ -425,12 +425,12 @@ def test_load_is_fast():
 def test_recursive_and_mixed_inputs(tmp_path, copy_data):
     nested = tmp_path / "node1" / "run"
     nested.mkdir(parents=True)
-    (nested / "clock.jsonl").write_bytes((DATA / "h200-clock.jsonl").read_bytes())
+    (nested / "clock.jsonl").write_bytes((RUNS / "h200-clock.jsonl").read_bytes())
     top = copy_data("h200-bandwidth.jsonl")
     assert load(tmp_path).files == [str(top)]  # not recursive: only the top level
     r = load(tmp_path, recursive=True)
     assert sorted(r.headers["probe"]) == ["bandwidth", "clock"]
-    mixed = load([DATA / "h200-micro.json", tmp_path])
+    mixed = load([RUNS / "h200-micro.json", tmp_path])
     assert mixed.headers["probe"].tolist() == ["micro", "bandwidth"]
     assert mixed.headers["segment"].tolist() == [0, 1]
 
@@ -440,7 +440,7 @@ SPREAD = "p90 is 12.3x the median (threshold 2x): scheduler noise dominates thes
 
 
 def test_warnings_of_the_run_and_of_each_record(tmp_path):
-    records = jsonl_records(DATA / "h200-bandwidth.jsonl")
+    records = jsonl_records(RUNS / "h200-bandwidth.jsonl")
     records[0].update(conditions={"cpus": 2, "runnable_threads": 5}, warnings=[NOISY])
     records[1]["warnings"] = [SPREAD]
     records[2]["warnings"] = []
@@ -452,7 +452,7 @@ def test_warnings_of_the_run_and_of_each_record(tmp_path):
     assert list(w.columns) == ["file", "segment", "record_id", "probe", "record", "warning"]
     assert w[["record_id", "record", "warning"]].values.tolist() == [[0, "header", NOISY], [1, "point", SPREAD]]
     assert r.header()["conditions"]["runnable_threads"] == 5
-    old = load(DATA / "h200-bandwidth.jsonl")
+    old = load(RUNS / "h200-bandwidth.jsonl")
     assert old.summary["warnings"].isna().all() and old.warnings().empty
 
 
@@ -471,7 +471,7 @@ def test_warnings_of_the_run_and_of_each_record(tmp_path):
     ],
 )
 def test_a_malformed_record_names_its_file_line_and_field(tmp_path, notify_header, edit, where):
-    records = [notify_header] + [r for r in jsonl_records(DATA / "h200-notify.jsonl.gz")[1:3]]
+    records = [notify_header] + [r for r in jsonl_records(RUNS / "h200-notify.jsonl.gz")[1:3]]
     edit(records)
     path = write_jsonl(tmp_path / "n.jsonl", records)
     if where is None:
@@ -484,7 +484,7 @@ def test_a_malformed_record_names_its_file_line_and_field(tmp_path, notify_heade
 def test_errors_skip_leaves_unreadable_files_out_and_names_them(tmp_path, copy_data):
     copy_data("h200-bandwidth.jsonl")
     (tmp_path / "empty.jsonl").write_text("")
-    records = jsonl_records(DATA / "h200-clock.jsonl")
+    records = jsonl_records(RUNS / "h200-clock.jsonl")
     records[3]["batch"] = "three"
     write_jsonl(tmp_path / "clock.jsonl", records)
     r = load(tmp_path, errors="skip")

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import DATA, jsonl_records
+from conftest import RUNS, jsonl_records
 
 import hetprobe
 from hetprobe import data, plots
 from hetprobe.errors import UsageError
 
-MATRIX = DATA / "h200x2-load" / "matrix.jsonl.gz"
-RUN = DATA / "h200x2-characterize"
+MATRIX = RUNS / "h200x2-load" / "matrix.jsonl.gz"
+RUN = RUNS / "h200x2-characterize"
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_load_plots(matrix, tmp_path):
 
 
 def test_files_from_before_the_loads_read_as_the_papers_writer():
-    old = hetprobe.load(DATA / "h200-interference-sweep.jsonl.gz")
+    old = hetprobe.load(RUNS / "h200-interference-sweep.jsonl.gz")
     s = old.summary[old.summary["metric"] == "send_time_ns"]
     assert set(zip(s["layout"] == "SSB", s["load_kind"], s["load_gpus"])) == {(True, "none", 0), (False, "write", 1)}
     assert (

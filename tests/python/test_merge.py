@@ -7,13 +7,13 @@ import warnings
 
 import pandas as pd
 import pytest
-from conftest import DATA, plain_bytes
+from conftest import RUNS, plain_bytes
 
 from hetprobe.data.load import TruncatedResultsWarning, load
 from hetprobe.data.merge import main, merge
 from hetprobe.errors import UsageError
 
-NOTIFY, SWEEP = DATA / "h200-notify.jsonl.gz", DATA / "h200-interference-sweep.jsonl.gz"
+NOTIFY, SWEEP = RUNS / "h200-notify.jsonl.gz", RUNS / "h200-interference-sweep.jsonl.gz"
 
 
 def _public(records):
@@ -36,9 +36,9 @@ def test_two_files_into_one(tmp_path):
 
 def test_same_file_twice_is_written_once(tmp_path):
     out = tmp_path / "merged.jsonl"
-    merged = merge([SWEEP, DATA / "h200-clock.jsonl", SWEEP], out)
+    merged = merge([SWEEP, RUNS / "h200-clock.jsonl", SWEEP], out)
     assert len(merged.headers) == 3  # the sweep's two segments once, the clock's once
-    assert len(merged.summary) == len(load(SWEEP).summary) + len(load(DATA / "h200-clock.jsonl").summary)
+    assert len(merged.summary) == len(load(SWEEP).summary) + len(load(RUNS / "h200-clock.jsonl").summary)
     in_memory = merge([SWEEP, SWEEP])  # without out: everything that was read
     assert len(in_memory.headers) == 4
 
@@ -46,8 +46,8 @@ def test_same_file_twice_is_written_once(tmp_path):
 def test_directory_input_and_truncated_tail_dropped(tmp_path):
     src = tmp_path / "node"
     src.mkdir()
-    (src / "clock.jsonl").write_bytes((DATA / "h200-clock.jsonl").read_bytes()[:-100])
-    (src / "bandwidth.jsonl").write_bytes((DATA / "h200-bandwidth.jsonl").read_bytes())
+    (src / "clock.jsonl").write_bytes((RUNS / "h200-clock.jsonl").read_bytes()[:-100])
+    (src / "bandwidth.jsonl").write_bytes((RUNS / "h200-bandwidth.jsonl").read_bytes())
     out = tmp_path / "merged.jsonl"
     with pytest.warns(TruncatedResultsWarning):
         merge([src], out)
@@ -69,28 +69,28 @@ def test_refuses_to_overwrite(tmp_path):
     assert len(merged.records) == len(load(NOTIFY).records)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    assert len(merge([DATA / "h200-bandwidth.jsonl"], empty).records) == 4  # an empty OUT may be replaced
+    assert len(merge([RUNS / "h200-bandwidth.jsonl"], empty).records) == 4  # an empty OUT may be replaced
 
 
 def test_refuses_to_write_over_an_input(tmp_path):
     inp = tmp_path / "a.jsonl"
-    inp.write_bytes((DATA / "h200-bandwidth.jsonl").read_bytes())
+    inp.write_bytes((RUNS / "h200-bandwidth.jsonl").read_bytes())
     with pytest.raises(UsageError, match="one of the inputs"):
         merge([inp, NOTIFY], inp, overwrite=True)
     with pytest.raises(UsageError, match="one of the inputs"):
         merge([tmp_path], inp, overwrite=True)  # found through its directory
-    assert inp.read_bytes() == (DATA / "h200-bandwidth.jsonl").read_bytes()
+    assert inp.read_bytes() == (RUNS / "h200-bandwidth.jsonl").read_bytes()
 
 
 def test_refuses_benchmark_json_in_a_jsonl_file(tmp_path):
     with pytest.raises(UsageError, match="JSON Lines"):
-        merge([DATA / "h200-micro.json"], tmp_path / "m.jsonl")
+        merge([RUNS / "h200-micro.json"], tmp_path / "m.jsonl")
     assert not (tmp_path / "m.jsonl").exists()
 
 
 def test_main_writes_file_and_summary_csv(tmp_path, capsys):
     out, csv = tmp_path / "m.jsonl", tmp_path / "summary.csv"
-    code = main(["-o", str(out), "--summary-csv", str(csv), str(NOTIFY), str(DATA / "h200-clock.jsonl")])
+    code = main(["-o", str(out), "--summary-csv", str(csv), str(NOTIFY), str(RUNS / "h200-clock.jsonl")])
     assert code == 0
     err = capsys.readouterr().err
     assert err.strip() == f"merged 2 segment(s), 58 record(s) from 2 file(s) into {out}"

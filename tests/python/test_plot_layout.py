@@ -5,7 +5,7 @@ the rendered canvas by figure_layout)."""
 from __future__ import annotations
 
 import pytest
-from conftest import DATA, jsonl_records, write_jsonl
+from conftest import RUNS, jsonl_records, write_jsonl
 from figure_layout import bars, clipped, data_points, legend_overlaps, rows_cut, small_text
 from matplotlib.image import imread
 
@@ -15,7 +15,7 @@ from hetprobe.plots.style import DPI
 from hetprobe.report.parts import PARTS
 from hetprobe.report.sections import save
 
-MATRIX = DATA / "h200x2-load" / "matrix.jsonl.gz"  # every load kind, 1 and 2 GPUs, at three rates
+MATRIX = RUNS / "h200x2-load" / "matrix.jsonl.gz"  # every load kind, 1 and 2 GPUs, at three rates
 
 
 def _clean(records):
@@ -30,7 +30,7 @@ def _scaled(stats: dict, factor: float) -> dict:
 def host_mechanisms(tmp_path):
     """A notify file as the host backend writes it: three flag mechanisms between 0.25 and 0.27 µs
     (h200-notify.jsonl.gz's, scaled) and the nine that need a GPU skipped, with the backend's reasons."""
-    records = jsonl_records(DATA / "h200-notify.jsonl.gz")
+    records = jsonl_records(RUNS / "h200-notify.jsonl.gz")
     out = [records[0]]
     for i, r in enumerate(r for r in records if r["record"] == "mechanism"):
         if i < 3:
@@ -49,7 +49,7 @@ def host_mechanisms(tmp_path):
 def _clock_with_precision(tmp_path, precision_ns: float):
     """h200-clock.jsonl with its fit's precision set to `precision_ns`: the residuals (up to 403 ns) stay,
     so a small precision is a band far narrower than the residuals' spread, as on a loaded host."""
-    records = _clean(jsonl_records(DATA / "h200-clock.jsonl"))
+    records = _clean(jsonl_records(RUNS / "h200-clock.jsonl"))
     for r in records:
         if r["record"] == "clock_fit":
             r["precision_ns"] = precision_ns
@@ -83,18 +83,18 @@ def _report_figures(run):
 
 
 COMMITTED = {
-    "mechanisms (H200)": lambda tmp: plots.mechanisms(load(DATA / "h200-notify.jsonl.gz")),
-    "roundtrip (H200)": lambda tmp: plots.roundtrip(load(DATA / "h200-notify.jsonl.gz")),
-    "clock (H200)": lambda tmp: plots.clock(load(DATA / "h200-clock.jsonl")),
+    "mechanisms (H200)": lambda tmp: plots.mechanisms(load(RUNS / "h200-notify.jsonl.gz")),
+    "roundtrip (H200)": lambda tmp: plots.roundtrip(load(RUNS / "h200-notify.jsonl.gz")),
+    "clock (H200)": lambda tmp: plots.clock(load(RUNS / "h200-clock.jsonl")),
     "clock (narrow band)": lambda tmp: plots.clock(_clock_with_precision(tmp, 10.0)),
-    "clock (two H200s)": lambda tmp: plots.clock(load(DATA / "h200x2-characterize-default" / "clock.jsonl.gz")),
+    "clock (two H200s)": lambda tmp: plots.clock(load(RUNS / "h200x2-characterize-default" / "clock.jsonl.gz")),
     "traffic (two H200s)": lambda tmp: plots.slowdown_vs_traffic(load(MATRIX)),
     "traffic (0 GB/s)": lambda tmp: plots.slowdown_vs_traffic(_with_zero_traffic(tmp)),
-    "traffic (rounds)": lambda tmp: plots.slowdown_vs_traffic(load(DATA / "h100-rounds" / "interference-1.jsonl.gz")),
+    "traffic (rounds)": lambda tmp: plots.slowdown_vs_traffic(load(RUNS / "h100-rounds" / "interference-1.jsonl.gz")),
     "gpus (two H200s)": lambda tmp: plots.slowdown_vs_gpus(load(MATRIX)),
-    "send time (H200)": lambda tmp: plots.send_time(load(DATA / "h200-interference-sweep.jsonl.gz")),
-    "ratio (rounds)": lambda tmp: plots.ratio_to_ssb(load(DATA / "h100-rounds" / "interference-1.jsonl.gz")),
-    "per GPU (two H200s)": lambda tmp: plots.per_gpu(DATA / "h200x2-characterize"),
+    "send time (H200)": lambda tmp: plots.send_time(load(RUNS / "h200-interference-sweep.jsonl.gz")),
+    "ratio (rounds)": lambda tmp: plots.ratio_to_ssb(load(RUNS / "h100-rounds" / "interference-1.jsonl.gz")),
+    "per GPU (two H200s)": lambda tmp: plots.per_gpu(RUNS / "h200x2-characterize"),
 }
 
 
@@ -144,7 +144,7 @@ def test_mechanisms_narrow_range_is_linear_and_skipped_ones_are_a_note(host_mech
 
 def test_mechanisms_wide_range_is_log():
     # A go call of 24 ns beside round trips of 2-27 µs: three decades.
-    ax = plots.mechanisms(load(DATA / "h200-notify.jsonl.gz")).axes[0]
+    ax = plots.mechanisms(load(RUNS / "h200-notify.jsonl.gz")).axes[0]
     assert ax.get_xscale() == "log" and "log" in ax.get_xlabel()
     assert len(bars(ax)) == 12 and len(ax.texts) == 0 and rows_cut(ax) == []
 
@@ -182,7 +182,7 @@ def test_clock_band_is_visible(precision, tmp_path):
 
 
 def test_clock_histogram_turns_log_for_a_loaded_hosts_round_trips(tmp_path):
-    records = _clean(jsonl_records(DATA / "h200-clock.jsonl"))
+    records = _clean(jsonl_records(RUNS / "h200-clock.jsonl"))
     check = next(r for r in records if r["record"] == "clock_batch" and r["role"] == "check")
     # The check batch's syncs 1000x longer (0.9 ms), as when the host thread is descheduled mid-exchange.
     start, end = check["device_start"]["values"], check["device_end"]["values"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REPO, jsonl_records, write_jsonl
+from conftest import REPO, RUNS, jsonl_records, write_jsonl
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
@@ -18,17 +18,17 @@ from hetprobe.errors import UsageError
 
 @pytest.fixture(scope="module")
 def sweep():
-    return load(DATA / "h200-interference-sweep.jsonl.gz")
+    return load(RUNS / "h200-interference-sweep.jsonl.gz")
 
 
 @pytest.fixture(scope="module")
 def timeline():
-    return load(DATA / "h200-interference-timeline.jsonl.gz")
+    return load(RUNS / "h200-interference-timeline.jsonl.gz")
 
 
 @pytest.fixture(scope="module")
 def notify():
-    return load(DATA / "h200-notify.jsonl.gz")
+    return load(RUNS / "h200-notify.jsonl.gz")
 
 
 def _saved(fig, path, categorical=()):
@@ -75,7 +75,7 @@ def test_send_time(sweep, tmp_path):
 
 def test_send_time_needs_one_run(sweep, timeline):
     with pytest.raises(UsageError, match="several runs"):
-        plots.send_time(load([DATA / "h200-interference-sweep.jsonl.gz", DATA / "h200-interference-timeline.jsonl.gz"]))
+        plots.send_time(load([RUNS / "h200-interference-sweep.jsonl.gz", RUNS / "h200-interference-timeline.jsonl.gz"]))
     with pytest.raises(UsageError, match="no interference"):
         plots.send_time(sweep, send_mode="isend")
     with pytest.raises(UsageError):
@@ -145,7 +145,7 @@ def test_roundtrip_and_mechanism_tables(notify):
     assert t.shape == (6, 6)
     assert t.loc[("acqrel:acqrel", "pinned", "line"), ("cpu-gpu-cpu", "median")] == pytest.approx(2979.0476, abs=1e-3)
     assert t.loc[("fence:fence", "pinned", "line"), ("gpu-cpu-gpu", "p10")] == pytest.approx(1727.98, abs=0.01)
-    placed = data.roundtrip_table(load(DATA / "h200-notify-placement.jsonl.gz"))
+    placed = data.roundtrip_table(load(RUNS / "h200-notify-placement.jsonl.gz"))
     assert placed.shape == (12, 6)
     assert set(placed.index.get_level_values("spacing")) == {"same-line", "line", "page"}
     m = data.mechanism_table(notify)
@@ -202,7 +202,7 @@ def test_ratio_plot_turns_log_with_one_outlier(sweep, tmp_path):
 
 
 def test_slowdown_plots_turn_log_with_one_outlier(tmp_path):
-    matrix = load(DATA / "h200x2-load" / "matrix.jsonl.gz")
+    matrix = load(RUNS / "h200x2-load" / "matrix.jsonl.gz")
     assert fig_scale(plots.slowdown_vs_traffic(matrix)) == "linear"
     records = [{k: v for k, v in r.items() if not k.startswith("_")} for r in matrix.records]
     shown = load_points(matrix)  # the layout and access the plots show by default
@@ -241,7 +241,7 @@ def test_mechanisms_plot_with_skipped(notify, tmp_path, notify_header):
 
 
 def test_clock_plot(tmp_path):
-    r = load(DATA / "h200-clock.jsonl")
+    r = load(RUNS / "h200-clock.jsonl")
     fig = plots.clock(r, path=tmp_path / "clock.png")
     _saved(fig, tmp_path / "clock.png")
     assert len(fig.axes) == 2
@@ -250,7 +250,7 @@ def test_clock_plot(tmp_path):
     assert len(used.get_xdata()) == 600
 
 
-TWO_H200 = DATA / "h200x2-characterize-default"  # characterize on two H200s: notify and clock on a rank per GPU
+TWO_H200 = RUNS / "h200x2-characterize-default"  # characterize on two H200s: notify and clock on a rank per GPU
 
 
 def test_clock_plot_of_two_gpus(tmp_path):
@@ -277,7 +277,7 @@ def test_clock_plot_of_two_gpus(tmp_path):
 
 def test_clock_plot_refuses_fits_of_two_runs():
     with pytest.raises(UsageError, match="3 clock fits of 2 runs"):
-        plots.clock(load([DATA / "h200-clock.jsonl", TWO_H200 / "clock.jsonl.gz"]))
+        plots.clock(load([RUNS / "h200-clock.jsonl", TWO_H200 / "clock.jsonl.gz"]))
 
 
 def test_roundtrip_plot_of_two_gpus_is_the_lowest_ranks_as_its_table():
@@ -304,9 +304,9 @@ def test_compare(sweep, timeline, notify, tmp_path):
 
 
 def test_compare_table(sweep, timeline, notify):
-    a = load([DATA / "h200-notify.jsonl.gz", DATA / "h200-clock.jsonl", DATA / "h200-interference-sweep.jsonl.gz"])
+    a = load([RUNS / "h200-notify.jsonl.gz", RUNS / "h200-clock.jsonl", RUNS / "h200-interference-sweep.jsonl.gz"])
     b = load(
-        [DATA / "h200-notify.jsonl.gz", DATA / "h200-interference-timeline.jsonl.gz", DATA / "h200-bandwidth.jsonl"]
+        [RUNS / "h200-notify.jsonl.gz", RUNS / "h200-interference-timeline.jsonl.gz", RUNS / "h200-bandwidth.jsonl"]
     )
     t = data.compare_table(a, b, labels=("sweep", "short"))
     assert list(t.columns) == ["unit", "sweep", "short", "ratio"]
@@ -346,7 +346,7 @@ def test_plots_names_nothing_else_that_it_does_not_have():
 
 # --- 95% intervals (files measured in rounds) ---------------------------------------------------
 
-ROUNDS = DATA / "h100-rounds"
+ROUNDS = RUNS / "h100-rounds"
 
 
 @pytest.fixture(scope="module")
@@ -398,7 +398,7 @@ def test_ratio_to_ssb_draws_the_intervals(rounds, tmp_path):
 
 
 def test_old_files_draw_no_bars_but_the_margin(sweep):
-    for fig in (plots.ratio_to_ssb(sweep), plots.slowdown_vs_traffic(load(DATA / "h200x2-load" / "matrix.jsonl.gz"))):
+    for fig in (plots.ratio_to_ssb(sweep), plots.slowdown_vs_traffic(load(RUNS / "h200x2-load" / "matrix.jsonl.gz"))):
         assert all(not _bars(ax) for ax in fig.axes)
         assert all(_band(ax) == pytest.approx((0.95, 1.05)) for ax in fig.axes)
 
@@ -453,6 +453,6 @@ def test_ratios_side_by_side(tmp_path):
         plots.ratios_side_by_side(rows.drop(columns="ci_low"))
     with pytest.raises(UsageError, match="more than once"):
         plots.ratios_side_by_side(rows.assign(label="one"))
-    layouts = data.ratio_rows(load(DATA / "h200-interference-sweep.jsonl.gz"))  # several layouts: named in load
+    layouts = data.ratio_rows(load(RUNS / "h200-interference-sweep.jsonl.gz"))  # several layouts: named in load
     assert "PCB stream write" in set(layouts["load"]) and layouts["ci_low"].isna().all()
     plots.ratios_side_by_side(layouts, sizes=[1024])

@@ -9,13 +9,13 @@ import re
 import shutil
 
 import pytest
-from conftest import DATA, jsonl_records, write_jsonl
+from conftest import REPO, RUNS, jsonl_records, write_jsonl
 
 from hetprobe import UsageError
 from hetprobe.cli import main
 from hetprobe.report.write import write_report
 
-RUN = DATA / "h200x2-characterize"
+RUN = RUNS / "h200x2-characterize"
 # As bench/core/noise.cpp words them.
 NOISY = (
     "5 runnable threads on the 2 CPUs of this run (3 besides its 2 rank(s); threshold: one per CPU): other "
@@ -387,7 +387,7 @@ def test_report_refuses_what_is_not_a_run_directory(tmp_path, capsys):
 def test_where_each_rank_ran_has_one_row_per_rank_and_probe(tmp_path):
     """issue 36's first look: a run of three gpus launches and five interference launches, every one of them
     on the same CPUs, lists each rank once per probe, not once per launch."""
-    source = DATA / "h200x4-verdict" / "run-1"
+    source = RUNS / "h200x4-verdict" / "run-1"
     directory = tmp_path / "run"
     shutil.copytree(source, directory)
     write_report(directory)
@@ -434,10 +434,10 @@ def test_the_readmes_sample_is_todays_summary_in_lines_under_100_characters(tmp_
     run, each line under 100 characters (a summary line wraps, a number kept with its unit), while
     summary.txt keeps one line per item for grep."""
     run = tmp_path / "h200x2-characterize-default"
-    shutil.copytree(DATA / run.name, run)
+    shutil.copytree(RUNS / run.name, run)
     for name in ("summary.txt", "report.md", "report.html"):
         (run / name).unlink(missing_ok=True)
-    readme = (DATA.parent.parent / "README.md").read_text()
+    readme = (REPO / "README.md").read_text()
     start = readme.index("```\nvm: ") + 4
     sample = readme[start : readme.index("```", start)]
     monkeypatch.chdir(tmp_path)  # the report's paths as the README shows them
@@ -457,7 +457,7 @@ def test_a_pair_across_hosts_is_said_in_the_summary_and_the_frames_carry_mpi_pat
     import hetprobe
 
     (tmp_path / "tcp").mkdir()
-    shutil.copyfile(DATA / "testbed-tcp" / "eager-boundary.jsonl", tmp_path / "tcp" / "eager-boundary.jsonl")
+    shutil.copyfile(RUNS / "testbed-tcp" / "eager-boundary.jsonl", tmp_path / "tcp" / "eager-boundary.jsonl")
     code, out, _ = report(tmp_path / "tcp", capsys)
     text = " ".join(out.split())
     assert code == 0 and "MPI pair across hosts: sender hpa (rank 0), receiver hpb (rank 1): different hosts" in text

@@ -9,9 +9,10 @@ import json
 import re
 
 import pytest
-from conftest import DATA, REPO, jsonl_records
+from conftest import DATA, REPO, RUNS, jsonl_records
 
-from hetprobe.data import converters, frames, schema, upgrade
+from hetprobe import _core
+from hetprobe.data import converters, frames, schema
 from hetprobe.data.jsonl import read_jsonl, results_files
 from hetprobe.data.load import load
 
@@ -95,7 +96,7 @@ def test_fresh_host_run_validates(host_run):
 
 
 def _first(name: str, probe: str, record: str) -> dict:
-    return next(r for r in jsonl_records(DATA / name) if r["probe"] == probe and r["record"] == record)
+    return next(r for r in jsonl_records(RUNS / name) if r["probe"] == probe and r["record"] == record)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +178,7 @@ def test_damaged_record_fails(name, probe, record, damage, expect):
     rec = copy.deepcopy(  # as readers see it: older schema versions in the current form
         next(
             r
-            for _, _, r in read_jsonl(DATA / name)[0]
+            for _, _, r in read_jsonl(RUNS / name)[0]
             if r["record"] == record and (record == "header" or r["probe"] == probe)
         )
     )
@@ -267,26 +268,26 @@ def test_frames_take_their_columns_from_the_schema():
 def test_units_of_the_frames_agree_with_the_schema():
     """The unit column the frames give a metric is the schema's unit of that field (ns, GB/s)."""
     defs = schema.schema()["$defs"]
-    summary = load(DATA / "h200-interference-sweep.jsonl.gz").summary
+    summary = load(RUNS / "h200-interference-sweep.jsonl.gz").summary
     units = dict(zip(summary["metric"], summary["unit"]))
     for metric in ("send_time_ns", "harness_empty_region_ns"):
         assert units[metric] == defs["interference_point"]["properties"][metric]["unit"]
-    bw = load(DATA / "h200-bandwidth.jsonl").summary
+    bw = load(RUNS / "h200-bandwidth.jsonl").summary
     assert set(bw["unit"]) == {defs["bandwidth_point"]["properties"]["gbs"]["unit"]}
 
 
 def test_schema_file_ships_in_the_package():
     assert schema.SCHEMA_PATH.parent.name == "hetprobe" and schema.SCHEMA_PATH.is_file()
-    assert json.loads(schema.SCHEMA_PATH.read_text())["$id"] == f"urn:hetprobe:results:{upgrade.CURRENT}"
+    assert json.loads(schema.SCHEMA_PATH.read_text())["$id"] == f"urn:hetprobe:results:{_core.schema_version}"
 
 
 def test_fresh_files_are_of_the_version_the_readers_upgrade_to(host_run):
     directory, _ = host_run
     for path in sorted(directory.glob("*.jsonl")):
-        assert jsonl_records(path)[0]["schema_version"] == upgrade.CURRENT, path.name
+        assert jsonl_records(path)[0]["schema_version"] == _core.schema_version, path.name
     # The reference page names the version it describes (it said 3 for a release after 4 came).
     page = (REPO / "docs" / "results-schema.md").read_text().splitlines()
-    assert page[0] == f"# Results files: schema `hetprobe.results`, version {upgrade.CURRENT}", page[0]
+    assert page[0] == f"# Results files: schema `hetprobe.results`, version {_core.schema_version}", page[0]
 
 
 # A header's schema and version (issue 36): the same verdict and the same words from the C++ reader
@@ -294,7 +295,7 @@ def test_fresh_files_are_of_the_version_the_readers_upgrade_to(host_run):
 # another schema's name are refused (exit 2), older versions are read and upgraded.
 _HEADER = {"record": "header", "schema": "hetprobe.results", "probe": "bandwidth", "host": "n1"}
 _SCHEMA_CASES = [
-    ("current", {"schema_version": upgrade.CURRENT}, ""),
+    ("current", {"schema_version": _core.schema_version}, ""),
     ("oldest", {"schema_version": 1}, ""),
     ("newer", {"schema_version": 99}, "schema_version 99: written by a newer hetprobe; this hetprobe reads versions 1"),
     ("zero", {"schema_version": 0}, "schema_version 0: this hetprobe reads versions 1 to"),

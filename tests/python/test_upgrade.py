@@ -1,5 +1,6 @@
-"""Files of an older schema_version read in the current form (hetprobe/data/upgrade.py; C++:
-bench/core/record_upgrade.cpp), and the values that changed form read as C++ writes them."""
+"""Files of an older schema_version read in the current form (C++'s upgrade, bench/core/record_upgrade.cpp,
+which Python's reader calls through the compiled module), and the values that changed form read as C++
+writes them."""
 
 from __future__ import annotations
 
@@ -9,14 +10,19 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import DATA, jsonl_records
+from conftest import RUNS, jsonl_records
 
 import hetprobe
 from hetprobe import _core
-from hetprobe.data import upgrade
 from hetprobe.data.jsonl import read_jsonl
 
-PARTS_FILE = DATA / "h200-halo-parts" / "self-400.jsonl.gz"  # version 1: parts auto, whole, 8 KiB and 32 KiB
+
+def upgraded(records: list[dict]) -> list[dict]:
+    """One file's records through the upgrade every reader makes."""
+    return _core.upgrade_records(json.dumps(records))
+
+
+PARTS_FILE = RUNS / "h200-halo-parts" / "self-400.jsonl.gz"  # version 1: parts auto, whole, 8 KiB and 32 KiB
 
 
 def test_a_version_1_launch_part_size_of_0_reads_as_whole():
@@ -39,15 +45,10 @@ def test_a_version_1_launch_part_size_of_0_reads_as_whole():
 def test_the_upgrade_changes_only_old_records_and_once():
     header = {"record": "header", "probe": "halo", "schema_version": 1}
     halo = {"record": "halo", "probe": "halo", "launch": {"blocks": 2, "threads_per_block": 128, "part_bytes": 0}}
-    records = [copy.deepcopy(header), copy.deepcopy(halo)]
-    upgrade.upgrade_records(records)
+    records = upgraded([header, halo])
     assert records[0] == header and records[1]["launch"] == {"blocks": 2, "threads_per_block": 128, "parts": "whole"}
-    once = copy.deepcopy(records)
-    upgrade.upgrade_records(records)
-    assert records == once
-    current = [{**header, "schema_version": upgrade.CURRENT}, copy.deepcopy(halo)]
-    upgrade.upgrade_records(current)
-    assert current[1] == halo
+    assert upgraded(records) == records
+    assert upgraded([{**header, "schema_version": _core.schema_version}, halo])[1] == halo
 
 
 def test_parts_read_as_show_prints_them():
@@ -80,7 +81,7 @@ def test_a_version_1_halo_send_reads_as_send_mode():
 def test_version_1_bandwidth_rows_get_their_keys():
     """A version-1 bandwidth file (the display name alone) reads with pass, kind and access, and the
     per-GPU table takes its plain rows by those keys."""
-    path = DATA / "h200x2-load" / "bandwidth.jsonl"
+    path = RUNS / "h200x2-load" / "bandwidth.jsonl"
     assert all("pass" not in r for r in jsonl_records(path))
     r = hetprobe.load(path)
     rows = r.summary[r.summary["probe"] == "bandwidth"]
@@ -98,7 +99,7 @@ def test_an_old_bandwidth_row_gets_the_summary_the_probe_writes(tmp_path):
     and equals what the probe itself writes for the same samples."""
     from hetprobe import _core, load
 
-    old = DATA / "h200-bandwidth.jsonl"  # schema_version 1: samples (gbs) without their summary
+    old = RUNS / "h200-bandwidth.jsonl"  # schema_version 1: samples (gbs) without their summary
     rows = [r for r in load(old).records if r.get("record") == "point"]
     assert rows and all(r["gbs_summary"] == _core.summarize(r["gbs"]) for r in rows)
     assert rows[0]["gbs_summary"]["median"] == rows[0]["median_gbs"]
@@ -110,21 +111,20 @@ def test_a_version_2_interference_point_reads_with_a_null_mpi_path():
     written = {**point, "mpi_path": {"carrier": "tcp"}}
     records = [header, copy.deepcopy(point), {"record": "host_memory", "probe": "interference"}]
     records += [{**header, "schema_version": 3}, copy.deepcopy(point), copy.deepcopy(written)]
-    upgrade.upgrade_records(records)
+    records = upgraded(records)
     assert "mpi_path" in records[1] and records[1]["mpi_path"] is None
     assert "mpi_path" not in records[2]  # only points carry it
     assert "mpi_path" not in records[4] and records[5] == written  # version 3: as written
     committed = [
-        rec for _, _, rec in read_jsonl(DATA / "h200-interference-sweep.jsonl.gz")[0] if rec["record"] == "point"
+        rec for _, _, rec in read_jsonl(RUNS / "h200-interference-sweep.jsonl.gz")[0] if rec["record"] == "point"
     ]
     assert committed and all(rec["mpi_path"] is None for rec in committed)
 
 
 def test_version_3_interference_load_bytes_read_typed():
     def config_of(config: dict, version: int) -> dict:
-        records = [{"record": "header", "probe": "interference", "schema_version": version, "config": config}]
-        upgrade.upgrade_records(records)
-        return records[0]["config"]
+        header = {"record": "header", "probe": "interference", "schema_version": version, "config": config}
+        return upgraded([header])[0]["config"]
 
     per_message = {"load_bytes": None, "load_bytes_per_message": True}
     assert config_of({"load_bytes": "message size", "secondary_bytes": "message size"}, 3) == per_message
@@ -135,18 +135,44 @@ def test_version_3_interference_load_bytes_read_typed():
 
 
 OLD_FILES = [
-    DATA / "h200-halo-parts" / "self-400.jsonl.gz",  # version 1: halo part sizes
-    DATA / "h200-bandwidth.jsonl",
-    DATA / "h200-interference-sweep.jsonl.gz",  # version 2 or older: mpi_path, load_bytes
-    DATA / "h200x2-characterize" / "interference-paper.jsonl",
+    RUNS / "h200-halo-parts" / "self-400.jsonl.gz",  # version 1: halo part sizes
+    RUNS / "h200-bandwidth.jsonl",
+    RUNS / "h200-interference-sweep.jsonl.gz",  # version 2 or older: mpi_path, load_bytes
+    RUNS / "h200x2-characterize" / "interference-paper.jsonl",
 ]
 
 
 @pytest.mark.parametrize("path", OLD_FILES, ids=lambda p: p.name)
-def test_python_upgrades_as_cpp_does(path):
-    """One rule in two languages: Python's upgrade of a committed older file equals C++'s, record by record."""
+def test_the_reader_upgrades_as_cpp_does(path):
+    """The reader's records of a committed older file are C++'s upgrade of its lines, record by record."""
+    read = read_jsonl(path)[0]
+    written = [json.loads(raw) for _, raw, _ in read]
+    assert written[0]["schema_version"] < _core.schema_version
+    assert [rec for _, _, rec in read] == upgraded(written) != written
+
+
+_BY_PATH = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("jsonl", sys.argv[1])
+jsonl = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(jsonl)
+print(json.dumps(jsonl.records(sys.argv[2])))
+"""
+
+
+@pytest.mark.parametrize("site", [True, False], ids=["package installed", "no package"])
+def test_the_reader_by_path_takes_an_installed_compiled_module(site):
+    """tests/gpu's scripts load the reader by path: with the package installed it upgrades through the
+    installed compiled module (without importing the package); without one it reads the lines as written."""
+    import sys
+
+    from hetprobe.data import jsonl
+
+    path = OLD_FILES[0]
+    flags = [] if site else ["-S"]  # -S: no site-packages, so no hetprobe to find
+    done = subprocess.run(
+        [sys.executable, *flags, "-c", _BY_PATH, jsonl.__file__, str(path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
     written = [json.loads(raw) for _, raw, _ in read_jsonl(path)[0]]
-    assert written[0]["schema_version"] < upgrade.CURRENT
-    ours = copy.deepcopy(written)
-    upgrade.upgrade_records(ours)
-    assert ours == _core.upgrade_records(json.dumps(written))
+    assert json.loads(done.stdout) == (upgraded(written) if site else written)

@@ -3,34 +3,50 @@
 The one reader of JSON Lines in the project: hetprobe.load, the halo rates, the records a running
 probe appends (Tail) and the errors a launch records read through it, and so do the scripts that run
 where the package may not be installed (tests/gpu/*.py, tests/mpi/check_halo.py), which load this
-file by path. Standard library only, for them; its neighbours (errors.py, upgrade.py) are then loaded
-by path too.
+file by path. Standard library only, for them, and errors.py is then loaded by path too.
+
+What a header's schema must be and how older versions read in the current form are C++'s rules
+(bench/core/record_upgrade.cpp), read through the compiled module. Loaded by path, this file takes
+an installed package's compiled module; where none is installed (a GPU machine's checkout), it reads
+files as written: the scripts there read what their own build has just written.
 """
 
 from __future__ import annotations
 
 import enum
+import importlib.machinery
+import importlib.util
 import json
 import os
 import stat
 import zlib
 from pathlib import Path
 
+
+def _by_path(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _installed_core():
+    """An installed hetprobe's compiled module, loaded without the package's own imports; None without one."""
+    package = importlib.util.find_spec("hetprobe")
+    for folder in package.submodule_search_locations if package else ():
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            if (found := Path(folder) / f"_core{suffix}").is_file():
+                return _by_path(found, "hetprobe._core")
+    return None
+
+
 try:
     from ..errors import ResultsFileError
-    from .upgrade import schema_problem, upgrade_records
-except ImportError:  # loaded by path, outside the package: errors.py and upgrade.py are standard library too
-    import importlib.util
-
-    def _by_path(path: Path):
-        spec = importlib.util.spec_from_file_location(f"hetprobe_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-
-    ResultsFileError = _by_path(Path(__file__).resolve().parents[1] / "errors.py").ResultsFileError
-    _upgrade = _by_path(Path(__file__).resolve().with_name("upgrade.py"))
-    schema_problem, upgrade_records = _upgrade.schema_problem, _upgrade.upgrade_records
+except ImportError:  # loaded by path, outside the package
+    ResultsFileError = _by_path(Path(__file__).resolve().parents[1] / "errors.py", "hetprobe_errors").ResultsFileError
+    _core = _installed_core()
+else:
+    from .. import _core
 
 
 # A results file's names: as written, or gzip-compressed (notebooks/data keeps its large ones so).
@@ -162,7 +178,7 @@ def parse_line(line: bytes | str):
 
 def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
     """(line number, raw line, record) of each complete record, and whether the tail was incomplete.
-    Records of an older schema_version come back in the current form (data/upgrade.py); raw lines as written.
+    Records of an older schema_version come back in the current form (C++'s upgrade); raw lines as written.
     A gzip-compressed file (*.jsonl.gz) is read as its text.
 
     Same rules as bench/core/results.cpp read_results: unterminated bytes at the end are ignored even if
@@ -198,11 +214,20 @@ def read_jsonl(path) -> tuple[list[tuple[int, bytes, dict]], bool]:
             raise ResultsFileError(f"{path}:{i + 1}: invalid JSON in results file ({e})") from None
         if not isinstance(value, dict):
             raise ResultsFileError(f"{path}:{i + 1}: not a JSON object in results file")
-        if value.get("record") == "header" and (problem := schema_problem(value)):
+        if value.get("record") == "header" and _core and (problem := _core.schema_problem(json.dumps(value))):
             raise ResultsFileError(f"{path}:{i + 1}: {problem}")
         out.append((i + 1, line, value))
-    upgrade_records([rec for _, _, rec in out])  # older schema versions read in the current form
-    return out, truncated
+    return _current_form(out), truncated
+
+
+def _current_form(out: list[tuple[int, bytes, dict]]) -> list[tuple[int, bytes, dict]]:
+    """The records of one file with those of an older schema version upgraded (C++'s upgrade; the
+    records themselves only pass through it when a header is older)."""
+    headers = [rec for _, _, rec in out if rec.get("record") == "header"]
+    if not _core or all(h.get("schema_version") == _core.schema_version for h in headers):
+        return out
+    upgraded = _core.upgrade_records(json.dumps([rec for _, _, rec in out]))
+    return [(number, raw, rec) for (number, raw, _), rec in zip(out, upgraded)]
 
 
 def records(path) -> list[dict]:
