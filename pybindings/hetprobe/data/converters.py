@@ -8,26 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from .fields import Malformed, json_type, need, number, numbers, opt, strings
-from .frames import STATS
+from .schema_rows import schema_converter, stats_of
 
 _SETUP = ["cpu_order", "gpu_order", "placement", "spacing", "spacing_bytes", "host_memory"]
 
 
 _NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-
-
-def stats_of(summary, path: str = "") -> dict:
-    """A record's Summary object as floats (n as int); null statistics (unresolved) become NaN.
-    `path` names the object in errors (its fields are checked to be numbers or null)."""
-    if not isinstance(summary, dict):
-        if summary is not None:
-            raise Malformed(path, f"expected an object, got {json_type(summary)}")
-        return {"n": 0, **{k: np.nan for k in STATS[1:]}}
-    where = f"{path}." if path else ""
-    try:
-        return {"n": int(opt(summary, "n", "integer", 0)), **{k: number(summary, k) for k in STATS[1:]}}
-    except Malformed as e:
-        raise Malformed(where + e.path, e.problem) from None
 
 
 def ticks_ns(rec, path: str, divide: float = 1.0) -> np.ndarray:
@@ -376,8 +362,10 @@ def header_row(rec) -> dict:
 
 def convert(rec, header, record_id: int):
     """(keys, rows, chunks) of one record, or None for a record type with no summary rows (read elsewhere, or
-    one this reader does not know: record_types.py)."""
-    fn = CONVERTERS.get((rec.get("probe"), rec.get("record")))
+    one this reader does not know: record_types.py). A record type without a converter here gets the one its
+    schema entry makes (schema_rows.py)."""
+    key = (rec.get("probe"), rec.get("record"))
+    fn = CONVERTERS.get(key) or schema_converter(key)
     if fn is None:
         return None
     keys, rows, chunks = fn(rec, header)

@@ -1,10 +1,12 @@
-"""Which reader reads each record type: a converter's rows in `summary` and `samples` (converters.CONVERTERS),
-or another reader named here. Every record type of the schema is in one of the two (tests/python/test_load.py),
-so none drops out unseen; hetprobe.load warns naming a record in neither."""
+"""Which reader reads each record type: a converter's rows in `summary` and `samples` (converters.CONVERTERS,
+or the one its schema entry makes: schema_rows.py), or another reader named here. Every record type of the
+schema is read by one (tests/python/test_load.py), so none drops out unseen; hetprobe.load warns naming a
+record read by none."""
 
 from __future__ import annotations
 
 from .converters import CONVERTERS
+from .schema_rows import schema_converter
 
 # Record types with no rows in `summary`, and where they are read instead.
 READ_ELSEWHERE = {
@@ -22,4 +24,5 @@ def record_type(rec) -> tuple:
 def unknown_type(rec) -> bool:
     """Whether this record (a header is none) is read by no converter and no reader named in READ_ELSEWHERE."""
     key = record_type(rec)
-    return rec.get("record") != "header" and key not in CONVERTERS and key not in READ_ELSEWHERE
+    known = key in CONVERTERS or key in READ_ELSEWHERE or schema_converter(key) is not None
+    return rec.get("record") != "header" and not known

@@ -27,24 +27,24 @@ def record_types() -> dict[tuple[str, str], str]:
     return types
 
 
-def _resolve(node: dict) -> dict:
+def resolve(node: dict) -> dict:
     """A definition with its $ref (and the $refs of allOf, one level) merged in."""
     defs = schema()["$defs"]
     if "$ref" in node:
-        node = {**_resolve(defs[node["$ref"].rsplit("/", 1)[1]]), **{k: v for k, v in node.items() if k != "$ref"}}
+        node = {**resolve(defs[node["$ref"].rsplit("/", 1)[1]]), **{k: v for k, v in node.items() if k != "$ref"}}
     for part in node.get("allOf", []):
         if "$ref" in part:
-            base = _resolve(part)
+            base = resolve(part)
             node = {**node, "properties": {**base.get("properties", {}), **node.get("properties", {})}}
     for part in node.get("anyOf", []):  # nullable: {"anyOf": [{"$ref": ...}, {"type": "null"}]}
         if "$ref" in part:
-            node = {**_resolve(part), **{k: v for k, v in node.items() if k != "anyOf"}}
+            node = {**resolve(part), **{k: v for k, v in node.items() if k != "anyOf"}}
     return node
 
 
 def _marked(node: dict, role: str, out: list[str]) -> None:
     """Appends the frame columns of the fields under `node` marked with `role`, depth first, in order."""
-    node = _resolve(node)
+    node = resolve(node)
     if node.get("frame") == role:
         column = node["frame_column"]
         if column not in out:
