@@ -63,6 +63,21 @@ def notify_header() -> dict:
     return jsonl_records(RUNS / "h200-notify.jsonl.gz")[0]
 
 
+def skipped_mechanism(reason: str) -> dict:
+    """A notify mechanism record that was skipped (launch+device-sync), for `reason`."""
+    return {
+        "record": "mechanism",
+        "probe": "notify",
+        "mechanism": "launch+device-sync",
+        "go": "g",
+        "done": "d",
+        "setup": {"host_memory": "default"},
+        "status": "skipped",
+        "skipped_reason": reason,
+        "rank": 0,
+    }
+
+
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
@@ -85,6 +100,11 @@ def handover_file(tmp_path_factory) -> Path:
     return path
 
 
+def quick_characterize(*args) -> list[str]:
+    """The command line of `python -m hetprobe characterize --quick --device host ARGS...`."""
+    return [sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host", *map(str, args)]
+
+
 @pytest.fixture(scope="session")
 def host_run(tmp_path_factory):
     """(run directory, completed process) of `python -m hetprobe characterize --quick --device host --launches 3
@@ -92,21 +112,7 @@ def host_run(tmp_path_factory):
     each), so the report's pooled rows have their intervals from the launches."""
     directory = tmp_path_factory.mktemp("characterize") / "run"
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hetprobe",
-            "characterize",
-            "--quick",
-            "--device",
-            "host",
-            "--progress",
-            "lines",
-            "--launches",
-            "3",
-            "--paper",
-            str(directory),
-        ],
+        quick_characterize("--progress", "lines", "--launches", "3", "--paper", directory),
         capture_output=True,
         text=True,
         timeout=900,
@@ -123,8 +129,7 @@ def host_run_gpus(tmp_path_factory):
     no paper sweep, as a user's --quick run on a node of two GPUs."""
     directory = tmp_path_factory.mktemp("characterize-gpus") / "run"
     done = subprocess.run(
-        [sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host", "--progress", "lines"]
-        + [str(directory)],
+        quick_characterize("--progress", "lines", directory),
         env=dict(os.environ, HETPROBE_HOST_DEVICES="2"),
         capture_output=True,
         text=True,

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import quick_characterize
 
 import hetprobe
 from hetprobe.report.write import printed_summary
@@ -177,30 +178,22 @@ def test_report_rewrites_the_same_report(host_run, tmp_path):
 def test_ctrl_c_keeps_every_finished_record(tmp_path):
     import signal
     import subprocess
-    import sys
     import time
 
     directory = tmp_path / "run"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "hetprobe",
-            "characterize",
-            "--quick",
-            "--device",
-            "host",
+        quick_characterize(
             "--skip",
             "gpus,notify,clock,bandwidth,interference-rate",
             "--launches",
-            "1",
+            1,
             "--no-report",
             # Many points (15 sizes), so that SIGINT lands mid-run even when the spinning ranks starve
             # this poller: --quick's 12 points take about a second on an idle 2-core machine.
             "--interference-args",
             "--sizes 1KiB:16MiB:x2",
-            str(directory),
-        ],
+            directory,
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -257,22 +250,10 @@ def failing_run(tmp_path_factory):
     fake.chmod(0o755)
     directory = tmp_path_factory.mktemp("failing") / "run"
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hetprobe",
-            "characterize",
-            "--quick",
-            "--device",
-            "host",
-            "--progress",
-            "lines",
-            "--skip",
-            "interference-rate,interference-paper,interference-cold",
-            "--launches",
-            "1",
-            str(directory),
-        ],
+        quick_characterize(
+            "--progress", "lines", "--skip", "interference-rate,interference-paper,interference-cold", "--launches", 1
+        )
+        + [str(directory)],
         env=dict(os.environ, HETPROBE_BIN_DIR=str(bin_dir)),
         capture_output=True,
         text=True,

@@ -46,8 +46,9 @@ def crossings(bench: Path) -> list[str]:
 
 
 def test_the_probe_table_names_the_folders():
-    # Derived from the code, so the test below cannot pass by finding no probe at all.
-    assert probe_folders(REPO / "bench") == {"interference", "notify", "clock", "halo", "bandwidth", "gpus"}
+    # Derived from the code, so the test below cannot pass by finding no probe at all; a new probe's folder
+    # joins them by its make_<probe>_probe alone.
+    assert probe_folders(REPO / "bench") >= {"interference", "notify", "clock", "halo", "bandwidth", "gpus"}
 
 
 def test_no_probe_folder_includes_another_probes():

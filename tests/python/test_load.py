@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import RUNS, jsonl_records, write_jsonl
+from conftest import RUNS, jsonl_records, skipped_mechanism, write_jsonl
 
 from hetprobe.data import converters, jsonl, record_types, schema, schema_rows
 from hetprobe.data.load import TruncatedResultsWarning, UnknownRecordWarning, load
@@ -342,17 +342,7 @@ def test_unknown_records_are_kept_but_not_in_frames(tmp_path, notify_header):
 
 
 def test_skipped_mechanism_and_unresolved_overhead(tmp_path, notify_header):
-    skipped = {
-        "record": "mechanism",
-        "probe": "notify",
-        "mechanism": "launch+device-sync",
-        "go": "g",
-        "done": "d",
-        "setup": {"host_memory": "default"},
-        "status": "skipped",
-        "skipped_reason": "no launches",
-        "rank": 0,
-    }
+    skipped = skipped_mechanism("no launches")
     unresolved = {
         "record": "overhead",
         "probe": "notify",

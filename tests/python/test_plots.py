@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO, RUNS, jsonl_records, write_jsonl
+from conftest import REPO, RUNS, jsonl_records, skipped_mechanism, write_jsonl
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
@@ -221,17 +221,7 @@ def test_mechanisms_plot_with_skipped(notify, tmp_path, notify_header):
     assert ax.get_xscale() == "log" and len(ax.patches) == 12
     ok = dict(notify.records[37])  # first mechanism record (pinned-flag-volatile)
     assert ok["record"] == "mechanism"
-    skipped = {
-        "record": "mechanism",
-        "probe": "notify",
-        "mechanism": "launch+device-sync",
-        "go": "g",
-        "done": "d",
-        "setup": {"host_memory": "default"},
-        "status": "skipped",
-        "skipped_reason": "no kernel launches on the host backend",
-        "rank": 0,
-    }
+    skipped = skipped_mechanism("no kernel launches on the host backend")
     path = write_jsonl(tmp_path / "n.jsonl", [notify_header, {k: v for k, v in ok.items() if k[0] != "_"}, skipped])
     fig = plots.mechanisms(load(path), path=tmp_path / "mech2.png")
     ax = fig.axes[0]

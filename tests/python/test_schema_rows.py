@@ -12,12 +12,12 @@ from conftest import RUNS, jsonl_records, write_jsonl
 from hetprobe.data import converters, jsonl, record_types, schema, schema_rows
 from hetprobe.data.load import load
 
-TOY = {
+SKETCH = {
     "type": "object",
-    "description": "A toy probe's sample: an operation timed on the host",
+    "description": "A sketched probe's sample: an operation timed on the host",
     "properties": {
-        "record": {"const": "toy_sample"},
-        "probe": {"const": "toy"},
+        "record": {"const": "sketch_sample"},
+        "probe": {"const": "sketch"},
         "rank": {"type": "integer", "unit": "index"},
         "size_bytes": {"type": "integer", "unit": "bytes", "frame": "key", "description": "What was timed"},
         "reps": {"type": "integer", "unit": "count", "frame": "extra", "description": "Operations per sample"},
@@ -27,15 +27,15 @@ TOY = {
 
 
 @pytest.fixture
-def toy_schema(monkeypatch):
-    """The schema with the toy probe's entry, as its branch adds it: an anyOf line, an allOf rule, a $def."""
+def sketch_schema(monkeypatch):
+    """The schema with a sketched probe's entry, as adding a probe adds it: an anyOf line, an allOf rule, a $def."""
     grown = copy.deepcopy(schema.schema())
-    grown["$defs"]["toy_sample"] = TOY
-    grown["anyOf"].append({"properties": {"probe": {"const": "toy"}, "record": {"const": "toy_sample"}}})
+    grown["$defs"]["sketch_sample"] = SKETCH
+    grown["anyOf"].append({"properties": {"probe": {"const": "sketch"}, "record": {"const": "sketch_sample"}}})
     grown["allOf"].append(
         {
-            "if": {"properties": {"probe": {"const": "toy"}, "record": {"const": "toy_sample"}}},
-            "then": {"$ref": "#/$defs/toy_sample"},
+            "if": {"properties": {"probe": {"const": "sketch"}, "record": {"const": "sketch_sample"}}},
+            "then": {"$ref": "#/$defs/sketch_sample"},
         }
     )
     monkeypatch.setattr(schema, "schema", lambda: grown)
@@ -46,26 +46,26 @@ def toy_schema(monkeypatch):
         cached.cache_clear()
 
 
-def test_a_toy_probes_records_reach_summary_and_samples_from_its_schema_entry(tmp_path, toy_schema):
-    header = {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "toy", "config": {}}
+def test_a_new_probes_records_reach_summary_and_samples_from_its_schema_entry(tmp_path, sketch_schema):
+    header = {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "sketch", "config": {}}
     samples = [12.0, 10.0, 11.0, 40.0]
-    sample = {"record": "toy_sample", "probe": "toy", "rank": 0, "size_bytes": 64, "reps": 100}
+    sample = {"record": "sketch_sample", "probe": "sketch", "rank": 0, "size_bytes": 64, "reps": 100}
     stats = {"n": 4, "min": 10.0, "p10": 10.3, "median": 11.5, "p90": 31.6, "p99": 39.16, "max": 40.0}
     stats |= {"mean": 18.25, "stddev": 14.55}
-    path = write_jsonl(tmp_path / "toy.jsonl", [header, {**sample, "op_ns": {**stats, "samples": samples}}])
+    path = write_jsonl(tmp_path / "sketch.jsonl", [header, {**sample, "op_ns": {**stats, "samples": samples}}])
     assert schema.validator().is_valid(jsonl_records(path)[1])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a record the schema defines is no unknown record
         r = load(path)
     row = r.summary.iloc[0]
-    assert (row["probe"], row["record"], row["metric"], row["unit"]) == ("toy", "toy_sample", "op_ns", "ns")
+    assert (row["probe"], row["record"], row["metric"], row["unit"]) == ("sketch", "sketch_sample", "op_ns", "ns")
     assert (row["size_bytes"], row["reps"], row["median"], row["n"]) == (64, 100, 11.5, 4)
     assert r.samples["value"].tolist() == samples and set(r.samples["metric"]) == {"op_ns"}
 
 
-def test_without_its_schema_entry_the_toy_record_is_unknown(tmp_path):
-    assert schema_rows.schema_converter(("toy", "toy_sample")) is None
-    assert record_types.unknown_type({"probe": "toy", "record": "toy_sample"})
+def test_without_its_schema_entry_the_record_is_unknown(tmp_path):
+    assert schema_rows.schema_converter(("sketch", "sketch_sample")) is None
+    assert record_types.unknown_type({"probe": "sketch", "record": "sketch_sample"})
 
 
 @pytest.mark.parametrize("key", [("clock", "clock_batch"), ("clock", "clock_fit")])

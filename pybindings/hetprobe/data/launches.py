@@ -15,16 +15,9 @@ from .steps import split_launch
 # What the sender did before each send: the record's gap (kind "none", "spin" or "sweep"; its bytes for a
 # sweep) beside the label --gap took. Files from before --gap: back to back.
 _GAP = ["gap", "gap_kind", "gap_bytes"]
-_POINT_KEY = [
-    "size_bytes",
-    "layout",
-    "access",
-    "load_kind",
-    "load_gpus",
-    "load_rate",
-    "send_mode",
-    "writer_side",
-] + _GAP
+# What an interference point is a measurement of: its size, where the load lands and which load.
+POINT_SETUP = ["size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate"]
+_POINT_KEY = POINT_SETUP + ["send_mode", "writer_side"] + _GAP
 
 
 # With a --gap: the warm sends of the same visits, and cold ÷ warm paired round by round (C++'s record).
