@@ -39,11 +39,12 @@ def sketch_schema(monkeypatch):
         }
     )
     monkeypatch.setattr(schema, "schema", lambda: grown)
-    for cached in (schema_rows._summary_fields, schema_rows.schema_converter):
-        cached.cache_clear()
+    cached = (schema_rows._summary_fields, schema_rows.schema_converter, schema.validator)  # of either schema
+    for function in cached:
+        function.cache_clear()
     yield
-    for cached in (schema_rows._summary_fields, schema_rows.schema_converter):
-        cached.cache_clear()
+    for function in cached:
+        function.cache_clear()
 
 
 def test_a_new_probes_records_reach_summary_and_samples_from_its_schema_entry(tmp_path, sketch_schema):
