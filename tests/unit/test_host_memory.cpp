@@ -79,7 +79,9 @@ TEST_F(FakeCgroups, V2LimitOfThisProcessesCgroupLessItsUseBeyondReclaimableCache
 
 TEST_F(FakeCgroups, TheTightestOfTheCgroupAndItsParentsV1AndV2) {
   cgroup("", {{"memory.max", std::to_string(8 * kGiB)}, {"memory.current", "0"}});
-  const fs::path v1 = cgroup(fs::path("memory") / fs::path(own_path(true)).relative_path(),
+  // Without a v1 memory line (a v2-only node) the process's v1 path is "/": the memory hierarchy's root.
+  const fs::path own_v1 = fs::path(own_path(true)).relative_path();
+  const fs::path v1 = cgroup(own_v1.empty() ? fs::path("memory") : fs::path("memory") / own_v1,
                              {{"memory.limit_in_bytes", std::to_string(kGiB)},
                               {"memory.usage_in_bytes", std::to_string(kGiB / 4)}});
   HostMemory m = host_memory();
