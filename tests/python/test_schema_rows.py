@@ -39,7 +39,7 @@ def sketch_schema(monkeypatch):
         }
     )
     monkeypatch.setattr(schema, "schema", lambda: grown)
-    cached = (schema_rows._summary_fields, schema_rows.schema_converter, schema.validator)  # of either schema
+    cached = (schema_rows.schema_converter, schema.validator)  # of either schema
     for function in cached:
         function.cache_clear()
     yield

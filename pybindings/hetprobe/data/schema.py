@@ -42,19 +42,18 @@ def resolve(node: dict) -> dict:
     return node
 
 
-def _marked(node: dict, role: str, out: list[str]) -> None:
-    """Appends the frame columns of the fields under `node` marked with `role`, depth first, in order."""
+def marked_fields(node: dict, role: str, path: tuple[str, ...] = ()):
+    """(field path, frame column) of each field under `node` marked "frame": role, depth first, in order;
+    "[]" in a path stands for an array's items."""
     node = resolve(node)
     if node.get("frame") == role:
-        column = node["frame_column"]
-        if column not in out:
-            out.append(column)
+        yield path, node["frame_column"]
     for name, child in node.get("properties", {}).items():
         if isinstance(child, dict):
-            _marked({**child, "frame_column": child.get("frame_column", name)}, role, out)
+            yield from marked_fields({**child, "frame_column": child.get("frame_column", name)}, role, (*path, name))
     items = node.get("items")
     if isinstance(items, dict):
-        _marked(items, role, out)
+        yield from marked_fields(items, role, (*path, "[]"))
 
 
 @functools.cache
@@ -64,7 +63,9 @@ def frame_columns(role: str) -> tuple[str, ...]:
     out: list[str] = []
     roots = ["header"] if role == "header" else list(record_types().values())
     for name in roots:
-        _marked({"$ref": f"#/$defs/{name}"}, role, out)
+        for _, column in marked_fields({"$ref": f"#/$defs/{name}"}, role):
+            if column not in out:
+                out.append(column)
     return tuple(out)
 
 

@@ -31,18 +31,23 @@ def stats_of(summary, path: str = "") -> dict:
         raise Malformed(where + e.path, e.problem) from None
 
 
-def _marked_values(node: dict, rec, out: dict, role: str) -> None:
-    """Adds {column: value} of the fields of `rec` under `node` marked "frame": role, depth first."""
-    for name, child in schema.resolve(node).get("properties", {}).items():
-        if not isinstance(child, dict) or not isinstance(rec, dict):
-            continue
-        if child.get("frame") == role:
-            out[child.get("frame_column", name)] = rec.get(name)
-        elif isinstance(rec.get(name), dict):
-            _marked_values(child, rec[name], out, role)
+def _value_paths(node: dict, role: str) -> tuple:
+    """(path, column) of the fields of a record type marked "frame": role, outside arrays."""
+    return tuple((path, column) for path, column in schema.marked_fields(node, role) if "[]" not in path)
 
 
-@functools.cache
+def _values(rec: dict, paths: tuple) -> dict:
+    """{column: value} of `rec` at each path; a path through an object the record lacks gives no column."""
+    out = {}
+    for path, column in paths:
+        parent = rec
+        for step in path[:-1]:
+            parent = parent.get(step) if isinstance(parent, dict) else None
+        if isinstance(parent, dict):
+            out[column] = parent.get(path[-1])
+    return out
+
+
 def _summary_fields(definition: str) -> tuple[tuple[str, str, bool], ...]:
     """(field, unit, keeps samples) of each Summary field at the top of a record type's definition."""
     properties = schema.schema()["$defs"][definition].get("properties", {})
@@ -58,16 +63,16 @@ def schema_converter(key: tuple):
     """The converter of record type `key` ((probe, record)) made from its schema entry, or None where
     the schema has no such record type, or its entry holds no Summary field."""
     definition = schema.record_types().get(key)
-    if definition is None or not _summary_fields(definition):
+    summaries = _summary_fields(definition) if definition is not None else ()
+    if not summaries:
         return None
     node = {"$ref": f"#/$defs/{definition}"}
+    key_paths, extra_paths = _value_paths(node, "key"), _value_paths(node, "extra")  # walked once, not per record
 
     def convert(rec, header):
-        keys, extras = {}, {}
-        _marked_values(node, rec, keys, "key")
-        _marked_values(node, rec, extras, "extra")
+        keys, extras = _values(rec, key_paths), _values(rec, extra_paths)
         rows, chunks = [], []
-        for field, unit, keeps_samples in _summary_fields(definition):
+        for field, unit, keeps_samples in summaries:
             if field not in rec:
                 continue
             rows.append((field, unit, stats_of(rec[field], field), extras))
