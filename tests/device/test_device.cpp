@@ -20,26 +20,16 @@ namespace {
 
 using Param = std::tuple<std::string, Access>;
 
-class DeviceTest : public ::testing::TestWithParam<Param> {
+class DeviceTest : public BackendTest<Param> {
  protected:
-  void SetUp() override {
-    std::string why_not;
-    device_ = open_backend_under_test(std::get<0>(GetParam()), why_not);
-    if (!device_) GTEST_SKIP() << why_not;
+  void set_up_on_device() override {
     writer_ = device_->make_writer_engine();
     access_ = std::get<1>(GetParam());
   }
 
   WriterTask task(std::byte* pre, std::uint64_t pre_bytes, std::byte* post, std::uint64_t post_bytes) {
-    WriterTask t;
-    t.access = access_;
-    t.pre = pre;
-    t.pre_bytes = pre_bytes;
-    t.post = post;
-    t.post_bytes = post_bytes;
-    t.epoch = ++epoch_;
-    t.timeout_s = 20;
-    return t;
+    return epochs_.stamped(
+        WriterTask{.access = access_, .pre = pre, .pre_bytes = pre_bytes, .post = post, .post_bytes = post_bytes});
   }
 
   // Waits until the running writer has completed `n` post passes.
@@ -51,10 +41,9 @@ class DeviceTest : public ::testing::TestWithParam<Param> {
     }
   }
 
-  std::unique_ptr<Device> device_;
   std::unique_ptr<WriterEngine> writer_;  // destroyed before the device
   Access access_ = Access::stream;
-  std::uint64_t epoch_ = 0;
+  TaskEpochs epochs_;
 };
 
 constexpr std::byte kCanary{0xAB};

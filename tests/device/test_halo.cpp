@@ -23,12 +23,9 @@ namespace {
 const std::vector<std::uint64_t> kBytes = {24, 1200, 60000, 13, 200003};
 constexpr std::size_t kLong = 4;
 
-class HaloTest : public ::testing::TestWithParam<std::string> {
+class HaloTest : public BackendTest<std::string> {
  protected:
-  void SetUp() override {
-    std::string why_not;
-    device_ = open_backend_under_test(GetParam(), why_not);
-    if (!device_) GTEST_SKIP() << why_not;
+  void set_up_on_device() override {
     engine_ = device_->make_halo_engine();
     const std::size_t n = kBytes.size();
     std::size_t total = 0;
@@ -135,7 +132,6 @@ class HaloTest : public ::testing::TestWithParam<std::string> {
     }
   }
 
-  std::unique_ptr<Device> device_;
   std::unique_ptr<HaloEngine> engine_;  // destroyed before the device
   PinnedBuffer buffers_, halo_, control_, tail_;
   HaloMessageArgs* messages_ = nullptr;

@@ -20,12 +20,9 @@ using Param = std::tuple<std::string, LoadKind, Access>;
 constexpr unsigned char kCanary = 0xAB;
 constexpr std::uint64_t kMargin = 4096;
 
-class LoadTest : public ::testing::TestWithParam<Param> {
+class LoadTest : public BackendTest<Param> {
  protected:
-  void SetUp() override {
-    std::string why_not;
-    device_ = open_backend_under_test(std::get<0>(GetParam()), why_not);
-    if (!device_) GTEST_SKIP() << why_not;
+  void set_up_on_device() override {
     kind_ = std::get<1>(GetParam());
     access_ = std::get<2>(GetParam());
     engine_ = device_->make_load_engine();
@@ -44,15 +41,12 @@ class LoadTest : public ::testing::TestWithParam<Param> {
   }
 
   LoadTask task(std::byte* target, std::uint64_t bytes, double rate_gbs = 0) {
-    LoadTask t;
-    t.kind = kind_;
-    t.access = access_;
-    t.target = target;
-    t.target_bytes = bytes;
-    t.rate_gbs = rate_gbs;
-    t.epoch = ++epoch_;
-    t.timeout_s = 20;
-    return t;
+    return epochs_.stamped(LoadTask{.kind = kind_,
+                                    .access = access_,
+                                    .target = target,
+                                    .target_bytes = bytes,
+                                    .rate_gbs = rate_gbs,
+                                    .helper_cpus = {}});  // its threads anywhere
   }
 
   // Runs `t` for about `seconds` (and until it has moved `at_least` bytes).
@@ -67,7 +61,7 @@ class LoadTest : public ::testing::TestWithParam<Param> {
       o = engine_->join();
       if (o.bytes >= at_least || std::chrono::steady_clock::now() - t0 > std::chrono::seconds(10)) return o;
       LoadTask again = t;  // not enough yet (a slow machine): run again, longer
-      again.epoch = ++epoch_;
+      again.epoch = epochs_.next();
       engine_->start(again);
       engine_->wait_ready(20);
       std::this_thread::sleep_for(std::chrono::duration<double>(4 * seconds));
@@ -79,12 +73,11 @@ class LoadTest : public ::testing::TestWithParam<Param> {
            (static_cast<double>(o.t_end_ticks - o.t_ready_ticks) / device_->info().timer_hz) * 1e-9;
   }
 
-  std::unique_ptr<Device> device_;
   std::unique_ptr<LoadEngine> engine_;
   PinnedBuffer buf_;
   LoadKind kind_ = LoadKind::write;
   Access access_ = Access::stream;
-  std::uint64_t epoch_ = 0;
+  TaskEpochs epochs_;
 };
 
 TEST_P(LoadTest, MovesBytesOnlyInItsRegion) {

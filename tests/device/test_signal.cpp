@@ -27,12 +27,9 @@ namespace {
 
 using Param = std::tuple<std::string, MemoryOrder>;
 
-class SignalTest : public ::testing::TestWithParam<Param> {
+class SignalTest : public BackendTest<Param> {
  protected:
-  void SetUp() override {
-    std::string why_not;
-    device_ = open_backend_under_test(std::get<0>(GetParam()), why_not);
-    if (!device_) GTEST_SKIP() << why_not;
+  void set_up_on_device() override {
     signals_ = device_->make_signal_engine();
     order_ = std::get<1>(GetParam());
     flags_ = device_->alloc_flags(FlagPlacement::pinned, HostCoherence::default_kind, 4096);
@@ -53,7 +50,6 @@ class SignalTest : public ::testing::TestWithParam<Param> {
     return t;
   }
 
-  std::unique_ptr<Device> device_;
   std::unique_ptr<SignalEngine> signals_;  // destroyed before the device
   MemoryOrder order_ = MemoryOrder::volatile_access;
   PinnedBuffer flags_;
