@@ -50,6 +50,22 @@ class SignalTest : public BackendTest<Param> {
     return t;
   }
 
+  // `n` slots for a task's 64-bit samples, every byte `fill` first.
+  PinnedBuffer sample_slots(int n, int fill) {
+    PinnedBuffer slots = device_->alloc_pinned(n * sizeof(std::uint64_t));
+    std::memset(slots.host(), fill, slots.size());
+    return slots;
+  }
+  // A task of `n` exchanges that writes a sample of each into `slots`.
+  SignalTask sampling_task(SignalKind kind, int n, const PinnedBuffer& slots) {
+    SignalTask t = task(kind, n);
+    t.samples = reinterpret_cast<unsigned long long*>(slots.device());
+    return t;
+  }
+  static const std::uint64_t* samples_in(const PinnedBuffer& slots) {
+    return reinterpret_cast<const std::uint64_t*>(slots.host());
+  }
+
   std::unique_ptr<SignalEngine> signals_;  // destroyed before the device
   MemoryOrder order_ = MemoryOrder::volatile_access;
   PinnedBuffer flags_;
@@ -77,10 +93,8 @@ TEST_P(SignalTest, EchoAnswersEveryExchangeInOrder) {
 
 TEST_P(SignalTest, InitiatorTimesEveryRoundTripOnTheDevice) {
   constexpr int n = 100;
-  PinnedBuffer samples = device_->alloc_pinned(n * sizeof(std::uint64_t));
-  std::memset(samples.host(), 0, samples.size());
-  SignalTask t = task(SignalKind::initiate, n);
-  t.samples = reinterpret_cast<unsigned long long*>(samples.device());
+  const PinnedBuffer samples = sample_slots(n, 0);
+  SignalTask t = sampling_task(SignalKind::initiate, n, samples);
   const SignalTaskScope task_scope = signals_->start(t);
   HostSignalOps h;
   for (unsigned long long seq = 1; seq <= n; ++seq) {
@@ -90,7 +104,7 @@ TEST_P(SignalTest, InitiatorTimesEveryRoundTripOnTheDevice) {
   const SignalOutcome out = signals_->join();
   ASSERT_FALSE(out.timed_out);
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
-  const auto* v = reinterpret_cast<const std::uint64_t*>(samples.host());
+  const std::uint64_t* v = samples_in(samples);
   for (int i = 0; i < n; ++i) {
     EXPECT_GT(v[i], 0u) << "round trip " << i << " took no device time";
     EXPECT_LE(v[i], out.t_end_ticks - out.t_start_ticks);
@@ -220,11 +234,9 @@ TEST_P(SignalTest, HandoverWriteStoresTheTargetBeforeItsWrittenFlag) {
 // device thread times one load + store of it and acknowledges.
 TEST_P(SignalTest, HandoverPairReadsAndWritesTheHostsTargetOnce) {
   constexpr int n = 200;
-  PinnedBuffer samples = device_->alloc_pinned(n * sizeof(std::uint64_t));
-  std::memset(samples.host(), 0xff, samples.size());
-  SignalTask t = task(SignalKind::handover_pair, n);
+  const PinnedBuffer samples = sample_slots(n, 0xff);
+  SignalTask t = sampling_task(SignalKind::handover_pair, n, samples);
   t.target = dev_flag(8);
-  t.samples = reinterpret_cast<unsigned long long*>(samples.device());
   const SignalTaskScope task_scope = signals_->start(t);
   HostSignalOps h;
   for (unsigned long long seq = 1; seq <= n; ++seq) {
@@ -237,21 +249,19 @@ TEST_P(SignalTest, HandoverPairReadsAndWritesTheHostsTargetOnce) {
   ASSERT_FALSE(out.timed_out);
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
   EXPECT_EQ(out.value, 0u) << "pairs that missed the host's write";
-  const auto* v = reinterpret_cast<const std::uint64_t*>(samples.host());
+  const std::uint64_t* v = samples_in(samples);
   for (int i = 0; i < n; ++i) EXPECT_LE(v[i], out.t_end_ticks - out.t_start_ticks) << "pair " << i;
 }
 
 TEST_P(SignalTest, TimerCostFillsEverySample) {
   constexpr int n = 300;
-  PinnedBuffer samples = device_->alloc_pinned(n * sizeof(std::uint64_t));
-  std::memset(samples.host(), 0xff, samples.size());
-  SignalTask t = task(SignalKind::timer_cost, n);
-  t.samples = reinterpret_cast<unsigned long long*>(samples.device());
+  const PinnedBuffer samples = sample_slots(n, 0xff);
+  SignalTask t = sampling_task(SignalKind::timer_cost, n, samples);
   const SignalTaskScope task_scope = signals_->start(t);
   const SignalOutcome out = signals_->join();
   ASSERT_FALSE(out.timed_out);
   EXPECT_EQ(out.completed, static_cast<std::uint64_t>(n));
-  const auto* v = reinterpret_cast<const std::uint64_t*>(samples.host());
+  const std::uint64_t* v = samples_in(samples);
   for (int i = 0; i < n; ++i) EXPECT_LE(v[i], out.t_end_ticks - out.t_start_ticks) << "read pair " << i;
 }
 
