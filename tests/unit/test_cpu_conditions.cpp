@@ -16,12 +16,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "bench/core/numa_of.hpp"
+#include "tests/unit/kernel_files.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace hetprobe {
 namespace {
@@ -31,27 +32,18 @@ namespace fs = std::filesystem;
 // A fresh directory standing in for /sys, removed at the end of the test.
 class FakeCpuSysfs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() / ("hetprobe-cpusysfs-" + std::to_string(::getpid()) + "-" + test->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  // Files under `dir` (relative to the root): name -> content, one line as the kernel writes it.
+  // Files under `dir` (relative to the root): name -> content.
   void files(const std::string& dir, const std::map<std::string, std::string>& contents) {
-    fs::create_directories(root_ / dir);
-    for (const auto& [name, content] : contents) std::ofstream(root_ / dir / name) << content << "\n";
+    write_kernel_files(root() / dir, contents);
   }
   void idle_state(int cpu, int k, const std::string& name, const std::string& disable, const std::string& latency) {
     files("devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state" + std::to_string(k),
           {{"name", name}, {"disable", disable}, {"latency", latency}});
   }
-  const fs::path& root() const { return root_; }
+  const fs::path& root() const { return root_.path(); }
 
  private:
-  fs::path root_;
+  ScratchDir root_{"hetprobe_cpusysfs"};
 };
 
 TEST_F(FakeCpuSysfs, ReadsGovernorFrequenciesInMhzAndTheEnabledIdleStates) {

@@ -4,11 +4,9 @@
 // message naming the cgroup whose limit refused a run.
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -16,6 +14,8 @@
 #include "base/errors.hpp"
 #include "base/small_file.hpp"
 #include "probes/device/device.hpp"
+#include "tests/unit/kernel_files.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace hetprobe {
 namespace {
@@ -36,28 +36,22 @@ std::string own_path(bool v1_memory) {
   return "/";
 }
 
+// A fresh directory standing in for /sys (HETPROBE_SYSFS_ROOT), removed at the end of the test.
 class FakeCgroups : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() / ("hetprobe-cgroups-" + std::to_string(::getpid()) + "-" + test->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "fs/cgroup/memory");
-    ::setenv("HETPROBE_SYSFS_ROOT", root_.c_str(), 1);
+    fs::create_directories(root_.path() / "fs/cgroup/memory");
+    ::setenv("HETPROBE_SYSFS_ROOT", root_.path().c_str(), 1);
   }
-  void TearDown() override {
-    ::unsetenv("HETPROBE_SYSFS_ROOT");
-    fs::remove_all(root_);
-  }
+  void TearDown() override { ::unsetenv("HETPROBE_SYSFS_ROOT"); }
   // Writes `files` (name -> content) into the cgroup directory `relative` under fs/cgroup.
   fs::path cgroup(const fs::path& relative, const std::map<std::string, std::string>& files) {
-    fs::path dir = root_ / "fs/cgroup";
+    fs::path dir = root_.path() / "fs/cgroup";
     if (!relative.relative_path().empty()) dir /= relative.relative_path();
-    fs::create_directories(dir);
-    for (const auto& [name, content] : files) std::ofstream(dir / name) << content << "\n";
+    write_kernel_files(dir, files);
     return dir;
   }
-  fs::path root_;
+  ScratchDir root_{"hetprobe_cgroups"};
 };
 
 TEST_F(FakeCgroups, WithoutLimitsMemAvailableStands) {

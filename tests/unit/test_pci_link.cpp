@@ -6,37 +6,24 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
+#include "tests/unit/kernel_files.hpp"
+#include "tests/unit/scratch_dir.hpp"
 #include "topology/topology.hpp"
 
 namespace hetprobe {
 namespace {
 
-namespace fs = std::filesystem;
-
 // A fresh directory standing in for /sys, removed at the end of the test.
 class FakeSysfs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() / ("hetprobe-sysfs-" + std::to_string(::getpid()) + "-" + test->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  // The device directory of `address` with `files` (name -> content, as the
-  // kernel writes it: one line).
+  // The device directory of `address` with `files` (name -> content).
   void device(const std::string& address, const std::map<std::string, std::string>& files) {
-    const fs::path dir = root_ / "bus/pci/devices" / address;
-    fs::create_directories(dir);
-    for (const auto& [name, content] : files) std::ofstream(dir / name) << content << "\n";
+    write_kernel_files(dir(address), files);
   }
   void full_link(const std::string& address, const std::string& speed, const std::string& max_speed,
                  const std::string& width, const std::string& max_width) {
@@ -45,11 +32,11 @@ class FakeSysfs : public ::testing::Test {
                      {"current_link_width", width},
                      {"max_link_width", max_width}});
   }
-  std::string root() const { return root_.string(); }
-  std::string dir(const std::string& address) const { return (root_ / "bus/pci/devices" / address).string(); }
+  std::string root() const { return root_.path().string(); }
+  std::string dir(const std::string& address) const { return (root_.path() / "bus/pci/devices" / address).string(); }
 
  private:
-  fs::path root_;
+  ScratchDir root_{"hetprobe_sysfs"};
 };
 
 TEST(PciLinkParse, SpeedsOfEveryKernelAndTheirGenerations) {
