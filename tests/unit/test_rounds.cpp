@@ -201,14 +201,28 @@ InterferenceConfig synthetic_config(int rounds, int reps) {
   return c;
 }
 
+// A baseline point (SSB, no load) and a loaded one (P2AB, write) `slowdown`
+// times slower, drawn in that order from `rng` under the same drift.
+struct PointPair {
+  PointData ssb, loaded;
+};
+PointPair synthetic_pair(int rounds, int reps, double slowdown, double noise, std::mt19937_64& rng,
+                         const std::vector<double>& drift) {
+  PointPair p;
+  p.ssb = synthetic_point(Layout::SSB, LoadKind::none, rounds, reps, 1.0, noise, rng, drift);
+  p.loaded = synthetic_point(Layout::P2AB, LoadKind::write, rounds, reps, slowdown, noise, rng, drift);
+  return p;
+}
+// The loaded point's record, as a ratio to its baseline.
+Json paired_record(const InterferenceConfig& c, const PointPair& p) { return point_record(c, p.loaded, &p.ssb, {}); }
+
 TEST(PairedRatio, DriftBetweenRoundsCancelsAndAQuietSlowdownIsClaimed) {
   std::mt19937_64 rng(3);
   std::vector<double> drift;  // the node's conditions move 1.5x between rounds
   for (int r = 0; r < 12; ++r) drift.push_back(1 + 0.5 * (r % 3) / 2.0);
   const InterferenceConfig c = synthetic_config(12, 5);
-  const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 5, 1.0, 0.01, rng, drift);
-  const PointData loaded = synthetic_point(Layout::P2AB, LoadKind::write, 12, 5, 1.3, 0.01, rng, drift);
-  const Json r = point_record(c, loaded, &ssb, {});
+  const PointPair p = synthetic_pair(12, 5, 1.3, 0.01, rng, drift);
+  const Json r = paired_record(c, p);
   EXPECT_NEAR(r["ratio_to_ssb_median"].get<double>(), 1.3, 0.02);
   const Json& ci = r["ratio_to_ssb_ci95"];
   ASSERT_TRUE(ci.is_array());
@@ -219,7 +233,7 @@ TEST(PairedRatio, DriftBetweenRoundsCancelsAndAQuietSlowdownIsClaimed) {
   EXPECT_EQ(r["ratio_to_ssb_rounds"].size(), 12u);
   EXPECT_EQ(r["send_time_ns"]["round_medians"].size(), 12u);
   // The baseline's own record warns of the drift (1.5x across its rounds).
-  const Json base = point_record(c, ssb, nullptr, {});
+  const Json base = point_record(c, p.ssb, nullptr, {});
   EXPECT_TRUE(base["ratio_to_ssb_ci95"].is_null());
   ASSERT_FALSE(base["warnings"].empty());
   EXPECT_NE(base["warnings"].back().get<std::string>().find("drifted"), std::string::npos);
@@ -229,11 +243,9 @@ TEST(PairedRatio, ANoisyDeviceWidensTheIntervalAndClaimsNothing) {
   std::mt19937_64 rng(5);
   const std::vector<double> flat(12, 1.0);
   const InterferenceConfig c = synthetic_config(12, 3);
-  const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 3, 1.0, 0.02, rng, flat);
-  const PointData quiet = synthetic_point(Layout::P2AB, LoadKind::write, 12, 3, 1.08, 0.02, rng, flat);
-  const PointData noisy_ssb = synthetic_point(Layout::SSB, LoadKind::none, 12, 3, 1.0, 0.4, rng, flat);
-  const PointData noisy = synthetic_point(Layout::P2AB, LoadKind::write, 12, 3, 1.08, 0.4, rng, flat);
-  const Json q = point_record(c, quiet, &ssb, {}), n = point_record(c, noisy, &noisy_ssb, {});
+  const PointPair quiet = synthetic_pair(12, 3, 1.08, 0.02, rng, flat);
+  const PointPair noisy = synthetic_pair(12, 3, 1.08, 0.4, rng, flat);
+  const Json q = paired_record(c, quiet), n = paired_record(c, noisy);
   const auto width = [](const Json& r) {
     return r["ratio_to_ssb_ci95"][1].get<double>() - r["ratio_to_ssb_ci95"][0].get<double>();
   };
@@ -246,9 +258,7 @@ TEST(PairedRatio, FewerThanSixRoundsHaveNoInterval) {
   std::mt19937_64 rng(9);
   const std::vector<double> flat(5, 1.0);
   const InterferenceConfig c = synthetic_config(5, 4);
-  const PointData ssb = synthetic_point(Layout::SSB, LoadKind::none, 5, 4, 1.0, 0.01, rng, flat);
-  const PointData loaded = synthetic_point(Layout::P2AB, LoadKind::write, 5, 4, 1.5, 0.01, rng, flat);
-  const Json r = point_record(c, loaded, &ssb, {});
+  const Json r = paired_record(c, synthetic_pair(5, 4, 1.5, 0.01, rng, flat));
   EXPECT_NEAR(r["ratio_to_ssb_median"].get<double>(), 1.5, 0.05);
   EXPECT_TRUE(r["ratio_to_ssb_ci95"].is_null());
   EXPECT_TRUE(r["effect"].is_null());
