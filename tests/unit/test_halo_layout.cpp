@@ -273,21 +273,23 @@ TEST_F(HaloFile, SendsRecvsAndTags) {
 
 TEST_F(HaloFile, ErrorsNameFileAndLine) {
   expect_usage_error([&] { file_layout((dir_ / "missing.txt").string(), 0, 2); }, "missing.txt");
-  const std::string two = write("0 1 8\n1 0\n", "two.txt");
-  expect_usage_error([&] { file_layout(two, 0, 2); }, "two.txt:2: expected SENDER RECEIVER BYTES");
-  const std::string four = write("0 1 8 9\n", "four.txt");
-  expect_usage_error([&] { file_layout(four, 0, 2); }, "four.txt:1:");
-  const std::string far = write("0 1 8\n# x\n0 2 8\n", "far.txt");
-  expect_usage_error([&] { file_layout(far, 0, 2); }, "far.txt:3: rank \"2\"");
-  const std::string neg = write("-1 0 8\n", "neg.txt");
-  expect_usage_error([&] { file_layout(neg, 0, 2); }, "neg.txt:1: rank \"-1\"");
-  const std::string zero = write("0 1 0\n", "zero.txt");
-  expect_usage_error([&] { file_layout(zero, 0, 2); }, "zero.txt:1: size \"0\"");
-  const std::string junk = write("0 1 lots\n", "junk.txt");
-  expect_usage_error([&] { file_layout(junk, 0, 2); }, "junk.txt:1: size \"lots\"");
-  const std::string empty = write("# nothing\n\n", "empty.txt");
-  expect_usage_error([&] { file_layout(empty, 0, 2); }, "no messages");
-  expect_usage_error([&] { file_layout(two, 2, 2); }, "rank 2 outside");
+  struct BadFile {
+    const char *name, *text, *error;  // the error names the file, and the line where there is one
+  };
+  const BadFile bad_files[] = {
+      {"two.txt", "0 1 8\n1 0\n", "two.txt:2: expected SENDER RECEIVER BYTES"},
+      {"four.txt", "0 1 8 9\n", "four.txt:1:"},
+      {"far.txt", "0 1 8\n# x\n0 2 8\n", "far.txt:3: rank \"2\""},
+      {"neg.txt", "-1 0 8\n", "neg.txt:1: rank \"-1\""},
+      {"zero.txt", "0 1 0\n", "zero.txt:1: size \"0\""},
+      {"junk.txt", "0 1 lots\n", "junk.txt:1: size \"lots\""},
+      {"empty.txt", "# nothing\n\n", "no messages"},
+  };
+  for (const BadFile& bad : bad_files) {
+    const std::string path = write(bad.text, bad.name);
+    expect_usage_error([&] { file_layout(path, 0, 2); }, bad.error);
+  }
+  expect_usage_error([&] { file_layout((dir_ / "two.txt").string(), 2, 2); }, "rank 2 outside");
   // Not files of lines: a directory, and a device that would be one endless line.
   expect_usage_error([&] { file_layout(dir_.string(), 0, 2); }, "not a regular file");
   expect_usage_error([&] { file_layout("/dev/zero", 0, 2); }, "\"/dev/zero\": not a regular file");
