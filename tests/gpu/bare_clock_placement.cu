@@ -16,19 +16,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    if (cudaError_t e = (call); e != cudaSuccess) {                                       \
-      std::fprintf(stderr, "%s: %s (line %d)\n", #call, cudaGetErrorString(e), __LINE__); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
-
-__device__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+#include "bare.cuh"
 
 __device__ unsigned smid() {
   unsigned s;

@@ -26,13 +26,9 @@
 #include <random>
 #include <vector>
 
-using Clock = std::chrono::steady_clock;
+#include "bare.cuh"
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using Clock = std::chrono::steady_clock;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -96,20 +92,9 @@ int main(int argc, char** argv) {
       ratio.push_back(median(cold) / median(warm));
     }
     if (rank != 0) continue;
-    // The order-statistic 95% interval of a median of R values (k from the binomial tail).
-    const int R = rounds;
-    int k = 0;
-    double term = std::pow(0.5, R), tail = term;
-    for (int j = 0; j < R && tail <= 0.025; ++j) {
-      k = j + 1;
-      term *= static_cast<double>(R - j) / (j + 1);
-      tail += term;
-    }
-    std::vector<double> sorted = ratio;
-    std::sort(sorted.begin(), sorted.end());
-    const double lo = k ? sorted[k - 1] : NAN, hi = k ? sorted[R - k] : NAN;
-    std::printf("bare-cold %ld %.3f %.3f %.4f %.4f %.4f\n", n, median(cold_all), median(warm_all), median(ratio), lo,
-                hi);
+    const Interval ci = median_ci95(ratio);
+    std::printf("bare-cold %ld %.3f %.3f %.4f %.4f %.4f\n", n, median(cold_all), median(warm_all), median(ratio), ci.lo,
+                ci.hi);
     std::fflush(stdout);
   }
   cudaFreeHost(buf);

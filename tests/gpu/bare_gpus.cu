@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bare.cuh"
+
 using ull = unsigned long long;
 using Clock = std::chrono::steady_clock;
 constexpr int kExchanges = 1000, kLaunches = 200, kCopies = 3;
@@ -31,10 +33,6 @@ __global__ void echo(volatile ull* in, ull* out, ull n) {
 }
 __global__ void empty() {}
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 double ns_since(Clock::time_point t0) { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); }
 
 // One visit of the current device: its four medians.

@@ -46,6 +46,8 @@
 #include <thread>
 #include <vector>
 
+#include "bare.cuh"
+
 enum Load { kIdle, kWrite, kRead, kPoll };
 const char* kNames[] = {"idle", "write", "read", "poll"};
 
@@ -88,12 +90,6 @@ __global__ void load(int kind, ulonglong2* buf, unsigned long long units, const 
     }
   }
   if (acc == 42) atomicAdd(sink, acc);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int main(int argc, char** argv) {
@@ -269,23 +265,12 @@ int main(int argc, char** argv) {
       }
     }
     if (rank != 0) continue;
-    // The order-statistic 95% interval of a median of R values (k from the binomial tail).
-    const int R = rounds;
-    int k = 0;
-    double term = std::pow(0.5, R), tail = term;
-    for (int j = 0; j < R && tail <= 0.025; ++j) {
-      k = j + 1;
-      term *= static_cast<double>(R - j) / (j + 1);
-      tail += term;
-    }
     for (int kind : visited) {
       if (kind == kIdle) continue;
       std::vector<double> ratio;
-      for (int r = 0; r < R; ++r) ratio.push_back(round_medians[kind][r] / round_medians[kIdle][r]);
-      std::vector<double> sorted = ratio;
-      std::sort(sorted.begin(), sorted.end());
-      const double lo = k ? sorted[k - 1] : NAN, hi = k ? sorted[R - k] : NAN;
-      std::printf("%ld %s %.4f %.4f %.4f %.3f %.2f\n", n, kNames[kind], median(ratio), lo, hi,
+      for (int r = 0; r < rounds; ++r) ratio.push_back(round_medians[kind][r] / round_medians[kIdle][r]);
+      const Interval ci = median_ci95(ratio);
+      std::printf("%ld %s %.4f %.4f %.4f %.3f %.2f\n", n, kNames[kind], median(ratio), ci.lo, ci.hi,
                   median(round_medians[kIdle]), seconds[kind] > 0 ? moved[kind] / seconds[kind] * 1e-9 : 0.0);
     }
     std::fflush(stdout);

@@ -22,6 +22,8 @@
 #include <cstring>
 #include <vector>
 
+#include "bare.cuh"
+
 template <bool Fence>
 __global__ void echo(const volatile unsigned long long* in, volatile unsigned long long* out, int n) {
   for (unsigned long long i = 1; i <= static_cast<unsigned long long>(n); ++i) {
@@ -30,12 +32,6 @@ __global__ void echo(const volatile unsigned long long* in, volatile unsigned lo
     *out = i;
     if (Fence) __threadfence_system();
   }
-}
-
-__device__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
 }
 
 // GPU-initiated: post the timer (non-zero), fence, wait until the host has

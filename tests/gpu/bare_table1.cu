@@ -23,13 +23,7 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    if (cudaError_t e = (call); e != cudaSuccess) {                                       \
-      std::fprintf(stderr, "%s: %s (line %d)\n", #call, cudaGetErrorString(e), __LINE__); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
+#include "bare.cuh"
 
 using ull = unsigned long long;
 using Sys = cuda::atomic_ref<ull, cuda::thread_scope_system>;
@@ -41,12 +35,6 @@ inline ull tsc_ordered() {
   _mm_lfence();
   const ull t = __rdtsc();
   _mm_lfence();
-  return t;
-}
-
-__device__ ull globaltimer() {
-  ull t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
 
