@@ -16,8 +16,7 @@ default_results=clock-precision
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 launches=${1:-3}
-[[ -x $hetprobe ]] || build_gpu
-expect_gpus 1 "$hetprobe"
+gpu_node_ready 1 "$hetprobe"
 for launch in $(seq "$launches"); do
   expect "bare-pingpong-$launch" 0 -- "$build/tests/gpu/bare_pingpong" |
     { grep -E '^bare-(pingpong|clock-sync)-min' || true; } >"$results/bare-$launch.txt"

@@ -16,8 +16,7 @@ default_results=clock-turns
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 launches=${1:-3}
-[[ -x $hetprobe ]] || build_gpu
-expect_gpus 2 "$hetprobe"
+gpu_node_ready 2 "$hetprobe"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 preset=(--span 2.5 --check-after 0.5)
 for launch in $(seq "$launches"); do

@@ -16,8 +16,7 @@ default_results=cold
 source "$(dirname "$0")/common.sh"
 launches=${1:-3}
 rounds=${COLD_ROUNDS:-60}  # 8 cold and 8 warm sends a round: 60 rounds bound 1 KiB cold ÷ warm to about ±15%
-[[ -x $build/tests/gpu/bare_cold ]] || build_gpu
-expect_gpus 1 "$hetprobe"
+gpu_node_ready 1 "$build/tests/gpu/bare_cold"
 mpirun=(mpirun --oversubscribe -np 2)
 for launch in $(seq "$launches"); do
   expect "bare-cold-$launch" 0 --out "$results/bare-$launch.txt" -- \

@@ -144,6 +144,21 @@ build_gpu() {
   need build 0 --log "$results/build.log" -- cmake --build "$build" -j "$(nproc)"
 }
 
+# gpu_node_ready MIN BINARY...: builds (build_gpu) unless every BINARY is
+# built already, then expect_gpus MIN "$hetprobe": what a campaign that runs
+# built programs needs before its first step.
+gpu_node_ready() {
+  local min=$1 binary
+  shift
+  for binary in "$@"; do
+    if [[ ! -x $binary ]]; then
+      build_gpu
+      break
+    fi
+  done
+  expect_gpus "$min" "$hetprobe"
+}
+
 # The Python package, as bench/setup_python.sh installs it (HETPROBE_PYTHON on
 # a machine without network); sets $python and $hetprobe_command.
 install_package() {

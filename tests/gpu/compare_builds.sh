@@ -34,8 +34,7 @@ need cmake-configure-old 0 --log "$results/cmake-old.log" -- cmake -S "$old_src"
   -DCMAKE_BUILD_TYPE=Release -DHETPROBE_ENABLE_CUDA=AUTO -DHETPROBE_ENABLE_TESTS=OFF
 need build-old 0 --log "$results/build-old.log" -- cmake --build "$old_build" -j "$(nproc)" --target hetprobe
 step "build this checkout"
-[[ -x $hetprobe ]] || build_gpu
-expect_gpus 1 "$hetprobe"
+gpu_node_ready 1 "$hetprobe"
 
 # bandwidth_of BINARY FILE: bandwidth quiet, or without --quiet for an old build that lacks it
 # shellcheck disable=SC2317  # run through expect

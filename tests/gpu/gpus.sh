@@ -12,8 +12,7 @@ default_results=gpus
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 launches=${1:-3}
-[[ -x $hetprobe && -x $build/tests/gpu/bare_gpus ]] || build_gpu
-expect_gpus 1 "$hetprobe"
+gpu_node_ready 1 "$hetprobe" "$build/tests/gpu/bare_gpus"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 1)
 for launch in $(seq "$launches"); do
   expect "bare-gpus-$launch" 0 -- "$build/tests/gpu/bare_gpus" | { grep -E '^bare-gpus ' || true; } >"$results/bare-$launch.txt"

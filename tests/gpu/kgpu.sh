@@ -36,8 +36,7 @@ while [[ ${1:-} == --* ]]; do
 done
 launches=${1:-3}
 k=${2:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
-[[ -x $hetprobe && -x $build/tests/gpu/bare_load_rounds ]] || build_gpu
-expect_gpus 2 "$hetprobe"
+gpu_node_ready 2 "$hetprobe" "$build/tests/gpu/bare_load_rounds"
 if ((k < 2)); then record FAILED "GPUs loading" "k = $k, needs 2 or more"; finish; fi
 mpirun=(mpirun --oversubscribe -np 2)
 # The bare program writes each payload with 8-byte stores (cpuloop), as

@@ -15,8 +15,7 @@ default_results=write16
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
 launches=${1:-3}
-[[ -x $build/tests/gpu/bare_load_rounds ]] || build_gpu
-expect_gpus 1 "$hetprobe"
+gpu_node_ready 1 "$build/tests/gpu/bare_load_rounds"
 mpirun=(mpirun --oversubscribe -np 2)
 rounds=10 reps=8
 hetprobe_write=(interference --sizes 16MiB --layouts SSB,P2AB --access stacked --load write --rounds "$rounds"
