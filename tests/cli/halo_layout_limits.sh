@@ -6,9 +6,8 @@
 set -uo pipefail
 hp=$1
 expect=$(dirname "$0")/expect_usage_error.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
 
 # 100,000 messages from rank 0 to itself.
 awk 'BEGIN { for (i = 0; i < 100000; ++i) print "0 0 8" }' >"$work/many.txt"

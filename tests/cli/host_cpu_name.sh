@@ -5,9 +5,8 @@
 # so the suite can run as on a machine of another CPU (docs/testing.md).
 set -uo pipefail
 hp=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
 export HETPROBE_HOST_CPU_NAME="Simulated(R) CPU, model 7 @ 2.0GHz"
 
 "$hp" devices --json >"$work/devices.json" || fail "devices exited $?"

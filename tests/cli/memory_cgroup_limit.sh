@@ -10,9 +10,9 @@
 set -uo pipefail
 hp=$1
 expect=$(dirname "$0")/expect_usage_error.sh
-sysfs=$(mktemp -d)
-trap 'rm -rf "$sysfs"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
+sysfs=$work  # stands in for /sys
 gib=$((1 << 30))
 
 # v2: limit 2 GiB, 1.5 GiB used of which 1 GiB is inactive page cache: 1.5 GiB left.

@@ -6,9 +6,8 @@
 # backend the line says none is built in. Skipped (77) where a GPU is present.
 set -uo pipefail
 hp=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
 
 "$hp" devices --json >"$work/devices.json" || fail "hetprobe devices --json exited $?"
 # One line per GPU backend built in: NAME DEVICES WHY_NONE.

@@ -10,10 +10,9 @@ set -uo pipefail
 target=$1
 regex=$2
 shift 3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-fail() { echo "FAIL: $*"; exit 1; }
 case $target in
   dir) out=$work/out.d; mkdir "$out" ;;
   devnull) out=/dev/null ;;

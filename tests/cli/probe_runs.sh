@@ -11,10 +11,9 @@ set -euo pipefail
 hp=$1
 shift
 mpiexec=("$@")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-fail() { echo "FAIL: $*"; exit 1; }
 count() { grep -c "\"record\":\"$1\"" "$2" || true; }
 # Records of FILE whose fields have these values, read by key (tests/records.py): FILE record=point rank=1.
 records() { python3 "$(dirname "$0")/../records.py" count "$@"; }

@@ -7,9 +7,8 @@
 set -euo pipefail
 hp=$1
 data=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
 
 # FILE TABLE RECORD: the rows TABLE must have = the file's RECORD records (rank 0's).
 check() {

@@ -8,9 +8,9 @@
 set -uo pipefail
 hp=$1
 xml=$2/two-socket-gpus-nic.xml
-sysfs=$(mktemp -d)
-trap 'rm -rf "$sysfs"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=scratch.sh
+source "$(dirname "$0")/scratch.sh"
+sysfs=$work  # stands in for /sys
 dev=$sysfs/bus/pci/devices/0000:ca:00.0
 mkdir -p "$dev"
 echo 16 >"$dev/current_link_width"
