@@ -100,6 +100,14 @@ def handover_file(tmp_path_factory) -> Path:
     return path
 
 
+def run_on_host(probe: str, out, **options):
+    """hetprobe.run_mpi(probe, out=out) as the tests' small runs make it: on the host backend, quiet, with
+    one warm-up unless `options` (the probe's other options) say otherwise."""
+    import hetprobe
+
+    return hetprobe.run_mpi(probe, out=out, device="host", quiet=True, **{"warmup": 1, **options})
+
+
 def quick_characterize(*args) -> list[str]:
     """The command line of `python -m hetprobe characterize --quick --device host ARGS...`."""
     return [sys.executable, "-m", "hetprobe", "characterize", "--quick", "--device", "host", *map(str, args)]

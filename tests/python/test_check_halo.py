@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-import hetprobe
+from conftest import run_on_host
 
 SPEC = importlib.util.spec_from_file_location(
     "check_halo", Path(__file__).resolve().parents[1] / "mpi" / "check_halo.py"
@@ -19,7 +18,7 @@ SPEC.loader.exec_module(check_halo)
 @pytest.fixture(scope="module")
 def halo_run(tmp_path_factory):
     path = tmp_path_factory.mktemp("halo") / "halo.jsonl"
-    hetprobe.run_mpi("halo", out=path, device="host", cube=40, rounds=1, iterations=2, warmup=1, quiet=True)
+    run_on_host("halo", path, cube=40, rounds=1, iterations=2)
     return path
 
 

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import REPO, RUNS, jsonl_records, write_jsonl
+from conftest import REPO, RUNS, jsonl_records, run_on_host, write_jsonl
 
 import hetprobe
 from hetprobe.data.halo import PHASES, _phases_of_iteration
@@ -309,17 +309,8 @@ def test_stages_are_judged_on_their_busy_rates(tmp_path):
 
 
 def test_a_fresh_host_run_through_mpirun(tmp_path):
-    r = hetprobe.run_mpi(
-        "halo",
-        out=tmp_path / "halo.jsonl",
-        device="host",
-        cube=40,
-        rounds=6,
-        iterations=1,
-        warmup=1,
-        signal="channel,queue",
-        staging="memcpy",
-        quiet=True,
+    r = run_on_host(
+        "halo", tmp_path / "halo.jsonl", cube=40, rounds=6, iterations=1, signal="channel,queue", staging="memcpy"
     )
     table = hetprobe.data.halo_table(r)
     assert sorted(set(table["variant"])) == ["baseline", "notify-stacked", "notify-stream"]
@@ -414,18 +405,8 @@ def test_launches_pool_each_setups_paired_speedup(tmp_path):
     files = []
     for i in range(3):
         files.append(tmp_path / f"launch{i}.jsonl")
-        hetprobe.run_mpi(
-            "halo",
-            out=files[-1],
-            device="host",
-            cube=40,
-            variants="baseline",
-            recv_wait="all",
-            rounds=2,
-            iterations=2,
-            warmup=1,
-            timeline="none",
-            quiet=True,
+        run_on_host(
+            "halo", files[-1], cube=40, variants="baseline", recv_wait="all", rounds=2, iterations=2, timeline="none"
         )
     launches = hetprobe.load(files)
     table = hetprobe.data.halo_launches(launches)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 
 import pandas as pd
-from conftest import DATA, jsonl_records
+from conftest import DATA, jsonl_records, run_on_host
 from test_notebooks import assert_clean, cell, html, images, run as run_notebook, shows_number, text
 
 import hetprobe
@@ -191,7 +191,7 @@ def test_committed_data():
 
 def test_host_run_named_by_halo_variable(tmp_path):
     path = tmp_path / "halo.jsonl"
-    hetprobe.run_mpi("halo", out=path, device="host", cube=40, rounds=6, iterations=1, warmup=1, quiet=True)
+    run_on_host("halo", path, cube=40, rounds=6, iterations=1)
     empty = tmp_path / "run"
     empty.mkdir()
     # HETPROBE_NOTEBOOK_HALO wins over a run directory (this one has no halo.jsonl).
@@ -215,18 +215,7 @@ def test_rates_of_a_run_with_its_bandwidth_beside(tmp_path):
     """The names the committed GPU run will have (h200x2-halo.jsonl and h200x2-halo-bandwidth.jsonl),
     here in a temporary directory with host-backend stand-ins: faces of 240000 B, parts auto and whole."""
     path, bandwidth = tmp_path / "h200x2-halo.jsonl", tmp_path / "h200x2-halo-bandwidth.jsonl"
-    hetprobe.run_mpi(
-        "halo",
-        out=path,
-        device="host",
-        cube=400,
-        rounds=2,
-        iterations=1,
-        warmup=1,
-        parts="auto,whole",
-        variants="baseline,notify-stream",
-        quiet=True,
-    )
+    run_on_host("halo", path, cube=400, rounds=2, iterations=1, parts="auto,whole", variants="baseline,notify-stream")
     subprocess.run(
         [
             hetprobe.binary(),

@@ -13,7 +13,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import RUNS, jsonl_records, plain_bytes, write_jsonl
+from conftest import RUNS, jsonl_records, plain_bytes, run_on_host, write_jsonl
 
 import hetprobe
 from hetprobe import UsageError, _core, headline_table
@@ -411,18 +411,7 @@ def test_a_gap_is_read_from_its_kind_and_bytes_not_its_label(tmp_path):
     from hetprobe.report.texts import how_text
 
     swept = tmp_path / "swept.jsonl"
-    hetprobe.run_mpi(
-        "interference",
-        out=swept,
-        gap="sweep:64KiB",
-        device="host",
-        sizes="1KiB",
-        load="write",
-        rounds=6,
-        reps=1,
-        warmup=0,
-        quiet=True,
-    )
+    run_on_host("interference", swept, gap="sweep:64KiB", sizes="1KiB", load="write", rounds=6, reps=1, warmup=0)
     row = hetprobe.load(swept).interference_ratios().query("layout != 'SSB'").iloc[0]
     assert (row["gap"], row["gap_kind"], row["gap_bytes"]) == ("sweep:64 KiB", "sweep", 65536)
     assert ", a 64 KiB buffer swept before each send;" in how_text(row)

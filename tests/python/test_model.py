@@ -10,7 +10,7 @@ import statistics
 import subprocess
 
 import pytest
-from conftest import jsonl_records, write_jsonl
+from conftest import jsonl_records, run_on_host, write_jsonl
 
 import hetprobe
 
@@ -19,29 +19,17 @@ import hetprobe
 def node_run(tmp_path_factory):
     """A run directory as characterize leaves it (its interference series), and a halo run beside it."""
     run = tmp_path_factory.mktemp("node")
-    hetprobe.run_mpi(
+    run_on_host(
         "interference",
-        out=run / "interference.jsonl",
-        device="host",
+        run / "interference.jsonl",
         sizes="1KiB,64KiB,1MiB",
         layouts="SSB,PCB",
         load="write,read",
         rounds=6,
         reps=2,
-        warmup=1,
-        quiet=True,
     )
-    hetprobe.run_mpi(
-        "halo",
-        out=run / "halo.jsonl",
-        device="host",
-        cube=40,
-        variants="baseline,notify-stream",
-        rounds=2,
-        iterations=2,
-        warmup=1,
-        timeline="all",
-        quiet=True,
+    run_on_host(
+        "halo", run / "halo.jsonl", cube=40, variants="baseline,notify-stream", rounds=2, iterations=2, timeline="all"
     )
     return run
 

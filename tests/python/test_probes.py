@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_on_host
 
 import hetprobe
 from hetprobe.run.probes import launch_command, options_to_args
@@ -172,18 +173,15 @@ def test_interference_runs_under_mpirun_with_the_cli_options(tmp_path):
     # After an in-process run this process is an MPI singleton; the child mpirun must not notice.
     hetprobe.clock(**QUICK_CLOCK)
     seen = []
-    r = hetprobe.run_mpi(
+    r = run_on_host(
         "interference",
-        out=tmp_path / "i.jsonl",
+        tmp_path / "i.jsonl",
         progress=seen.append,
-        device="host",
         sizes="1KiB,4KiB",
         layouts="SSB,PCB",
         access="stream",
         rounds=6,
         reps=3,
-        warmup=1,
-        quiet=True,
     )
     points = r.summary[(r.summary["record"] == "point") & (r.summary["metric"] == "send_time_ns")]
     assert len(points) == 4 and set(points["layout"]) == {"SSB", "PCB"}
