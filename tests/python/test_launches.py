@@ -216,6 +216,16 @@ def _set_ratio(record, ratio, half_width=0.03):
     record["send_time_ns"]["median"] = ratio * record["ssb_send_time_ns_median"]
 
 
+def _ratios_by_launch(size_bytes: int, load_kind: str, by_launch: dict):
+    """An edit for _run_dir: the point of `size_bytes` under `load_kind` given launch k's ratio by_launch[k]."""
+
+    def edit(k, record):
+        if record["size_bytes"] == size_bytes and record["load_kind"] == load_kind:
+            _set_ratio(record, by_launch[k])
+
+    return edit
+
+
 def _headline(directory) -> dict:
     table = headline_table(hetprobe.load(directory))
     return dict(zip(table["quantity"], zip(table["value"], table["how"])))
@@ -240,13 +250,7 @@ def test_a_larger_median_without_the_intervals_support_is_not_the_headline(tmp_p
     # 16 MiB read: 1.6, 1.0, 1.3 over the launches, a median of 1.3 above the write's 1.15, but its own
     # spread (which it keeps: it is wider than the size's pool) gives an interval down to below 1, and
     # it widens the pool its neighbours' intervals use: at 16 MiB nothing is claimed.
-    spread = {1: 1.6, 2: 1.0, 3: 1.3}
-
-    def edit(k, record):
-        if record["size_bytes"] == 16 << 20 and record["load_kind"] == "read":
-            _set_ratio(record, spread[k])
-
-    directory = _run_dir(tmp_path, edit)
+    directory = _run_dir(tmp_path, _ratios_by_launch(16 << 20, "read", {1: 1.6, 2: 1.0, 3: 1.3}))
     table = hetprobe.load(directory).interference_ratios().query("size_bytes == 16777216 and layout != 'SSB'")
     read = table.query("load_kind == 'read'").iloc[0]
     assert read["ratio"] == pytest.approx(1.3) and read["effect"] == "none" and read["ratio_ci95_low"] < 1
@@ -258,13 +262,8 @@ def test_a_larger_median_without_the_intervals_support_is_not_the_headline(tmp_p
 def test_slowdowns_within_the_largest_ones_interval_are_named_beside_it(tmp_path):
     # 16 MiB read made a claimed slowdown of 1.12-1.14 over the launches: its interval reaches the
     # write's (1.05-1.26), so which is larger is noise, and the headline names both.
-    steady = {1: 1.12, 2: 1.13, 3: 1.14}
-
-    def edit(k, record):
-        if record["size_bytes"] == 16 << 20 and record["load_kind"] == "read":
-            _set_ratio(record, steady[k])
-
-    value, _ = _headline(_run_dir(tmp_path, edit))["MPI_Send slowdown under GPU traffic"]
+    steady = _ratios_by_launch(16 << 20, "read", {1: 1.12, 2: 1.13, 3: 1.14})
+    value, _ = _headline(_run_dir(tmp_path, steady))["MPI_Send slowdown under GPU traffic"]
     assert value.startswith(f"1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, {P2AB}, 16 MiB")
     assert value.endswith("; as large within the noise: read x1 P2AB 16 MiB 1.13×")
 
@@ -294,13 +293,7 @@ def test_a_noisy_run_has_no_headline_effect(tmp_path):
 
 
 def test_a_speedup_is_reported_with_a_note_that_asks_why(tmp_path):
-    faster = {1: 0.80, 2: 0.82, 3: 0.81}
-
-    def edit(k, record):
-        if record["size_bytes"] == 64 << 10 and record["load_kind"] == "poll":
-            _set_ratio(record, faster[k])
-
-    directory = _run_dir(tmp_path, edit)
+    directory = _run_dir(tmp_path, _ratios_by_launch(64 << 10, "poll", {1: 0.80, 2: 0.82, 3: 0.81}))
     headline = _headline(directory)
     value, how = headline["MPI_Send speed-up under GPU traffic (not expected)"]
     poll = hetprobe.load(directory).interference_ratios().query("size_bytes == 65536 and load_kind == 'poll'")
