@@ -268,6 +268,18 @@ def check_rounds(nb):
         assert bare_text(row) in cold
 
 
+def check_cold_launches(shown: str, cold_dir: Path, launches) -> None:
+    """Each launch's cold ÷ warm with its interval is in `shown`: from hetprobe's records
+    (hetprobe-K.jsonl) and the bare program's lines (bare-K.txt) of `cold_dir`."""
+    for k in launches:
+        for p in points(results_file(cold_dir, f"hetprobe-{k}")):
+            assert ci_text(p["cold_over_warm_median"], *p["cold_over_warm_ci95"]) in shown, (k, p["size_bytes"])
+        for line in (cold_dir / f"bare-{k}.txt").read_text().splitlines():
+            if line.startswith("bare-cold "):
+                ratio, low, high = (float(x) for x in line.split()[4:7])
+                assert ci_text(ratio, low, high) in shown, (k, line)
+
+
 def check_h200x2_bare(nb):
     """The committed two-H200 section: each launch's cold ÷ warm with its interval, from hetprobe's records and
     the bare program's lines, the cold medians over the launches, and the two-GPU write ratios of both
@@ -275,13 +287,8 @@ def check_h200x2_bare(nb):
     cold_dir, kgpu_dir = DATA / "h200x2-cold" / "cold-sh-60rounds", DATA / "h200x2-kgpu" / "check" / "last"
     assert images(nb, "h200x2_bare") == 1
     shown = text(nb, "h200x2_bare")
+    check_cold_launches(shown, cold_dir, (1, 2, 3))
     for k in (1, 2, 3):
-        for p in points(results_file(cold_dir, f"hetprobe-{k}")):
-            assert ci_text(p["cold_over_warm_median"], *p["cold_over_warm_ci95"]) in shown, (k, p["size_bytes"])
-        for line in (cold_dir / f"bare-{k}.txt").read_text().splitlines():
-            if line.startswith("bare-cold "):
-                ratio, low, high = (float(x) for x in line.split()[4:7])
-                assert ci_text(ratio, low, high) in shown, (k, line)
         for check in ("last", "every"):
             for p in points(results_file(kgpu_dir, f"k-{check}-{k}")):
                 if p["layout"] != "SSB":
@@ -297,13 +304,7 @@ def check_h200x4_bare(nb):
     cold_dir, kgpu_dir = DATA / "h200x4-cold", DATA / "h200x4-kgpu" / "kgpu-sh"
     assert images(nb, "h200x4_bare") == 1
     shown = text(nb, "h200x4_bare")
-    for k in range(1, 7):
-        for p in points(results_file(cold_dir, f"hetprobe-{k}")):
-            assert ci_text(p["cold_over_warm_median"], *p["cold_over_warm_ci95"]) in shown, (k, p["size_bytes"])
-        for line in (cold_dir / f"bare-{k}.txt").read_text().splitlines():
-            if line.startswith("bare-cold "):
-                ratio, low, high = (float(x) for x in line.split()[4:7])
-                assert ci_text(ratio, low, high) in shown, (k, line)
+    check_cold_launches(shown, cold_dir, range(1, 7))
     for k in (1, 2, 3):
         for name in ("hetprobe", "hetprobe-gpu0"):
             for p in points(results_file(kgpu_dir, f"{name}-{k}")):
