@@ -221,6 +221,7 @@ def test_ctrl_c_keeps_every_finished_record(tmp_path):
 # A hetprobe whose notify and clock fail as they did on a loaded machine; every other command is the
 # real one. notify: 4 records (the first order's two handovers and two overhead records), then the
 # device's timeout and exit 1; clock: 2 records, then SIGKILL.
+NOTIFY_TIMEOUT = "hetprobe notify: timeout error: the device's echo did not happen within 30.000000 s"
 FAILING = """#!{python}
 import os, signal, subprocess, sys
 REAL, args = {real!r}, sys.argv[1:]
@@ -236,7 +237,7 @@ with open(out, "w") as f:
     f.writelines(lines)
 if args[0] == "clock":
     os.kill(os.getpid(), signal.SIGKILL)
-print("hetprobe notify: timeout error: the device's echo did not happen within 30.000000 s", file=sys.stderr)
+print({error!r}, file=sys.stderr)
 sys.exit(1)
 """
 
@@ -246,7 +247,7 @@ def failing_run(tmp_path_factory):
     """(run directory, completed process) of characterize --quick whose notify and clock fail partway."""
     bin_dir = tmp_path_factory.mktemp("bin")
     fake = bin_dir / "hetprobe"
-    fake.write_text(FAILING.format(python=sys.executable, real=hetprobe.binary()))
+    fake.write_text(FAILING.format(python=sys.executable, real=hetprobe.binary(), error=NOTIFY_TIMEOUT))
     fake.chmod(0o755)
     directory = tmp_path_factory.mktemp("failing") / "run"
     done = subprocess.run(
@@ -267,9 +268,7 @@ def test_a_failing_probe_keeps_its_records_and_the_run_exits_1(failing_run):
     assert done.returncode == 1, done.stderr
     steps = {s["probe"]: s for s in json.loads((directory / "characterize.json").read_text())["steps"]}
     assert steps["notify"]["status"] == "failed" and steps["notify"]["records"] == 4
-    assert steps["notify"]["error"] == (
-        "hetprobe notify: timeout error: the device's echo did not happen within 30.000000 s"
-    )
+    assert steps["notify"]["error"] == NOTIFY_TIMEOUT
     assert steps["clock"]["status"] == "failed" and steps["clock"]["exit_code"] == -9
     assert steps["clock"]["records"] == 2 and steps["clock"]["error"] == "killed by signal SIGKILL"
     assert steps["interference"]["status"] == "ok"
@@ -282,9 +281,9 @@ def test_a_failing_probe_keeps_its_report_section_and_the_others_are_complete(fa
     md = (directory / "report.md").read_text()
     notify = md[md.index("## Notifications between CPU and GPU") : md.index("## GPU clock")]
     assert (
-        "notify failed (exit code 1) after 4 record(s): hetprobe notify: timeout error: the device's echo "
-        "did not happen within 30.000000 s. Only its finished records are shown."
-    ) in notify
+        f"notify failed (exit code 1) after 4 record(s): {NOTIFY_TIMEOUT}. Only its finished records are shown."
+        in notify
+    )
     assert "| volatile:relaxed |" in notify  # Table 1 from the 2 finished handover records
     assert "The same pair in a loop on a line the timing side owns" in notify  # the loop, 2 overhead records
     assert "*Flag round trips: not available: no notify roundtrip records in these results.*" in notify
