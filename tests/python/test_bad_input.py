@@ -115,6 +115,32 @@ def snapshot(root: Path) -> dict:
     return out
 
 
+# characterize OPTION VALUE RUN, named by its command line: an option's bad value, refused before anything
+# runs; a value that starts with "-" reaches the option's own check (argparse alone said "expected one
+# argument"), and --sizes is checked by the interference probe it is passed to.
+BAD_VALUES = [
+    ("--timeout", "inf", r"--timeout inf: expected a finite"),
+    ("--timeout", "nan", r"--timeout nan"),
+    ("--timeout", "1e300", r"at most 604800"),
+    ("--timeout", "-1", r"above 0"),
+    ("--timeout", "0", r"above 0"),
+    ("--timeout", "soon", r"--timeout: invalid float"),
+    ("--reps", "0", r"--reps 0: expected an integer from 1"),
+    ("--reps", "2147483647", r"to 1,000,000"),
+    ("--reps", "-5", r"--reps -5"),
+    ("--reps", "many", r"--reps: invalid int"),
+    ("--skip", "bogus", r"--skip bogus: the steps are"),
+    ("--device", "gpu0", r"--device gpu0: expected one of auto, host, cuda, hip"),
+    ("--tolerance", "-5%", r"--tolerance '-5%': expected"),
+    ("--tolerance", "100%", r"below 100"),
+    ("--tolerance", "0", r"--tolerance '0': expected"),
+    ("--tolerance", "ten", r"--tolerance 'ten': expected"),
+    ("--launches", "²", r"--launches '²': expected a whole"),
+    ("--launches", "-1", r"--launches '-1': expected a whole"),
+    ("--progress", "fancy", r"--progress: invalid choice"),
+    ("--sizes", "0", r"the interference step's options: size \"0\": must be positive"),
+]
+
 CASES = [
     # merge: outputs checked before anything is written
     ("merge -o a character device", ["merge", "-o", "{dev}", "{in}"], r"-o/--out .*null: is a character device"),
@@ -158,23 +184,11 @@ CASES = [
     ("report a directory without results", ["report", "{dir}"], r"holds no results"),
     ("report a missing directory", ["report", "{missing}"], r"is not a run directory"),
     # characterize: its own options before anything runs (the probes check theirs)
-    ("characterize --timeout inf", ["characterize", "--timeout", "inf", "{run}"], r"--timeout inf: expected a finite"),
-    ("characterize --timeout nan", ["characterize", "--timeout", "nan", "{run}"], r"--timeout nan"),
-    ("characterize --timeout 1e300", ["characterize", "--timeout", "1e300", "{run}"], r"at most 604800"),
-    ("characterize --timeout -1", ["characterize", "--timeout", "-1", "{run}"], r"above 0"),
-    ("characterize --timeout 0", ["characterize", "--timeout", "0", "{run}"], r"above 0"),
-    ("characterize --timeout soon", ["characterize", "--timeout", "soon", "{run}"], r"--timeout: invalid float"),
-    ("characterize --reps 0", ["characterize", "--reps", "0", "{run}"], r"--reps 0: expected an integer from 1"),
-    ("characterize --reps 2147483647", ["characterize", "--reps", "2147483647", "{run}"], r"to 1,000,000"),
-    ("characterize --reps -5", ["characterize", "--reps", "-5", "{run}"], r"--reps -5"),
-    ("characterize --reps many", ["characterize", "--reps", "many", "{run}"], r"--reps: invalid int"),
-    ("characterize --skip bogus", ["characterize", "--skip", "bogus", "{run}"], r"--skip bogus: the steps are"),
+    *[
+        (f"characterize {option} {value}", ["characterize", option, value, "{run}"], m)
+        for option, value, m in BAD_VALUES
+    ],
     ("characterize --skip with an empty item", ["characterize", "--skip", "notify,,clock", "{run}"], r"empty item"),
-    (
-        "characterize --device gpu0",
-        ["characterize", "--device", "gpu0", "{run}"],
-        r"--device gpu0: expected one of auto, host, cuda, hip",
-    ),
     ("characterize --hosts with one host", ["characterize", "--hosts", "a", "{run}"], r"--hosts 'a': expected two"),
     (
         "characterize --hosts with a host twice",
@@ -191,20 +205,12 @@ CASES = [
         ["characterize", "--launcher", "no-such-launcher", "{run}"],
         r"launcher 'no-such-launcher' not found",
     ),
-    # values that start with "-" reach the option's own check (argparse alone said "expected one argument")
-    ("characterize --tolerance -5%", ["characterize", "--tolerance", "-5%", "{run}"], r"--tolerance '-5%': expected"),
-    ("characterize --tolerance 100%", ["characterize", "--tolerance", "100%", "{run}"], r"below 100"),
-    ("characterize --tolerance 0", ["characterize", "--tolerance", "0", "{run}"], r"--tolerance '0': expected"),
-    ("characterize --tolerance ten", ["characterize", "--tolerance", "ten", "{run}"], r"--tolerance 'ten': expected"),
     ("check --tolerance -5%", ["check", "{run}", "--baseline", "{dir}", "--tolerance", "-5%"], r"--tolerance '-5%'"),
-    ("characterize --launches ²", ["characterize", "--launches", "²", "{run}"], r"--launches '²': expected a whole"),
-    ("characterize --launches -1", ["characterize", "--launches", "-1", "{run}"], r"--launches '-1': expected a whole"),
     (
         "characterize --interference-args '--load-rate -1'",
         ["characterize", "--interference-args", "--load-rate -1", "--skip", "notify,clock,bandwidth", "{run}"],
         r"the interference step's options: --load-rate",
     ),
-    ("characterize --progress fancy", ["characterize", "--progress", "fancy", "{run}"], r"--progress: invalid choice"),
     ("characterize into a file", ["characterize", "{existing}"], r"existing.jsonl is a regular file"),
     ("characterize into a device", ["characterize", "{dev}"], r"null is a character device"),
     ("characterize into a directory with files", ["characterize", "{full}"], r"is not empty"),
@@ -214,11 +220,6 @@ CASES = [
         "characterize --notify-args '--orders bogus'",
         ["characterize", "--notify-args", "--orders bogus", "{run}"],
         r"the notify step's options: --orders bogus: unknown memory order 'bogus'",
-    ),
-    (
-        "characterize --sizes 0",
-        ["characterize", "--sizes", "0", "{run}"],
-        r"the interference step's options: size \"0\": must be positive",
     ),
     (
         "characterize --interference-args '--load-rate 2'",
