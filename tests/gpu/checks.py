@@ -61,11 +61,19 @@ def picked_points(path: Path, pick) -> dict:
     return out
 
 
-def results_and_launches(argv: list[str], usage: str) -> tuple[Path, int] | None:
-    """RESULTS_DIR LAUNCHES (a whole number from 1); None, with `usage` on stderr, for anything else."""
+def ci_text(v: tuple) -> str:
+    """A ratio with its 95% interval, (median, low, high), as the compare tables print it; a record
+    without an interval (low None) says so."""
+    median, low, high = v
+    return f"{median:.3f} ({low:.3f}-{high:.3f})" if low is not None else f"{median:.3f} (no interval)"
+
+
+def results_and_launches(argv: list[str], usage: str) -> tuple[Path, int]:
+    """RESULTS_DIR LAUNCHES (a whole number from 1); for anything else, `usage` on stderr and exit 2
+    (as argparse does)."""
     if len(argv) != 2 or not (argv[1].isascii() and argv[1].isdigit()) or int(argv[1]) < 1:
         print(usage, file=sys.stderr)
-        return None
+        raise SystemExit(2)
     return Path(argv[0]), int(argv[1])
 
 

@@ -34,9 +34,7 @@ def fits(path: Path) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if (args := results_and_launches(argv, __doc__)) is None:
-        return 2
-    results, launches = args
+    results, launches = results_and_launches(argv, __doc__)
     try:
         runs = {(way, n): fits(results / f"{way}-{n}.jsonl") for n in range(1, launches + 1) for way in WAYS}
     except BadInput as e:

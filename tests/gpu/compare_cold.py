@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from checks import BadInput, picked_points, present, results_and_launches, results_file  # noqa: E402
+from checks import BadInput, ci_text, picked_points, present, results_and_launches, results_file  # noqa: E402
 
 RELATIVE, CI_HALF_WIDTH, CI_SIZE = 0.10, 0.15, 1024
 
@@ -60,14 +60,8 @@ def row(*cells) -> None:
     print("| " + " | ".join(c if isinstance(c, str) else f"{c:.3f}" for c in cells) + " |")
 
 
-def ci_text(v: tuple) -> str:
-    return f"{v[2]:.3f} ({v[3]:.3f}-{v[4]:.3f})" if v[3] is not None else f"{v[2]:.3f} (no interval)"
-
-
 def main(argv: list[str]) -> int:
-    if (args := results_and_launches(argv, __doc__)) is None:
-        return 2
-    results, launches = args
+    results, launches = results_and_launches(argv, __doc__)
     try:
         bare = [bare_lines(results / f"bare-{n}.txt") for n in range(1, launches + 1)]
         mine = [points(results_file(results, f"hetprobe-{n}")) for n in range(1, launches + 1)]
@@ -90,7 +84,7 @@ def main(argv: list[str]) -> int:
         )
         print("|---|---|---|---|---|---|---|")
         for n in range(launches):
-            row(str(n + 1), b[n][0], b[n][1], ci_text(b[n]), h[n][0], h[n][1], ci_text(h[n]))
+            row(str(n + 1), b[n][0], b[n][1], ci_text(b[n][2:]), h[n][0], h[n][1], ci_text(h[n][2:]))
         med = [[statistics.median(v[i] for v in side) for i in range(3)] for side in (b, h)]
         row("median", *med[0], *med[1])
         over = med[1][0] / med[0][0] if med[0][0] > 0 else float("inf")
@@ -102,7 +96,9 @@ def main(argv: list[str]) -> int:
             continue
         for n, v in enumerate(h, 1):
             if v[3] is None or not (v[3] >= (1 - CI_HALF_WIDTH) * v[2] and v[4] <= (1 + CI_HALF_WIDTH) * v[2]):
-                failed.append(f"{size} B launch {n}: hetprobe's cold/warm {ci_text(v)} wider than ±15% of its median")
+                failed.append(
+                    f"{size} B launch {n}: hetprobe's cold/warm {ci_text(v[2:])} wider than ±15% of its median"
+                )
     print()
     print(f"failed: {'; '.join(failed)}" if failed else "hetprobe's cold sends agree with the bare program's")
     return 1 if failed else 0

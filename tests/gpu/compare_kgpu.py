@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from checks import BadInput, picked_points, present, results_and_launches, results_file  # noqa: E402
+from checks import BadInput, ci_text, picked_points, present, results_and_launches, results_file  # noqa: E402
 
 RELATIVE, SIZE = 0.10, 16 << 20
 OWN_COLUMNS, NEAR_COLUMNS = ("bare own", "hetprobe OWN"), ("bare near", "hetprobe P2AB")
@@ -58,14 +58,8 @@ def hetprobe_points(path: Path, layouts: tuple = ("OWN",)) -> dict:
     return out
 
 
-def ci_text(v: tuple) -> str:
-    return f"{v[0]:.3f} ({v[1]:.3f}-{v[2]:.3f})" if v[1] is not None else f"{v[0]:.3f} (no interval)"
-
-
 def main(argv: list[str]) -> int:
-    if (args := results_and_launches(argv, __doc__)) is None:
-        return 2
-    results, launches = args
+    results, launches = results_and_launches(argv, __doc__)
     near = (results / "bare-near-1.txt").is_file()
     columns = OWN_COLUMNS + (NEAR_COLUMNS if near else ())
     try:
