@@ -114,6 +114,16 @@ def gunzip(data: bytes, path, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     return bytes(out)
 
 
+def read_at_most(path, limit: int, refused: Exception) -> bytes:
+    """The bytes of the file at `path`, raising `refused` where it holds more than `limit` (only
+    limit + 1 are read: a device or a runaway file is refused before it is read whole)."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise refused
+    return data
+
+
 def bounded_bytes(path) -> bytes:
     """A results file's bytes (or a run directory's .json file's): a regular file of at most
     MAX_TEXT_BYTES, else ResultsFileError (a FIFO would block, /dev/zero never ends)."""
@@ -123,14 +133,11 @@ def bounded_bytes(path) -> bytes:
         raise ResultsFileError(f"{path}: cannot read results file ({e.strerror})") from None
     if not stat.S_ISREG(mode):
         raise ResultsFileError(f"{path} is {kind_of_mode(mode)}, not a results file (a regular file)")
-    with open(path, "rb") as f:
-        data = f.read(MAX_TEXT_BYTES + 1)
-    if len(data) > MAX_TEXT_BYTES:
-        raise ResultsFileError(
-            f"results file {path} passes {MAX_TEXT_BYTES >> 20} MiB, the most a results file may hold: refused "
-            "(split the run into several files)"
-        )
-    return data
+    too_large = ResultsFileError(
+        f"results file {path} passes {MAX_TEXT_BYTES >> 20} MiB, the most a results file may hold: refused "
+        "(split the run into several files)"
+    )
+    return read_at_most(path, MAX_TEXT_BYTES, too_large)
 
 
 class FileKind(str, enum.Enum):

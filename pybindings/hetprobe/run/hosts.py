@@ -20,6 +20,7 @@ import socket
 import sys
 from pathlib import Path
 
+from ..data.jsonl import read_at_most
 from ..data.paths import FileKind, file_kind
 from ..errors import UsageError
 
@@ -69,14 +70,11 @@ def read_hosts_file(path, resolve: bool = False) -> list[str]:
     try:
         if file_kind(path) not in (None, FileKind.REGULAR):  # a FIFO would block, /dev/zero never ends
             raise UsageError(f"the hosts file {path} is not a regular file")
-        with open(path, "rb") as f:
-            data = f.read(MAX_HOSTS_FILE_BYTES + 1)
-        if len(data) > MAX_HOSTS_FILE_BYTES:
-            raise UsageError(
-                f"the hosts file {path} passes {MAX_HOSTS_FILE_BYTES >> 10} KiB, the most a hosts file may hold "
-                "(one host a line)"
-            )
-        text = data.decode()
+        too_large = UsageError(
+            f"the hosts file {path} passes {MAX_HOSTS_FILE_BYTES >> 10} KiB, the most a hosts file may hold "
+            "(one host a line)"
+        )
+        text = read_at_most(path, MAX_HOSTS_FILE_BYTES, too_large).decode()
     except (OSError, UnicodeDecodeError) as e:
         why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise UsageError(f"cannot read the hosts file {path}: {why}") from None
