@@ -59,30 +59,14 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
             )
         )
         paper = host_rt[(host_rt["cpu_order"] == PAPER_ORDER[0]) & (host_rt["gpu_order"] == PAPER_ORDER[1])]
-        if len(paper):
-            p = paper.iloc[0]
-            rows.append(
-                (
-                    "CPU→GPU→CPU flag round trip, paper's order",
-                    ns_text(p["median"]),
-                    f"volatile:relaxed, {int(p['n'])} exchanges",
-                    warned(results, [p["record_id"]]),
-                )
-            )
+        rows += _median_row(
+            results, paper, "CPU→GPU→CPU flag round trip, paper's order", "volatile:relaxed, {n} exchanges"
+        )
     rows += _table1_rows(results)
     mech = _rows(results, "mechanism", "roundtrip_ns")
     if len(mech):
         sync = mech[mech["mechanism"] == "launch+device-sync"].dropna(subset=["median"])
-        if len(sync):
-            s = sync.iloc[0]
-            rows.append(
-                (
-                    "Kernel launch + device synchronise",
-                    ns_text(s["median"]),
-                    f"empty kernel, {int(s['n'])} samples",
-                    warned(results, [s["record_id"]]),
-                )
-            )
+        rows += _median_row(results, sync, "Kernel launch + device synchronise", "empty kernel, {n} samples")
     fit = _rows(results, "clock_fit", "residual_ns")
     if len(fit):
         f = fit.iloc[0]
@@ -109,6 +93,15 @@ def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
     rows += _pair_across_hosts(results)
     table = pd.DataFrame(rows, columns=["quantity", "value", "how", "warnings"])
     return table if warnings else table.drop(columns="warnings")
+
+
+def _median_row(results: Results, records: pd.DataFrame, quantity: str, how: str) -> list[tuple]:
+    """The headline row of the median time of `records`' first (no row where there is none): `how`
+    with its sample count in place of {n}, and the warnings that apply to that record."""
+    if not len(records):
+        return []
+    r = records.iloc[0]
+    return [(quantity, ns_text(r["median"]), how.format(n=int(r["n"])), warned(results, [r["record_id"]]))]
 
 
 def _pair_across_hosts(results: Results) -> list[tuple]:
