@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..errors import ResultsFileError, UsageError
-from . import converters, frames as _frames, record_types
+from . import converters, record_types
 from .fields import Malformed
 from .jsonl import bounded_bytes, read_jsonl, results_files
 from .paths import FileKind, file_kind
@@ -174,21 +174,10 @@ def load(path_or_paths, recursive: bool = False, errors: str = "raise") -> Resul
             TruncatedResultsWarning,
             stacklevel=2,
         )
-    headers, summary, samples = _frames.dataframes(frames)
     topology = topology_file or next(
         (r["topology"] for r in records if r.get("record") == "header" and isinstance(r.get("topology"), dict)), None
     )
-    return Results(
-        records=records,
-        headers=headers,
-        summary=summary,
-        samples=samples,
-        files=files,
-        truncated=truncated,
-        topology=topology,
-        unreadable=unreadable,
-        _lines=lines,
-    )
+    return Results.from_rows(records, frames, files, truncated, topology=topology, unreadable=unreadable, _lines=lines)
 
 
 def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, list]) -> None:

@@ -37,10 +37,16 @@ class Results:
     _lines: list = field(default_factory=list)  # the raw line of each record (None: not from JSON Lines)
 
     @classmethod
+    def from_rows(cls, records: list, rows: tuple[list, list, list], files: list, truncated: list, **rest) -> Results:
+        """Results of `records` and the rows converted from them (header rows, summary rows, sample
+        chunks: hetprobe.data.converters'), made into the DataFrames; `rest`: the fields after truncated."""
+        headers, summary, samples = frames.dataframes(rows)
+        return cls(records, headers, summary, samples, files, truncated, **rest)
+
+    @classmethod
     def empty(cls) -> Results:
         """Results of no file (a run directory whose probes left nothing readable)."""
-        headers, summary, samples = frames.dataframes(([], [], []))
-        return cls(records=[], headers=headers, summary=summary, samples=samples, files=[], truncated=[])
+        return cls.from_rows([], ([], [], []), [], [])
 
     def probe(self, name: str) -> Results:
         """The same results restricted to one probe ("interference", "bandwidth", "notify", "clock", "micro")."""
