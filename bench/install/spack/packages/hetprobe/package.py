@@ -21,8 +21,8 @@ class Hetprobe(PythonPackage, CudaPackage, ROCmPackage):
     depends_on("cxx", type="build")
     depends_on("cmake@3.24:", type="build")
     depends_on("ninja", type="build")
-    depends_on("py-scikit-build-core", type="build")
-    depends_on("py-pybind11", type="build")
+    depends_on("py-scikit-build-core@0.8:", type="build")  # pyproject.toml's floor
+    depends_on("py-pybind11@2.10:", type="build")
     depends_on("python@3.9:", type=("build", "run"))
     depends_on("mpi")
     depends_on("hwloc@2:")
