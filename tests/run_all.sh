@@ -6,7 +6,8 @@
 # probes, characterize, batch scripts, and every notebook executed headless
 # (pytest), the runs across hosts simulated on this machine and a real Slurm
 # (tests/multinode/, as root), then the ctest suite again built with
-# AddressSanitizer and UBSan (build-asan). GPU tests: tests/gpu/run.sh on a GPU node.
+# AddressSanitizer and UBSan (build-asan), with EasyBuild installing the
+# package beside it (tests/install/). GPU tests: tests/gpu/run.sh on a GPU node.
 source "$(dirname "$0")/../bench/setup.sh"
 # The test tools, which the main job's environment does without: the package's
 # test extra (pytest, notebook runners, ReFrame, the pinned clang-format and ruff).
@@ -50,6 +51,16 @@ if ! wait "$sanitized_build"; then
 fi
 trap - EXIT
 echo "run_all: sanitizer tree built beside the tests in $(<"$sanitized.build.seconds") s" >&2
+# Installed as sites install tools (docs/setup.md): EasyBuild builds the
+# easyconfig into a scratch prefix and its module's hetprobe runs. It builds
+# at the lowest priority beside the sanitizer tests below, which leave about
+# a third of the CPU idle while they wait on MPI runs (a whole run on 2 cores
+# stays under 45 min; after them, it would add about 5 min).
+set -m
+(renice -n 19 -p "$BASHPID" >/dev/null && exec "$root/tests/install/easybuild_module.sh") >"$build/easybuild.log" 2>&1 &
+easybuild=$!
+set +m
+trap 'kill -- -"$easybuild" 2>/dev/null || true' EXIT
 # (No -Werror here: the Release tree above holds warnings as errors in CI, and
 # GCC's warnings on instrumented -O1 code include known false positives.)
 # Reports are also looked for after the run, so one in a run that was meant to
@@ -82,4 +93,12 @@ if compgen -G "$reports/*" >/dev/null || grep -q "runtime error:" "$output"; the
   echo "run_all: sanitizer reports above (files in $reports, test output in $output)" >&2
   status=1
 fi
+if ! wait "$easybuild"; then
+  tail -n 40 "$build/easybuild.log" >&2
+  echo "run_all: the EasyBuild install failed (whole log: $build/easybuild.log)" >&2
+  status=1
+else
+  grep "^easybuild_module:" "$build/easybuild.log" >&2
+fi
+trap - EXIT
 exit $status
