@@ -1,7 +1,8 @@
 // The one place that names CUDA or HIP.
 //
 // Under a GPU compiler (nvcc, hipcc) it pulls in that runtime and maps the few
-// names the backend and kernels use onto it; under a plain host compiler it
+// names the backend and kernels use onto it (once, through HP_RT, where the two
+// runtimes name a thing alike); under a plain host compiler it
 // only defines HETPROBE_HD as nothing, so logic shared with the host backend
 // (probes/writer/writer_protocol.hpp) compiles there unchanged.
 #pragma once
@@ -15,20 +16,63 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_cooperative_groups.h>
 // clang-format on
-#define HETPROBE_HD __host__ __device__
 #define HETPROBE_BACKEND_NAME "hip"
 #define HETPROBE_RUNTIME_NAME "HIP"  // in messages
 #define HETPROBE_BACKEND_NS hip_backend
 #define HP_RT(name) hip##name
+#elif defined(__CUDACC__)
+#define HETPROBE_GPU_COMPILER 1
+#include <cooperative_groups.h>
+#include <cuda.h>  // types of the driver's stream memory operations, found at run time
+#include <cuda_runtime.h>
+#include <cuda/atomic>
+#include <string>
+#define HETPROBE_BACKEND_NAME "cuda"
+#define HETPROBE_RUNTIME_NAME "CUDA"  // in messages
+#define HETPROBE_BACKEND_NS cuda_backend
+#define HP_RT(name) cuda##name
+#endif
+
+#if defined(HETPROBE_GPU_COMPILER)
+#include <string>
+
+#include "base/errors.hpp"
+#define HETPROBE_HD __host__ __device__
 namespace hetprobe::gpu {
-using Error = hipError_t;
+// The names both runtimes give alike (hipError_t, cudaError_t), mapped once.
+using Error = HP_RT(Error_t);
+using Stream = HP_RT(Stream_t);
+using Event = HP_RT(Event_t);
+using FuncAttributes = HP_RT(FuncAttributes);
+inline const char* error_name(Error e) { return HP_RT(GetErrorName)(e); }
+inline const char* error_text(Error e) { return HP_RT(GetErrorString)(e); }
+inline constexpr Error kSuccess = HP_RT(Success);
+// What the runtime answers on a machine without a GPU: no device, or no driver
+// (also a driver older than the runtime).
+inline constexpr Error kNoDevice = HP_RT(ErrorNoDevice);
+inline constexpr Error kInsufficientDriver = HP_RT(ErrorInsufficientDriver);
+}  // namespace hetprobe::gpu
+
+// Checks a runtime call; throws a device Error naming the expression, the
+// vendor's error name and the caller's file and line.
+#define HP_CHECK(expr)                                                                                                \
+  do {                                                                                                                \
+    const ::hetprobe::gpu::Error hp_err_ = (expr);                                                                    \
+    if (hp_err_ != ::hetprobe::gpu::kSuccess)                                                                         \
+      throw ::hetprobe::Error(::hetprobe::ErrorKind::device, std::string(#expr) +                                     \
+                                                                 " failed: " + ::hetprobe::gpu::error_name(hp_err_) + \
+                                                                 " (" + ::hetprobe::gpu::error_text(hp_err_) + ")");  \
+  } while (0)
+#else
+#define HETPROBE_HD
+#endif
+
+#if defined(__HIPCC__)
+namespace hetprobe::gpu {
 using DeviceProp = hipDeviceProp_t;
-using Stream = hipStream_t;
-using Event = hipEvent_t;
 // The hardware queues streams map onto, and how many the backend asks for.
 inline constexpr const char* kHardwareQueuesVariable = "GPU_MAX_HW_QUEUES";
 inline constexpr const char* kHardwareQueues = "8";
-using FuncAttributes = hipFuncAttributes;
 // HIP_VERSION style: major * 10^7 + minor * 10^5 + patch.
 inline std::string format_version(int v) {
   return std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100) + "." + std::to_string(v % 100000);
@@ -93,26 +137,11 @@ __device__ inline unsigned long long load_fresh16_xor(const unsigned char* p) {
 }  // namespace hetprobe::gpu
 
 #elif defined(__CUDACC__)
-#define HETPROBE_GPU_COMPILER 1
-#include <cooperative_groups.h>
-#include <cuda.h>  // types of the driver's stream memory operations, found at run time
-#include <cuda_runtime.h>
-#include <cuda/atomic>
-#include <string>
-#define HETPROBE_HD __host__ __device__
-#define HETPROBE_BACKEND_NAME "cuda"
-#define HETPROBE_RUNTIME_NAME "CUDA"  // in messages
-#define HETPROBE_BACKEND_NS cuda_backend
-#define HP_RT(name) cuda##name
 namespace hetprobe::gpu {
-using Error = cudaError_t;
 using DeviceProp = cudaDeviceProp;
-using Stream = cudaStream_t;
-using Event = cudaEvent_t;
 // The hardware queues streams map onto, and how many the backend asks for (CUDA's most).
 inline constexpr const char* kHardwareQueuesVariable = "CUDA_DEVICE_MAX_CONNECTIONS";
 inline constexpr const char* kHardwareQueues = "32";
-using FuncAttributes = cudaFuncAttributes;
 // CUDA style: major * 1000 + minor * 10.
 inline std::string format_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 inline Error host_alloc(void** p, size_t bytes) {
@@ -186,32 +215,4 @@ __device__ inline unsigned long long load_fresh16_xor(const unsigned char* p) {
 }
 }  // namespace hetprobe::gpu
 
-#else
-#define HETPROBE_HD
-#endif
-
-#if defined(HETPROBE_GPU_COMPILER)
-#include <string>
-
-#include "base/errors.hpp"
-namespace hetprobe::gpu {
-inline const char* error_name(Error e) { return HP_RT(GetErrorName)(e); }
-inline const char* error_text(Error e) { return HP_RT(GetErrorString)(e); }
-inline constexpr Error kSuccess = HP_RT(Success);
-// What the runtime answers on a machine without a GPU: no device, or no driver
-// (also a driver older than the runtime).
-inline constexpr Error kNoDevice = HP_RT(ErrorNoDevice);
-inline constexpr Error kInsufficientDriver = HP_RT(ErrorInsufficientDriver);
-}  // namespace hetprobe::gpu
-
-// Checks a runtime call; throws a device Error naming the expression, the
-// vendor's error name and the caller's file and line.
-#define HP_CHECK(expr)                                                                                                \
-  do {                                                                                                                \
-    const ::hetprobe::gpu::Error hp_err_ = (expr);                                                                    \
-    if (hp_err_ != ::hetprobe::gpu::kSuccess)                                                                         \
-      throw ::hetprobe::Error(::hetprobe::ErrorKind::device, std::string(#expr) +                                     \
-                                                                 " failed: " + ::hetprobe::gpu::error_name(hp_err_) + \
-                                                                 " (" + ::hetprobe::gpu::error_text(hp_err_) + ")");  \
-  } while (0)
 #endif
