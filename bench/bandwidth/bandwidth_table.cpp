@@ -17,17 +17,6 @@ namespace {
 using Align = Column::Align;
 using Shown = Column::Shown;
 
-std::vector<double> samples(const RecordRef& r) {
-  const Json& gbs = field_json(r, "gbs");
-  if (!gbs.is_array()) bad_field(r, "gbs", "a list of numbers (GB/s)");
-  std::vector<double> out;
-  for (const Json& x : gbs) {
-    if (!x.is_number()) bad_field(r, "gbs", "a list of numbers (GB/s)");
-    out.push_back(x.get<double>());
-  }
-  return out;
-}
-
 // Percent of the plain pass's median; null for the plain passes themselves
 // and for traffic with no plain counterpart (poll). Files from before
 // "reference" give every non-plain row its ratio.
@@ -90,7 +79,7 @@ Report bandwidth_report(const ResultsFile& file) {
     const RecordRef r{file.records[i], file.place(i)};
     if (field_or<std::string>(r, "record", "") != "point") continue;
     const std::string writer = field<std::string>(r, "writer");
-    const std::vector<double> gbs = samples(r);
+    const std::vector<double> gbs = number_list(r, "gbs", "a list of numbers (GB/s)");
     const auto [min, max] = std::minmax_element(gbs.begin(), gbs.end());
     const auto access = optional_field<std::string>(r, "access");
     t.rows.push_back({writer, field<std::string>(r, "pass"), field<std::string>(r, "kind"),

@@ -39,13 +39,7 @@ Table clock_batch_table(const ResultsFile& file) {
 // Which of the pinned allocations tried holds the flags (files from before the choice have none).
 void add_flag_page_note(const RecordRef& r, std::vector<std::string>& notes) {
   if (find_field(r, "flag_pages") == nullptr) return;
-  const Json& tried = field_json(r, "flag_pages.p10_half_interval_ns");
-  if (!tried.is_array()) bad_field(r, "flag_pages.p10_half_interval_ns", "a list of numbers");
-  std::vector<double> p10;
-  for (const Json& ns : tried) {
-    if (!ns.is_number()) bad_field(r, "flag_pages.p10_half_interval_ns", "a list of numbers");
-    p10.push_back(ns.get<double>());
-  }
+  const std::vector<double> p10 = number_list(r, "flag_pages.p10_half_interval_ns", "a list of numbers");
   const auto chosen = static_cast<std::size_t>(field<std::uint64_t>(r, "flag_pages.chosen"));
   if (chosen >= p10.size()) bad_field(r, "flag_pages.chosen", "an index into p10_half_interval_ns");
   const auto [lo, hi] = std::minmax_element(p10.begin(), p10.end());

@@ -106,6 +106,17 @@ Json number_or_null(const RecordRef& r, std::string_view path) {
   return *v;
 }
 
+std::vector<double> number_list(const RecordRef& r, std::string_view path, const std::string& expected) {
+  const Json& list = field_json(r, path);
+  if (!list.is_array()) bad_field(r, path, expected);
+  std::vector<double> out;
+  for (const Json& x : list) {
+    if (!x.is_number()) bad_field(r, path, expected);
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
 std::vector<std::string> record_warnings(const RecordRef& r) {
   std::vector<std::string> out;
   const Json* w = find_field(r, "warnings");

@@ -45,6 +45,10 @@ T field_or(const RecordRef& r, std::string_view path, T fallback);
 // A number, or null when the field is absent or null; anything else is an error.
 Json number_or_null(const RecordRef& r, std::string_view path);
 
+// The list of numbers at `path`, which must be present; anything else is an
+// error that says what was `expected` ("a list of numbers (GB/s)").
+std::vector<double> number_list(const RecordRef& r, std::string_view path, const std::string& expected);
+
 // The record's "warnings" (a list of sentences); empty when it has none.
 std::vector<std::string> record_warnings(const RecordRef& r);
 
