@@ -23,16 +23,17 @@ Table clock_batch_table(const ResultsFile& file) {
            {"samples", 7},
            {"half_interval_median_ns", 10, Align::right, 1},
            {"half_interval_best_ns", 10, Align::right, 1}}};
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
-    const RecordRef r{file.records[i], file.place(i)};
-    if (record_kind(r) != "clock_batch") continue;
+  add_rows_of_kind(t, file, "clock_batch", clock_record_label, [](const RecordRef& r) {
     const Json& values = field_json(r, "device_start.values");
     if (!values.is_array()) bad_field(r, "device_start.values", "a list of timer readings");
-    t.rows.push_back({field_or<int>(r, "rank", 0), field<int>(r, "batch"), field<std::string>(r, "role"),
-                      field<double>(r, "at_s"), values.size(), number_or_null(r, "half_interval_ns.median"),
-                      number_or_null(r, "half_interval_ns.min")});
-    add_record_warnings(r, clock_record_label(r.json), t.notes);
-  }
+    return std::vector<Json>{field_or<int>(r, "rank", 0),
+                             field<int>(r, "batch"),
+                             field<std::string>(r, "role"),
+                             field<double>(r, "at_s"),
+                             values.size(),
+                             number_or_null(r, "half_interval_ns.median"),
+                             number_or_null(r, "half_interval_ns.min")};
+  });
   return t;
 }
 
@@ -83,9 +84,7 @@ Table clock_fit_table(const ResultsFile& file) {
     for (char& ch : column) ch = ch == '.' ? '_' : ch;
     t.columns.push_back({column, 0, Align::right, decimals});
   }
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
-    const RecordRef r{file.records[i], file.place(i)};
-    if (record_kind(r) != "clock_fit") continue;
+  add_rows_of_kind(t, file, "clock_fit", clock_record_label, [&](const RecordRef& r) {
     std::vector<Json> row;
     for (const auto& [name, decimals] : fields) {
       const std::string path = name;
@@ -96,10 +95,9 @@ Table clock_fit_table(const ResultsFile& file) {
         row.push_back(field<std::uint64_t>(r, path));
       else row.push_back(number_or_null(r, path));  // null where a quantity could not be formed
     }
-    t.rows.push_back(std::move(row));
     add_flag_page_note(r, t.notes);
-    add_record_warnings(r, clock_record_label(r.json), t.notes);
-  }
+    return row;
+  });
   return t;
 }
 

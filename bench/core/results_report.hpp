@@ -4,7 +4,9 @@
 // is bench/cli/probe_table.hpp's results_report.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/core/record_field.hpp"
@@ -43,5 +45,19 @@ std::string interval_text(const Json& ci);
 
 // "warning (LABEL): ..." for each warning of a record.
 void add_record_warnings(const RecordRef& record, const std::string& label, std::vector<std::string>& notes);
+
+// A row of `table` for each record of `kind` after the header, made by
+// `row_of(record)`; each record's warnings go under the table, named by the
+// probe's `label` (its record_label).
+template <class RowOf>
+void add_rows_of_kind(Table& table, const ResultsFile& file, std::string_view kind,
+                      std::string (*label)(const Json& record), RowOf row_of) {
+  for (std::size_t i = 1; i < file.records.size(); ++i) {
+    const RecordRef r{file.records[i], file.place(i)};
+    if (record_kind(r) != kind) continue;
+    table.rows.push_back(row_of(r));
+    add_record_warnings(r, label(r.json), table.notes);
+  }
+}
 
 }  // namespace hetprobe

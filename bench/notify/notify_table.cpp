@@ -56,9 +56,7 @@ Table handover_table(const ResultsFile& file) {
   t.columns.push_back({"note", 0, Align::left, -1, Shown::text});
   t.columns.push_back({"below_timer_tick", 0, Align::left, -1, Shown::data});
   t.columns.push_back({"missed_writes", 0, Align::right, -1, Shown::data});
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
-    const RecordRef r{file.records[i], file.place(i)};
-    if (record_kind(r) != "handover") continue;
+  add_rows_of_kind(t, file, "handover", notify_record_label, [](const RecordRef& r) {
     std::vector<Json> row = setup_cells(r);
     row.push_back(field<std::string>(r, "side"));
     row.push_back(field<std::string>(r, "timer"));
@@ -70,9 +68,8 @@ Table handover_table(const ResultsFile& file) {
     row.push_back(below ? "(below timer tick)" : "");
     row.push_back(below);
     row.push_back(field<std::int64_t>(r, "missed_writes"));
-    t.rows.push_back(std::move(row));
-    add_record_warnings(r, notify_record_label(r.json), t.notes);
-  }
+    return row;
+  });
   return t;
 }
 
@@ -89,9 +86,7 @@ Table overhead_table(const ResultsFile& file) {
   t.columns.push_back({"ops_per_sample", 14});
   t.columns.push_back({"note", 0, Align::left, -1, Shown::text});
   t.columns.push_back({"below_timer_tick", 0, Align::left, -1, Shown::data});
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
-    const RecordRef r{file.records[i], file.place(i)};
-    if (record_kind(r) != "overhead") continue;
+  add_rows_of_kind(t, file, "overhead", notify_record_label, [](const RecordRef& r) {
     std::vector<Json> row = setup_cells(r);
     row.push_back(field<std::string>(r, "side"));
     row.push_back(field<bool>(r, "contended") ? "polled" : "none");
@@ -101,9 +96,8 @@ Table overhead_table(const ResultsFile& file) {
     const bool unresolved = field_or<bool>(r, "ns_per_op.unresolved", false);
     row.push_back(unresolved ? "(below timer tick)" : "");
     row.push_back(unresolved);
-    t.rows.push_back(std::move(row));
-    add_record_warnings(r, notify_record_label(r.json), t.notes);
-  }
+    return row;
+  });
   return t;
 }
 
@@ -116,18 +110,15 @@ Table roundtrip_table(const ResultsFile& file) {
   add_spread(t.columns);
   t.columns.push_back({"half_median_ns", 10, Align::right, 1});
   t.columns.push_back({"n", 7});
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
-    const RecordRef r{file.records[i], file.place(i)};
-    if (record_kind(r) != "roundtrip") continue;
+  add_rows_of_kind(t, file, "roundtrip", notify_record_label, [](const RecordRef& r) {
     std::vector<Json> row = setup_cells(r);
     row.push_back(field<std::string>(r, "direction"));
     row.push_back(field<std::string>(r, "timed_by"));
     add_spread(r, "roundtrip_ns", row);
     row.push_back(number_or_null(r, "half_roundtrip_ns.median"));
     row.push_back(sample_count(r, "roundtrip_ns"));
-    t.rows.push_back(std::move(row));
-    add_record_warnings(r, notify_record_label(r.json), t.notes);
-  }
+    return row;
+  });
   return t;
 }
 
@@ -141,9 +132,7 @@ Table mechanism_table(const ResultsFile& file) {
   t.columns.push_back({"go / done", 0, Align::left, -1, Shown::text, 2});
   for (const char* name : {"status", "go", "done", "skipped_reason"})
     t.columns.push_back({name, 0, Align::left, -1, Shown::data});
-  for (std::size_t i = 1; i < file.records.size(); ++i) {
-    const RecordRef r{file.records[i], file.place(i)};
-    if (record_kind(r) != "mechanism") continue;
+  add_rows_of_kind(t, file, "mechanism", notify_record_label, [](const RecordRef& r) {
     const std::string status = field<std::string>(r, "status");
     const bool ok = status == "ok";
     const Json go = field_or<std::string>(r, "go", ""), done = field_or<std::string>(r, "done", "");
@@ -156,9 +145,8 @@ Table mechanism_table(const ResultsFile& file) {
     row.push_back(ok ? go.get<std::string>() + " / " + done.get<std::string>()
                      : "skipped: " + reason.get<std::string>());
     for (const Json& cell : {Json(status), go, done, reason}) row.push_back(cell);
-    t.rows.push_back(std::move(row));
-    add_record_warnings(r, notify_record_label(r.json), t.notes);
-  }
+    return row;
+  });
   return t;
 }
 
