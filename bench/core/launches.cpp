@@ -100,6 +100,34 @@ void add_launches_about(Report& report, const std::vector<ResultsFile>& files, c
   report.about.push_back("launches: " + names);
 }
 
+std::vector<Column> pooled_columns(const std::string& value, int effect_width) {
+  using Align = Column::Align;
+  using Shown = Column::Shown;
+  return {{"launches", 8, Align::right},
+          {"launch_" + value + "s", 20, Align::left},
+          {value, 7, Align::right, 3},
+          {"ci95", 11, Align::right, -1, Shown::text},
+          {value + "_ci95_low", 0, Align::right, -1, Shown::data},
+          {value + "_ci95_high", 0, Align::right, -1, Shown::data},
+          {"effect", effect_width, Align::left},
+          {"min", 6, Align::right, 3},
+          {"max", 6, Align::right, 3}};
+}
+
+std::vector<Json> pooled_cells(const std::vector<double>& values, const PooledRatio& pooled,
+                               Effect (*classify)(const Interval&)) {
+  const std::optional<Interval>& ci = pooled.ci95;
+  return {static_cast<int>(values.size()),
+          ratios_text(values),
+          pooled.median,
+          interval_text(ci ? Json{ci->low, ci->high} : Json()),
+          ci ? Json(ci->low) : Json(),
+          ci ? Json(ci->high) : Json(),
+          ci ? Json(to_string(classify(*ci))) : Json(),
+          pooled.min,
+          pooled.max};
+}
+
 void note_few_launches(Table& table, std::size_t launches) {
   if (launches < 3) table.notes.push_back("fewer than 3 launches: no interval from the spread between launches");
 }

@@ -43,6 +43,15 @@ const Json& launch_header(const ResultsFile& file, const std::string& probe, con
 // "1.012 0.998 1.031": each launch's ratio, as the pooled tables print them.
 std::string ratios_text(const std::vector<double>& ratios);
 
+// The columns a pooled table gives each key after its own: how many launches,
+// each launch's `value` ("ratio", "speedup"), their pooled median, its 95%
+// interval (text; its ends as data), the effect it shows, min and max.
+std::vector<Column> pooled_columns(const std::string& value, int effect_width);
+// Those columns' cells for one key: its value in each launch, `pooled` over
+// them; `classify` judges the interval (classify_ratio, classify_speedup).
+std::vector<Json> pooled_cells(const std::vector<double>& values, const PooledRatio& pooled,
+                               Effect (*classify)(const Interval&));
+
 // A pooled report's opening lines: the first file's device, how many
 // launches were pooled, and each launch's file.
 void add_launches_about(Report& report, const std::vector<ResultsFile>& files, const Json& first,

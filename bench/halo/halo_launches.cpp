@@ -30,18 +30,10 @@ Table launches_table() {
   t.columns = {{"layout", 12, Align::left, -1, Shown::text},
                {"layout", 0, Align::left, -1, Shown::data},
                {"cube", 0, Align::right, -1, Shown::data},
-               {"setup", 44, Align::left},
-               {"launches", 8, Align::right},
-               {"launch_speedups", 20, Align::left},
-               {"speedup", 7, Align::right, 3},
-               {"ci95", 11, Align::right, -1, Shown::text},
-               {"speedup_ci95_low", 0, Align::right, -1, Shown::data},
-               {"speedup_ci95_high", 0, Align::right, -1, Shown::data},
-               {"effect", 8, Align::left},
-               {"min", 6, Align::right, 3},
-               {"max", 6, Align::right, 3},
-               {"median_us", 10, Align::right, 1},
-               {"against", 0, Align::left}};
+               {"setup", 44, Align::left}};
+  for (Column& c : pooled_columns("speedup", 8)) t.columns.push_back(std::move(c));
+  t.columns.push_back({"median_us", 10, Align::right, 1});
+  t.columns.push_back({"against", 0, Align::left});
   return t;
 }
 
@@ -96,12 +88,11 @@ Report halo_launches_report(const std::vector<ResultsFile>& files) {
   Table t = launches_table();
   for (const SetupKey& k : order) {
     const Launches& l = launches[k];
-    const PooledRatio& p = pooled.at(k);
-    const Json ci = p.ci95 ? Json{p.ci95->low, p.ci95->high} : Json();
-    t.rows.push_back({shown[k].substr(0, 12), k.first, cube[k], k.second, static_cast<int>(l.speedups.size()),
-                      ratios_text(l.speedups), p.median, interval_text(ci), p.ci95 ? ci[0] : Json(),
-                      p.ci95 ? ci[1] : Json(), p.ci95 ? Json(to_string(classify_speedup(*p.ci95))) : Json(), p.min,
-                      p.max, summarize(l.medians_ns).median / 1e3, against_text(l.against)});
+    std::vector<Json> row{shown[k].substr(0, 12), k.first, cube[k], k.second};
+    for (Json& cell : pooled_cells(l.speedups, pooled.at(k), classify_speedup)) row.push_back(std::move(cell));
+    row.push_back(summarize(l.medians_ns).median / 1e3);
+    row.push_back(against_text(l.against));
+    t.rows.push_back(std::move(row));
   }
   note_few_launches(t, files.size());
   report.tables.push_back(std::move(t));

@@ -60,33 +60,21 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
                {"size_bytes", 0, Align::right, -1, Shown::data},
                {"access", 8, Align::left},
                {"layout", 5, Align::left},
-               {"load", 18, Align::left},
-               {"launches", 8, Align::right},
-               {"launch_ratios", 20, Align::left},
-               {"ratio", 7, Align::right, 3},
-               {"ci95", 11, Align::right, -1, Shown::text},
-               {"ratio_ci95_low", 0, Align::right, -1, Shown::data},
-               {"ratio_ci95_high", 0, Align::right, -1, Shown::data},
-               {"effect", 9, Align::left},
-               {"min", 6, Align::right, 3},
-               {"max", 6, Align::right, 3},
-               {"ssb_median_us", 13, Align::right, 3}};
+               {"load", 18, Align::left}};
+  for (Column& c : pooled_columns("ratio", 9)) t.columns.push_back(std::move(c));
+  t.columns.push_back({"ssb_median_us", 13, Align::right, 3});
   // The points of one size pooled together.
   const std::map<PointKey, PooledRatio> pooled = pool_by_group(
       order, files.size(), [&](const PointKey& k) { return ratios[k]; }, [](const PointKey& k) { return k.size; },
       [](const PointKey& k) { return describe(k); });
   for (const PointKey& k : order) {
-    const std::vector<double>& v = ratios[k];
-    const PooledRatio& p = pooled.at(k);
     std::string load = std::string(to_string(k.load)) + " x" + std::to_string(k.gpus);
     if (k.rate && !k.rate->full()) load += " @" + k.rate->label;
     const auto& ssb = ssb_medians[k];
-    t.rows.push_back({format_size(k.size), k.size, to_string(k.access), to_string(k.layout), load,
-                      static_cast<int>(v.size()), ratios_text(v), p.median,
-                      interval_text(p.ci95 ? Json{p.ci95->low, p.ci95->high} : Json()),
-                      p.ci95 ? Json(p.ci95->low) : Json(nullptr), p.ci95 ? Json(p.ci95->high) : Json(nullptr),
-                      p.ci95 ? Json(to_string(classify_ratio(*p.ci95))) : Json(), p.min, p.max,
-                      ssb.empty() ? Json(nullptr) : Json(summarize(ssb).median / 1e3)});
+    std::vector<Json> row{format_size(k.size), k.size, to_string(k.access), to_string(k.layout), load};
+    for (Json& cell : pooled_cells(ratios[k], pooled.at(k), classify_ratio)) row.push_back(std::move(cell));
+    row.push_back(ssb.empty() ? Json(nullptr) : Json(summarize(ssb).median / 1e3));
+    t.rows.push_back(std::move(row));
   }
   note_few_launches(t, files.size());
   report.tables.push_back(std::move(t));
