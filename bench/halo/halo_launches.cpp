@@ -17,7 +17,6 @@ namespace hetprobe {
 namespace {
 
 using Align = Column::Align;
-using Shown = Column::Shown;
 using SetupKey = std::pair<std::string, std::string>;  // layout, setup
 
 struct Launches {
@@ -26,11 +25,8 @@ struct Launches {
 };
 
 Table launches_table() {
-  Table t{"halo_launches", {}, {}};
-  t.columns = {{"layout", 12, Align::left, -1, Shown::text},
-               {"layout", 0, Align::left, -1, Shown::data},
-               {"cube", 0, Align::right, -1, Shown::data},
-               {"setup", 44, Align::left}};
+  Table t{"halo_launches", {}, halo_layout_columns()};
+  t.columns.push_back({"setup", 44, Align::left});
   for (Column& c : pooled_columns("speedup", 8)) t.columns.push_back(std::move(c));
   t.columns.push_back({"median_us", 10, Align::right, 1});
   t.columns.push_back({"against", 0, Align::left});
@@ -88,7 +84,8 @@ Report halo_launches_report(const std::vector<ResultsFile>& files) {
   Table t = launches_table();
   for (const SetupKey& k : order) {
     const Launches& l = launches[k];
-    std::vector<Json> row{shown[k].substr(0, 12), k.first, cube[k], k.second};
+    std::vector<Json> row = halo_layout_cells(shown[k], k.first, cube[k]);
+    row.push_back(k.second);
     for (Json& cell : pooled_cells(l.speedups, pooled.at(k), classify_speedup)) row.push_back(std::move(cell));
     row.push_back(summarize(l.medians_ns).median / 1e3);
     row.push_back(against_text(l.against));

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "bench/core/record_field.hpp"
@@ -44,5 +45,10 @@ Report halo_report(const ResultsFile& file);
 std::string halo_record_label(const Json& record);
 // A record's layout as the tables show it: "cube 400", or the layout's own text.
 std::string halo_short_layout(const RecordRef& record);
+// The columns every halo table starts with: the layout as shown (text, the
+// first 12 characters of halo_short_layout), the layout and its cube (data);
+// and their cells.
+std::vector<Column> halo_layout_columns();
+std::vector<Json> halo_layout_cells(const std::string& shown, const std::string& layout, int cube);
 
 }  // namespace hetprobe

@@ -51,37 +51,34 @@ void keep_lowest(std::map<Key, double>& lowest, const Key& key, double value) {
 }
 
 Table halo_table() {
-  Table t{"halo", {}, {}};
-  t.columns = {{"layout", 12, Align::left, -1, Shown::text},
-               {"layout", 0, Align::left, -1, Shown::data},
-               {"cube", 0, Align::right, -1, Shown::data},
-               {"variant", 14, Align::left},
-               {"setup", 0, Align::left, -1, Shown::data},
-               {"send", 5, Align::left},
-               {"wait/sig", 8, Align::left, -1, Shown::text},
-               {"receive_wait", 0, Align::left, -1, Shown::data},
-               {"signal", 0, Align::left, -1, Shown::data},
-               {"staging", 7, Align::left},
-               {"single_copy", 0, Align::left, -1, Shown::data},
-               {"threads", 7},
-               {"pause_ns", 8},
-               {"parts", 6, Align::left, -1, Shown::text},
-               {"parts", 0, Align::left, -1, Shown::data},
-               {"median_us", 10, Align::right, 1},
-               {"p10_us", 10, Align::right, 1},
-               {"p90_us", 10, Align::right, 1},
-               {"slowest_us", 10, Align::right, 1},
-               {"vs_base", 8, Align::right, 3},
-               {"vs_best", 8, Align::right, 3},
-               {"vs_best_ci95", 11, Align::right, -1, Shown::text},
-               {"vs_best_ci95_low", 0, Align::right, -1, Shown::data},
-               {"vs_best_ci95_high", 0, Align::right, -1, Shown::data},
-               {"effect", 8, Align::left},
-               {"strongest_baseline", 0, Align::left, -1, Shown::data},
-               {"model_lb_us", 11, Align::right, 3},
-               {"payload", 0, Align::left, -1, Shown::everywhere, 2},
-               {"n", 0, Align::right, -1, Shown::data},
-               {"status", 0, Align::left, -1, Shown::data}};
+  Table t{"halo", {}, halo_layout_columns()};
+  t.columns.insert(t.columns.end(), {{"variant", 14, Align::left},
+                                     {"setup", 0, Align::left, -1, Shown::data},
+                                     {"send", 5, Align::left},
+                                     {"wait/sig", 8, Align::left, -1, Shown::text},
+                                     {"receive_wait", 0, Align::left, -1, Shown::data},
+                                     {"signal", 0, Align::left, -1, Shown::data},
+                                     {"staging", 7, Align::left},
+                                     {"single_copy", 0, Align::left, -1, Shown::data},
+                                     {"threads", 7},
+                                     {"pause_ns", 8},
+                                     {"parts", 6, Align::left, -1, Shown::text},
+                                     {"parts", 0, Align::left, -1, Shown::data},
+                                     {"median_us", 10, Align::right, 1},
+                                     {"p10_us", 10, Align::right, 1},
+                                     {"p90_us", 10, Align::right, 1},
+                                     {"slowest_us", 10, Align::right, 1},
+                                     {"vs_base", 8, Align::right, 3},
+                                     {"vs_best", 8, Align::right, 3},
+                                     {"vs_best_ci95", 11, Align::right, -1, Shown::text},
+                                     {"vs_best_ci95_low", 0, Align::right, -1, Shown::data},
+                                     {"vs_best_ci95_high", 0, Align::right, -1, Shown::data},
+                                     {"effect", 8, Align::left},
+                                     {"strongest_baseline", 0, Align::left, -1, Shown::data},
+                                     {"model_lb_us", 11, Align::right, 3},
+                                     {"payload", 0, Align::left, -1, Shown::everywhere, 2},
+                                     {"n", 0, Align::right, -1, Shown::data},
+                                     {"status", 0, Align::left, -1, Shown::data}});
   t.notes.push_back(
       "vs_base: the fastest baseline's median (same layout, send mode and threads) / this median (> 1: "
       "faster); vs_best: the strongest baseline of the layout (the fastest, any setup) over this setup, paired round "
@@ -148,39 +145,38 @@ Report halo_report(const ResultsFile& file) {
     const Json ci = speedup.is_object() ? field_json(r, "speedup.ci95") : Json();
     const Json effect = speedup.is_object() ? field_json(r, "speedup.effect") : Json();
     if (!ci.is_null() && interval_text(ci) == "-") bad_field(r, "speedup.ci95", "[low, high] or null");
-    t.rows.push_back({layout.substr(0, 12),
-                      field<std::string>(r, "layout"),
-                      field_or<int>(r, "cube", 0),
-                      variant,
-                      field_or<std::string>(r, "setup", variant),
-                      field<std::string>(r, "send_mode"),
-                      variant == "baseline" ? wait : signal,
-                      wait,
-                      signal.empty() ? Json() : Json(signal),
-                      field_or<std::string>(r, "staging", ""),
-                      single_copy.empty() ? Json() : Json(single_copy),
-                      number_or_null(r, "threads_per_block"),  // null in files from before it
-                      number_or_null(r, "poll_pause_ns"),
-                      parts ? Json(to_string(*parts)) : Json(),
-                      parts ? to_json(*parts) : Json(),
-                      median / 1e3,
-                      field<double>(r, "iteration_ns.p10") / 1e3,
-                      field<double>(r, "iteration_ns.p90") / 1e3,
-                      slowest.is_number() ? Json(slowest.get<double>() / 1e3) : Json(),
-                      b == best_baseline.end() ? Json() : Json(b->second / median),
-                      paired.is_number()             ? paired
-                      : speedup.is_object()          ? Json()
-                      : best == best_of_layout.end() ? Json()
-                                                     : Json(best->second / median),
-                      interval_text(ci),
-                      ci.is_array() ? ci[0] : Json(),
-                      ci.is_array() ? ci[1] : Json(),
-                      effect.is_string() ? effect : Json(),
-                      speedup.is_object() ? field_json(r, "speedup.against") : Json(),
-                      lb == bound.end() ? Json() : Json(lb->second / 1e3),
-                      field<std::string>(r, "payload.check"),
-                      field_or<std::int64_t>(r, "n", 0),
-                      field_or<std::string>(r, "status", "ok")});
+    std::vector<Json> row = halo_layout_cells(layout, field<std::string>(r, "layout"), field_or<int>(r, "cube", 0));
+    row.insert(row.end(), {variant,
+                           field_or<std::string>(r, "setup", variant),
+                           field<std::string>(r, "send_mode"),
+                           variant == "baseline" ? wait : signal,
+                           wait,
+                           signal.empty() ? Json() : Json(signal),
+                           field_or<std::string>(r, "staging", ""),
+                           single_copy.empty() ? Json() : Json(single_copy),
+                           number_or_null(r, "threads_per_block"),  // null in files from before it
+                           number_or_null(r, "poll_pause_ns"),
+                           parts ? Json(to_string(*parts)) : Json(),
+                           parts ? to_json(*parts) : Json(),
+                           median / 1e3,
+                           field<double>(r, "iteration_ns.p10") / 1e3,
+                           field<double>(r, "iteration_ns.p90") / 1e3,
+                           slowest.is_number() ? Json(slowest.get<double>() / 1e3) : Json(),
+                           b == best_baseline.end() ? Json() : Json(b->second / median),
+                           paired.is_number()             ? paired
+                           : speedup.is_object()          ? Json()
+                           : best == best_of_layout.end() ? Json()
+                                                          : Json(best->second / median),
+                           interval_text(ci),
+                           ci.is_array() ? ci[0] : Json(),
+                           ci.is_array() ? ci[1] : Json(),
+                           effect.is_string() ? effect : Json(),
+                           speedup.is_object() ? field_json(r, "speedup.against") : Json(),
+                           lb == bound.end() ? Json() : Json(lb->second / 1e3),
+                           field<std::string>(r, "payload.check"),
+                           field_or<std::int64_t>(r, "n", 0),
+                           field_or<std::string>(r, "status", "ok")});
+    t.rows.push_back(std::move(row));
     add_record_warnings(r, layout + " " + field_or<std::string>(r, "setup", variant), t.notes);
   }
   report.tables.push_back(std::move(t));
@@ -190,6 +186,16 @@ Report halo_report(const ResultsFile& file) {
 std::string halo_short_layout(const RecordRef& r) {
   const int cube = field_or<int>(r, "cube", 0);
   return cube > 0 ? "cube " + std::to_string(cube) : field<std::string>(r, "layout");
+}
+
+std::vector<Column> halo_layout_columns() {
+  return {{"layout", 12, Align::left, -1, Shown::text},
+          {"layout", 0, Align::left, -1, Shown::data},
+          {"cube", 0, Align::right, -1, Shown::data}};
+}
+
+std::vector<Json> halo_layout_cells(const std::string& shown, const std::string& layout, int cube) {
+  return {shown.substr(0, 12), layout, cube};
 }
 
 std::string halo_record_label(const Json& record) {

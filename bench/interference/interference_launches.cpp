@@ -14,13 +14,13 @@
 #include "bench/core/sizes.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/interference_resume.hpp"
+#include "bench/interference/interference_table.hpp"
 
 namespace hetprobe {
 
 namespace {
 
 using Align = Column::Align;
-using Shown = Column::Shown;
 
 }  // namespace
 
@@ -55,12 +55,8 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
       "ratio = the median of the launches' paired ratios to SSB; ci95 = exp(mean +- t * s / sqrt(k)) of their log "
       "ratios (3 launches or more), s and t's degrees of freedom pooled over the points of the size; effect = slowdown "
       "or speedup where that interval lies wholly beyond 5%");
-  Table t{"interference_launches", {}, {}};
-  t.columns = {{"size", 10, Align::right, -1, Shown::text},
-               {"size_bytes", 0, Align::right, -1, Shown::data},
-               {"access", 8, Align::left},
-               {"layout", 5, Align::left},
-               {"load", 18, Align::left}};
+  Table t{"interference_launches", {}, point_key_columns()};
+  t.columns.push_back({"load", 18, Align::left});
   for (Column& c : pooled_columns("ratio", 9)) t.columns.push_back(std::move(c));
   t.columns.push_back({"ssb_median_us", 13, Align::right, 3});
   // The points of one size pooled together.
@@ -71,7 +67,8 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
     std::string load = std::string(to_string(k.load)) + " x" + std::to_string(k.gpus);
     if (k.rate && !k.rate->full()) load += " @" + k.rate->label;
     const auto& ssb = ssb_medians[k];
-    std::vector<Json> row{format_size(k.size), k.size, to_string(k.access), to_string(k.layout), load};
+    std::vector<Json> row = point_key_cells(k.size, to_string(k.access), to_string(k.layout));
+    row.push_back(load);
     for (Json& cell : pooled_cells(ratios[k], pooled.at(k), classify_ratio)) row.push_back(std::move(cell));
     row.push_back(ssb.empty() ? Json(nullptr) : Json(summarize(ssb).median / 1e3));
     t.rows.push_back(std::move(row));

@@ -130,6 +130,17 @@ std::string pair_text(const MessagePath& p) {
 
 }  // namespace
 
+std::vector<Column> point_key_columns() {
+  return {{"size", 10, Align::right, -1, Shown::text},
+          {"size_bytes", 0, Align::right, -1, Shown::data},  // kSizeBytes
+          {"access", 8, Align::left},
+          {"layout", 5, Align::left}};  // kLayout
+}
+
+std::vector<Json> point_key_cells(std::uint64_t size, const std::string& access, const std::string& layout) {
+  return {format_size(size), size, access, layout};
+}
+
 Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
   (void)field_json(h, "config");  // a header without it is named so, not by the first setting read
   const bool paper = field_or<bool>(h, "config.paper", find_field(h, "config.loads") == nullptr);
@@ -148,33 +159,29 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
       into +
       "; traffic_gbs = GB/s the load moved during the send; eager_limit = the size against the MPI path's "
       "eager limit: reached (MPI sends it by rendezvous, the send waiting for the receiver) or below");
-  Table t{"interference", {}, {}};
-  t.columns = {{"size", 10, Align::right, -1, Shown::text},
-               {"size_bytes", 0, Align::right, -1, Shown::data},
-               {"access", 8, Align::left},
-               {"layout", 5, Align::left},
-               {"load", 18, Align::left, -1, Shown::text},
-               {"load_kind", 0, Align::left, -1, Shown::data},
-               {"load_gpus", 0, Align::right, -1, Shown::data},
-               {"load_rate", 0, Align::left, -1, Shown::data},
-               {"median_us", 11, Align::right, 3},  // kMedianUs
-               {"p10_us", 11, Align::right, 3},
-               {"p90_us", 11, Align::right, 3},
-               {"vs_SSB", 7, Align::right, 2},
-               {"ci95", 11, Align::right, -1, Shown::text},
-               {"ratio_ci95_low", 0, Align::right, -1, Shown::data},
-               {"ratio_ci95_high", 0, Align::right, -1, Shown::data},
-               {"effect", 9, Align::left},
-               {"traffic_gbs", 9, Align::right, 2},
-               {"payload", 0, Align::left, -1, Shown::text, 2},
-               {"payload_check", 0, Align::left, -1, Shown::data},
-               {"torn_fraction", 0, Align::right, -1, Shown::data},
-               {"n", 0, Align::right, -1, Shown::data},
-               {"status", 0, Align::left, -1, Shown::data},
-               {"harness_empty_region_ns", 0, Align::right, -1, Shown::data},  // kHarnessNs
-               {"eager_limit", 11, Align::left, -1, Shown::everywhere, 2},     // kEagerLimit
-               {"eager_limit_bytes", 0, Align::right, -1, Shown::data},
-               {"across_hosts", 0, Align::left, -1, Shown::data}};
+  Table t{"interference", {}, point_key_columns()};
+  t.columns.insert(t.columns.end(), {{"load", 18, Align::left, -1, Shown::text},
+                                     {"load_kind", 0, Align::left, -1, Shown::data},
+                                     {"load_gpus", 0, Align::right, -1, Shown::data},
+                                     {"load_rate", 0, Align::left, -1, Shown::data},
+                                     {"median_us", 11, Align::right, 3},  // kMedianUs
+                                     {"p10_us", 11, Align::right, 3},
+                                     {"p90_us", 11, Align::right, 3},
+                                     {"vs_SSB", 7, Align::right, 2},
+                                     {"ci95", 11, Align::right, -1, Shown::text},
+                                     {"ratio_ci95_low", 0, Align::right, -1, Shown::data},
+                                     {"ratio_ci95_high", 0, Align::right, -1, Shown::data},
+                                     {"effect", 9, Align::left},
+                                     {"traffic_gbs", 9, Align::right, 2},
+                                     {"payload", 0, Align::left, -1, Shown::text, 2},
+                                     {"payload_check", 0, Align::left, -1, Shown::data},
+                                     {"torn_fraction", 0, Align::right, -1, Shown::data},
+                                     {"n", 0, Align::right, -1, Shown::data},
+                                     {"status", 0, Align::left, -1, Shown::data},
+                                     {"harness_empty_region_ns", 0, Align::right, -1, Shown::data},  // kHarnessNs
+                                     {"eager_limit", 11, Align::left, -1, Shown::everywhere, 2},     // kEagerLimit
+                                     {"eager_limit_bytes", 0, Align::right, -1, Shown::data},
+                                     {"across_hosts", 0, Align::left, -1, Shown::data}});
   return t;
 }
 
@@ -185,39 +192,37 @@ std::vector<Json> interference_row(const RecordRef& p) {
   const Json torn = check == "torn" ? number_or_null(p, "payload.torn_fraction.median") : Json();
   char torn_text[32] = "-";
   if (torn.is_number()) std::snprintf(torn_text, sizeof torn_text, "%.3f", torn.get<double>());
-  const Json access = field<std::string>(p, "access");
+  const std::string access = field<std::string>(p, "access");
   if (access != "stream" && access != "stacked") bad_field(p, "access", "stream or stacked");
   // Files from before the rounds have neither.
   const Json* found_ci = find_field(p, "ratio_to_ssb_ci95");
   const Json ci = found_ci != nullptr && found_ci->is_array() && found_ci->size() == 2 ? *found_ci : Json(nullptr);
   const Json* found_effect = find_field(p, "effect");
   const Json effect = found_effect != nullptr ? *found_effect : Json(nullptr);
-  return {format_size(size),
-          size,
-          access,
-          field<std::string>(p, "layout"),
-          load_text(load),
-          load.kind,
-          load.gpus,
-          load.rate ? Json(load.rate->label) : Json(),
-          field<double>(p, "send_time_ns.median") / 1e3,
-          field<double>(p, "send_time_ns.p10") / 1e3,
-          field<double>(p, "send_time_ns.p90") / 1e3,
-          number_or_null(p, "ratio_to_ssb_median"),
-          interval_text(ci),
-          ci.is_array() ? ci[0] : Json(nullptr),
-          ci.is_array() ? ci[1] : Json(nullptr),
-          effect.is_string() ? effect : Json(),  // null (text: "-") where no interval judged it
-          traffic_gbs(p),
-          check == "torn" ? "torn " + std::string(torn_text) : check,
-          check,
-          torn,
-          field_or<std::int64_t>(p, "n", 0),
-          field_or<std::string>(p, "status", "ok"),
-          number_or_null(p, "harness_empty_region_ns.median"),
-          eager_limit_text(p),
-          number_or_null(p, "mpi_path.eager_limit_bytes"),
-          bool_or_null(p, "mpi_path.across_hosts")};
+  std::vector<Json> row = point_key_cells(size, access, field<std::string>(p, "layout"));
+  row.insert(row.end(), {load_text(load),
+                         load.kind,
+                         load.gpus,
+                         load.rate ? Json(load.rate->label) : Json(),
+                         field<double>(p, "send_time_ns.median") / 1e3,
+                         field<double>(p, "send_time_ns.p10") / 1e3,
+                         field<double>(p, "send_time_ns.p90") / 1e3,
+                         number_or_null(p, "ratio_to_ssb_median"),
+                         interval_text(ci),
+                         ci.is_array() ? ci[0] : Json(nullptr),
+                         ci.is_array() ? ci[1] : Json(nullptr),
+                         effect.is_string() ? effect : Json(),  // null (text: "-") where no interval judged it
+                         traffic_gbs(p),
+                         check == "torn" ? "torn " + std::string(torn_text) : check,
+                         check,
+                         torn,
+                         field_or<std::int64_t>(p, "n", 0),
+                         field_or<std::string>(p, "status", "ok"),
+                         number_or_null(p, "harness_empty_region_ns.median"),
+                         eager_limit_text(p),
+                         number_or_null(p, "mpi_path.eager_limit_bytes"),
+                         bool_or_null(p, "mpi_path.across_hosts")});
+  return row;
 }
 
 std::string harness_note(const RecordRef& h, const Table& table) {

@@ -4,7 +4,10 @@
 // checked access.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "bench/core/message_path.hpp"
 #include "bench/core/record_field.hpp"
@@ -27,6 +30,11 @@ class InterferenceTable {
   Table table_;
   MessagePath path_;  // from the header: the live table's pair and link
 };
+
+// The columns every interference table starts with, a point's key: its
+// message size (text, and bytes as data), access and layout; and their cells.
+std::vector<Column> point_key_columns();
+std::vector<Json> point_key_cells(std::uint64_t size, const std::string& access, const std::string& layout);
 
 // The table's columns and the lines about the run, from its header.
 Table interference_table(const RecordRef& header, std::vector<std::string>& about);
