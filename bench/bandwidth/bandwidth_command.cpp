@@ -18,6 +18,12 @@ namespace hetprobe::cli {
 
 namespace {
 
+// The subcommand's help line.
+constexpr const char* kDescription =
+    "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
+    "async copy each way) against the paper's persistent writer and the interference loads at full rate "
+    "(each rank its own device)";
+
 // A sample of a persistent writer or load: long enough for any rate, short
 // enough that --reps of them stay within a run.
 constexpr double kMaxSampleSeconds = 60;
@@ -44,32 +50,23 @@ BandwidthConfig build_config(const Options& o) {
   return c;
 }
 
+void add_probe_options(CLI::App* c, Options* o) {
+  c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
+  add_reps_option(c, o->reps, "Samples of each");
+  c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
+      ->check(number_in(0, kMaxSampleSeconds, true, " s"))
+      ->capture_default_str();
+  c->add_option("--load", o->load,
+                "Load kinds to measure at full rate: all, or a list of write, read, poll, "
+                "copy-d2h, copy-h2d")
+      ->capture_default_str();
+  add_timeout_option(c, o->timeout_s);
+  add_session_options(c, o->session, "bandwidth");
+}
+
 class BandwidthProbe final : public ConfiguredProbe<Options, BandwidthConfig> {
  public:
-  ProbeTraits traits() const override {
-    return {
-        "How fast the device moves pinned host memory: a plain pass of each kind (write kernel, read kernel, one "
-        "async copy each way) against the paper's persistent writer and the interference loads at full rate "
-        "(each rank its own device)",
-        /*ranks_take_turns=*/true};
-  }
-
-  void add_options(CLI::App& app) override {
-    CLI::App* c = &app;
-    Options* o = &options_;
-    c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
-    add_reps_option(c, o->reps, "Samples of each");
-    c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
-        ->check(number_in(0, kMaxSampleSeconds, true, " s"))
-        ->capture_default_str();
-    c->add_option("--load", o->load,
-                  "Load kinds to measure at full rate: all, or a list of write, read, poll, "
-                  "copy-d2h, copy-h2d")
-        ->capture_default_str();
-    add_timeout_option(c, o->timeout_s);
-    add_session_options(c, o->session, "bandwidth");
-    add_concurrent_flag(c, o->session);
-  }
+  ProbeTraits traits() const override { return {kDescription, /*ranks_take_turns=*/true}; }
 
   RunPlan plan(const MpiContext&, const Topology&) const override {
     return {.expected_records = config_.records(), .host_bytes = config_.bytes};

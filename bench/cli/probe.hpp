@@ -118,14 +118,19 @@ class Probe {
 };
 
 // A probe whose config is built from its parsed options: the options (with
-// the shared ones in a `session` member), build_config(Options) beside them
-// (found by argument-dependent lookup) and Config::to_json(). Gives the three
-// parts every probe had written alike; a probe adds its own checks of the
-// options after the build (configured) and what its header's config holds
-// beyond Config::to_json() (add_to_config_json).
+// the shared ones in a `session` member), add_probe_options(CLI::App*,
+// Options*) and build_config(Options) beside them (found by argument-dependent
+// lookup) and Config::to_json(). Gives the parts every probe had written
+// alike, --concurrent where the ranks take turns among them; a probe adds its
+// own checks of the options after the build (configured) and what its
+// header's config holds beyond Config::to_json() (add_to_config_json).
 template <class Options, class Config>
 class ConfiguredProbe : public Probe {
  public:
+  void add_options(CLI::App& command) final {
+    add_probe_options(&command, &options_);
+    if (traits().ranks_take_turns) add_concurrent_flag(&command, options_.session);
+  }
   const SessionOptions& session() const final { return options_.session; }
   void configure() final {
     config_ = build_config(options_);

@@ -15,6 +15,12 @@ namespace hetprobe::cli {
 
 namespace {
 
+// The subcommand's help line.
+constexpr const char* kDescription =
+    "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of "
+    "a linear fit over a span, checked against a later independent sync (single process; one device per MPI "
+    "rank)";
+
 // Batches are ping-pong bursts spread over the span: more than this is a
 // typing mistake, and each one is a record.
 constexpr int kMaxBatches = 10'000;
@@ -39,47 +45,37 @@ ClockSyncConfig build_config(const Options& o) {
   return c;
 }
 
+void add_probe_options(CLI::App* c, Options* o) {
+  add_count_option(c, "--samples", o->config.samples_per_batch, "Ping-pong samples per batch", 2);
+  c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
+      ->check(integer_in(2, kMaxBatches))
+      ->capture_default_str();
+  c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")
+      ->check(seconds_up_to_a_day())
+      ->capture_default_str();
+  c->add_option("--check-after", o->config.check_after_s, "Seconds after the last fitted batch to take the check batch")
+      ->check(number_in(0, kMaxSeconds, false, " s"))
+      ->capture_default_str();
+  c->add_option(
+       "--keep", o->config.keep_fraction,
+       "Most of each batch fitted: the fit keeps a batch's round trips within 5% of its shortest (at least 4), "
+       "up to this fraction")
+      ->check(number_in(0, 1, true))
+      ->capture_default_str();
+  c->add_option("--flag-pages", o->config.flag_pages,
+                "Pinned allocations tried for the sync's flags; the one with the shortest round trips is kept "
+                "(where the flags lie moves the precision's bound)")
+      ->check(integer_in(1, 64))
+      ->capture_default_str();
+  c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
+      ->capture_default_str();
+  add_timeout_option(c, o->config.timeout_s);
+  add_session_options(c, o->session, "clock");
+}
+
 class ClockProbe final : public ConfiguredProbe<Options, ClockSyncConfig> {
  public:
-  ProbeTraits traits() const override {
-    return {
-        "Relate the device timer to the host clock by ping-pong: offset, drift (ppm), precision and residuals of "
-        "a linear fit over a span, checked against a later independent sync (single process; one device per MPI "
-        "rank)",
-        /*ranks_take_turns=*/true};
-  }
-
-  void add_options(CLI::App& app) override {
-    CLI::App* c = &app;
-    Options* o = &options_;
-    add_count_option(c, "--samples", o->config.samples_per_batch, "Ping-pong samples per batch", 2);
-    c->add_option("--batches", o->config.batches, "Batches fitted, spread evenly over --span (a line needs two ends)")
-        ->check(integer_in(2, kMaxBatches))
-        ->capture_default_str();
-    c->add_option("--span", o->config.span_s, "Seconds from the first fitted batch to the last")
-        ->check(seconds_up_to_a_day())
-        ->capture_default_str();
-    c->add_option("--check-after", o->config.check_after_s,
-                  "Seconds after the last fitted batch to take the check batch")
-        ->check(number_in(0, kMaxSeconds, false, " s"))
-        ->capture_default_str();
-    c->add_option(
-         "--keep", o->config.keep_fraction,
-         "Most of each batch fitted: the fit keeps a batch's round trips within 5% of its shortest (at least 4), "
-         "up to this fraction")
-        ->check(number_in(0, 1, true))
-        ->capture_default_str();
-    c->add_option("--flag-pages", o->config.flag_pages,
-                  "Pinned allocations tried for the sync's flags; the one with the shortest round trips is kept "
-                  "(where the flags lie moves the precision's bound)")
-        ->check(integer_in(1, 64))
-        ->capture_default_str();
-    c->add_option("--order", o->order, "Flag accesses on both sides: volatile, relaxed, acqrel, fence")
-        ->capture_default_str();
-    add_timeout_option(c, o->config.timeout_s);
-    add_session_options(c, o->session, "clock");
-    add_concurrent_flag(c, o->session);
-  }
+  ProbeTraits traits() const override { return {kDescription, /*ranks_take_turns=*/true}; }
 
   // A record per fitted batch, the check batch's, the fit's.
   RunPlan plan(const MpiContext&, const Topology&) const override {

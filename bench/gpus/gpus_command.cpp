@@ -18,6 +18,12 @@ namespace hetprobe::cli {
 
 namespace {
 
+// The subcommand's help line.
+constexpr const char* kDescription =
+    "Every GPU of the node, one rank each, in rounds that visit them in a shuffled order: the flag round "
+    "trip, launch + device synchronise and the plain passes' GB/s, each visit in a pinned buffer and flags "
+    "of its own; then the node verdict of the rounds (a GPU worse than the others beyond --tolerance)";
+
 struct Options {
   SessionOptions session;
   std::string size = "64MiB";
@@ -37,38 +43,32 @@ GpusConfig build_config(const Options& o) {
   return c;
 }
 
+void add_probe_options(CLI::App* c, Options* o) {
+  c->add_option("--rounds", o->numbers.rounds, "Visits of every GPU, each round in a shuffled order")
+      ->check(integer_in(1, 10000))
+      ->capture_default_str();
+  c->add_option("--size", o->size, "Bytes of each visit's pinned buffer for the plain passes")->capture_default_str();
+  add_reps_option(c, o->numbers.reps, "Timed passes of each kind per visit (their median)");
+  add_count_option(c, "--exchanges", o->numbers.exchanges, "Flag round trips per visit (their median)");
+  add_count_option(c, "--launch-samples", o->numbers.launch_samples,
+                   "Kernel launches + device synchronise per visit (their median)");
+  add_warmup_option(c, o->numbers.warmup, "Untimed round trips and launches before each visit's timed ones");
+  c->add_option("--seed", o->seed, "Seed of the rounds' orders (default: drawn, and recorded)");
+  c->add_option("--phase", o->phase,
+                "measure, or remeasure: a later launch that confirms a GPU the node verdict flagged")
+      ->capture_default_str();
+  c->add_option("--tolerance", o->tolerance,
+                "How much worse than the node's other GPUs a GPU may be before it is flagged: a percent (10%) "
+                "or a fraction (0.1)")
+      ->capture_default_str();
+  add_timeout_option(c, o->numbers.timeout_s);
+  add_session_options(c, o->session, "gpus");
+}
+
 class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
  public:
   ProbeTraits traits() const override {
-    return {
-        "Every GPU of the node, one rank each, in rounds that visit them in a shuffled order: the flag round "
-        "trip, launch + device synchronise and the plain passes' GB/s, each visit in a pinned buffer and flags "
-        "of its own; then the node verdict of the rounds (a GPU worse than the others beyond --tolerance)",
-        /*ranks_take_turns=*/false, /*rank_field=*/false};  // each visit names its GPU
-  }
-
-  void add_options(CLI::App& app) override {
-    CLI::App* c = &app;
-    Options* o = &options_;
-    c->add_option("--rounds", o->numbers.rounds, "Visits of every GPU, each round in a shuffled order")
-        ->check(integer_in(1, 10000))
-        ->capture_default_str();
-    c->add_option("--size", o->size, "Bytes of each visit's pinned buffer for the plain passes")->capture_default_str();
-    add_reps_option(c, o->numbers.reps, "Timed passes of each kind per visit (their median)");
-    add_count_option(c, "--exchanges", o->numbers.exchanges, "Flag round trips per visit (their median)");
-    add_count_option(c, "--launch-samples", o->numbers.launch_samples,
-                     "Kernel launches + device synchronise per visit (their median)");
-    add_warmup_option(c, o->numbers.warmup, "Untimed round trips and launches before each visit's timed ones");
-    c->add_option("--seed", o->seed, "Seed of the rounds' orders (default: drawn, and recorded)");
-    c->add_option("--phase", o->phase,
-                  "measure, or remeasure: a later launch that confirms a GPU the node verdict flagged")
-        ->capture_default_str();
-    c->add_option("--tolerance", o->tolerance,
-                  "How much worse than the node's other GPUs a GPU may be before it is flagged: a percent (10%) "
-                  "or a fraction (0.1)")
-        ->capture_default_str();
-    add_timeout_option(c, o->numbers.timeout_s);
-    add_session_options(c, o->session, "gpus");
+    return {kDescription, /*ranks_take_turns=*/false, /*rank_field=*/false};  // each visit names its GPU
   }
 
   void check(const Device&, const MpiContext& mpi) override { ranks_ = mpi.size; }

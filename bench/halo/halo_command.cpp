@@ -183,7 +183,7 @@ constexpr const char* kDescription =
     "kernel); the thesis's send, receive-wait, signal and staging options; payload verified; the paper's lower "
     "bound beside";
 
-void add_options(CLI::App* c, Options* o) {
+void add_probe_options(CLI::App* c, Options* o) {
   c->add_option("--cube", o->cubes, "Cells per side of the global cube, a list (the paper's 200, 400, 800)")
       ->capture_default_str();
   c->add_option("--grid", o->grid, "Sub-cubes per axis the message sizes come from (the paper's 64 ranks: 4x4x4)")
@@ -275,7 +275,6 @@ void add_options(CLI::App* c, Options* o) {
 class HaloProbe final : public ConfiguredProbe<Options, HaloConfig> {
  public:
   ProbeTraits traits() const override { return {kDescription}; }
-  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &options_); }
   void configured() override { validate_layouts(options_); }
   void add_to_config_json(Json& j) const override {
     j["cubes"] = options_.layout_file.empty() ? Json(parse_cubes(options_.cubes)) : Json(nullptr);

@@ -125,7 +125,7 @@ constexpr const char* kDescription =
     "inside the timed send. --paper runs the paper's writer instead. Needs exactly 2 MPI ranks: "
     "mpirun -np 2 hetprobe interference ...";
 
-void add_options(CLI::App* c, Options* o) {
+void add_probe_options(CLI::App* c, Options* o) {
   c->add_option("--sizes", o->sizes,
                 "Message sizes in bytes: a list (8,1KiB,4MiB), a geometric range (1KiB:64MiB:x2) or an "
                 "arithmetic one (1KiB:1MiB:+64KiB). KiB/MiB/GiB and bare K/M/G are powers of 2, KB/MB/GB "
@@ -209,7 +209,6 @@ class InterferenceProbe final : public ConfiguredProbe<Options, InterferenceConf
   ProbeTraits traits() const override {
     return {kDescription, /*ranks_take_turns=*/false, /*rank_field=*/false};  // rank 0 makes every record
   }
-  void add_options(CLI::App& c) override { hetprobe::cli::add_options(&c, &options_); }
 
   void check(const Device& device, const MpiContext& mpi) override {
     resolve_load_gpus(options_, config_, device);
