@@ -10,7 +10,6 @@
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe.hpp"
 #include "bench/core/results_report.hpp"
-#include "bench/core/sizes.hpp"
 #include "bench/core/table.hpp"
 #include "bench/load/load_options.hpp"
 
@@ -40,10 +39,9 @@ struct Options {
 // Every input checked before anything is opened or written.
 BandwidthConfig build_config(const Options& o) {
   BandwidthConfig c;
-  c.bytes = parse_option("--size", o.size, [](const std::string& t) { return parse_size(t); });
+  c.bytes = size_option_bytes(o.size);
   c.loads = parse_option("--load", o.load, parse_load_kinds);
   std::erase(c.loads, LoadKind::none);
-  check_memory_available(c.bytes, "--size " + o.size);
   c.reps = o.reps;  // range-checked by the parser, as --duration and --timeout are
   c.duration_s = o.duration_s;
   c.timeout_s = o.timeout_s;
@@ -51,7 +49,7 @@ BandwidthConfig build_config(const Options& o) {
 }
 
 void add_probe_options(CLI::App* c, Options* o) {
-  c->add_option("--size", o->size, "Bytes of the pinned buffer")->capture_default_str();
+  add_size_option(c, o->size, "Bytes of the pinned buffer");
   add_reps_option(c, o->reps, "Samples of each");
   c->add_option("--duration", o->duration_s, "Seconds each persistent writer or load sample runs")
       ->check(number_in(0, kMaxSampleSeconds, true, " s"))

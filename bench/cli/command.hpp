@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -65,6 +66,16 @@ void add_quiet_flag(CLI::App* command, bool& quiet);
 void add_reps_option(CLI::App* command, int& reps, const std::string& help);
 void add_warmup_option(CLI::App* command, int& warmup, const std::string& help);
 void add_timeout_option(CLI::App* command, double& timeout_s);
+// --size, the bytes of a probe's pinned host buffer as text; size_option_bytes
+// reads it: a size (sizes.hpp) that the node's available memory holds, checked
+// before anything is opened.
+void add_size_option(CLI::App* command, std::string& size, const std::string& help);
+std::uint64_t size_option_bytes(const std::string& size);
+// --seed of the rounds' shuffled orders, as text (parse_seed reads it); not
+// given, rank 0 draws one (shared_random_seed). Its help says so, unless the
+// probe words it otherwise.
+void add_seed_option(CLI::App* command, std::optional<std::string>& seed);
+void add_seed_option(CLI::App* command, std::optional<std::string>& seed, const std::string& help);
 
 // True unless a launcher (mpirun, srun) says this process is not rank 0: for
 // messages every rank would otherwise print once each.

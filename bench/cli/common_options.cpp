@@ -3,6 +3,8 @@
 
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
+#include "bench/core/sizes.hpp"
+#include "probes/device/device.hpp"
 
 namespace hetprobe::cli {
 
@@ -63,6 +65,26 @@ void add_timeout_option(CLI::App* command, double& timeout_s) {
                    "with an error")
       ->check(seconds_up_to_a_day())
       ->capture_default_str();
+}
+
+void add_size_option(CLI::App* command, std::string& size, const std::string& help) {
+  command->add_option("--size", size, help)->capture_default_str();
+}
+
+std::uint64_t size_option_bytes(const std::string& size) {
+  const std::uint64_t bytes = parse_option("--size", size, [](const std::string& t) { return parse_size(t); });
+  check_memory_available(bytes, "--size " + size);
+  return bytes;
+}
+
+void add_seed_option(CLI::App* command, std::optional<std::string>& seed) {
+  add_seed_option(command, seed,
+                  "Seed of the rounds' orders, a whole number (recorded in the header: give it again to replay "
+                  "the same orders) [default: drawn at random]");
+}
+
+void add_seed_option(CLI::App* command, std::optional<std::string>& seed, const std::string& help) {
+  command->add_option("--seed", seed, help);
 }
 
 }  // namespace hetprobe::cli

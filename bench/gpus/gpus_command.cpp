@@ -9,7 +9,6 @@
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe.hpp"
 #include "bench/core/rounds.hpp"
-#include "bench/core/sizes.hpp"
 #include "bench/gpus/gpus.hpp"
 #include "bench/gpus/gpus_table.hpp"
 #include "bench/gpus/node_verdict.hpp"
@@ -35,8 +34,7 @@ struct Options {
 
 GpusConfig build_config(const Options& o) {
   GpusConfig c = o.numbers;  // counts range-checked by the parser
-  c.bytes = parse_option("--size", o.size, [](const std::string& t) { return parse_size(t); });
-  check_memory_available(c.bytes, "--size " + o.size);
+  c.bytes = size_option_bytes(o.size);
   if (o.seed) c.seed = parse_seed(*o.seed);
   c.phase = parse_option("--phase", o.phase, [](const std::string& t) { return kGpusPhaseNames.parse(t); });
   c.tolerance = parse_tolerance(o.tolerance);
@@ -47,13 +45,13 @@ void add_probe_options(CLI::App* c, Options* o) {
   c->add_option("--rounds", o->numbers.rounds, "Visits of every GPU, each round in a shuffled order")
       ->check(integer_in(1, 10000))
       ->capture_default_str();
-  c->add_option("--size", o->size, "Bytes of each visit's pinned buffer for the plain passes")->capture_default_str();
+  add_size_option(c, o->size, "Bytes of each visit's pinned buffer for the plain passes");
   add_reps_option(c, o->numbers.reps, "Timed passes of each kind per visit (their median)");
   add_count_option(c, "--exchanges", o->numbers.exchanges, "Flag round trips per visit (their median)");
   add_count_option(c, "--launch-samples", o->numbers.launch_samples,
                    "Kernel launches + device synchronise per visit (their median)");
   add_warmup_option(c, o->numbers.warmup, "Untimed round trips and launches before each visit's timed ones");
-  c->add_option("--seed", o->seed, "Seed of the rounds' orders (default: drawn, and recorded)");
+  add_seed_option(c, o->seed, "Seed of the rounds' orders (default: drawn, and recorded)");
   c->add_option("--phase", o->phase,
                 "measure, or remeasure: a later launch that confirms a GPU the node verdict flagged")
       ->capture_default_str();

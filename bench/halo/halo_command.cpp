@@ -226,9 +226,7 @@ void add_probe_options(CLI::App* c, Options* o) {
   add_count_option(c, "--iterations", o->config.iterations,
                    "Timed iterations per visit (a setup gets rounds x iterations)");
   add_warmup_option(c, o->config.warmup, "Untimed iterations per visit, before the timed ones");
-  c->add_option("--seed", o->seed,
-                "Seed of the rounds' orders, a whole number (recorded in the header: give it again to replay "
-                "the same orders) [default: drawn at random]");
+  add_seed_option(c, o->seed);
   c->add_option("--threads", o->threads, "GPU threads per block, a list (each a setup); the thesis's 128")
       ->capture_default_str();
   c->add_option("--parts", o->parts,

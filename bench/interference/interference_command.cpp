@@ -180,9 +180,7 @@ void add_probe_options(CLI::App* c, Options* o) {
                    "ratio to SSB is paired within its round (its 95% CI needs 6 rounds or more)");
   add_reps_option(c, o->reps, "Timed sends per visit (a point gets rounds x reps)");
   add_warmup_option(c, o->warmup, "Untimed sends per visit, before the timed ones");
-  c->add_option("--seed", o->seed,
-                "Seed of the rounds' orders, a whole number (recorded in the header: give it again to replay "
-                "the same orders) [default: drawn at random]");
+  add_seed_option(c, o->seed);
   c->add_option("--gap", o->gap,
                 "What the sender does before each timed send, baseline and loads alike: 0 (back to back, "
                 "warm), a time it spins for (2ms, 500us: a cold send after computing), or sweep:SIZE (it reads "
