@@ -169,6 +169,24 @@ def test_rates_of_long_messages_against_the_plain_kernels(tmp_path):
     assert len(hetprobe.halo_rates(hetprobe.load(halo), hetprobe.load(bw), min_bytes=1)) == 2 * 2 * 26
 
 
+def test_per_message_rates_take_the_long_messages_the_probes_stages_do(tmp_path):
+    """What makes a message long is written twice: the probe's stages (pack_busy, unpack_busy:
+    halo_phases.hpp's kHaloLongMessageBytes) and the per-message rows (halo_rates.MIN_BYTES, which
+    a bare interpreter loads without the compiled module). Both take the same messages of each record:
+    cube 200's faces (60000 B) are in neither, the larger cubes' faces in both."""
+    _, bw = rate_files(tmp_path)
+    rows = hetprobe.halo_rates(HALO, bw)
+    records = rank0_halo(HALO)
+    assert {r["cube"] for r in records if r["pack_busy"] is None} == {200}
+    for rec in records:
+        for direction in ("pack", "unpack"):
+            mine = rows[(rows["layout"] == rec["layout"]) & (rows["setup"] == rec["setup"])]
+            mine = mine[mine["direction"] == direction]
+            stage = rec[f"{direction}_busy"]
+            taken = (stage["messages"], stage["bytes"]) if stage else (0, 0)
+            assert (len(mine), int(mine["bytes"].sum())) == taken, (rec["setup"], rec["cube"], direction)
+
+
 def without_rates(tmp_path):
     """A halo file as written before the probe recorded per-message rates."""
     header, recs = committed(400, SETUP)

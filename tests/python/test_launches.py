@@ -19,7 +19,7 @@ import hetprobe
 from hetprobe import UsageError, _core, headline_table
 from hetprobe.cli import main
 from hetprobe.data.merge import merge
-from hetprobe.report.texts import ci_text
+from hetprobe.report.texts import ci_text, ratio_text
 from hetprobe.run.probes import binary
 
 characterize_module = importlib.import_module("hetprobe.run.characterize")  # hetprobe.characterize is the function
@@ -246,6 +246,29 @@ def test_the_headline_names_the_slowdown_three_h100_launches_support(tmp_path):
     assert how.endswith("claimed: the interval lies wholly above 1.05")
 
 
+def test_the_headline_numbers_are_the_records_own(tmp_path):
+    """The report's numbers, from the three H100 launches' records by hand: the headline point's GPU
+    traffic as a share of the host's best triad (its traffic the median over the launches), and with
+    the launches read as the paper's step too, the typical ratio (each point's median over the
+    launches, then the median over the points)."""
+    directory = _run_dir(tmp_path)
+    for path in list(directory.iterdir()):
+        shutil.copyfile(path, directory / path.name.replace("interference", "interference-paper"))
+    launches = [jsonl_records(ROUNDS / f"interference-{k}.jsonl.gz") for k in (1, 2, 3)]
+    triad = next(r["best_triad_gbs"] for r in launches[0] if r["record"] == "host_memory")  # the first launch's
+    points: dict = {}
+    for r in (r for records in launches for r in records if r["record"] == "point" and r["layout"] != "SSB"):
+        points.setdefault((r["size_bytes"], r["load_kind"]), []).append(r)
+    traffic = np.median([r["load"]["traffic_during_send_gbs"] for r in points[(16 << 20, "write")]])
+    typical = np.median([np.median([r["ratio_to_ssb_median"] for r in p]) for p in points.values()])
+    headline = _headline(directory)
+    assert headline["Host memory bandwidth (STREAM, best of the runs)"][1].endswith(
+        f"; the headline point's GPU traffic is {100 * traffic / triad:.0f}% of triad"
+    )
+    value, _ = headline["Typical ratio to SSB, the paper's writer (median over sizes and access)"]
+    assert value.startswith("P2AB ") and float(value.split()[1]) == pytest.approx(typical, rel=5e-4)
+
+
 def test_a_larger_median_without_the_intervals_support_is_not_the_headline(tmp_path):
     # 16 MiB read: 1.6, 1.0, 1.3 over the launches, a median of 1.3 above the write's 1.15, but its own
     # spread (which it keeps: it is wider than the size's pool) gives an interval down to below 1, and
@@ -257,6 +280,16 @@ def test_a_larger_median_without_the_intervals_support_is_not_the_headline(tmp_p
     assert (table["effect"] == "none").all()
     value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     assert value.startswith("no slowdown beyond noise: the largest median ratio is 1.3× SSB (95% CI 0.71-2.29), read")
+
+
+def test_the_headline_is_the_largest_claimed_slowdown_not_the_largest_median(tmp_path):
+    # 1 MiB read: 1.6, 1.0, 1.3 over the launches, the largest median (1.3) with no claim; 16 MiB
+    # write keeps its claimed 1.147, and the headline names it.
+    directory = _run_dir(tmp_path, _ratios_by_launch(1 << 20, "read", {1: 1.6, 2: 1.0, 3: 1.3}))
+    read = hetprobe.load(directory).interference_ratios().query("size_bytes == 1048576 and load_kind == 'read'")
+    assert read["ratio"].iloc[0] == pytest.approx(1.3) and read["effect"].iloc[0] == "none"
+    value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
+    assert value.startswith(f"1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, {P2AB}, 16 MiB")
 
 
 def test_slowdowns_within_the_largest_ones_interval_are_named_beside_it(tmp_path):
@@ -396,6 +429,52 @@ def test_python_and_show_pool_group_launches_by_one_rule(tmp_path):
     refused = subprocess.run([hp, "show", "--pool", str(files[0]), str(changed)], capture_output=True, text=True)
     assert refused.returncode == 2 and "has sizes_bytes = " in refused.stderr, refused.stderr
     assert "not launches of one command" in refused.stderr
+
+
+def _rebind(header):
+    for rank in header["ranks"]:
+        rank["placement"]["bind"] = "none"
+
+
+# A header edit, and whether the edited file is still a launch of the first's command: each part of
+# launch_identity (bench/core/launches.cpp) once, and the parts it leaves out.
+_LAUNCH_EDITS = {
+    "bind": (_rebind, False),  # a part Python's own rule once left out
+    "device": (lambda h: h["device"].update(name="NVIDIA H200"), False),
+    "backend": (lambda h: h.update(backend="hip"), False),
+    "config.rounds": (lambda h: h["config"].update(rounds=h["config"]["rounds"] + 1), False),
+    "config.host_stream": (lambda h: h["config"].update(host_stream=not h["config"]["host_stream"]), True),
+    "the device's other fields": (lambda h: h["device"].update(pci_bus_id="0000:00:07.0"), True),
+}
+
+
+@pytest.mark.parametrize("part", _LAUNCH_EDITS)
+def test_python_and_show_pool_agree_on_each_part_of_a_launch(tmp_path, part):
+    edit, same = _LAUNCH_EDITS[part]
+    first = ROUNDS / "interference-1.jsonl.gz"
+    records = jsonl_records(ROUNDS / "interference-2.jsonl.gz")
+    edit(records[0])
+    edited = write_jsonl(tmp_path / "edited.jsonl", records)
+    series = set(hetprobe.load([first, edited]).interference_ratios(pooled=False)["series"])
+    pooled = subprocess.run([binary(), "show", "--pool", str(first), str(edited)], capture_output=True, text=True)
+    assert (len(series), pooled.returncode) == ((1, 0) if same else (2, 2)), pooled.stderr
+    assert same or "not launches of one command" in pooled.stderr
+
+
+def test_cold_over_warm_is_read_from_the_records(tmp_path):
+    """Cold ÷ warm is the probe's (interference_record.cpp: paired round by round, with its interval):
+    the rows and the headline's idle row read it from each record and never compute it from the medians."""
+    path = tmp_path / "run" / "interference-cold.jsonl"
+    path.parent.mkdir()
+    run_on_host("interference", path, gap="1ms", sizes="1KiB", load="none", rounds=6, reps=1, warmup=0)
+    records = [r for r in jsonl_records(path) if r["record"] == "point"]
+    rows = hetprobe.load(path).interference_ratios()
+    assert len(rows) == len(records) > 0
+    value, _ = _headline(path.parent)["Cold MPI_Send, the GPU idle (1ms of spinning before each send)"]
+    for rec, (_, row) in zip(records, rows.iterrows()):
+        ratio, (low, high) = rec["cold_over_warm_median"], rec["cold_over_warm_ci95"]
+        assert (row["cold_ratio"], row["cold_ratio_ci95_low"], row["cold_ratio_ci95_high"]) == (ratio, low, high)
+        assert f"{ratio_text(ratio)}× (95% CI {ci_text(low, high)})" in value
 
 
 def test_a_gap_is_read_from_its_kind_and_bytes_not_its_label(tmp_path):

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import RUNS
 
 import hetprobe
 from hetprobe import data
 from hetprobe.data.jsonl import results_files
 from hetprobe.data.show_tables import show_tables
+from hetprobe.report.texts import ci_text
 from hetprobe.run.probes import binary
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +115,21 @@ def test_the_cli_and_the_module_read_the_same_text():
     results._lines.clear()
     from_records = show_tables(results)["halo"]
     pd.testing.assert_frame_equal(from_lines, from_records)
+
+
+def test_the_report_writes_an_interval_as_show_does():
+    """A 95% interval's text is written twice: C++'s interval_text (show's ci95 column, one file and
+    launches pooled) and the report's ci_text (report/texts.py). Row for row the same text where show
+    prints one, and "" where show prints "-"."""
+    launches = [RUNS / "h100-rounds" / f"interference-{k}.jsonl.gz" for k in (1, 2, 3)]
+    for table, args in (("interference", [launches[0]]), ("interference_launches", ["--pool", *launches])):
+        command = [binary(), "show", *map(str, args)]
+        text = subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
+        rows = json.loads(subprocess.run([*command, "--format", "json"], capture_output=True, check=True).stdout)
+        rows = rows[table]
+        heading = next(i for i, line in enumerate(text) if line.lstrip().startswith("size "))
+        end = text[heading].index(" ci95 ") + len(" ci95")
+        shown_cells = [line[:end].split()[-1] for line in text[heading + 1 : heading + 1 + len(rows)]]
+        bound = lambda v: math.nan if v is None else v  # noqa: E731
+        mine = [ci_text(bound(r["ratio_ci95_low"]), bound(r["ratio_ci95_high"])) for r in rows]
+        assert any(mine) and mine == ["" if c == "-" else c for c in shown_cells], table
