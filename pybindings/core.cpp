@@ -503,6 +503,20 @@ PYBIND11_MODULE(_core, m) {
       py::arg("header"),
       "What is wrong with a header's schema (JSON text), or \"\": the check every reader of results makes "
       "before any upgrade (bench/core/record_upgrade.hpp)");
+  // Load rates are equal by value, never by spelling ("50%" is "0.5"): the one parser
+  // (bench/load/load_options.hpp) gives Python the value it compares and the full-rate test.
+  m.def(
+      "load_rate_value",
+      [](const std::string& label) {
+        const LoadRate rate = parse_load_rate(label);
+        return std::pair{rate.fraction, rate.gbs};
+      },
+      py::arg("label"),
+      "A --load-rate item or a record's load_rate label as (fraction, GB/s per GPU), one of them 0: equal rates "
+      "give equal pairs; UsageError for anything else");
+  m.def(
+      "is_full_load_rate", [](const std::string& label) { return parse_load_rate(label).full(); }, py::arg("label"),
+      "Whether a load_rate label is the load's full rate (\"1\", \"100%\", \"1.0\")");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

@@ -10,6 +10,7 @@ from conftest import RUNS, jsonl_records
 
 import hetprobe
 from hetprobe import data, plots
+from hetprobe.data.rates import is_full
 from hetprobe.errors import UsageError
 
 MATRIX = RUNS / "h200x2-load" / "matrix.jsonl.gz"
@@ -125,3 +126,25 @@ def test_a_characterize_run_splits_into_its_parts():
         table.loc["Worst MPI_Send slowdown under GPU traffic", "value"].split("×")[0]
         == f"{data.worst_slowdown(parts['loads'])['slowdown']:.4g}"
     )
+
+
+def test_rates_are_equal_by_value_not_by_their_spelling(tmp_path):
+    # The same run with its rates spelt as percentages reads the same: the full rate is "100%", and
+    # asking for rate "0.5" finds the "50%" points (C++'s parse, through hetprobe._core).
+    source = RUN / "interference-rate.jsonl"
+    spelt = tmp_path / "interference-rate.jsonl"
+    text = source.read_text()
+    spellings = {"0.25": "25%", "0.5": "50%", "0.75": "75%", "1": "100%"}
+    for fraction, percent in spellings.items():
+        text = text.replace(f'"load_rate":"{fraction}"', f'"load_rate":"{percent}"')
+    text = text.replace('"load_rates":["0.25","0.5","0.75","1"]', '"load_rates":["25%","50%","75%","100%"]')
+    spelt.write_text(text)
+    as_written, as_percent = hetprobe.load(source), hetprobe.load(spelt)
+    assert set(data.load_points(as_percent)["load_rate"]) == {"25%", "50%", "75%", "100%"}
+    for rate in ("1", "0.5"):
+        expected = data.load_table(as_written, rate=rate)
+        pd.testing.assert_frame_equal(data.load_table(as_percent, rate=rate), expected)
+        pd.testing.assert_frame_equal(data.load_table(as_percent, rate=f"{float(rate):.0%}"), expected)
+    assert is_full("100%") and is_full("1.0") and not is_full("50%")
+    with pytest.raises(UsageError, match="load-rate|rate"):
+        data.load_table(as_percent, rate="fast")

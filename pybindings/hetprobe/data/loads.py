@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UsageError
+from .rates import same_rate
 from .select import paired_ratios
 from .units import size_label
 
@@ -64,7 +65,7 @@ def load_table(results, rate="1", layout=None, access=None, sizes=None) -> pd.Da
     """One row per load kind and GPU count at one rate: per size, the median send time (µs), the
     slowdown (÷ SSB) and the traffic during the sends (GB/s). Raw floats. Of several files, the first's."""
     points = load_points(results, layout, access)
-    points = points[(points["load_rate"] == rate) & (points["file"] == points["file"].iloc[0])]
+    points = points[same_rate(points["load_rate"], rate) & (points["file"] == points["file"].iloc[0])]
     sizes = headline_sizes(points, sizes)
     rows = []
     for (kind, gpus), d in points.groupby(["load_kind", "load_gpus"], sort=False):

@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 
 from .loads import loaded_points
+from .rates import is_full
 
 RATIO_COLUMNS = ["label", "size_bytes", "load", "ratio", "ci_low", "ci_high"]
 
 
 def _load_name(kind: str, gpus, rate) -> str:
     """'write', or 'write x2 @0.5' where the point is not one GPU at full rate."""
-    extra = (f" x{int(gpus)}" if gpus != 1 else "") + (f" @{rate}" if rate not in (None, "1") else "")
+    extra = (f" x{int(gpus)}" if gpus != 1 else "") + (f" @{rate}" if not is_full(rate) else "")
     return kind + extra
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UsageError
+from .rates import is_full, same_rate
 
 
 def ordered(values, order) -> list:
@@ -111,12 +112,13 @@ def interference_points(results, send_mode=None, writer_side=None, load=None, gp
         kind = load or ("write" if (configs["load_kind"] == "write").any() else configs["load_kind"].iloc[0])
         pick = loaded[loaded["load_kind"] == kind]
         n = gpus if gpus is not None else (pick["load_gpus"].min() if len(pick) else 1)
-        r = (
-            rate
-            if rate is not None
-            else ("1" if (pick["load_rate"] == "1").any() else (pick["load_rate"].iloc[0] if len(pick) else "1"))
-        )
-        keep = (s["load_kind"] == "none") | ((s["load_kind"] == kind) & (s["load_gpus"] == n) & (s["load_rate"] == r))
+        if rate is not None:
+            r = rate
+        else:  # the full rate where the kind has it, by value
+            full = pick["load_rate"][pick["load_rate"].map(is_full)]
+            r = full.iloc[0] if len(full) else (pick["load_rate"].iloc[0] if len(pick) else "1")
+        same = (s["load_kind"] == kind) & (s["load_gpus"] == n) & same_rate(s["load_rate"], r)
+        keep = (s["load_kind"] == "none") | same
         s = s[keep]
     return single_run(s, ["size_bytes", "layout", "access"], "interference points")
 

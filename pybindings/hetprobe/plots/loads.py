@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.loads import KIND_ORDER, headline_sizes, load_points
+from ..data.rates import same_rate
 from ..data.units import size_label
 from ..errors import UsageError
 from .style import CI_TEXT, dodges, finish, log_if_wide, new_figure, no_effect_band, ratio_line, run_title
@@ -154,7 +155,7 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
     panel per message size (two to a row), a line per load kind, at one rate (default full); 95% intervals
     as error bars where the points have them (the kinds nudged apart), the ±5% "no effect" margin shaded."""
     points = load_points(results, layout, access)
-    points = points[points["load_rate"] == rate]
+    points = points[same_rate(points["load_rate"], rate)]
     if points.empty:
         raise UsageError(f"no load points at rate {rate}")
     sizes = headline_sizes(points, sizes)

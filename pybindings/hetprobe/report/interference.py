@@ -11,6 +11,7 @@ import pandas as pd
 
 from .. import plots
 from ..data.loads import KIND_ORDER, load_points, load_table
+from ..data.rates import is_full
 from ..data.results import Results, summary_rows as _rows
 from ..data.steps import split_launch
 from ..data.units import size_label
@@ -148,7 +149,7 @@ def _load_table(doc: Document, main: Results) -> None:
     t = load_table(main)
     if len(t):
         points = load_points(main)
-        points = points[(points["load_rate"] == "1") & (points["file"] == points["file"].iloc[0])]
+        points = points[points["load_rate"].map(is_full) & (points["file"] == points["file"].iloc[0])]
         doc.para(
             "Each kind at full rate, from the sender's GPU and from every GPU: median send time, slowdown "
             "(÷ SSB) and traffic during the sends:"

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.loads import worst_slowdown
+from ..data.rates import is_full
 from ..data.results import Results, summary_rows as _rows
 from ..data.units import size_label
 from ..errors import UsageError
@@ -163,7 +164,7 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
         worst, where = _worst_load(parts)
         if worst is not None:
             gpus = int(worst["load_gpus"])
-            rate = "" if worst["load_rate"] == "1" else f" at rate {worst['load_rate']}"
+            rate = "" if is_full(worst["load_rate"]) else f" at rate {worst['load_rate']}"
             rows.append(
                 (
                     "Worst MPI_Send slowdown under GPU traffic",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data.rates import is_full
 from ..data.units import size_label
 from .render import number
 
@@ -63,7 +64,7 @@ def point_text(row) -> str:
     """ "write from 1 GPU, into an allocation of its own (OWN), 16 MiB: SSB 2353 µs, loaded 2689 µs, 52.08
     GB/s during the send"."""
     gpus = int(row["load_gpus"])
-    rate = "" if row["load_rate"] == "1" else f" at rate {row['load_rate']}"
+    rate = "" if is_full(row["load_rate"]) else f" at rate {row['load_rate']}"
     traffic = f", {number(row['traffic_gbs'])} GB/s during the send" if np.isfinite(row["traffic_gbs"]) else ""
     where = _PLACEMENT.get(row["layout"], row["layout"])
     return (
@@ -96,7 +97,7 @@ def ci_clause(row) -> str:
 
 def short_text(row) -> str:
     """ "copy-d2h x1 16 MiB 1.13×": a point and its ratio, for a list."""
-    rate = "" if row["load_rate"] == "1" else f" @{row['load_rate']}"
+    rate = "" if is_full(row["load_rate"]) else f" @{row['load_rate']}"
     return (
         f"{row['load_kind']}{rate} x{int(row['load_gpus'])} {row['layout']} {size_label(int(row['size_bytes']))} "
         f"{ratio_text(row['ratio'])}×"

@@ -1,0 +1,33 @@
+"""Load rates compared by value, never by their spelling: "50%" is "0.5", and "100%" is the full rate
+"1". The parse is C++'s (bench/load/load_options.hpp), read through hetprobe._core; nothing here
+reads a rate's text itself."""
+
+from __future__ import annotations
+
+import functools
+
+import pandas as pd
+
+
+@functools.lru_cache(maxsize=256)
+def _value(label: str) -> tuple[float, float]:
+    from .. import _core  # the compiled module: the rule is written once, in C++
+
+    return _core.load_rate_value(label)
+
+
+def _given(label) -> bool:
+    return label is not None and not (isinstance(label, float) and pd.isna(label))
+
+
+def is_full(label) -> bool:
+    """Whether a point's load_rate is its load's full rate. None (no load, or a file from before
+    rates, whose loads ran at full rate) counts as full."""
+    return not _given(label) or _value(str(label)) == (1.0, 0.0)
+
+
+def same_rate(labels: pd.Series, rate) -> pd.Series:
+    """Which of a column's load_rate labels are the rate `rate`, of any spelling (a bad `rate` is a
+    UsageError naming it)."""
+    want = _value(str(rate))
+    return labels.map(lambda label: _given(label) and _value(str(label)) == want).astype(bool)
