@@ -16,6 +16,13 @@ def _value(label: str) -> tuple[float, float]:
     return _core.load_rate_value(label)
 
 
+@functools.lru_cache(maxsize=256)
+def _full(label: str) -> bool:
+    from .. import _core
+
+    return _core.is_full_load_rate(label)
+
+
 def _given(label) -> bool:
     return label is not None and not (isinstance(label, float) and pd.isna(label))
 
@@ -23,7 +30,7 @@ def _given(label) -> bool:
 def is_full(label) -> bool:
     """Whether a point's load_rate is its load's full rate. None (no load, or a file from before
     rates, whose loads ran at full rate) counts as full."""
-    return not _given(label) or _value(str(label)) == (1.0, 0.0)
+    return not _given(label) or _full(str(label))
 
 
 def same_rate(labels: pd.Series, rate) -> pd.Series:
