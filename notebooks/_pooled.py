@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from hetprobe import Results, size_label
+from hetprobe.data.rates import is_full, load_label
 
 KINDS = ["write", "read", "poll", "copy-d2h", "copy-h2d"]
 HEADLINE_SIZES = (1 << 10, 64 << 10, 1 << 20, 16 << 20)
@@ -38,7 +39,8 @@ def loaded(parts: dict, every_rate: bool = False) -> pd.DataFrame:
     frames = []
     for part, results in parts.items():
         rows = results.interference_ratios()
-        rows = rows[(rows["load_kind"] != "none") & ((rows["load_rate"] == "1") | every_rate | (part == "rates"))]
+        full = rows["load_rate"].map(is_full).astype(bool)
+        rows = rows[(rows["load_kind"] != "none") & (full | every_rate | (part == "rates"))]
         frames.append(rows.assign(part=part))
     return pd.concat(frames, ignore_index=True) if frames else Results.empty().interference_ratios().assign(part="")
 
@@ -106,10 +108,9 @@ def worst_text(parts: dict) -> str:
 
 
 def load_names(rows: pd.DataFrame) -> list[str]:
-    """Each pooled row's load: "none" (SSB), "write", "write x2 @0.5" (off one GPU or full rate)."""
+    """Each pooled row's load: "none" (SSB), "write", "write x2 @0.5" (off one GPU or full rate): the
+    brief form of hetprobe's load label."""
     return [
-        "none"
-        if kind == "none"
-        else kind + (f" x{int(gpus)}" if gpus != 1 else "") + (f" @{rate}" if rate != "1" else "")
+        "none" if kind == "none" else load_label(kind, gpus, rate, brief=True)
         for kind, gpus, rate in zip(rows["load_kind"], rows["load_gpus"], rows["load_rate"])
     ]

@@ -12,14 +12,17 @@
 #include <pybind11/stl.h>
 #include <unistd.h>  // environ
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "base/effect.hpp"
 #include "base/errors.hpp"
+#include "base/number_text.hpp"
 #include "bench/bandwidth/bandwidth.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/error_record.hpp"
@@ -34,6 +37,7 @@
 #include "bench/halo/halo.hpp"
 #include "bench/halo/halo_layout.hpp"
 #include "bench/halo/halo_parts.hpp"
+#include "bench/halo/halo_phases.hpp"
 #include "bench/interference/interference.hpp"
 #include "bench/interference/layout.hpp"
 #include "bench/model/model_document.hpp"
@@ -453,6 +457,9 @@ PYBIND11_MODULE(_core, m) {
       },
       "Every kind of hetprobe::Error: {kind: {exception (a hetprobe.errors class), exit_code}}");
   m.attr("error_file_variable") = cli::kErrorFileVariable;
+  // What makes a halo message long (its stage's rate is held to the link's): the
+  // probe's threshold, for files from before its records carried it.
+  m.attr("halo_long_message_bytes") = kHaloLongMessageBytes;
   m.def(
       "summarize",
       [](const std::vector<double>& values) {
@@ -517,6 +524,27 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "is_full_load_rate", [](const std::string& label) { return parse_load_rate(label).full(); }, py::arg("label"),
       "Whether a load_rate label is the load's full rate (\"1\", \"100%\", \"1.0\")");
+  // Numbers and intervals are written once (base/number_text.hpp): the report writes them as show does.
+  m.def("number_text", &number_text, py::arg("x"),
+        "A measured number as every table and report writes it: 4 significant digits, whole with thousands "
+        "separators from 10,000 on");
+  m.def(
+      "interval_text",
+      [](double low, double high) {
+        return interval_text(std::isfinite(low) && std::isfinite(high) ? std::optional{Interval{low, high}}
+                                                                       : std::nullopt);
+      },
+      py::arg("low"), py::arg("high"),
+      "A ratio's 95% interval as show writes it, \"0.95-1.08\" (whole numbers with separators from 100 on); "
+      "\"-\" where a bound is not finite (no interval)");
+  m.def(
+      "load_label",
+      [](const std::string& kind, int gpus, const std::optional<std::string>& rate, bool brief) {
+        return load_label(kind, gpus, rate ? std::optional{parse_load_rate(*rate)} : std::nullopt, brief);
+      },
+      py::arg("kind"), py::arg("gpus"), py::arg("rate"), py::arg("brief") = false,
+      "A load as show and the progress lines name it, \"write x2 @0.5\" (rate: a load_rate label, None for the "
+      "full rate); brief=True leaves \"x1\" out, as the bare programs name their loads (bench/load/load_options.hpp)");
   m.def(
       "record_label", [](const std::string& record) { return record_label(Json::parse(record)); }, py::arg("record"),
       "One line naming a record (JSON text), as the progress lines name it: its probe's label, \"\" for a record "

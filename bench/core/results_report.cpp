@@ -89,12 +89,12 @@ void add_if_nonempty(Report& report, Table table) {
   if (!table.rows.empty()) report.tables.push_back(std::move(table));
 }
 
-std::string interval_text(const Json& ci) {
-  if (!ci.is_array() || ci.size() != 2 || !ci[0].is_number() || !ci[1].is_number()) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f-%.2f", ci[0].get<double>(), ci[1].get<double>());
-  return text;
+std::optional<Interval> interval_of(const Json& ci) {
+  if (!ci.is_array() || ci.size() != 2 || !ci[0].is_number() || !ci[1].is_number()) return std::nullopt;
+  return Interval{ci[0].get<double>(), ci[1].get<double>()};
 }
+
+std::string interval_text(const Json& ci) { return interval_text(interval_of(ci)); }
 
 std::string record_kind(const RecordRef& record) { return field_or<std::string>(record, "record", ""); }
 

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/number_text.hpp"
 #include "bench/core/record_field.hpp"
 #include "bench/core/results.hpp"
 #include "bench/core/table.hpp"
@@ -39,8 +41,10 @@ void add_if_nonempty(Report& report, Table table);
 // The record's kind ("record" field), or "" where it has none.
 std::string record_kind(const RecordRef& record);
 
-// An interval as the tables print it, "0.97-1.12"; "-" for a field that is
-// not a [low, high] pair (no interval: under the rounds or launches it needs).
+// A record's interval field, [low, high]; none for anything else (no
+// interval: under the rounds or launches it needs).
+std::optional<Interval> interval_of(const Json& ci);
+// It as the tables print it (base/number_text.hpp's interval_text).
 std::string interval_text(const Json& ci);
 
 // "warning (LABEL): ..." for each warning of a record.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/errors.hpp"
+#include "base/number_text.hpp"
 #include "base/text_list.hpp"
 #include "bench/gpus/gpu_rounds.hpp"
 #include "bench/gpus/node_verdict.hpp"
@@ -76,8 +77,8 @@ void link_outside(const RunRounds& run, const std::vector<RunRounds>& bases, dou
         ++compared;
         if (*l.speed_gts < *ref.speed_gts)
           out.push_back(outside(gpu, run, "link_speed_gts", "GT/s", *l.speed_gts, *ref.speed_gts, tolerance,
-                                "PCIe link speed " + short_number(*l.speed_gts) + " GT/s, below the baseline's " +
-                                    short_number(*ref.speed_gts) + " GT/s"));
+                                "PCIe link speed " + number_text(*l.speed_gts) + " GT/s, below the baseline's " +
+                                    number_text(*ref.speed_gts) + " GT/s"));
       }
       if (l.width && ref.width) {
         ++compared;
@@ -153,9 +154,9 @@ Json baseline_verdict(const RunFiles& files, const std::vector<RunFiles>& baseli
                                          {"baseline", base.to_json()},
                                          {"baseline_worst", worst},
                                          {"baseline_launch_spread", spread}};
-      const std::string against = "the baselines' worst " + short_number(worst) + " " + metric.unit + " (their " +
-                                  std::to_string(base.launch_medians.size()) + " launches: " + short_number(*lo) + "-" +
-                                  short_number(*hi) + " " + metric.unit + ", a spread of " + tolerance_text(spread) +
+      const std::string against = "the baselines' worst " + number_text(worst) + " " + metric.unit + " (their " +
+                                  std::to_string(base.launch_medians.size()) + " launches: " + number_text(*lo) + "-" +
+                                  number_text(*hi) + " " + metric.unit + ", a spread of " + tolerance_text(spread) +
                                   ")";
       if (value.n == 0) {
         verdict["outside"].push_back(outside(gpu, run, metric.key, metric.unit, std::nan(""), worst, tolerance,

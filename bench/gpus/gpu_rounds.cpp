@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "base/effect.hpp"
+#include "base/number_text.hpp"
 #include "bench/core/record_field.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/gpus/node_verdict.hpp"
@@ -126,8 +127,8 @@ Json Estimate::to_json() const {
 
 std::string Estimate::text(const std::string& unit) const {
   const std::string u = unit.empty() ? "" : " " + unit;
-  std::string s = short_number(median) + u + " (";
-  s += ci95 ? "95% CI " + short_number(ci95->low) + "-" + short_number(ci95->high) + ", " : "no interval, ";
+  std::string s = number_text(median) + u + " (";
+  s += ci95 ? "95% CI " + number_text(ci95->low) + "-" + number_text(ci95->high) + ", " : "no interval, ";
   s += std::to_string(n) + " round" + (n == 1 ? "" : "s") + " in " + std::to_string(launch_medians.size()) + " launch" +
        (launch_medians.size() == 1 ? "" : "es") + ")";
   return s;
@@ -158,23 +159,7 @@ Json flag_record(const RunRounds& run, const Flag& f) {
 }
 
 std::string deviation_text(double deviation) {
-  return short_number(std::fabs(deviation) * 100) + "% " + (deviation > 0 ? "above" : "below");
-}
-
-std::string short_number(double x) {
-  char text[64];
-  if (std::fabs(x) < 1e4) {
-    std::snprintf(text, sizeof text, "%.4g", x);
-    return text;
-  }
-  std::snprintf(text, sizeof text, "%.0f", x);
-  std::string digits = text, out;
-  const std::size_t sign = digits[0] == '-' ? 1 : 0;
-  for (std::size_t i = sign; i < digits.size(); ++i) {
-    if (i > sign && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (sign ? "-" : "") + out;
+  return number_text(std::fabs(deviation) * 100) + "% " + (deviation > 0 ? "above" : "below");
 }
 
 }  // namespace hetprobe

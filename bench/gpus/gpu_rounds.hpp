@@ -88,8 +88,4 @@ Json flag_record(const RunRounds& run, const Flag& f);
 // "23.5% below" (or "above") of a deviation (value / reference - 1), as every verdict line says it.
 std::string deviation_text(double deviation);
 
-// A number as the verdicts write it: 4 significant digits, or whole with
-// thousands separators from 10,000.
-std::string short_number(double x);
-
 }  // namespace hetprobe

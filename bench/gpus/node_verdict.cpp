@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "base/errors.hpp"
+#include "base/number_text.hpp"
 #include "bench/gpus/gpu_rounds.hpp"
 
 namespace hetprobe {
@@ -94,8 +95,8 @@ void link_flags(const RunRounds& run, Json& flags) {
     if (l.speed_gts && l.max_speed_gts && *l.speed_gts < *l.max_speed_gts)
       flags.push_back(flag_record(run, {gpu, "link_speed_gts", "GT/s", *l.speed_gts, *l.max_speed_gts, "link maximum",
                                         0, status_name(FlagStatus::link),
-                                        "PCIe link speed " + short_number(*l.speed_gts) + " GT/s, below its maximum " +
-                                            short_number(*l.max_speed_gts) + " GT/s" + during}));
+                                        "PCIe link speed " + number_text(*l.speed_gts) + " GT/s, below its maximum " +
+                                            number_text(*l.max_speed_gts) + " GT/s" + during}));
     if (l.width && l.max_width && *l.width < *l.max_width)
       flags.push_back(flag_record(run,
                                   {gpu, "link_width", "lanes", static_cast<double>(*l.width),
@@ -144,10 +145,10 @@ Json node_verdict(const RunFiles& files, double tolerance) {
       if (!ratio.ci95) j["state"] = "unresolved";
       if (ratio.ci95 && beyond(metric, *ratio.ci95, tolerance)) {
         const double reference = estimate(first.references.at(gpu)).median;
-        std::string why = std::string(metric.label) + " " + short_number(value.median) + " " + metric.unit + " is " +
+        std::string why = std::string(metric.label) + " " + number_text(value.median) + " " + metric.unit + " is " +
                           deviation_text(ratio.median - 1) + " " +
                           (gpus.size() == 2 ? "the other GPU's " : "the median of the node's other GPUs, ") +
-                          short_number(reference) + " " + metric.unit + ": ratio " + ratio.text() +
+                          number_text(reference) + " " + metric.unit + ": ratio " + ratio.text() +
                           ", beyond the tolerance of " + tolerance_text(tolerance);
         FlagStatus status = FlagStatus::unconfirmed;
         const auto later = again.ratios.find(gpu);

@@ -144,7 +144,7 @@ Report halo_report(const ResultsFile& file) {
     const Json paired = speedup.is_object() ? number_or_null(r, "speedup.median") : Json();
     const Json ci = speedup.is_object() ? field_json(r, "speedup.ci95") : Json();
     const Json effect = speedup.is_object() ? field_json(r, "speedup.effect") : Json();
-    if (!ci.is_null() && interval_text(ci) == "-") bad_field(r, "speedup.ci95", "[low, high] or null");
+    if (!ci.is_null() && !interval_of(ci)) bad_field(r, "speedup.ci95", "[low, high] or null");
     std::vector<Json> row = halo_layout_cells(layout, field<std::string>(r, "layout"), field_or<int>(r, "cube", 0));
     row.insert(row.end(), {variant,
                            field_or<std::string>(r, "setup", variant),

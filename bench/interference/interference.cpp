@@ -401,9 +401,10 @@ bool gpu_on_rank(WriterSide side, int rank) {
 
 std::string describe(const PointKey& k) {
   std::string s = format_size(k.size) + " " + to_string(k.access) + " " + to_string(k.layout);
-  if (k.load != LoadKind::none)
-    s += std::string(" ") + to_string(k.load) + " x" + std::to_string(k.gpus) +
-         (k.rate && !k.rate->full() ? " @" + k.rate->label : "");
+  if (k.load != LoadKind::none) {
+    s += ' ';
+    s += load_label(to_string(k.load), k.gpus, k.rate);
+  }
   return s;
 }
 

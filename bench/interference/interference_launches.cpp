@@ -64,8 +64,7 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
       order, files.size(), [&](const PointKey& k) { return ratios[k]; }, [](const PointKey& k) { return k.size; },
       [](const PointKey& k) { return describe(k); });
   for (const PointKey& k : order) {
-    std::string load = std::string(to_string(k.load)) + " x" + std::to_string(k.gpus);
-    if (k.rate && !k.rate->full()) load += " @" + k.rate->label;
+    const std::string load = load_label(to_string(k.load), k.gpus, k.rate);
     const auto& ssb = ssb_medians[k];
     std::vector<Json> row = point_key_cells(k.size, to_string(k.access), to_string(k.layout));
     row.push_back(load);

@@ -108,10 +108,8 @@ std::string interference_record_label(const Json& record) {
   const Json* ci = find_field(r, "ratio_to_ssb_ci95");
   if (ratio && ratio->is_number() && n > 0)
     n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.3fx SSB", ratio->get<double>());
-  if (ci && ci->is_array() && ci->size() == 2 && (*ci)[0].is_number() && (*ci)[1].is_number() && n > 0)
-    std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), " (95%% CI %.3f-%.3f)", (*ci)[0].get<double>(),
-                  (*ci)[1].get<double>());
-  return describe(point_key(r)) + text;
+  const std::optional<Interval> interval = ci ? interval_of(*ci) : std::nullopt;
+  return describe(point_key(r)) + text + (interval ? " (95% CI " + interval_text(interval) + ")" : "");
 }
 
 }  // namespace hetprobe

@@ -59,12 +59,7 @@ Load load_of(const RecordRef& p) {
 }
 
 // "write x2 @0.5": kind, GPUs and rate (a full rate left out); "-" for none.
-std::string load_text(const Load& l) {
-  if (l.kind == "none") return "-";
-  std::string s = l.kind + " x" + std::to_string(l.gpus);
-  if (l.rate && !l.rate->full()) s += " @" + l.rate->label;
-  return s;
-}
+std::string load_text(const Load& l) { return l.kind == "none" ? "-" : load_label(l.kind, l.gpus, l.rate); }
 
 // "warning (1 KiB stream P2AB write x1): ..." for a point's warnings.
 std::string point_label(const std::vector<Json>& row) {

@@ -66,6 +66,13 @@ LoadRate parse_load_rate(const std::string& item) {
   return r;
 }
 
+std::string load_label(std::string_view kind, int gpus, const std::optional<LoadRate>& rate, bool brief) {
+  std::string s{kind};
+  if (!brief || gpus != 1) s += " x" + std::to_string(gpus);
+  if (rate && !rate->full()) s += " @" + rate->label;
+  return s;
+}
+
 std::vector<LoadRate> parse_load_rates(const std::string& text) {
   std::vector<LoadRate> out;
   for (const std::string& item : split_list(text, "--load-rate")) {

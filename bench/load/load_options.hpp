@@ -5,7 +5,9 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "probes/load/load_engine.hpp"
@@ -35,6 +37,12 @@ struct LoadRate {
 LoadRate parse_load_rate(const std::string& item);
 // A list, each rate at most once.
 std::vector<LoadRate> parse_load_rates(const std::string& text);
+
+// A load as hetprobe names it everywhere (show's tables, progress lines, the
+// report and Python's frames): "write x2 @0.5", its kind, its GPUs and its
+// rate where that is not the full one. `brief` leaves "x1" out, as the bare
+// programs, which load from one GPU, name their loads ("write"; "write x2").
+std::string load_label(std::string_view kind, int gpus, const std::optional<LoadRate>& rate, bool brief = false);
 
 // --load-gpus: counts of GPUs loaded at once, a list of items each a count
 // ("0", "2"), "all", or a range "A:B" (B may be "all"). 0 is no load (the

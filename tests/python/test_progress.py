@@ -83,6 +83,6 @@ def test_labels_are_the_probes_own():
     # A point from a file of before the rounds has no ratio: none is made up (read with checked access).
     assert record_label(POINT) == "4 KiB stacked PCB write x1: median 2.500 us"
     rounds = {**POINT, "ratio_to_ssb_median": 1.25, "ratio_to_ssb_ci95": [1.1, 1.4]}
-    assert record_label(rounds) == "4 KiB stacked PCB write x1: median 2.500 us, 1.250x SSB (95% CI 1.100-1.400)"
+    assert record_label(rounds) == "4 KiB stacked PCB write x1: median 2.500 us, 1.250x SSB (95% CI 1.10-1.40)"
     # A record of a probe the table does not know is named by its kind.
     assert record_label({"record": "thing", "probe": "nonesuch"}) == "thing"

@@ -118,10 +118,10 @@ def test_the_cli_and_the_module_read_the_same_text():
 
 
 def test_the_report_writes_an_interval_as_show_does():
-    """A 95% interval's text is written twice: C++'s interval_text (show's ci95 column, one file and
-    launches pooled) and the report's ci_text (report/texts.py). Row for row the same text where show
-    prints one, and "" where show prints "-"."""
+    """A 95% interval's text is C++'s interval_text (base/number_text.hpp): show's ci95 column, one
+    file and launches pooled, and the report's ci_text read it alike, row for row, "-" included."""
     launches = [RUNS / "h100-rounds" / f"interference-{k}.jsonl.gz" for k in (1, 2, 3)]
+    seen = []
     for table, args in (("interference", [launches[0]]), ("interference_launches", ["--pool", *launches])):
         command = [binary(), "show", *map(str, args)]
         text = subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
@@ -132,4 +132,33 @@ def test_the_report_writes_an_interval_as_show_does():
         shown_cells = [line[:end].split()[-1] for line in text[heading + 1 : heading + 1 + len(rows)]]
         bound = lambda v: math.nan if v is None else v  # noqa: E731
         mine = [ci_text(bound(r["ratio_ci95_low"]), bound(r["ratio_ci95_high"])) for r in rows]
-        assert any(mine) and mine == ["" if c == "-" else c for c in shown_cells], table
+        assert set(mine) != {"-"} and mine == shown_cells, table
+        seen += mine
+    assert "-" in seen  # a point without an interval (SSB's), written alike
+
+
+def test_the_report_and_the_frames_name_a_load_as_show_does():
+    """A load's label is C++'s load_label (bench/load/load_options.hpp): show's load column, Python's
+    load_label of the same rows' fields and ratio_rows' brief names (show's without "x1") agree, row
+    for row, a rate that is not the full one and several GPUs included."""
+    from hetprobe.data.rates import load_label
+
+    folder = RUNS / "h200x2-characterize-default"
+    labels = set()
+    for name in ("interference.jsonl.gz", "interference-rate.jsonl.gz"):
+        command = [binary(), "show", str(folder / name)]
+        text = subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
+        rows = json.loads(subprocess.run([*command, "--format", "json"], capture_output=True, check=True).stdout)
+        rows = rows["interference"]
+        heading = next(i for i, line in enumerate(text) if line.lstrip().startswith("size "))
+        start, end = text[heading].index(" load ") + 1, text[heading].index(" median_us")
+        shown = [line[start:end].strip() for line in text[heading + 1 : heading + 1 + len(rows)]]
+        mine = [
+            "-" if r["load_kind"] == "none" else load_label(r["load_kind"], r["load_gpus"], r["load_rate"])
+            for r in rows
+        ]
+        assert mine == shown, name
+        brief = set(data.ratio_rows(hetprobe.load(folder / name))["load"])
+        assert brief == {load.replace(" x1", "") for load in shown if load != "-"}, name
+        labels |= set(shown)
+    assert any("@" in label for label in labels) and any(" x2" in label for label in labels), labels

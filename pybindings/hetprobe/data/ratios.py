@@ -10,15 +10,9 @@ import numpy as np
 import pandas as pd
 
 from .loads import loaded_points
-from .rates import is_full
+from .rates import load_label
 
 RATIO_COLUMNS = ["label", "size_bytes", "load", "ratio", "ci_low", "ci_high"]
-
-
-def _load_name(kind: str, gpus, rate) -> str:
-    """'write', or 'write x2 @0.5' where the point is not one GPU at full rate."""
-    extra = (f" x{int(gpus)}" if gpus != 1 else "") + (f" @{rate}" if not is_full(rate) else "")
-    return kind + extra
 
 
 def ratio_rows(results, label=None) -> pd.DataFrame:
@@ -31,7 +25,7 @@ def ratio_rows(results, label=None) -> pd.DataFrame:
     plots). label: `label` for every row, else each file's name without its extension."""
     pts = loaded_points(results)
     effect = [results.records[int(i)].get("effect") for i in pts["record_id"]]
-    loads = [_load_name(k, g, r) for k, g, r in zip(pts["load_kind"], pts["load_gpus"], pts["load_rate"])]
+    loads = [load_label(k, g, r, brief=True) for k, g, r in zip(pts["load_kind"], pts["load_gpus"], pts["load_rate"])]
     if len(pts[["layout", "access"]].drop_duplicates()) > 1:
         loads = [f"{layout} {access} {name}" for layout, access, name in zip(pts["layout"], pts["access"], loads)]
     out = pd.DataFrame(

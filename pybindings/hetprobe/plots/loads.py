@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.loads import KIND_ORDER, headline_sizes, load_points
-from ..data.rates import same_rate
+from ..data.rates import load_label, same_rate
 from ..data.units import size_label
 from ..errors import UsageError
 from .style import CI_TEXT, dodges, finish, log_if_wide, new_figure, no_effect_band, ratio_line, run_title
@@ -109,7 +109,7 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
             color = KIND_COLORS.get(kind, "grey")
             # One series per run (file) of a kind and GPU count; its rates labelled where it has several.
             for (gpus, _), d in panel[panel["load_kind"] == kind].groupby(["load_gpus", "file"]):
-                label = f"{kind} x{int(gpus)}"
+                label = load_label(kind, gpus, None)
                 ratio_line(
                     ax,
                     d["traffic"],

@@ -68,7 +68,7 @@ def ratio_table(rows: pd.DataFrame) -> pd.DataFrame:
     table["effect"] = [e if isinstance(e, str) else "" for e in points["effect"]]
     if (points["launches"] > 1).any():
         table["launches"] = [
-            f"{lo:.2f}-{hi:.2f}" if n > 1 else ""
+            ci_text(lo, hi) if n > 1 else "-"
             for lo, hi, n in zip(points["ratio_min"], points["ratio_max"], points["launches"])
         ]
     table["GB/s"] = points["traffic_gbs"]

@@ -19,7 +19,7 @@ from ..errors import UsageError
 from .notes import condition_warnings, warned
 from .parts import MARGIN, has_intervals, interference_parts, loaded, ratio_rows
 from .render import number
-from .texts import ci_clause, ci_text, gap_text, how_text, point_text, ratio_text, short_text, time_text
+from .texts import ci_clause, ci_text, gap_text, has_interval, how_text, point_text, ratio_text, short_text, time_text
 
 
 def _worst_load(parts: dict):
@@ -97,9 +97,9 @@ def _cold_idle_row(cold: pd.DataFrame, every: dict) -> tuple | None:
     for _, c in ssb.iterrows():
         text = f"{size_label(int(c['size_bytes']))}: {time_text(c['median_ns'])} cold"
         if np.isfinite(c["warm_median_ns"]):
-            ci = ci_text(c["cold_ratio_ci95_low"], c["cold_ratio_ci95_high"])
+            low, high = c["cold_ratio_ci95_low"], c["cold_ratio_ci95_high"]
             text += f", {time_text(c['warm_median_ns'])} warm, {ratio_text(c['cold_ratio'])}× " + (
-                f"(95% CI {ci})" if ci else "(no 95% interval)"
+                f"(95% CI {ci_text(low, high)})" if has_interval(low, high) else "(no 95% interval)"
             )
         else:
             text += " (no warm sends in its rounds: a file from before 2026-11-27)"
@@ -215,13 +215,14 @@ def _paper_rows(paper: Results, every: Results, table: pd.DataFrame) -> list:
             return []
         w = others.loc[others["ratio"].idxmax()]
         effect = f", {w['effect']}" if isinstance(w["effect"], str) else ""
-        ci = ci_text(w["ratio_ci95_low"], w["ratio_ci95_high"])
+        low, high = w["ratio_ci95_low"], w["ratio_ci95_high"]
         typical = others.groupby("layout")["ratio"].median()
         ids = [i for group in others["record_ids"] for i in group]
         return [
             (
                 "Largest ratio to SSB, the paper's writer (message-sized buffer)",
-                f"{ratio_text(w['ratio'])}× SSB" + (f" (95% CI {ci}{effect})" if ci else ""),
+                f"{ratio_text(w['ratio'])}× SSB"
+                + (f" (95% CI {ci_text(low, high)}{effect})" if has_interval(low, high) else ""),
                 f"{size_label(int(w['size_bytes']))}; {how_text(w)}",
                 warned(every, w["record_ids"]),
             ),

@@ -18,7 +18,9 @@ def number(value: float) -> str:
     separators from 10,000 on; "" for a missing one."""
     if value is None or not math.isfinite(value):
         return ""
-    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    from .. import _core  # the compiled module: C++'s tables and verdicts write numbers by the same rule
+
+    return _core.number_text(float(value))
 
 
 def _cell(value) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.rates import is_full
+from ..data.rates import is_full, load_label
 from ..data.units import size_label
 from .render import number
 
@@ -20,22 +20,23 @@ def ratio_text(x: float) -> str:
     return number(x)
 
 
+def has_interval(low, high) -> bool:
+    return bool(np.isfinite(low) and np.isfinite(high))
+
+
 def ci_text(low, high) -> str:
-    """A 95% interval as the tables show it, "0.97-1.12"; "" without one."""
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return ""
-    return f"{_bound(low)}-{_bound(high)}"
+    """A 95% interval as `hetprobe show` writes it, "0.97-1.12"; "-" without one (C++ writes it:
+    base/number_text.hpp)."""
+    from .. import _core
 
-
-def _bound(x: float) -> str:
-    return f"{x:.2f}" if x < 100 else f"{x:,.0f}"
+    return _core.interval_text(float(low), float(high))
 
 
 def spread_text(row) -> str:
-    """The launches' lowest and highest ratio of a pooled row, "0.98-1.10"; "" for one launch."""
-    if row["launches"] < 2 or not np.isfinite(row["ratio_min"]):
-        return ""
-    return f"{_bound(row['ratio_min'])}-{_bound(row['ratio_max'])}"
+    """The launches' lowest and highest ratio of a pooled row, "0.98-1.10"; "-" for one launch."""
+    if row["launches"] < 2:
+        return "-"
+    return ci_text(row["ratio_min"], row["ratio_max"])
 
 
 def time_text(ns) -> str:
@@ -91,14 +92,11 @@ def how_text(row) -> str:
 
 
 def ci_clause(row) -> str:
-    ci = ci_text(row["ratio_ci95_low"], row["ratio_ci95_high"])
-    return f" (95% CI {ci})" if ci else " (no 95% interval)"
+    low, high = row["ratio_ci95_low"], row["ratio_ci95_high"]
+    return f" (95% CI {ci_text(low, high)})" if has_interval(low, high) else " (no 95% interval)"
 
 
 def short_text(row) -> str:
-    """ "copy-d2h x1 16 MiB 1.13×": a point and its ratio, for a list."""
-    rate = "" if is_full(row["load_rate"]) else f" @{row['load_rate']}"
-    return (
-        f"{row['load_kind']}{rate} x{int(row['load_gpus'])} {row['layout']} {size_label(int(row['size_bytes']))} "
-        f"{ratio_text(row['ratio'])}×"
-    )
+    """ "copy-d2h x1 OWN 16 MiB 1.13×": a point and its ratio, for a list."""
+    load = load_label(row["load_kind"], row["load_gpus"], row["load_rate"])
+    return f"{load} {row['layout']} {size_label(int(row['size_bytes']))} {ratio_text(row['ratio'])}×"
