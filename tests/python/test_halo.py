@@ -1,6 +1,7 @@
 """The halo probe's records in Python: loading, the table, the critical path, the rates and the plots,
 on the committed H200 x2 run, on hand-made records and on a fresh host-backend run through mpirun."""
 
+import importlib
 import json
 import math
 import subprocess
@@ -11,7 +12,7 @@ import pytest
 from conftest import REPO, RUNS, jsonl_records, run_on_host, write_jsonl
 
 import hetprobe
-from hetprobe.data.halo import PHASES, _phases_of_iteration
+from hetprobe.data.halo import PHASES
 
 HALO = RUNS / "h200x2-halo" / "paper-1.jsonl.gz"  # the paper's configuration, launch 1 of 3
 
@@ -91,18 +92,18 @@ def test_phases_are_the_records_critical_path():
         assert row["last_send_us"] == pytest.approx(path["last_send"] / 1e3)
         assert row["pack_start_us"] <= row["pack_end_us"] <= row["last_send_us"] <= row["total_us"]
         assert row["largest_bytes"] == max(m["bytes"] for m in rec["unpack"])
-        assert row["phases_from"] == "median over the timed iterations"
         assert math.isnan(row["last_recv_copy_end_us"])  # pinned staging: no receive copies
 
 
-def test_phases_of_a_file_without_critical_paths_are_the_median_iterations(tmp_path):
-    header, (rec,) = committed(400, "notify-stacked isend channel pinned 128t")
-    del rec["critical_path_ns"]  # as files from before the probe wrote it
-    it = rec["timeline"]["iterations"][0]
-    row = hetprobe.data.halo_phases(hetprobe.load(write_jsonl(tmp_path / "old.jsonl", [header, rec]))).iloc[0]
-    assert row["phases_from"] == "the median kept iteration"
-    assert row["total_us"] == pytest.approx(it["total_ns"] / 1e3)
-    assert row["last_send_us"] == pytest.approx(max(it["send_ns"]) / 1e3)
+def test_records_without_critical_paths_are_left_out_not_computed_again(tmp_path):
+    """The critical path is the probe's (bench/halo/halo_phases.hpp): records from before it wrote one
+    are left out, and Python does not compute it a second way."""
+    header, (old, new) = committed(400, "notify-stacked isend channel pinned 128t", SETUP)
+    del old["critical_path_ns"]  # as files from before the probe wrote it
+    phases = hetprobe.data.halo_phases(hetprobe.load(write_jsonl(tmp_path / "old.jsonl", [header, old, new])))
+    assert phases["setup"].tolist() == [SETUP]
+    with pytest.raises(hetprobe.UsageError, match="no rank-0 halo record with a critical path"):
+        hetprobe.data.halo_phases(hetprobe.load(write_jsonl(tmp_path / "older.jsonl", [header, old])))
 
 
 SETUP = "notify-stream isend channel pinned 128t"
@@ -122,7 +123,7 @@ def test_phases_come_from_the_records_critical_path(tmp_path):
     rec["timeline"].update(kept="none", iteration_index=[], iterations=[])  # the medians need no timeline
     r = hetprobe.load(write_jsonl(tmp_path / "halo.jsonl", [header, rec]))
     row = hetprobe.data.halo_phases(r).iloc[0]
-    assert row["phases_from"] == "median over the timed iterations" and row["setup"] == SETUP
+    assert row["setup"] == SETUP
     for k, name in enumerate(PHASES[:-1]):
         assert row[f"{name}_us"] == pytest.approx(k + 1.0), name
     assert math.isnan(row["last_recv_copy_end_us"])
@@ -170,10 +171,10 @@ def test_rates_of_long_messages_against_the_plain_kernels(tmp_path):
 
 
 def test_per_message_rates_take_the_long_messages_the_probes_stages_do(tmp_path):
-    """What makes a message long is written twice: the probe's stages (pack_busy, unpack_busy:
-    halo_phases.hpp's kHaloLongMessageBytes) and the per-message rows (halo_rates.MIN_BYTES, which
-    a bare interpreter loads without the compiled module). Both take the same messages of each record:
-    cube 200's faces (60000 B) are in neither, the larger cubes' faces in both."""
+    """What makes a message long is the probe's (halo_phases.hpp's kHaloLongMessageBytes, which each
+    busy rate records as its min_bytes); the per-message rows read it from the records, so both take
+    the same messages of each record: cube 200's faces (60000 B) are in neither, the larger cubes'
+    faces in both."""
     _, bw = rate_files(tmp_path)
     rows = hetprobe.halo_rates(HALO, bw)
     records = rank0_halo(HALO)
@@ -185,6 +186,20 @@ def test_per_message_rates_take_the_long_messages_the_probes_stages_do(tmp_path)
             stage = rec[f"{direction}_busy"]
             taken = (stage["messages"], stage["bytes"]) if stage else (0, 0)
             assert (len(mine), int(mine["bytes"].sum())) == taken, (rec["setup"], rec["cube"], direction)
+
+
+def test_older_records_take_the_probes_threshold_from_the_compiled_module(tmp_path, monkeypatch):
+    """Files from before the busy rates do not say which messages are long: the threshold is C++'s,
+    read through hetprobe._core; a bare interpreter without it asks for min_bytes."""
+    halo_rates = importlib.import_module("hetprobe.data.halo_rates")  # the module, not the function of its name
+    halo, bw = rate_files(tmp_path)  # no busy rates
+    assert hetprobe._core.halo_long_message_bytes == 65536
+    rows = hetprobe.halo_rates(halo, bw)
+    assert rows["bytes"].min() >= 65536 and rows.equals(hetprobe.halo_rates(halo, bw, min_bytes=65536))
+    assert len(hetprobe.halo_rates(halo, bw, min_bytes=1)) > len(rows)
+    monkeypatch.setattr(halo_rates, "_probe_threshold", lambda: None)
+    with pytest.raises(hetprobe.UsageError, match="does not say which messages are long.*give --min-bytes"):
+        hetprobe.halo_rates(halo, bw)
 
 
 def without_rates(tmp_path):
@@ -326,6 +341,26 @@ def test_stages_are_judged_on_their_busy_rates(tmp_path):
         hetprobe.halo_rates(halo, bw, per="run")
 
 
+def expected_critical_path(rec, it) -> dict:
+    """The test's own reading of one iteration's critical path, ns (docs/metrics.md's definition),
+    to hold the probe's against: the product computes it once, in C++."""
+    largest = max(m["bytes"] for m in rec["unpack"])
+    big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
+    last = max(big, key=lambda i: it["recv_ns"][i])  # the last of them to arrive
+    copies = it.get("recv_copy_end_ns") or []
+    return {
+        "total": it["total_ns"],
+        "pack_start": min(it["pack_start_ns"]),
+        "pack_end": max(it["pack_end_ns"]),
+        "last_send": max(it["send_ns"]),
+        "largest_received": it["recv_ns"][last],
+        "largest_unpack_start": it["unpack_start_ns"][last],
+        "unpack_end": max(it["unpack_end_ns"]),
+        "largest_unpack": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in big])),
+        "last_recv_copy_end": max(copies) if copies else None,
+    }
+
+
 def test_a_fresh_host_run_through_mpirun(tmp_path):
     r = run_on_host(
         "halo", tmp_path / "halo.jsonl", cube=40, rounds=6, iterations=1, signal="channel,queue", staging="memcpy"
@@ -359,11 +394,11 @@ def test_a_fresh_host_run_through_mpirun(tmp_path):
     for setup, rec in recs.items():
         assert by_setup.loc[setup, "speedup_vs_best_baseline"] == pytest.approx(rec["speedup"]["median"])
         assert by_setup.loc[setup, "vs_best_ci95_low"] == pytest.approx(rec["speedup"]["ci95"][0])
-    # The probe's critical path is the one Python computes from the same iterations (every one kept).
+    # The probe's critical path is the test's reading of the same iterations (every one kept).
     for rec in [x for x in r.records if x.get("record") == "halo" and x["rank"] == 0]:
         its = rec["timeline"]["iterations"]
         assert len(its) == 6
-        per = [_phases_of_iteration(rec, it) for it in its]
+        per = [expected_critical_path(rec, it) for it in its]
         for it, mine in zip(its, per):
             assert it["critical_path_ns"] == pytest.approx(mine), rec["setup"]
             assert len(it["recv_copy_end_ns"]) == 26 and mine["last_recv_copy_end"] is not None

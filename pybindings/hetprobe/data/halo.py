@@ -87,34 +87,15 @@ PHASES = [
 ]
 
 
-def _phases_of_iteration(rec, it) -> dict:
-    """One kept iteration's critical path, ns, as the probe computes it (files from before it wrote one)."""
-    largest = max(m["bytes"] for m in rec["unpack"])
-    big = [i for i, m in enumerate(rec["unpack"]) if m["bytes"] == largest]
-    last = max(big, key=lambda i: it["recv_ns"][i])  # the last of them to arrive
-    copies = it.get("recv_copy_end_ns") or []
-    return {
-        "total": it["total_ns"],
-        "pack_start": min(it["pack_start_ns"]),
-        "pack_end": max(it["pack_end_ns"]),
-        "last_send": max(it["send_ns"]),
-        "largest_received": it["recv_ns"][last],
-        "largest_unpack_start": it["unpack_start_ns"][last],
-        "unpack_end": max(it["unpack_end_ns"]),
-        "largest_unpack": float(np.mean([it["unpack_end_ns"][i] - it["unpack_start_ns"][i] for i in big])),
-        "last_recv_copy_end": max(copies) if copies else None,
-    }
-
-
 def halo_phases(results, setups=None) -> pd.DataFrame:
     """The critical path of each rank-0 record (µs from the iteration's start, host clock): when
     packing started and ended, the last send, when the last of the largest messages (the faces, in a
     cube) was received and when its unpack started, when the last unpack ended, the mean unpack time
     of a largest message, and with memcpy staging when the last receive's copy to the device ended.
     Why one setup beats another is in these columns. Each phase is the record's median over every
-    timed iteration (its critical_path_ns); in files from before the probe wrote it, the phases of the
-    median kept iteration, computed here (`phases_from` says which). `setups`: setup labels or
-    variant names to keep (default every one); old records without a timeline are left out."""
+    timed iteration (its critical_path_ns, which the probe computes: bench/halo/halo_phases.hpp);
+    records from before the probe wrote it are left out. `setups`: setup labels or variant names to
+    keep (default every one)."""
     out = []
     for rec in results.records:
         if rec.get("record") != "halo" or rec.get("rank", 0) != 0:
@@ -122,31 +103,29 @@ def halo_phases(results, setups=None) -> pd.DataFrame:
         setup = rec.get("setup", rec["variant"])
         if setups is not None and setup not in setups and rec["variant"] not in setups:
             continue
-        phases, source = rec.get("critical_path_ns"), "median over the timed iterations"
-        if phases is None:
-            its = rec["timeline"]["iterations"]
-            if not its or not rec["unpack"]:
-                continue
-            phases, source = _phases_of_iteration(rec, its[median_kept(its)]), "the median kept iteration"
+        phases = rec.get("critical_path_ns")
+        if phases is None:  # a file from before the probe wrote it
+            continue
         row = {"layout": rec["layout"], "cube": rec.get("cube"), "setup": setup, "variant": rec["variant"]}
         for name in PHASES:
             value = phases.get(name)
             row[f"{name}_us"] = value * US if value is not None else np.nan
         row["largest_bytes"] = max((m["bytes"] for m in rec["unpack"]), default=0)
-        row["phases_from"] = source
         out.append(row)
     if not out:
-        raise UsageError("no rank-0 halo record with a critical path or a timeline in these results")
+        raise UsageError(
+            "no rank-0 halo record with a critical path (critical_path_ns) in these results: files from before "
+            "hetprobe wrote it have none"
+        )
     return pd.DataFrame(out)
 
 
-def halo_rates(
-    halo_results, bandwidth_results, min_bytes: int = _halo_rates.MIN_BYTES, per: str = "message"
-) -> pd.DataFrame:
+def halo_rates(halo_results, bandwidth_results, min_bytes: int | None = None, per: str = "message") -> pd.DataFrame:
     """Rank 0's pack and unpack rates of long messages, per layout and setup, against rank 0's plain
     kernels of a `hetprobe bandwidth --load write,read` run: a pack against the plain write kernel,
     an unpack against the plain read kernel (pinned host memory); GB/s = 1e9 B/s.
-    per="message": every message of `min_bytes` (64 KiB) or more. Columns: layout, cube, setup,
+    per="message": every message of `min_bytes` or more (default: the probe's own threshold, 64 KiB,
+    which each record's busy rates carry). Columns: layout, cube, setup,
     variant, staging, parts, judged (parts "auto"), direction, tag, kind, bytes, ns_median,
     gbs_median, reference, reference_gbs, ratio.
     per="stage": each stage's long messages (64 KiB or more) over the time any of them moved, the

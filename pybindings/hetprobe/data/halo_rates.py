@@ -14,7 +14,8 @@ Per rank-0 halo record (one per layout and setup). GB/s = 1e9 B/s, ratio = rate 
     (link_gbs); shown;
   - memcpy staging's pack and unpack kernels: device memory (device_gbs, measured by the halo run);
     shown (microseconds of kernel against terabytes a second).
-- Per message of `min_bytes` or more: its median rate (pack_gbs_median, unpack_gbs_median) against
+- Per message of `min_bytes` or more (by default the probe's own threshold, which each busy rate
+  records as its min_bytes: C++ owns it): its median rate (pack_gbs_median, unpack_gbs_median) against
   the plain kernels, shown. Files from before the busy rates are judged on these instead (every
   message at the minimum).
 Setups of pinned staging whose parts are "auto" (the engine's split of long messages) are judged
@@ -28,6 +29,7 @@ setup's stage ratio is the median over the launches, and the verdict is on those
 
 from __future__ import annotations
 
+import importlib
 import statistics
 
 try:
@@ -41,7 +43,6 @@ except ImportError:  # loaded by path (tests/gpu/halo_rates.py): the reader besi
     _spec.loader.exec_module(_jsonl)
     read_records = _jsonl.records
 
-MIN_BYTES = 65536
 MIN_RATIO = 0.7
 # direction -> (the rate field of a message, the bandwidth row it is compared with, that row's kind)
 DIRECTIONS = {
@@ -96,8 +97,41 @@ def has_rates(record: dict) -> bool:
     return any(field in m for direction, (field, _, _) in DIRECTIONS.items() for m in record.get(direction) or [])
 
 
-def rate_rows(halo_records, bandwidth_records, min_bytes: int = MIN_BYTES) -> list[dict]:
-    """One dict per rank-0 halo record with rates and message of `min_bytes` or more, in file order:
+def _probe_threshold() -> int | None:
+    """The probe's own threshold (C++'s kHaloLongMessageBytes) where the compiled module can be
+    imported; None in a bare interpreter."""
+    try:
+        return importlib.import_module("hetprobe._core").halo_long_message_bytes
+    except ImportError:
+        return None
+
+
+def long_message_bytes(record: dict, min_bytes: int | None = None) -> int | None:
+    """The bytes from which a record's messages are long: `min_bytes` where given, else the threshold
+    the probe's stages took (its pack and unpack busy rates' min_bytes; None where both are null: the
+    probe found no long message), else, in a file from before the busy rates, the probe's threshold
+    from the compiled module. RatesError where none of these is at hand."""
+    if min_bytes is not None:
+        return min_bytes
+    stages = [record[field] for field in (BUSY["pack"], BUSY["unpack"]) if field in record]
+    for busy in stages:
+        if isinstance(busy, dict) and isinstance(busy.get("min_bytes"), int):
+            return busy["min_bytes"]
+    if stages:
+        return None
+    threshold = _probe_threshold()
+    if threshold is None:
+        raise RatesError(
+            f"the halo record of {record.get('layout')} | {record.get('setup', record.get('variant'))} does not say "
+            "which messages are long (a file from before the busy rates), and hetprobe is not installed to say "
+            "it: give --min-bytes"
+        )
+    return threshold
+
+
+def rate_rows(halo_records, bandwidth_records, min_bytes: int | None = None) -> list[dict]:
+    """One dict per rank-0 halo record with rates and message of `min_bytes` or more (default: the
+    record's own threshold, long_message_bytes), in file order:
     layout, cube, setup, variant, staging, parts, judged (parts "auto"), direction, tag, kind,
     bytes, ns_median, gbs_median, reference ("write" or "read"), reference_gbs, ratio (None without a rate).
     RatesError when no halo record has per-message rates, or a reference is missing."""
@@ -113,9 +147,10 @@ def rate_rows(halo_records, bandwidth_records, min_bytes: int = MIN_BYTES) -> li
     ref = references(bandwidth_records)
     rows = []
     for rec in with_rates:
+        long_bytes = long_message_bytes(rec, min_bytes)
         for direction, (field, _, kind) in DIRECTIONS.items():
             for m in rec.get(direction) or []:
-                if m.get("bytes", 0) < min_bytes:
+                if long_bytes is None or m.get("bytes", 0) < long_bytes:
                     continue
                 gbs = m.get(field)
                 rows.append(
@@ -296,13 +331,18 @@ def _number(value, decimals: int) -> str:
     return "-" if value is None else f"{value:.{decimals}f}"
 
 
-def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_bytes: int = MIN_BYTES):
+def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_bytes: int | None = None):
     """(lines to print, whether every judged setup passed). RatesError as rate_rows."""
     rows = rate_rows(halo_records, bandwidth_records, min_bytes)
     ref = references(bandwidth_records)
+    taken = {long_message_bytes(r, min_bytes) for r in _rank0(halo_records, "halo", "halo") if has_rates(r)} - {None}
+    whose = "given" if min_bytes is not None else "the probe's threshold"
+    long_text = (
+        f"messages of {' or '.join(map(str, sorted(taken)))} B or more ({whose})" if taken else "no long messages"
+    )
     lines = [
         f"reference: rank 0's plain write kernel {ref['pack']:.2f} GB/s (pack), plain read kernel "
-        f"{ref['unpack']:.2f} GB/s (unpack); messages of {min_bytes} B or more; rank 0's halo records"
+        f"{ref['unpack']:.2f} GB/s (unpack); {long_text}; rank 0's halo records"
     ]
     stages = busy_rows(halo_records, bandwidth_records)
     sums = summaries(rows, min_ratio, stages)
@@ -357,35 +397,3 @@ def report(halo_records, bandwidth_records, min_ratio: float = MIN_RATIO, min_by
         f"{len(sums) - len(judged)} reported only; {len(errors)} with a stage above its bound (a timing error)"
     )
     return lines, not under and not errors
-
-
-def main(argv=None) -> int:
-    """halo_rates.py HALO.jsonl BANDWIDTH.jsonl [--min-ratio 0.7] [--min-bytes 65536] [--launch
-    HALO2.jsonl ...]: 0 when every judged setup reaches the minimum (with launches: by its medians), 1
-    when one does not, 2 for bad input."""
-    import argparse
-
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("halo", help="a halo results file (JSON Lines)")
-    p.add_argument("bandwidth", help="a `hetprobe bandwidth --load write,read` results file")
-    p.add_argument("--min-ratio", type=float, default=MIN_RATIO, help="lowest rate / reference of a judged setup")
-    p.add_argument("--min-bytes", type=int, default=MIN_BYTES, help="messages this big or bigger are compared")
-    p.add_argument(
-        "--launch",
-        action="append",
-        default=[],
-        help="another launch of the same setups (repeatable): the verdict is then on each judged stage's median "
-        "over the launches",
-    )
-    a = p.parse_args(argv)
-    try:
-        halo, bandwidth = read_records(a.halo), read_records(a.bandwidth)
-        lines, ok = report(halo, bandwidth, a.min_ratio, a.min_bytes)
-        if a.launch:
-            more, ok = launches_report([halo] + [read_records(f) for f in a.launch], bandwidth, a.min_ratio)
-            lines += [""] + more
-    except (OSError, ValueError) as e:  # RatesError, a bad line (ResultsFileError)
-        print(f"halo_rates: {e}")
-        return 2
-    print("\n".join(lines))
-    return 0 if ok else 1
