@@ -17,11 +17,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "base/effect.hpp"
 #include "base/errors.hpp"
+#include "base/headline_choice.hpp"
 #include "base/number_text.hpp"
 #include "bench/bandwidth/bandwidth.hpp"
 #include "bench/cli/command.hpp"
@@ -179,6 +182,7 @@ py::dict enum_names() {
   add_enum(out, kHostCoherenceNames);
   add_enum(out, kLaunchMechanismNames);
   add_enum(out, kEffectNames);
+  add_enum(out, kHeadlineVerdictNames);
   add_enum(out, kFlagSpacingNames);
   add_enum(out, kNotifyPartNames);
   add_enum(out, kHaloVariantNames);
@@ -274,6 +278,75 @@ std::string help(const std::string& command) {
   for (CLI::App* sub : in.app.get_subcommands({}))
     if (sub->get_name() == command) return sub->help();
   throw Error(ErrorKind::usage, "no in-process probe named '" + command + "': " + in_process_names());
+}
+
+// A headline point as Python gives it: (ratio, (low, high) or None, effect name or None).
+using PyJudgedPoint = std::tuple<double, std::optional<std::pair<double, double>>, std::optional<std::string>>;
+
+std::vector<JudgedPoint> judged_points(const std::vector<PyJudgedPoint>& points) {
+  std::vector<JudgedPoint> out;
+  for (const auto& [ratio, ci95, effect] : points) {
+    JudgedPoint p{ratio, std::nullopt, std::nullopt};
+    if (ci95) p.ci95 = Interval{ci95->first, ci95->second};
+    if (effect) p.effect = kEffectNames.parse(*effect);
+    out.push_back(p);
+  }
+  return out;
+}
+
+// The interference headline's choices (base/headline_choice.hpp) as plain Python values.
+void add_headline_choices(py::module_& m) {
+  m.def(
+      "choose_slowdown",
+      [](const std::vector<PyJudgedPoint>& points) -> py::object {
+        const std::optional<SlowdownChoice> choice = choose_slowdown(judged_points(points));
+        if (!choice) return py::none();
+        py::dict d;
+        d["chosen"] = choice->chosen;
+        d["verdict"] = to_string(choice->verdict);
+        d["near_ties"] = choice->near_ties;
+        return d;
+      },
+      py::arg("points"),
+      "The point the interference headline names, of points (ratio, (low, high) or None, effect or None): "
+      "{chosen: index, verdict: 'claimed', 'within_noise' or 'no_interval', near_ties: the indices of the other "
+      "claimed slowdowns whose interval reaches the chosen one's, largest first}; None for no points "
+      "(base/headline_choice.hpp)");
+  m.def(
+      "choose_speedup",
+      [](const std::vector<PyJudgedPoint>& points) -> py::object {
+        const std::optional<SpeedupChoice> up = choose_speedup(judged_points(points));
+        if (!up) return py::none();
+        py::dict d;
+        d["fastest"] = up->fastest;
+        d["count"] = up->count;
+        return d;
+      },
+      py::arg("points"),
+      "The claimed speed-ups of points as choose_slowdown takes them: {fastest: the index of the smallest ratio, "
+      "count}; None where none claims one (base/headline_choice.hpp)");
+  m.def(
+      "largest_ratio", [](const std::vector<double>& ratios) { return largest_ratio(ratios); }, py::arg("ratios"),
+      "The index of the largest ratio (the first of equals), None for none: the worst median slowdown where there "
+      "are no intervals (base/headline_choice.hpp)");
+  m.def("most_launched_parts", &most_launched_parts, py::arg("launches"),
+        "The indices of the parts measured in the most launches, each part given as its points' launch counts; "
+        "empty parts are none (base/headline_choice.hpp)");
+  m.def(
+      "typical_ratio_per_layout",
+      [](const std::vector<std::pair<std::string, double>>& points) {
+        std::vector<LayoutRatio> in;
+        for (const auto& [layout, ratio] : points) in.push_back({layout, ratio});
+        std::vector<std::pair<std::string, double>> out;
+        for (const LayoutRatio& t : typical_ratio_per_layout(in)) out.emplace_back(t.layout, t.ratio);
+        return out;
+      },
+      py::arg("points"),
+      "[(layout, typical ratio)] of points (layout, ratio to SSB): each layout's median ratio over sizes and "
+      "access, in name order (base/headline_choice.hpp)");
+  m.def("triad_share_percent", &triad_share_percent, py::arg("traffic_gbs"), py::arg("triad_gbs"),
+        "A point's GPU traffic during the sends as a percentage of the best STREAM triad; None without a finite "
+        "traffic or a triad above 0 (base/headline_choice.hpp)");
 }
 
 }  // namespace
@@ -374,6 +447,7 @@ PYBIND11_MODULE(_core, m) {
       "Points measured side by side over the same launches (one size of one command), each a list of its "
       "launches' ratios: pool_launch_ratios' dict for each, the launches' variance pooled over the points "
       "(base/effect.hpp)");
+  add_headline_choices(m);  // what the headline makes of the judged points
   // A halo part size's text form, written once in C++ (bench/halo/halo_parts.hpp) for the tables,
   // the setup labels and the notebook.
   m.def(

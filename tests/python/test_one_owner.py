@@ -59,6 +59,8 @@ def test_every_enum_table_is_exported():
     tables = _core.enum_names()
     assert {"load kind", "layout", "access mode", "memory order", "effect", "halo variant"} <= set(tables)
     assert "none" in tables["load kind"]["names"] and tables["layout"]["user"] == ["SSB", "PSB", "PCB", "P2AB", "OWN"]
+    # The verdicts the report's headline writes in words (report/interference_headline.py compares them).
+    assert tables["headline verdict"] == {"names": ["claimed", "within_noise", "no_interval"], "user": []}
 
 
 @pytest.mark.parametrize("probe", ["interference", "notify", "clock", "halo", "bandwidth"])

@@ -4,13 +4,16 @@ several), with its SSB and loaded medians, among the loads and rate steps' point
 measured in the most launches; without one it says "no slowdown beyond noise" and shows the largest
 median ratio with its interval. An interval wholly below 0.95 is a speed-up, reported with a note to
 find out why. Files from before the rounds have no interval: their worst median ratio is shown, as
-it was. Then the host's memory bandwidth, the paper's writer and the payload checks."""
+it was. Then the host's memory bandwidth, the paper's writer and the payload checks. Which point each
+row names, and the numbers beside it (the share of triad, the typical ratio), are chosen and computed
+once, in C++ (base/headline_choice.hpp, through _core); this module writes them in words."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from .. import _core
 from ..data.loads import worst_slowdown
 from ..data.rates import is_full
 from ..data.results import Results, summary_rows as _rows
@@ -31,40 +34,47 @@ def _worst_load(parts: dict):
                 found.append((worst_slowdown(parts[name]), parts[name]))
             except UsageError:  # no load point with an SSB baseline (a run that stopped early)
                 pass
-    return max(found, key=lambda f: f[0]["slowdown"]) if found else (None, None)
+    worst = _core.largest_ratio([f[0]["slowdown"] for f in found])
+    return found[worst] if worst is not None else (None, None)
 
 
-def _near_ties(top, claimed: list) -> str:
-    """The other claimed slowdowns whose intervals reach the largest's, named beside it: which of
-    them is largest is within the noise, so a rerun may name another (up to 3, largest first)."""
-    low = top["ratio_ci95_low"]
-    if not np.isfinite(low):
-        return ""
-    ties = [r for r in claimed if r is not top and np.isfinite(r["ratio_ci95_high"]) and r["ratio_ci95_high"] >= low]
+def _judged(candidates: list) -> list:
+    """(part, pooled row)s as _core's headline choices take them: (ratio, (low, high) or None, effect or None)."""
+    out = []
+    for _, r in candidates:
+        low, high = r["ratio_ci95_low"], r["ratio_ci95_high"]
+        ci = (low, high) if has_interval(low, high) else None
+        out.append((r["ratio"], ci, r["effect"] if isinstance(r["effect"], str) else None))
+    return out
+
+
+def _near_ties(ties: list) -> str:
+    """The other claimed slowdowns whose intervals reach the largest's (_core.choose_slowdown's near
+    ties, largest first), named beside it: which is largest is within the noise, so a rerun may name
+    another (up to 3)."""
     if not ties:
         return ""
-    ties.sort(key=lambda r: -r["ratio"])
     more = f" (+{len(ties) - 3} more)" if len(ties) > 3 else ""
     return "; as large within the noise: " + ", ".join(short_text(r) for r in ties[:3]) + more
 
 
 def _slowdown_row(quantity: str, candidates: list, every: dict) -> tuple | None:
-    """The headline of one set of (part, pooled row): the largest slowdown its interval supports, else
-    "no slowdown beyond noise" with the largest median ratio; None without points."""
-    if not candidates:
+    """The headline of one set of (part, pooled row): the point _core.choose_slowdown names (the largest
+    slowdown its interval supports, else the largest median ratio) in words; None without points."""
+    choice = _core.choose_slowdown(_judged(candidates))
+    if choice is None:
         return None
-    claims = [c for c in candidates if c[1]["effect"] == "slowdown"]
-    part, row = max(claims or candidates, key=lambda c: c[1]["ratio"])
+    part, row = candidates[choice["chosen"]]
     how = how_text(row)
-    if claims:
+    if choice["verdict"] == "claimed":
         value = f"{ratio_text(row['ratio'])}× SSB{ci_clause(row)}: {point_text(row)}"
-        value += _near_ties(row, [c[1] for c in claims])
+        value += _near_ties([candidates[i][1] for i in choice["near_ties"]])
         how += f"; claimed: the interval lies wholly above {1 + MARGIN:g}"
-    elif any(isinstance(c[1]["effect"], str) for c in candidates):
+    elif choice["verdict"] == "within_noise":
         value = f"no slowdown beyond noise: the largest median ratio is {ratio_text(row['ratio'])}× SSB"
         value += f"{ci_clause(row)}, {point_text(row)}"
         how += f"; no point's interval lies wholly above {1 + MARGIN:g}"
-    else:
+    else:  # no_interval
         value = f"no 95% interval to judge by: the largest median ratio is {ratio_text(row['ratio'])}× SSB, "
         value += point_text(row)
         how += "; an interval needs 6 rounds or more in one launch, or 3 launches or more"
@@ -72,12 +82,13 @@ def _slowdown_row(quantity: str, candidates: list, every: dict) -> tuple | None:
 
 
 def _speedup_row(candidates: list, every: dict) -> tuple | None:
-    """Points whose interval lies wholly below 1 - MARGIN: the fastest, with the note to find out why."""
-    ups = [c for c in candidates if c[1]["effect"] == "speedup"]
-    if not ups:
+    """Points whose interval lies wholly below 1 - MARGIN: the fastest (_core.choose_speedup), with the
+    note to find out why."""
+    up = _core.choose_speedup(_judged(candidates))
+    if up is None:
         return None
-    part, row = min(ups, key=lambda c: c[1]["ratio"])
-    more = f"; {len(ups)} points in all" if len(ups) > 1 else ""
+    part, row = candidates[up["fastest"]]
+    more = f"; {up['count']} points in all" if up["count"] > 1 else ""
     return (
         "MPI_Send speed-up under GPU traffic (not expected)",
         f"{ratio_text(row['ratio'])}× SSB{ci_clause(row)}: {point_text(row)}{more}",
@@ -117,12 +128,10 @@ def _cold_idle_row(cold: pd.DataFrame, every: dict) -> tuple | None:
 
 
 def _most_launched(tables: dict, parts: tuple) -> list[str]:
-    """Of these parts, those measured in the most launches: by default the loads step has 3 and the
-    rate step 1, and a one-launch interval (over rounds) misses the launch-to-launch noise that a
-    three-launch one (over launches) holds, so the headline rests on the launches."""
-    present = {p: tables[p]["launches"].max() for p in parts if p in tables and len(tables[p])}
-    most = max(present.values(), default=0)
-    return [p for p, n in present.items() if n == most]
+    """Of these parts, those measured in the most launches (_core.most_launched_parts): by default the
+    loads step has 3 and the rate step 1, and the headline rests on the launches."""
+    present = [p for p in parts if p in tables]
+    return [present[i] for i in _core.most_launched_parts([tables[p]["launches"].tolist() for p in present])]
 
 
 def _judged_headline(every: dict, tables: dict) -> tuple[list, object]:
@@ -158,7 +167,7 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     if rounds:
         judged, chosen = _judged_headline(every, tables)
         rows += judged
-        if chosen is not None and np.isfinite(chosen["traffic_gbs"]):
+        if chosen is not None:
             traffic, whose = chosen["traffic_gbs"], "the headline point's"
     else:  # files from before the rounds: the worst median ratio, as it was shown then
         worst, where = _worst_load(parts)
@@ -182,7 +191,8 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     if len(triad):
         t = triad.iloc[0]
         copy = _rows(results, "host_memory", "copy_gbs").iloc[0]
-        share = f"; {whose} GPU traffic is {100 * traffic / t['max']:.0f}% of triad" if traffic is not None else ""
+        percent = _core.triad_share_percent(traffic, t["max"])
+        share = f"; {whose} GPU traffic is {percent:.0f}% of triad" if percent is not None else ""
         rows.append(
             (
                 "Host memory bandwidth (STREAM, best of the runs)",
@@ -213,10 +223,10 @@ def _paper_rows(paper: Results, every: Results, table: pd.DataFrame) -> list:
         others = loaded(table)
         if not len(others):
             return []
-        w = others.loc[others["ratio"].idxmax()]
+        w = others.iloc[_core.largest_ratio(others["ratio"].tolist())]
         effect = f", {w['effect']}" if isinstance(w["effect"], str) else ""
         low, high = w["ratio_ci95_low"], w["ratio_ci95_high"]
-        typical = others.groupby("layout")["ratio"].median()
+        typical = _core.typical_ratio_per_layout(list(zip(others["layout"], others["ratio"])))
         ids = [i for group in others["record_ids"] for i in group]
         return [
             (
@@ -228,7 +238,7 @@ def _paper_rows(paper: Results, every: Results, table: pd.DataFrame) -> list:
             ),
             (
                 "Typical ratio to SSB, the paper's writer (median over sizes and access)",
-                ", ".join(f"{k} {ratio_text(v)}" for k, v in typical.items()),
+                ", ".join(f"{k} {ratio_text(v)}" for k, v in typical),
                 "1 = no interference",
                 condition_warnings(every, ids),
             ),
@@ -237,8 +247,8 @@ def _paper_rows(paper: Results, every: Results, table: pd.DataFrame) -> list:
     others = send[send["layout"] != "SSB"].dropna(subset=["ratio_to_ssb_median"])
     if not len(others):
         return []
-    w = others.loc[others["ratio_to_ssb_median"].idxmax()]
-    typical = others.groupby("layout")["ratio_to_ssb_median"].median()
+    w = others.iloc[_core.largest_ratio(others["ratio_to_ssb_median"].tolist())]
+    typical = _core.typical_ratio_per_layout(list(zip(others["layout"], others["ratio_to_ssb_median"])))
     return [
         (
             "Worst slowdown, the paper's writer (message-sized buffer)",
@@ -248,7 +258,7 @@ def _paper_rows(paper: Results, every: Results, table: pd.DataFrame) -> list:
         ),
         (
             "Typical ratio to SSB, the paper's writer (median over sizes and access)",
-            ", ".join(f"{k} {ratio_text(v)}" for k, v in typical.items()),
+            ", ".join(f"{k} {ratio_text(v)}" for k, v in typical),
             "1 = no interference",
             condition_warnings(paper, others["record_id"]),
         ),
