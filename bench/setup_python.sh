@@ -34,7 +34,7 @@ setup_python_env() {
 # What the installed package is built from: its sources (tracked or new, as they
 # are now), the revision it records, the interpreter and the build options.
 package_fingerprint() {
-  local paths=(pyproject.toml README.md CMakeLists.txt cmake probes bench topology pybindings)
+  local paths=(pyproject.toml README.md CMakeLists.txt cmake base probes bench topology pybindings)
   (
     cd "$root"
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
