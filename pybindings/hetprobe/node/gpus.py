@@ -156,7 +156,7 @@ def _idle_link(topology: dict | None, pci: str | None) -> str:
     """Where no link record was written: hwloc's link bandwidth of this PCI address (read at idle)."""
     for gpu in (topology or {}).get("gpus") or []:
         if pci and str(gpu.get("pci_bus_id", "")).lower() == pci.lower() and gpu.get("link_gbps"):
-            return f"idle read (hwloc): {gpu['link_gbps']:.4g} GB/s"
+            return f"idle read (hwloc): {_core.number_text(float(gpu['link_gbps']))} GB/s"
     return "unknown (no link record)"
 
 
