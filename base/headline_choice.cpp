@@ -82,6 +82,12 @@ std::optional<std::size_t> largest_ratio(std::span<const double> ratios) {
   return choice->chosen;
 }
 
+std::optional<std::size_t> fastest_time(std::span<const double> medians_ns) {
+  std::vector<double> negated;  // the largest of the negated times is the smallest time, the first of equals
+  for (double t : medians_ns) negated.push_back(-t);
+  return largest_ratio(negated);
+}
+
 std::vector<std::size_t> most_launched_parts(const std::vector<std::vector<std::size_t>>& launches) {
   std::vector<std::size_t> most_of_each;
   for (const auto& part : launches)

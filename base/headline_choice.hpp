@@ -1,9 +1,9 @@
 // The interference headline's choices, made once for the report: which point
 // it names and on what grounds, the slowdowns as large within the noise, the
 // fastest speed-up, the steps it rests on, and the numbers printed beside it
-// (the typical ratio per layout, the GPU traffic's share of triad). Python's
-// report (report/interference_headline.py) reads them through _core and only
-// writes the text.
+// (the typical ratio per layout, the GPU traffic's share of triad); and the
+// notify headline's fastest order. Python's report (report/interference_headline.py,
+// report/headline.py) reads them through _core and only writes the text.
 #pragma once
 
 #include <cstddef>
@@ -67,6 +67,11 @@ std::optional<SpeedupChoice> choose_speedup(std::span<const JudgedPoint> points)
 // slowdown where there are no intervals to judge by, and the paper's writer's
 // largest ratio. nullopt for none; std::invalid_argument for a NaN.
 std::optional<std::size_t> largest_ratio(std::span<const double> ratios);
+
+// The index of the smallest time (the first of equals): the notify headline's
+// fastest flag order, of the CPU->GPU->CPU round trips' medians. nullopt for
+// none; std::invalid_argument for a NaN.
+std::optional<std::size_t> fastest_time(std::span<const double> medians_ns);
 
 // The parts (interference steps) measured in the most launches, by index in
 // the order given; each part as its points' launch counts, a part's launches

@@ -329,6 +329,10 @@ void add_headline_choices(py::module_& m) {
       "largest_ratio", [](const std::vector<double>& ratios) { return largest_ratio(ratios); }, py::arg("ratios"),
       "The index of the largest ratio (the first of equals), None for none: the worst median slowdown where there "
       "are no intervals (base/headline_choice.hpp)");
+  m.def(
+      "fastest_time", [](const std::vector<double>& medians) { return fastest_time(medians); }, py::arg("medians_ns"),
+      "The index of the smallest time (the first of equals), None for none: the notify headline's fastest flag "
+      "order (base/headline_choice.hpp)");
   m.def("most_launched_parts", &most_launched_parts, py::arg("launches"),
         "The indices of the parts measured in the most launches, each part given as its points' launch counts; "
         "empty parts are none (base/headline_choice.hpp)");

@@ -468,3 +468,18 @@ def test_a_pair_across_hosts_is_said_in_the_summary_and_the_frames_carry_mpi_pat
     assert not points["mpi_at_or_above_eager_limit"].any()  # 65480 and 65481 B: below the 64 KiB limit
     code, out, _ = report(copy_run(tmp_path, "interference.jsonl", "topology.json"), capsys)
     assert "MPI pair across hosts" not in out
+
+
+def test_the_fastest_order_is_the_smallest_median_round_trip():
+    """The headline's fastest flag order is C++'s choice (_core.fastest_time): the CPU→GPU→CPU round
+    trip with the smallest median of those the table shows, not the first or the slowest."""
+    import hetprobe
+    from hetprobe.report.headline import headline_table
+
+    results = hetprobe.load(RUNS / "h200-notify.jsonl.gz")
+    medians = hetprobe.data.roundtrip_table(results)[("cpu-gpu-cpu", "median")]
+    order = medians.idxmin()[0]
+    assert order != medians.index[0][0]  # the fastest is not simply the first row
+    row = headline_table(results).set_index("quantity").loc["CPU→GPU→CPU flag round trip, fastest order"]
+    assert row["how"].startswith(f"{order} flags")
+    assert row["value"].startswith(f"{hetprobe.report.render.number(medians.min())} ns")

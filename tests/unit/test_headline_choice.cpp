@@ -85,6 +85,12 @@ TEST(LargestRatio, TheFirstOfTheLargest) {
   EXPECT_FALSE(largest_ratio(std::vector<double>{}));
 }
 
+TEST(FastestTime, TheFirstOfTheSmallest) {
+  EXPECT_EQ(fastest_time(std::vector<double>{2300, 2234, 2234, 2500}), 1u);
+  EXPECT_FALSE(fastest_time(std::vector<double>{}));
+  EXPECT_THROW(fastest_time(std::vector<double>{1, std::nan("")}), std::invalid_argument);
+}
+
 TEST(MostLaunchedParts, ThePartsWithTheMostLaunchesEmptyOnesNone) {
   // The loads step launched 3 times, the rate step once: the headline rests on the loads.
   EXPECT_EQ(most_launched_parts({{3, 3, 2}, {1, 1}}), (std::vector<std::size_t>{0}));
