@@ -36,6 +36,8 @@ std::string number_text(double x) {
   return text;
 }
 
+std::string range_text(double low, double high) { return number_text(low) + "-" + number_text(high); }
+
 std::string interval_text(const std::optional<Interval>& ci) {
   return ci ? bound_text(ci->low) + "-" + bound_text(ci->high) : "-";
 }

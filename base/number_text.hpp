@@ -14,6 +14,10 @@ namespace hetprobe {
 // separators from 10,000 on ("12,346").
 std::string number_text(double x);
 
+// A range of measured numbers, "9.123-9.456": each bound as number_text
+// writes it (a quantity's interval or its launches' spread, with a unit).
+std::string range_text(double low, double high);
+
 // A ratio's 95% interval, "0.95-1.08": two decimals, whole numbers with
 // thousands separators from 100 on ("1,234"); "-" without one.
 std::string interval_text(const std::optional<Interval>& ci);

@@ -155,9 +155,8 @@ Json baseline_verdict(const RunFiles& files, const std::vector<RunFiles>& baseli
                                          {"baseline_worst", worst},
                                          {"baseline_launch_spread", spread}};
       const std::string against = "the baselines' worst " + number_text(worst) + " " + metric.unit + " (their " +
-                                  std::to_string(base.launch_medians.size()) + " launches: " + number_text(*lo) + "-" +
-                                  number_text(*hi) + " " + metric.unit + ", a spread of " + tolerance_text(spread) +
-                                  ")";
+                                  std::to_string(base.launch_medians.size()) + " launches: " + range_text(*lo, *hi) +
+                                  " " + metric.unit + ", a spread of " + tolerance_text(spread) + ")";
       if (value.n == 0) {
         verdict["outside"].push_back(outside(gpu, run, metric.key, metric.unit, std::nan(""), worst, tolerance,
                                              std::string(metric.label) + ": no value in this run (" + against + ")"));

@@ -128,7 +128,7 @@ Json Estimate::to_json() const {
 std::string Estimate::text(const std::string& unit) const {
   const std::string u = unit.empty() ? "" : " " + unit;
   std::string s = number_text(median) + u + " (";
-  s += ci95 ? "95% CI " + number_text(ci95->low) + "-" + number_text(ci95->high) + ", " : "no interval, ";
+  s += ci95 ? "95% CI " + range_text(ci95->low, ci95->high) + ", " : "no interval, ";
   s += std::to_string(n) + " round" + (n == 1 ? "" : "s") + " in " + std::to_string(launch_medians.size()) + " launch" +
        (launch_medians.size() == 1 ? "" : "es") + ")";
   return s;

@@ -17,6 +17,11 @@ TEST(NumberText, FourSignificantDigitsThenWholeNumbersWithSeparators) {
   EXPECT_EQ(number_text(0), "0");
 }
 
+TEST(RangeText, BothBoundsAsMeasuredNumbers) {
+  EXPECT_EQ(range_text(9.12345, 10.5), "9.123-10.5");
+  EXPECT_EQ(range_text(9999.4, 12345.6), "9999-12,346");
+}
+
 TEST(IntervalText, TwoDecimalsWholeFromOneHundredAndADashWithoutOne) {
   EXPECT_EQ(interval_text(Interval{0.954, 1.083}), "0.95-1.08");
   EXPECT_EQ(interval_text(Interval{99.5, 1234.4}), "99.50-1,234");

@@ -20,7 +20,7 @@ from .notes import flagged_table, guarded, record_warnings
 from .parts import MARGIN, PARTS, has_intervals, interference_parts, loaded, ratio_rows, step_files
 from .render import Document
 from .sections import marked, open_section, save
-from .texts import ci_text, gap_text, ratio_text
+from .texts import ci_text, gap_text, ratio_text, spread_text
 
 
 def interference_section(doc: Document, results: Results, directory: Path, problems: dict | None = None) -> None:
@@ -67,10 +67,7 @@ def ratio_table(rows: pd.DataFrame) -> pd.DataFrame:
     table["ci95"] = [ci_text(lo, hi) for lo, hi in zip(points["ratio_ci95_low"], points["ratio_ci95_high"])]
     table["effect"] = [e if isinstance(e, str) else "" for e in points["effect"]]
     if (points["launches"] > 1).any():
-        table["launches"] = [
-            ci_text(lo, hi) if n > 1 else "-"
-            for lo, hi, n in zip(points["ratio_min"], points["ratio_max"], points["launches"])
-        ]
+        table["launches"] = [spread_text(row) for _, row in points.iterrows()]
     table["GB/s"] = points["traffic_gbs"]
     return table.reset_index(drop=True)
 
