@@ -45,6 +45,7 @@
 #include "bench/interference/layout.hpp"
 #include "bench/model/model_document.hpp"
 #include "bench/notify/notify.hpp"
+#include "bind_aggregate.hpp"
 #include "probes/device/device_names.hpp"
 #include "probes/load/load_names.hpp"
 
@@ -365,6 +366,7 @@ PYBIND11_MODULE(_core, m) {
       raise_as(exception_name(e.kind()), user_message(e));
     }
   });
+  bind_aggregate(m, &to_python);  // a run's launches and aggregates (bind_aggregate.cpp)
   m.def("run", &run, py::arg("argv"), py::arg("on_record") = nullptr,
         "Run an in-process probe (in_process_probes) with CLI arguments; on_record(json) gets the header, then each "
         "record");

@@ -16,10 +16,12 @@
 
 #include "base/errors.hpp"
 #include "base/text_list.hpp"
+#include "bench/aggregate/run_launches.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe_table.hpp"
 #include "bench/cli/show_csv.hpp"
+#include "bench/core/launches.hpp"
 #include "bench/core/results_report.hpp"
 
 namespace hetprobe::cli {
@@ -48,6 +50,24 @@ std::vector<fs::path> files_in(const fs::path& dir) {
   std::sort(out.begin(), out.end());
   if (out.empty()) throw usage_error(dir.string() + " holds no results files (*.jsonl, *.jsonl.gz)");
   return out;
+}
+
+// Files grouped into launches of one command (their probe and their first
+// header's launch_identity), the groups in the order of their steps.
+std::vector<std::vector<ResultsFile>> launches_by_command(std::vector<ResultsFile> files) {
+  std::vector<std::vector<ResultsFile>> groups;
+  std::map<std::string, std::size_t> group_of;
+  for (ResultsFile& f : files) {
+    const std::string key = f.probe() + " " + launch_identity(f.records.front()).dump();
+    const auto [it, fresh] = group_of.emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(std::move(f));
+  }
+  // In the order of their steps' names: a step before its variants ("interference", then "interference-cold").
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    return split_launch(a.front().path).step < split_launch(b.front().path).step;
+  });
+  return groups;
 }
 
 // The report of one file, its tables narrowed to --table. In a run
@@ -112,7 +132,17 @@ int run(const Options& o) {
                             key.substr(0, key.find(' ')) + "): one file is one launch, give each once");
       launches.push_back(std::move(file));
     }
-    show(format, {{"", pooled_report(launches)}}, o);
+    if (o.paths.size() != 1 || !hetprobe::is_directory(o.paths.front())) {
+      show(format, {{"", pooled_report(launches)}}, o);
+      return 0;
+    }
+    // A run directory: each step's launches (launches of one command, launch_identity) pooled apart.
+    HeadedReports reports;
+    for (std::vector<ResultsFile>& step : launches_by_command(std::move(launches)))
+      reports.emplace_back(split_launch(step.front().path).step + " (" + std::to_string(step.size()) + " launch" +
+                               (step.size() == 1 ? "" : "es") + ")",
+                           pooled_report(step));
+    show(format, reports, o);
     return 0;
   }
   // Every file is read before anything is printed: a malformed one is named
@@ -152,7 +182,8 @@ CommandFn add_show_command(CLI::App& app) {
   c->add_flag("--force", o->force, "With --out: replace CSV files that exist (as merge's --overwrite)");
   c->add_flag("--pool", o->pool,
               "Pool the " + probe_list(true) +
-                  " files given, or in the directories given, as launches of one command: per point, each launch's "
+                  " files given as launches of one command (of a run directory, each step's launches apart): per "
+                  "point, each launch's "
                   "ratio to SSB (per halo setup, its paired speed-up over the "
                   "strongest baseline), their median and, from 3 launches, a 95% interval from the spread "
                   "between launches");

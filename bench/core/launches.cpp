@@ -94,7 +94,8 @@ std::string ratios_text(const std::vector<double>& ratios) {
 void add_launches_about(Report& report, const std::vector<ResultsFile>& files, const Json& first,
                         const std::string& probe) {
   report.about.push_back(device_line({first, files.front().path.string()}, probe) + ": " +
-                         std::to_string(files.size()) + " launches pooled (a launch is the unit of replication)");
+                         std::to_string(files.size()) + (files.size() == 1 ? " launch" : " launches") +
+                         " pooled (a launch is the unit of replication)");
   std::string names;
   for (const ResultsFile& f : files) names += (names.empty() ? "" : ", ") + f.path.string();
   report.about.push_back("launches: " + names);
@@ -114,18 +115,33 @@ std::vector<Column> pooled_columns(const std::string& value, int effect_width) {
           {"max", 6, Align::right, 3}};
 }
 
-std::vector<Json> pooled_cells(const std::vector<double>& values, const PooledRatio& pooled,
-                               Effect (*classify)(const Interval&)) {
+std::vector<Json> pooled_cells(const PooledReading& pooled) {
+  const auto number = [](const std::optional<double>& x) { return x ? Json(*x) : Json(); };
+  std::vector<double> values;
+  for (const auto& v : pooled.per_launch)
+    if (v) values.push_back(*v);
   const std::optional<Interval>& ci = pooled.ci95;
-  return {static_cast<int>(values.size()),
+  return {static_cast<int>(pooled.per_launch.size()),
           ratios_text(values),
-          pooled.median,
+          number(pooled.median),
           interval_text(ci ? Json{ci->low, ci->high} : Json()),
           ci ? Json(ci->low) : Json(),
           ci ? Json(ci->high) : Json(),
-          ci ? Json(to_string(classify(*ci))) : Json(),
-          pooled.min,
-          pooled.max};
+          pooled.effect ? Json(to_string(*pooled.effect)) : Json(),
+          number(pooled.min),
+          number(pooled.max)};
+}
+
+std::vector<Json> pooled_cells(const std::vector<double>& values, const PooledRatio& pooled,
+                               Effect (*classify)(const Interval&)) {
+  PooledReading reading;
+  for (double v : values) reading.per_launch.emplace_back(v);
+  reading.median = pooled.median;
+  reading.min = pooled.min;
+  reading.max = pooled.max;
+  reading.ci95 = pooled.ci95;
+  if (pooled.ci95) reading.effect = classify(*pooled.ci95);
+  return pooled_cells(reading);
 }
 
 void note_few_launches(Table& table, std::size_t launches) {

@@ -12,6 +12,7 @@
 
 #include "base/effect.hpp"
 #include "base/errors.hpp"
+#include "bench/aggregate/pooled_reading.hpp"
 #include "bench/core/results.hpp"
 #include "bench/core/table.hpp"
 
@@ -47,8 +48,11 @@ std::string ratios_text(const std::vector<double>& ratios);
 // each launch's `value` ("ratio", "speedup"), their pooled median, its 95%
 // interval (text; its ends as data), the effect it shows, min and max.
 std::vector<Column> pooled_columns(const std::string& value, int effect_width);
-// Those columns' cells for one key: its value in each launch, `pooled` over
-// them; `classify` judges the interval (classify_ratio, classify_speedup).
+// Those columns' cells for one key: its value in each launch, pooled over
+// them, with its interval and effect.
+std::vector<Json> pooled_cells(const PooledReading& pooled);
+// The same of `values` pooled as `pooled`; `classify` judges the interval
+// (classify_ratio, classify_speedup).
 std::vector<Json> pooled_cells(const std::vector<double>& values, const PooledRatio& pooled,
                                Effect (*classify)(const Interval&));
 

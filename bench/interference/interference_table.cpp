@@ -23,8 +23,8 @@ using Shown = Column::Shown;
 // Column positions the footer reads back from a row.
 constexpr std::size_t kSizeBytes = 1, kLayout = 3, kMedianUs = 8, kHarnessNs = 22, kEagerLimit = 23;
 
-// The GPU traffic during the send, GB/s: the load's (files from before the
-// load kinds: the sender writer's, else the receiver's over its post phase).
+}  // namespace
+
 Json traffic_gbs(const RecordRef& p) {
   if (const Json* load = find_field(p, "load"); load != nullptr && load->is_object())
     return number_or_null(p, "load.traffic_during_send_gbs");
@@ -32,6 +32,8 @@ Json traffic_gbs(const RecordRef& p) {
     return number_or_null(p, "writer.sender.bandwidth_during_send_gbs");
   return number_or_null(p, "writer.receiver.post_phase_gbs.median");
 }
+
+namespace {
 
 // The load's kind, GPUs and rate (files from before the load kinds: the
 // paper's writer, one GPU at full rate, except on SSB).

@@ -38,6 +38,10 @@ std::vector<Json> point_key_cells(std::uint64_t size, const std::string& access,
 
 // The table's columns and the lines about the run, from its header.
 Table interference_table(const RecordRef& header, std::vector<std::string>& about);
+// The GPU traffic during a point's sends, GB/s, or null: the load's (files
+// from before the load kinds: the sender writer's, else the receiver's over
+// its post phase).
+Json traffic_gbs(const RecordRef& point);
 // A point's cells, in the columns' order.
 std::vector<Json> interference_row(const RecordRef& point);
 // The harness line under the table: the empty timed region's cost at the

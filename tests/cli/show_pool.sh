@@ -6,7 +6,8 @@
 # one file is one launch (the same file twice, or a copy of it, is refused),
 # --table is refused, and the table names each launch it pooled; a header
 # whose config is missing or not an object is named with exit 2 (it once
-# aborted, or printed the JSON library's own exception).
+# aborted, or printed the JSON library's own exception); a run directory's steps
+# are pooled apart, each under its name.
 set -euo pipefail
 hp=$1
 data=$(cd "$(dirname "$0")/../../notebooks/data/h100-rounds" && pwd)
@@ -25,6 +26,14 @@ if "$hp" show --pool "$data"/interference-1.jsonl.gz "$data"/interference-gap2ms
 fi
 grep -q "launches: $data/interference-1.jsonl.gz, $data/interference-2.jsonl.gz" <<<"$two" ||
   fail "the pooled launches are not named: $two"
+# A run directory: each step's launches pooled apart, the loads' step first, each under its name.
+run=$(cd "$(dirname "$0")/../../notebooks/data/h200x2-characterize-default" && pwd)
+steps=$("$hp" show --pool "$run" | grep "^==>")
+[[ $steps == "==> interference (3 launches) <=="$'\n'"==> interference-cold (1 launch) <=="$'\n'"==> interference-rate (1 launch) <==" ]] ||
+  fail "a run directory's steps, pooled apart: $steps"
+# 16 MiB write from 2 GPUs: the three launches' ratios, the report's 1.319 and its interval.
+grep -q "16 MiB stacked  P2AB   write x2                  3 1.275 1.319 1.483      1.319   1.11-1.65 slowdown" \
+  <<<"$("$hp" show --pool "$run")" || fail "the loads' 16 MiB write x2 is not pooled as the report has it"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$data/interference-1.jsonl.gz" "$work/copy.jsonl.gz"

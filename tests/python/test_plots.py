@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from hetprobe import data, plots
 from hetprobe.data.load import load
 from hetprobe.data.loads import load_points
+from hetprobe.data.select import interference_points
 from hetprobe.data.units import size_label
 from hetprobe.errors import UsageError
 
@@ -74,7 +75,7 @@ def test_send_time(sweep, tmp_path):
 
 
 def test_send_time_needs_one_run(sweep, timeline):
-    with pytest.raises(UsageError, match="several runs"):
+    with pytest.raises(UsageError, match="several steps"):
         plots.send_time(load([RUNS / "h200-interference-sweep.jsonl.gz", RUNS / "h200-interference-timeline.jsonl.gz"]))
     with pytest.raises(UsageError, match="no interference"):
         plots.send_time(sweep, send_mode="isend")
@@ -194,6 +195,7 @@ def test_ratio_plot_turns_log_with_one_outlier(sweep, tmp_path):
     for r in records:  # one PSB point 1000x slower than its SSB
         if r["record"] == "point" and r["layout"] == "PSB" and r["size_bytes"] == 1024 and r["access"] == "stream":
             r["send_time_ns"] = {**r["send_time_ns"], "median": r["send_time_ns"]["median"] * 1000}
+            r["ratio_to_ssb_median"] *= 1000  # as the probe writes it: median ÷ SSB median (no rounds)
     slow = load(write_jsonl(tmp_path / "slow.jsonl", records))
     fig = plots.ratio_to_ssb(slow)
     assert fig_scale(fig) == "log"
@@ -207,8 +209,11 @@ def test_slowdown_plots_turn_log_with_one_outlier(tmp_path):
     records = [{k: v for k, v in r.items() if not k.startswith("_")} for r in matrix.records]
     shown = load_points(matrix)  # the layout and access the plots show by default
     poll = shown[(shown["load_kind"] == "poll") & (shown["size_bytes"] == 1024) & (shown["load_rate"] == "1")]
-    point = records[int(poll["record_id"].iloc[0])]  # drawn by both plots (slowdown_vs_gpus: full rate only)
+    point = records[int(poll["record_ids"].iloc[0][0])]  # drawn by both plots (slowdown_vs_gpus: full rate only)
     point["send_time_ns"] = {**point["send_time_ns"], "median": point["send_time_ns"]["median"] * 1000}
+    for name in ("ratio_to_ssb_median", "ratio_to_ssb_ci95"):  # the paired ratio and its interval, 1000x too
+        value = point.get(name)
+        point[name] = [v * 1000 for v in value] if isinstance(value, list) else value * 1000 if value else value
     slow = load(write_jsonl(tmp_path / "slow.jsonl", records))
     for fig in (plots.slowdown_vs_traffic(slow), plots.slowdown_vs_gpus(slow)):
         assert all(ax.get_yscale() == "log" for ax in fig.axes) and "log" in fig.axes[0].get_ylabel()
@@ -413,13 +418,22 @@ def test_load_plots_draw_the_intervals(rounds, tmp_path):
     assert legend.get_bbox_to_anchor().x0 > fig.axes[1].get_window_extent().x1  # beside the panels
 
 
-def test_frame_interval_columns_come_first(rounds):
-    """Frames that carry ratio_ci95_low/high (pooled launches) are drawn with those, not the records'."""
-    s = rounds.summary.copy()
-    s["ratio_ci95_low"], s["ratio_ci95_high"] = 0.5, 2.0
-    pooled = type(rounds)(**{**rounds.__dict__, "summary": s})
-    ax = plots.ratio_to_ssb(pooled).axes[0]
-    assert {(b[1], b[2]) for b in _bars(ax)} == {(0.5, 2.0)}
+def test_the_ratio_plot_draws_launches_pooled():
+    """Three launches of one command: each point is drawn at the ratio and interval C++ pooled over the
+    launches (Results.interference_ratios), never at one launch's."""
+    three = load([ROUNDS / f"interference-{k}.jsonl.gz" for k in (1, 2, 3)])
+    pooled = three.interference_ratios()
+    ax = plots.ratio_to_ssb(three).axes[0]
+    points = interference_points(three)  # the load drawn: write from one GPU at full rate
+    shown = points[(points["layout"] != "SSB") & (points["access"] == points["access"].iloc[0])]
+    assert (shown["launches"] == 3).all() and shown["ratio_ci95_low"].notna().all()
+    key = ["size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate"]
+    same = shown.merge(pooled, on=key, suffixes=("", "_pooled"))
+    assert len(same) == len(shown) and (same["ratio_ci95_low"] == same["ratio_ci95_low_pooled"]).all()
+    drawn = sorted((round(low, 9), round(high, 9)) for _, low, high in _bars(ax))
+    assert drawn == sorted(zip(shown["ratio_ci95_low"].round(9), shown["ratio_ci95_high"].round(9)))
+    one = load(ROUNDS / "interference-1.jsonl.gz").interference_ratios()
+    assert not set(drawn) & set(zip(one["ratio_ci95_low"].round(9), one["ratio_ci95_high"].round(9)))
 
 
 def test_ratios_side_by_side(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from conftest import DATA, REPO, RUNS, jsonl_records
 
 from hetprobe import _core
-from hetprobe.data import converters, frames, schema
+from hetprobe.data import converters, frames, launches, schema
 from hetprobe.data.jsonl import read_jsonl, results_files
 from hetprobe.data.load import load
 
@@ -42,7 +42,9 @@ UNITS = {
 }
 # Record types no committed file holds, and where they are made instead (tests/schema/probe_records.sh
 # writes every one on the host backend).
-ONLY_ELSEWHERE: dict[tuple[str, str], str] = {}
+ONLY_ELSEWHERE: dict[tuple[str, str], str] = {
+    ("interference", "aggregate"): "made in memory from the point records (test_aggregates_validate)",
+}
 
 
 def _errors(record: dict) -> list[str]:
@@ -83,6 +85,16 @@ def test_every_record_type_is_in_a_committed_file():
         f"record types in no committed file: {sorted(defined - seen)}; name where each is produced in ONLY_ELSEWHERE"
     )
     assert seen <= defined, f"record types the schema lacks: {sorted(seen - defined)}"
+
+
+def test_aggregates_validate():
+    # Every aggregate C++ makes of the committed interference data, as Python receives it.
+    made = 0
+    for path in [p for p in COMMITTED if "interference" in p.name]:
+        for aggregate in launches.aggregates(load(path)):
+            assert _errors(aggregate) == [], (path, aggregate["step"], aggregate["size_bytes"])
+            made += 1
+    assert made > 500
 
 
 def test_fresh_host_run_validates(host_run):

@@ -64,6 +64,11 @@ def undescribed(value, node, defs, path):
                 yield from undescribed(v, it, defs, f"{path[:-1]}[{i}].")
 
 
+# Record types no probe writes: made in memory from the ones they do, and validated there
+# (the aggregates of C++'s aggregation stage: tests/python/test_schema.py, test_aggregates_validate).
+MADE_IN_MEMORY = {("interference", "aggregate")}
+
+
 def main(schema_path, files):
     schema = json.load(open(schema_path, encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
@@ -93,7 +98,7 @@ def main(schema_path, files):
             for field in undescribed(rec, branch[kind], defs, ""):
                 failures.append(f"{where}: field '{field}' is not in the schema")
     for kind in branch:
-        if kind not in seen:
+        if kind not in seen and kind not in MADE_IN_MEMORY:
             failures.append(f"record type {kind[0] or 'any'} {kind[1]}: in the schema, but no run wrote one")
     for line in failures[:60]:
         print("FAIL:", line)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import UsageError
-from .select import interference_points, with_ratio
+from .run_steps import as_results
+from .select import interference_points
 from .units import size_label
 
 
@@ -22,7 +23,7 @@ def _headline(results) -> dict:
         out["clock drift"] = ("ppm", fit["drift_ppm"].iloc[0])
         out["clock precision"] = ("ns", fit["precision_ns"].iloc[0])
     try:
-        points = with_ratio(interference_points(results), results)
+        points = interference_points(results)
     except UsageError:
         points = None
     if points is not None:
@@ -45,7 +46,7 @@ def compare_table(a, b, labels=("A", "B")) -> pd.DataFrame:
     """
     if len(set(labels)) != 2:
         raise UsageError("compare_table needs two distinct labels")
-    ha, hb = _headline(a), _headline(b)
+    ha, hb = _headline(as_results(a)), _headline(as_results(b))
     rows = {k: (ha[k][0], ha[k][1], hb[k][1]) for k in ha if k in hb and not isinstance(k, tuple)}
     # Interference: only the largest size both runs measured, per layout and access.
     largest = {}

@@ -1,6 +1,7 @@
 """Each interference point's ratio to SSB per launch, and pooled over the launches of one measurement
-(Results.interference_ratios): the rows, and the pooling itself through hetprobe._core, the one place
-that pools (base/effect.cpp)."""
+(Results.interference_ratios), as frames of the aggregates that C++ makes (hetprobe._core's
+interference_aggregates: bench/interference/interference_aggregate.hpp), the one place that groups
+launches and pools them. Nothing here pools or chooses: it reads the aggregates into columns."""
 
 from __future__ import annotations
 
@@ -9,16 +10,12 @@ import json
 import numpy as np
 import pandas as pd
 
-from .fields import number
-from .steps import split_launch
-
-# What the sender did before each send: the record's gap (kind "none", "spin" or "sweep"; its bytes for a
-# sweep) beside the label --gap took. Files from before --gap: back to back.
+# What the sender did before each send: the gap's label (--gap's), its kind ("none", "spin" or "sweep")
+# and a sweep's bytes. Files from before --gap: back to back.
 _GAP = ["gap", "gap_kind", "gap_bytes"]
 # What an interference point is a measurement of: its size, where the load lands and which load.
 POINT_SETUP = ["size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate"]
 _POINT_KEY = POINT_SETUP + ["send_mode", "writer_side"] + _GAP
-
 
 # With a --gap: the warm sends of the same visits, and cold ÷ warm paired round by round (C++'s record).
 _COLD_COLUMNS = ["warm_median_ns", "cold_ratio", "cold_ratio_ci95_low", "cold_ratio_ci95_high"]
@@ -31,153 +28,142 @@ _LAUNCH_COLUMNS = (
     + ["traffic_gbs", "status"]
 )
 
-
 _POOLED_COLUMNS = (
     ["series", "step", "host", "backend", "device"]
     + _POINT_KEY
-    + ["launches", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect", "ratio_min", "ratio_max"]
+    + ["launches", "ratio", "ratio_ci95_low", "ratio_ci95_high", "ratio_ci95_over", "effect", "ratio_min", "ratio_max"]
     + _COLD_COLUMNS
-    + ["median_ns", "ssb_median_ns", "traffic_gbs", "rounds", "reps", "n", "status", "record_ids", "files"]
+    + ["median_ns", "median_ns_ci95_low", "median_ns_ci95_high", "median_ns_ci95_over"]
+    + ["ssb_median_ns", "ssb_median_ns_ci95_low", "ssb_median_ns_ci95_high", "ssb_median_ns_ci95_over"]
+    + ["traffic_gbs", "rounds", "reps", "n", "status", "record_ids", "files"]
 )
 
-
-def _measurement(header: dict) -> str:
-    """What a run measured, the same for every launch of one command: C++'s launch_identity, the rule
-    `hetprobe show --pool` pools by (host, backend, device, the ranks' binding, the config less its
-    seed and host_stream)."""
-    from .. import _core  # the compiled module: the rule is written once, in C++
-
-    return _core.launch_identity(json.dumps({k: v for k, v in header.items() if not k.startswith("_")}))
+_INTS = {"size_bytes": np.int64, "load_gpus": np.int64}
 
 
-def _gap_columns(gap: dict) -> dict:
-    """The _GAP columns of a record's gap (empty in files from before --gap: back to back)."""
-    kind = gap.get("kind") or "none"
-    bytes_ = gap.get("bytes")
+def _core_records(results) -> list[tuple]:
+    """The interference headers and points of `results` as C++'s aggregation stage takes them."""
+    return [
+        (i, r["_file"], json.dumps({k: v for k, v in r.items() if not k.startswith("_")}))
+        for i, r in enumerate(results.records)
+        if r.get("probe") == "interference" and r.get("record") in ("header", "point")
+    ]
+
+
+def aggregates(results) -> list[dict]:
+    """The interference aggregate records of `results` (a Results): one per series (launches of one
+    command) and point, as C++ pools them (docs/results-schema.md, "aggregate")."""
+    from .. import _core  # the compiled module: the aggregation stage is written once, in C++
+
+    records = _core_records(results)
+    return _core.interference_aggregates(records) if records else []
+
+
+def headline(results, warm_steps: list[str], cold_steps: list[str]) -> dict | None:
+    """The interference headline C++ chooses over the aggregates of `results` (_core.interference_headline:
+    its picks are rows of Results.interference_ratios()); None without interference points."""
+    from .. import _core
+
+    records = _core_records(results)
+    return _core.interference_headline(records, warm_steps, cold_steps) if records else None
+
+
+def _value(reading: dict | None, i: int | None = None) -> float:
+    """A pooled reading's median (or its launch i's value) as a float, NaN where there is none."""
+    if not reading:
+        return np.nan
+    value = reading["median"] if i is None else reading["per_launch"][i]
+    return np.nan if value is None else float(value)
+
+
+def _interval(reading: dict | None) -> tuple[float, float]:
+    ci = (reading or {}).get("ci95")
+    return (float(ci[0]), float(ci[1])) if ci else (np.nan, np.nan)
+
+
+def _key(a: dict) -> dict:
+    gap = a["gap"]
     return {
-        "gap": gap.get("label") or "0",
-        "gap_kind": kind,
-        "gap_bytes": float(bytes_) if isinstance(bytes_, (int, float)) else np.nan,
+        **{k: a[k] for k in POINT_SETUP + ["send_mode", "writer_side"]},
+        "gap": gap["label"],
+        "gap_kind": gap["kind"],
+        "gap_bytes": np.nan if gap["bytes"] is None else float(gap["bytes"]),
     }
 
 
-def launch_rows(results) -> pd.DataFrame:
-    """Results.interference_ratios(pooled=False) of `results` (a Results)."""
-    s = results.summary
-    points = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
-    headers = results._segment_headers()
-    started, previous = {}, None  # segment -> the segment its launch began with (a resumed one continues)
-    for segment in sorted(headers):
-        h = headers[segment]
-        resumed = h.get("resumed") and previous is not None and previous[0] == h["_file"]
-        started[segment] = previous[1] if resumed else segment
-        previous = (h["_file"], started[segment])
-    identity = {segment: _measurement(h) for segment, h in headers.items()}  # once per run, not per point
-    series: dict[str, int] = {}
-    launches: dict[int, dict[int, int]] = {}  # series -> {first segment: launch number}
+def _reading_columns(name: str, reading: dict | None) -> dict:
+    low, high = _interval(reading)
+    return {
+        name: _value(reading),
+        f"{name}_ci95_low": low,
+        f"{name}_ci95_high": high,
+        f"{name}_ci95_over": (reading or {}).get("ci95_over"),
+    }
+
+
+def pooled_frame(aggs: list[dict]) -> pd.DataFrame:
+    """One row per aggregate (Results.interference_ratios): its key, the pooled ratio with its interval
+    and effect, the launches' lowest and highest ratio, cold ÷ warm, and the absolute medians with their
+    intervals (what each interval is over: *_ci95_over)."""
     rows = []
-    for p in points.to_dict("records"):
-        rec = results.records[int(p["record_id"])]
-        key = series.setdefault(identity[rec["_segment"]], len(series))
-        numbers = launches.setdefault(key, {})
-        launch = numbers.setdefault(started[rec["_segment"]], len(numbers) + 1)
-        ci = rec.get("ratio_to_ssb_ci95") or [np.nan, np.nan]
-        cold_ci = rec.get("cold_over_warm_ci95") or [np.nan, np.nan]
+    for a in aggs:
+        ratio, cold = a["ratio_to_ssb"] or {}, a["cold_over_warm"] or {}
+        cold_low, cold_high = _interval(cold)
         rows.append(
             {
-                "series": key,
-                "step": split_launch(p["file"])[0],
-                "launch": launch,
-                **{k: p[k] for k in ("file", "segment", "record_id", "host", "backend", "device")},
-                **{k: p[k] for k in _POINT_KEY if k not in _GAP},
-                "size_bytes": int(p["size_bytes"]),  # the summary's column is float where other records have none
-                "load_gpus": int(p["load_gpus"]),
-                **_gap_columns(rec.get("gap") or {}),
-                "rounds": p["rounds"],
-                "reps": p["reps"],
-                "n": p["n"],
-                "median_ns": p["median"],
-                "ssb_median_ns": p["median"] if p["layout"] == "SSB" else p["ssb_send_time_ns_median"],
-                "ratio": p["ratio_to_ssb_median"],
-                "ratio_ci95_low": float(ci[0]),
-                "ratio_ci95_high": float(ci[1]),
-                "effect": p["effect"] if isinstance(p["effect"], str) else None,
-                "warm_median_ns": number(rec, "warm_send_time_ns.median"),
-                "cold_ratio": p["cold_over_warm_median"],
-                "cold_ratio_ci95_low": float(cold_ci[0]),
-                "cold_ratio_ci95_high": float(cold_ci[1]),
-                "traffic_gbs": p["traffic_during_send_gbs"],
-                "status": p["status"],
+                **{k: a[k] for k in ("series", "step", "host", "backend", "device", "launches")},
+                **_key(a),
+                **_reading_columns("ratio", ratio),
+                "effect": ratio.get("effect"),
+                "ratio_min": _value({"median": ratio.get("min")}),
+                "ratio_max": _value({"median": ratio.get("max")}),
+                "warm_median_ns": _value(a["warm_send_time_ns"]),
+                "cold_ratio": _value(cold),
+                "cold_ratio_ci95_low": cold_low,
+                "cold_ratio_ci95_high": cold_high,
+                **_reading_columns("median_ns", a["send_time_ns"]),
+                **_reading_columns("ssb_median_ns", a["ssb_send_time_ns"]),
+                "traffic_gbs": _value(a["traffic_during_send_gbs"]),
+                **{k: np.nan if a[k] is None else a[k] for k in ("rounds", "reps")},
+                **{k: a[k] for k in ("n", "status", "record_ids")},
+                "files": list(dict.fromkeys(a["files"])),
             }
         )
-    return pd.DataFrame(rows, columns=_LAUNCH_COLUMNS)
+    return pd.DataFrame(rows, columns=_POOLED_COLUMNS).astype({**_INTS, "launches": np.int64, "n": np.int64})
 
 
-def _median(values) -> float:
-    """The median over launches of a reading that is not a ratio (times, GB/s); NaN without one."""
-    x = np.asarray(values, dtype=np.float64)
-    x = x[np.isfinite(x)]
-    return float(np.median(x)) if len(x) else np.nan
-
-
-def pool(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per series and point key: the launches' ratios pooled (Results.interference_ratios),
-    the points of one size of a series together (their launches' variance pooled in
-    hetprobe._core.pool_launch_points)."""
-    groups = list(rows.groupby(["series"] + _POINT_KEY, sort=False, dropna=False))
-    pooled = _pooled_ratios([g for _, g in groups], "ratio")
-    pooled_cold = _pooled_ratios([g for _, g in groups], "cold_ratio")
-    out = []
-    for (_, g), pool, cold in zip(groups, pooled, pooled_cold):
-        first = g.iloc[0]
-        row = {k: first[k] for k in ["series", "step", "host", "backend", "device"] + _POINT_KEY}
-        row.update(launches=len(g), ratio=np.nan, ratio_ci95_low=np.nan, ratio_ci95_high=np.nan, effect=None)
-        row.update(ratio_min=np.nan, ratio_max=np.nan)
-        if len(g) == 1:  # one launch: the point's own interval over its rounds stands
-            row.update({k: first[k] for k in ("ratio", "ratio_ci95_low", "ratio_ci95_high", "effect")})
-            row.update(ratio_min=first["ratio"], ratio_max=first["ratio"])
-        elif pool is not None:
-            low, high = pool["ci95"] or (np.nan, np.nan)
-            row.update(ratio=pool["median"], ratio_ci95_low=low, ratio_ci95_high=high, effect=pool["effect"])
-            row.update(ratio_min=pool["min"], ratio_max=pool["max"])
-        row.update(warm_median_ns=_median(g["warm_median_ns"]), cold_ratio=np.nan)
-        row.update(cold_ratio_ci95_low=np.nan, cold_ratio_ci95_high=np.nan)
-        if len(g) == 1:
-            row.update({k: first[k] for k in ("cold_ratio", "cold_ratio_ci95_low", "cold_ratio_ci95_high")})
-        elif cold is not None:
-            low, high = cold["ci95"] or (np.nan, np.nan)
-            row.update(cold_ratio=cold["median"], cold_ratio_ci95_low=low, cold_ratio_ci95_high=high)
-        bad = [s for s in g["status"] if s != "ok"]
-        row.update(
-            median_ns=_median(g["median_ns"]),
-            ssb_median_ns=_median(g["ssb_median_ns"]),
-            traffic_gbs=_median(g["traffic_gbs"]),
-            rounds=first["rounds"],
-            reps=first["reps"],
-            n=int(g["n"].sum()),
-            status=bad[0] if bad else "ok",
-            record_ids=[int(i) for i in g["record_id"]],
-            files=list(dict.fromkeys(g["file"])),
-        )
-        out.append(row)
-    pooled = pd.DataFrame(out, columns=_POOLED_COLUMNS)
-    return pooled.astype({"size_bytes": np.int64, "load_gpus": np.int64, "launches": np.int64, "n": np.int64})
-
-
-def _pooled_ratios(groups: list, column: str) -> list:
-    """pool_launch_points' result for each point (a group of its launches' rows) measured in several
-    launches, of its ratio in `column`, the points of one series and size pooled together; None for the
-    others."""
-    from .. import _core  # the compiled module: the pooling and the effect rule live in base/effect.cpp
-
-    out: list = [None] * len(groups)
-    together: dict = {}
-    for i, g in enumerate(groups):
-        ratios = [float(r) for r in g[column] if np.isfinite(r)]
-        if len(g) > 1 and ratios:
-            first = g.iloc[0]
-            together.setdefault((first["series"], int(first["size_bytes"])), []).append((i, ratios))
-    for points in together.values():
-        for (i, _), pool in zip(points, _core.pool_launch_points([r for _, r in points])):
-            out[i] = pool
-    return out
+def launch_frame(aggs: list[dict], results) -> pd.DataFrame:
+    """One row per aggregate and launch (Results.interference_ratios(pooled=False)), in the order the
+    records were read: each launch's own values, with its record's own interval and effect."""
+    rows = []
+    for a in aggs:
+        for i, (launch, record_id, file) in enumerate(zip(a["launch_numbers"], a["record_ids"], a["files"])):
+            rec = results.records[record_id]
+            ci = rec.get("ratio_to_ssb_ci95") or [np.nan, np.nan]
+            cold_ci = rec.get("cold_over_warm_ci95") or [np.nan, np.nan]
+            rows.append(
+                {
+                    **{k: a[k] for k in ("series", "step", "host", "backend", "device")},
+                    "step": a["step"],
+                    "launch": launch,
+                    "file": file,
+                    "segment": rec["_segment"],
+                    "record_id": record_id,
+                    **_key(a),
+                    **{k: np.nan if rec.get(k) is None else rec[k] for k in ("rounds", "reps", "n")},
+                    "median_ns": _value(a["send_time_ns"], i),
+                    "ssb_median_ns": _value(a["ssb_send_time_ns"], i),
+                    "ratio": _value(a["ratio_to_ssb"], i),
+                    "ratio_ci95_low": float(ci[0]),
+                    "ratio_ci95_high": float(ci[1]),
+                    "effect": rec.get("effect") if isinstance(rec.get("effect"), str) else None,
+                    "warm_median_ns": _value(a["warm_send_time_ns"], i),
+                    "cold_ratio": _value(a["cold_over_warm"], i),
+                    "cold_ratio_ci95_low": float(cold_ci[0]),
+                    "cold_ratio_ci95_high": float(cold_ci[1]),
+                    "traffic_gbs": _value(a["traffic_during_send_gbs"], i),
+                    "status": rec.get("status"),
+                }
+            )
+    frame = pd.DataFrame(rows, columns=_LAUNCH_COLUMNS).astype(_INTS)
+    return frame.sort_values("record_id", kind="stable", ignore_index=True)

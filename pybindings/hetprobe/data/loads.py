@@ -1,6 +1,7 @@
-"""The interference loads as tables: every load point with its slowdown (÷ SSB) and its 95% interval
-(loaded_points, load_points), one row per load kind and GPU count (load_table), and the worst point
-(worst_slowdown). slowdown and traffic are as hetprobe.plots.slowdown_vs_traffic draws them."""
+"""The interference loads as tables: every load point of a step, pooled over its launches, with its
+slowdown (÷ SSB) and its 95% interval (loaded_points, load_points), one row per load kind and GPU
+count (load_table), and the worst point (worst_slowdown). slowdown and traffic are as
+hetprobe.plots.slowdown_vs_traffic draws them, and as the report's tables have them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pandas as pd
 
 from ..errors import UsageError
 from .rates import same_rate
-from .select import paired_ratios
+from .run_steps import LOADS, RATES, step_rows
 from .units import size_label
 
 KIND_ORDER = ["write", "read", "poll", "copy-d2h", "copy-h2d"]
@@ -18,39 +19,33 @@ KIND_ORDER = ["write", "read", "poll", "copy-d2h", "copy-h2d"]
 HEADLINE_SIZES = (1024, 64 * 1024, 1 << 20, 16 << 20)
 
 
-def loaded_points(results) -> pd.DataFrame:
-    """Every load point's send_time_ns row with `slowdown` and its 95% interval `ci_low`, `ci_high`:
-    measured in rounds, the paired ratio and its interval; older, its median ÷ the SSB median of its own
-    run (file), size and access (NaN without one), and no interval."""
-    s = results.summary
-    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
-    if s.empty:
-        raise UsageError("no interference points in these results")
-    ssb = s[s["layout"] == "SSB"].groupby(["file", "size_bytes", "access"])["median"].first()
-    loaded = s[s["load_kind"] != "none"].copy()
+def loaded_points(results, step=None, default: tuple = (LOADS,)) -> pd.DataFrame:
+    """Every load point of a step (run_steps.pick_steps: `step`, else the `default` steps the run has),
+    pooled over its launches (Results.interference_ratios), with `slowdown` (the ratio to SSB: paired
+    round by round, pooled over launches; in files from before the rounds median ÷ the SSB median of
+    its launch), its 95% interval `ci_low`, `ci_high` (NaN without one), `median` (the send time, ns)
+    and `traffic` (GB/s during the sends)."""
+    rows = step_rows(results, step, default)
+    loaded = rows[rows["load_kind"] != "none"]
     if loaded.empty:
         raise UsageError("no interference points with a load in these results")
-    loaded["slowdown"] = [
-        m / ssb.get((f, b, a), np.nan)
-        for m, f, b, a in zip(loaded["median"], loaded["file"], loaded["size_bytes"], loaded["access"])
-    ]
-    paired = paired_ratios(results, loaded, loaded["slowdown"])
-    loaded["slowdown"], loaded["ci_low"], loaded["ci_high"] = paired["ratio"], paired["ci_low"], paired["ci_high"]
-    return loaded
+    return loaded.assign(
+        slowdown=loaded["ratio"],
+        ci_low=loaded["ratio_ci95_low"],
+        ci_high=loaded["ratio_ci95_high"],
+        median=loaded["median_ns"],
+        traffic=loaded["traffic_gbs"],
+    ).reset_index(drop=True)
 
 
-def load_points(results, layout=None, access=None) -> pd.DataFrame:
-    """The load points of one layout and access (default: the first non-SSB layout and the first access),
-    each with `slowdown` (÷ the SSB), its interval `ci_low`, `ci_high` (NaN without one) and `traffic`
-    (GB/s during the sends)."""
-    loaded = loaded_points(results)
-    first = results.summary[(results.summary["probe"] == "interference") & (results.summary["record"] == "point")]
-    out = loaded[loaded["access"] == (access or first["access"].iloc[0])]
+def load_points(results, layout=None, access=None, step=None, default: tuple = (LOADS,)) -> pd.DataFrame:
+    """The load points (loaded_points) of one layout and access (default: the first non-SSB layout and
+    the first access)."""
+    loaded = loaded_points(results, step, default)
+    out = loaded[loaded["access"] == (access or loaded["access"].iloc[0])]
     if out.empty:
         raise UsageError("no interference points with a load in these results")
-    out = out[out["layout"] == (layout or out["layout"].iloc[0])].copy()
-    out["traffic"] = out["traffic_during_send_gbs"]
-    return out
+    return out[out["layout"] == (layout or out["layout"].iloc[0])].reset_index(drop=True)
 
 
 def headline_sizes(points, sizes) -> list[int]:
@@ -61,15 +56,17 @@ def headline_sizes(points, sizes) -> list[int]:
     return picked or have[:: max(1, len(have) // 4)][:4]
 
 
-def load_table(results, rate="1", layout=None, access=None, sizes=None) -> pd.DataFrame:
+def load_table(results, rate="1", layout=None, access=None, sizes=None, step=None) -> pd.DataFrame:
     """One row per load kind and GPU count at one rate: per size, the median send time (µs), the
-    slowdown (÷ SSB) and the traffic during the sends (GB/s). Raw floats. Of several files, the first's."""
-    points = load_points(results, layout, access)
-    points = points[same_rate(points["load_rate"], rate) & (points["file"] == points["file"].iloc[0])]
+    slowdown (÷ SSB) and the traffic during the sends (GB/s), each pooled over the step's launches as
+    the report's loads table has them. `results`: a Results or a run directory; `step`: the loads
+    (interference) unless named; the `step` column says which. Raw floats."""
+    points = load_points(results, layout, access, step)
+    points = points[same_rate(points["load_rate"], rate)]
     sizes = headline_sizes(points, sizes)
     rows = []
-    for (kind, gpus), d in points.groupby(["load_kind", "load_gpus"], sort=False):
-        row = {"kind": kind, "gpus": int(gpus)}
+    for (step_name, kind, gpus), d in points.groupby(["step", "load_kind", "load_gpus"], sort=False):
+        row = {"step": step_name, "kind": kind, "gpus": int(gpus)}
         for size in sizes:
             one = d[d["size_bytes"] == size]
             label = size_label(size)
@@ -82,13 +79,14 @@ def load_table(results, rate="1", layout=None, access=None, sizes=None) -> pd.Da
     return table.sort_values(["kind", "gpus"], key=lambda c: c.map(order) if c.name == "kind" else c, ignore_index=True)
 
 
-def worst_slowdown(results) -> pd.Series:
-    """The load point with the largest slowdown over every layout and access: its size, layout, access,
-    load kind, GPU count, rate, median, slowdown, traffic and sample count (the first of equals:
-    _core.largest_ratio)."""
+def worst_slowdown(results, step=None) -> pd.Series:
+    """The load point with the largest slowdown over every layout and access of the warm loads' steps
+    (the loads and the write load's rates, unless `step` names others), pooled over launches: its
+    size, layout, access, load kind, GPU count, rate, median, slowdown, its interval, traffic and step
+    (the first of equals: _core.largest_ratio)."""
     from .. import _core  # the compiled module: the choice is made once, in C++
 
-    loaded = loaded_points(results).dropna(subset=["slowdown"])
+    loaded = loaded_points(results, step, default=(LOADS, RATES)).dropna(subset=["slowdown"])
     if loaded.empty:
         raise UsageError("no load point has an SSB baseline at its size and access")
     return loaded.iloc[_core.largest_ratio(loaded["slowdown"].tolist())]

@@ -4,33 +4,31 @@ when they have the same columns (RATIO_COLUMNS)."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from .loads import loaded_points
 from .rates import load_label
+from .run_steps import as_results, steps_in
 
 RATIO_COLUMNS = ["label", "size_bytes", "load", "ratio", "ci_low", "ci_high"]
 
 
-def ratio_rows(results, label=None) -> pd.DataFrame:
-    """One row per load point (SSB left out): label, size_bytes, load, ratio, ci_low, ci_high (NaN
-    without an interval), then layout, access, effect and traffic (GB/s during the sends). load names
-    the kind ('write'; 'write x2 @0.5' off one GPU at full rate), after the layout and access where the
-    results hold several ('PCB stream write').
+def ratio_rows(results, label=None, step=None) -> pd.DataFrame:
+    """One row per load point (SSB left out), pooled over its step's launches: label, size_bytes, load,
+    ratio, ci_low, ci_high (NaN without an interval), then layout, access, effect and traffic (GB/s
+    during the sends). load names the kind ('write'; 'write x2 @0.5' off one GPU at full rate), after
+    the layout and access where the results hold several ('PCB stream write').
 
     ratio: the paired ratio of a point measured in rounds, else median ÷ the SSB median (as the load
-    plots). label: `label` for every row, else each file's name without its extension."""
-    pts = loaded_points(results)
-    effect = [results.records[int(i)].get("effect") for i in pts["record_id"]]
+    plots). Every step unless `step` names some; label: `label` for every row, else each row's step."""
+    pts = loaded_points(results, step) if step is not None else _every_step(as_results(results))
     loads = [load_label(k, g, r, brief=True) for k, g, r in zip(pts["load_kind"], pts["load_gpus"], pts["load_rate"])]
     if len(pts[["layout", "access"]].drop_duplicates()) > 1:
         loads = [f"{layout} {access} {name}" for layout, access, name in zip(pts["layout"], pts["access"], loads)]
     out = pd.DataFrame(
         {
-            "label": label if label is not None else [os.path.splitext(os.path.basename(f))[0] for f in pts["file"]],
+            "label": label if label is not None else pts["step"].to_numpy(),
             "size_bytes": pts["size_bytes"].astype(np.int64).to_numpy(),
             "load": loads,
             "ratio": pts["slowdown"].to_numpy(dtype=float),
@@ -38,8 +36,13 @@ def ratio_rows(results, label=None) -> pd.DataFrame:
             "ci_high": pts["ci_high"].to_numpy(dtype=float),
             "layout": pts["layout"].to_numpy(),
             "access": pts["access"].to_numpy(),
-            "effect": effect,
-            "traffic": pts["traffic_during_send_gbs"].to_numpy(dtype=float),
+            "effect": pts["effect"].to_numpy(),
+            "traffic": pts["traffic"].to_numpy(dtype=float),
         }
     )
     return out.reset_index(drop=True)
+
+
+def _every_step(results) -> pd.DataFrame:
+    """loaded_points of every step the results have."""
+    return loaded_points(results, steps_in(results.interference_ratios()) or None)

@@ -13,6 +13,7 @@ READ_ELSEWHERE = {
     ("bandwidth", "link"): "hetprobe.per_gpu (each GPU's link, ok or skipped)",
     ("gpus", "gpu_round"): "hetprobe.per_gpu (the per-GPU rounds)",
     ("gpus", "gpus_verdict"): "hetprobe.per_gpu and the report (the node verdict)",
+    ("interference", "aggregate"): "Results.interference_ratios (C++'s aggregation stage makes them)",
 }
 
 

@@ -35,6 +35,7 @@ class Results:
     topology: dict | None = None
     unreadable: list = field(default_factory=list)  # (file, why) of files load(errors="skip") left out
     _lines: list = field(default_factory=list)  # the raw line of each record (None: not from JSON Lines)
+    _aggregates: list | None = None  # C++'s interference aggregates of these records, made once (interference_ratios)
 
     @classmethod
     def from_rows(cls, records: list, rows: tuple[list, list, list], files: list, truncated: list, **rest) -> Results:
@@ -159,27 +160,33 @@ class Results:
 
     def interference_ratios(self, pooled: bool = True) -> pd.DataFrame:
         """Each interference point's ratio to SSB (paired per round: docs/metrics.md, "Rounds and
-        confidence intervals"), one row per point key, pooled over the launches that measured it.
+        confidence intervals"), one row per series and point key, pooled over the launches that measured
+        it: the aggregates of C++'s aggregation stage (docs/results-schema.md, "aggregate"), read here.
 
-        Launches of one measurement are the runs (segments; a resumed segment continues its run) with
-        the same host, backend, device, binding and config but for the seed: characterize's
-        interference.jsonl, interference.launch2.jsonl, ..., or those files merged into one (``series``
-        numbers each such measurement, ``step`` names its file). A point's key: size_bytes, layout,
-        access, load_kind, load_gpus, load_rate, send_mode, writer_side and gap (its --gap label).
+        Launches of one measurement (a ``series``) are the runs (segments; a resumed segment continues
+        its run) with the same host, backend, device, binding and config but for the seed:
+        characterize's interference.jsonl, interference.launch2.jsonl, ..., or those files merged into
+        one; ``step`` names the step of its first file ("interference" of interference.launch2.jsonl).
+        A point's key: size_bytes, layout, access, load_kind, load_gpus, load_rate, send_mode,
+        writer_side and gap (its --gap label).
 
-        ``ratio``, ``ratio_ci95_low``/``ratio_ci95_high`` and ``effect``: with one launch, the point's own
-        (ratio_to_ssb_median, its 95% interval over rounds, what it claims); with several, pooled by
-        hetprobe._core.pool_launch_points (the one place that pools): the median of the launches'
-        ratios, and from 3 launches on an interval from their spread, pooled over the points of the
-        same size and series (base/effect.hpp says why), and its effect (none under 3).
-        ``ratio_min``/``ratio_max``: the launches' lowest and highest ratio. ``median_ns``,
+        ``ratio``, ``ratio_ci95_low``/``ratio_ci95_high``, ``ratio_ci95_over`` and ``effect``: with one
+        launch, the point's own (its paired ratio, its 95% interval over rounds, what it claims); with
+        several, the median of the launches' ratios and from 3 launches on an interval from their
+        spread, pooled over the points of the same size and series (base/effect.hpp says why), and its
+        effect (none under 3). Files from before the rounds: median ÷ the SSB median of the launch, no
+        interval. ``ratio_min``/``ratio_max``: the launches' lowest and highest ratio. ``median_ns``,
         ``ssb_median_ns`` (the SSB median of the same rounds; an SSB row's own median) and
-        ``traffic_gbs`` (GB/s the loads moved during the sends): the median over launches.
-        SSB rows have no ratio (NaN). ``pooled=False``: one row per point and launch instead, with
-        ``launch`` (1, 2, ... in load order within its series), ``file``, ``segment`` and ``record_id``.
+        ``traffic_gbs`` (GB/s the loads moved during the sends): the median over launches, the times
+        with their 95% interval (``*_ci95_low``/``_high``; ``*_ci95_over``: "launches" from 3 on, one
+        launch's "rounds" or "samples"). SSB rows have no ratio (NaN). ``pooled=False``: one row per
+        point and launch instead, with ``launch`` (1, 2, ... within its series), ``file``, ``segment``
+        and ``record_id``.
         """
-        rows = launches.launch_rows(self)
-        return launches.pool(rows) if pooled else rows
+        if self._aggregates is None:
+            self._aggregates = launches.aggregates(self)
+        aggs = self._aggregates
+        return launches.pooled_frame(aggs) if pooled else launches.launch_frame(aggs, self)
 
     def warnings(self) -> pd.DataFrame:
         """One row per warning the runs recorded: a header's (the run's conditions: CPUs shared,

@@ -1,6 +1,6 @@
 """Rows of a Results the tables and plots take: one run's (single_run, first_run), one flag setup's
-(pick_setup), the interference points of one run and load (interference_points) with their ratio to
-SSB and its 95% interval (with_ratio, paired_ratios), and an order for labels (ordered)."""
+(pick_setup), the interference points of one step and load, pooled over its launches, with their
+ratio to SSB and its 95% interval (interference_points), and an order for labels (ordered)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..errors import UsageError
 from .rates import is_full, same_rate
+from .run_steps import LOADS, PAPER, as_results, pick_steps, steps_in, steps_text
 
 
 def ordered(values, order) -> list:
@@ -30,9 +31,9 @@ def single_run(rows: pd.DataFrame, key: list, what: str) -> pd.DataFrame:
         names = ", ".join(f"{h} ({d})" for h, d in machines[["host", "device"]].itertuples(index=False))
         raise UsageError(f"{what} from several hosts/devices ({names}): load or select one, or use plots.compare(a, b)")
     if rows.duplicated(key).any():
+        runs = sorted(rows["segment"].unique().tolist()) if "segment" in rows else steps_text(rows)
         raise UsageError(
-            f"{what}: several runs of the same points (segments "
-            f"{sorted(rows['segment'].unique().tolist())}); filter them (e.g. send_mode=, "
+            f"{what}: several runs of the same points ({runs}); filter them (e.g. send_mode=, "
             "writer_side=, or load one file), or use plots.compare(a, b)"
         )
     return rows
@@ -62,41 +63,20 @@ def pick_setup(rows: pd.DataFrame) -> pd.DataFrame:
     return default[hm == "default"] if (hm == "default").any() else default
 
 
-def _record_ci(rec) -> tuple[float, float]:
-    """A record's ratio_to_ssb_ci95 as (low, high); NaN where it has none (SSB, under 6 rounds, old files)."""
-    ci = rec.get("ratio_to_ssb_ci95") if isinstance(rec, dict) else None
-    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
-        return float(ci[0]), float(ci[1])
-    return np.nan, np.nan
-
-
-def paired_ratios(results, rows: pd.DataFrame, fallback) -> pd.DataFrame:
-    """Per interference point row: `ratio`, `ci_low`, `ci_high` (NaN where none), aligned with `rows`.
-
-    A point measured in rounds is drawn at its `ratio_to_ssb_median` (the median over rounds of the
-    paired ratio, which its interval is about); an older point at `fallback` (its median ÷ the SSB
-    median, as before). The interval comes from the frame's `ratio_ci95_low`/`ratio_ci95_high` columns
-    where the frames have them (pooled launches), else from each row's record (`record_id`)."""
-    fallback = np.asarray(fallback, dtype=float)
-    if {"ratio_ci95_low", "ratio_ci95_high"} <= set(rows.columns):
-        low = rows["ratio_ci95_low"].to_numpy(dtype=float)
-        high = rows["ratio_ci95_high"].to_numpy(dtype=float)
-    else:
-        pairs = [_record_ci(results.records[int(i)]) for i in rows["record_id"]]
-        low = np.array([p[0] for p in pairs], dtype=float).reshape(len(rows))
-        high = np.array([p[1] for p in pairs], dtype=float).reshape(len(rows))
-    rounds = np.array([results.records[int(i)].get("rounds") is not None for i in rows["record_id"]], dtype=bool)
-    paired = rows["ratio_to_ssb_median"].to_numpy(dtype=float) if "ratio_to_ssb_median" in rows else fallback
-    use = (rounds | np.isfinite(low)) & np.isfinite(paired)
-    return pd.DataFrame({"ratio": np.where(use, paired, fallback), "ci_low": low, "ci_high": high}, index=rows.index)
-
-
-def interference_points(results, send_mode=None, writer_side=None, load=None, gpus=None, rate=None) -> pd.DataFrame:
-    """send_time_ns summary rows of one interference run and one load (see single_run): the
-    SSB baseline and the points of `load` from `gpus` GPUs at `rate`. Unnamed, they default to the
-    only load there is, else write from the fewest GPUs at full rate (the paper's kind)."""
-    s = results.summary
-    s = s[(s["probe"] == "interference") & (s["record"] == "point") & (s["metric"] == "send_time_ns")]
+def interference_points(
+    results, send_mode=None, writer_side=None, load=None, gpus=None, rate=None, step=None
+) -> pd.DataFrame:
+    """The interference points of one step and one load, pooled over the step's launches
+    (Results.interference_ratios): the SSB baseline and the points of `load` from `gpus` GPUs at
+    `rate`. Unnamed, the step is the paper's layouts (interference-paper) where the run has them, else
+    the loads (interference), else the one step there is (run_steps.pick_steps); the load is the only
+    one there is, else write from the fewest GPUs at full rate (the paper's kind). Besides the pooled
+    columns: `median` (the send time, ns), `ratio`, `ci_low`, `ci_high` (its 95% interval), `record_id`
+    (the first launch's record) and, where each point is of one launch, its send-time statistics
+    (min, p10, p90, p99, max, mean)."""
+    results = as_results(results)
+    rows = results.interference_ratios()
+    s = pick_steps(rows, step, default=(PAPER,) if PAPER in steps_in(rows) else (LOADS,))
     if send_mode is not None:
         s = s[s["send_mode"] == send_mode]
     if writer_side is not None:
@@ -118,16 +98,28 @@ def interference_points(results, send_mode=None, writer_side=None, load=None, gp
             full = pick["load_rate"][pick["load_rate"].map(is_full)]
             r = full.iloc[0] if len(full) else (pick["load_rate"].iloc[0] if len(pick) else "1")
         same = (s["load_kind"] == kind) & (s["load_gpus"] == n) & same_rate(s["load_rate"], r)
-        keep = (s["load_kind"] == "none") | same
-        s = s[keep]
-    return single_run(s, ["size_bytes", "layout", "access"], "interference points")
+        s = s[(s["load_kind"] == "none") | same]
+    points = single_run(s, ["size_bytes", "layout", "access", "series"], "interference points")
+    if points["series"].nunique() > 1:
+        raise UsageError(
+            f"interference points of several runs ({steps_text(points)}): pass step=, or use plots.compare(a, b)"
+        )
+    return _with_statistics(points, results)
 
 
-def with_ratio(points: pd.DataFrame, results) -> pd.DataFrame:
-    """Adds ratio, ci_low and ci_high: a point measured in rounds has its paired ratio and 95% interval
-    (paired_ratios); an older one median ÷ the SSB median at the same size and
-    access (NaN where there is no SSB) and no interval."""
-    ssb = points.loc[points["layout"] == "SSB", ["size_bytes", "access", "median"]]
-    out = points.merge(ssb.rename(columns={"median": "ssb_median"}), on=["size_bytes", "access"], how="left")
-    paired = paired_ratios(results, out, out["median"] / out["ssb_median"])
-    return out.assign(**{c: paired[c].to_numpy() for c in paired.columns})
+def _with_statistics(points: pd.DataFrame, results) -> pd.DataFrame:
+    """Pooled points with median, ratio, ci_low, ci_high and record_id; one launch's points also with
+    their send-time statistics (the summary's columns)."""
+    out = points.assign(
+        median=points["median_ns"],
+        ci_low=points["ratio_ci95_low"],
+        ci_high=points["ratio_ci95_high"],
+        record_id=[int(ids[0]) for ids in points["record_ids"]],
+    )
+    stats = ["min", "p10", "p90", "p99", "max", "mean"]
+    s = results.summary
+    sends = s[s["metric"] == "send_time_ns"].set_index("record_id")[stats]
+    one = (out["launches"] == 1).to_numpy()
+    for c in stats:
+        out[c] = [sends[c].get(i, np.nan) if alone else np.nan for i, alone in zip(out["record_id"], one)]
+    return out.reset_index(drop=True)

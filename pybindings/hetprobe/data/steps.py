@@ -7,32 +7,27 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 from ..errors import ResultsFileError
-from .jsonl import SUFFIXES, bounded_bytes
+from .jsonl import bounded_bytes
 from .paths import file_kind
-
-_LAUNCH = re.compile(r"(?P<step>.+)\.launch(?P<launch>[1-9][0-9]*)")
 
 
 def launch_name(step: str, launch: int) -> str:
     """The name of a step's launch: the step's own for the first ("interference"), then
     "interference.launch2", ...; its files are <name>.jsonl, <name>.txt and logs/<name>.log."""
-    return step if launch == 1 else f"{step}.launch{launch}"
+    from .. import _core  # the compiled module: the rule is written once, in C++ (bench/aggregate/run_launches.hpp)
+
+    return _core.launch_file_stem(step, launch)
 
 
-def split_launch(name: str) -> tuple[str, int]:
+def split_launch(name) -> tuple[str, int]:
     """(step, launch) of a launch's name or of its file's ("interference.launch2.jsonl" ->
     ("interference", 2); "interference-rate" -> ("interference-rate", 1))."""
-    name = os.path.basename(str(name))
-    for suffix in (*SUFFIXES, ".txt", ".log"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    found = _LAUNCH.fullmatch(name)
-    return (found["step"], int(found["launch"])) if found else (name, 1)
+    from .. import _core
+
+    return tuple(_core.split_launch(os.path.basename(str(name))))
 
 
 def family(step: str) -> str:

@@ -8,14 +8,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from ..data.select import interference_points, ordered, with_ratio
+from ..data.run_steps import as_results, steps_text
+from ..data.select import interference_points, ordered
 from ..data.units import US, size_label
 from ..errors import UsageError
 from .style import (
     ACCESS_ORDER,
     BAND_COLORS,
-    CI_TEXT,
     LAYOUT_ORDER,
+    ci_legend,
     dodges,
     finish,
     layout_color,
@@ -47,15 +48,27 @@ def send_time(
     load=None,
     gpus=None,
     rate=None,
+    step=None,
 ):
     """MPI_Send time (µs, log) against message size (log2), a line per layout with its band shaded.
 
-    One panel per access mode (stream, stacked), sharing y: the paper's Figures 6-11. `stat` and
-    `band` name Summary columns; band=None draws no band.
+    One panel per access mode (stream, stacked), sharing y: the paper's Figures 6-11. `results`: a
+    Results or a run directory; `step`: which step (default: the paper's layouts where the run has
+    them, else the loads; data.interference_points). A step of one launch: `stat` and `band` name
+    Summary columns (band=None draws no band). Of several launches: the median over the launches, its
+    95% interval over them shaded (`stat` must be "median"; band=None draws none).
     """
     if stat not in _STATS or (band is not None and any(b not in _STATS for b in band)):
         raise UsageError(f"stat and band must be among {_STATS}")
-    points = interference_points(results, send_mode, writer_side, load, gpus, rate)
+    points = interference_points(results, send_mode, writer_side, load, gpus, rate, step)
+    pooled = bool((points["launches"] > 1).any())
+    if pooled and stat != "median":
+        raise UsageError(
+            f"{steps_text(points)}: launches are pooled by their median; stat={stat!r} is of one launch "
+            "(load one launch's file to draw it)"
+        )
+    if pooled and band is not None:
+        band = ("median_ns_ci95_low", "median_ns_ci95_high")
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
         panel = points[points["access"] == acc]
@@ -77,7 +90,9 @@ def send_time(
         ax.set_xlabel("message size (bytes, log2)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel(f"MPI_Send time, {stat} (µs)")
-    band_text = f", {band[0]}-{band[1]} shaded" if band is not None else ""
+    band_text = (
+        (", 95% CI over launches shaded" if pooled else f", {band[0]}-{band[1]} shaded") if band is not None else ""
+    )
     axes[0][-1].legend(  # beside the panels: never over a line
         title=f"layout{band_text}",
         fontsize="small",
@@ -87,17 +102,20 @@ def send_time(
     )
     first = points.iloc[0]
     timed = {"send": "MPI_Send", "isend": "MPI_Isend + MPI_Wait"}.get(first["send_mode"], first["send_mode"])
-    default = run_title(points, f"{timed} time, writer on the {first['writer_side']}")
+    default = run_title(points, f"{timed} time, writer on the {first['writer_side']} ({steps_text(points)})")
     return finish(fig, title or default, path)
 
 
-def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=None, load=None, gpus=None, rate=None):
+def ratio_to_ssb(
+    results, send_mode=None, writer_side=None, path=None, title=None, load=None, gpus=None, rate=None, step=None
+):
     """Send time ÷ the SSB's at the same size and access, per layout; a line at 1 and the ±5% "no
     effect" margin shaded. Points measured in rounds show the median over rounds of the paired ratio
     with its 95% interval as error bars (the layouts nudged apart so that their bars stay visible);
     older points median ÷ the SSB median, without bars. The y axis is logarithmic once the ratios and
-    1 span more than a factor of 10 (one outlier would flatten the rest)."""
-    points = with_ratio(interference_points(results, send_mode, writer_side, load, gpus, rate), results)
+    1 span more than a factor of 10 (one outlier would flatten the rest). A step of several launches:
+    each point's ratio and interval pooled over them (Results.interference_ratios); `step` as send_time's."""
+    points = interference_points(results, send_mode, writer_side, load, gpus, rate, step)
     with_ci = bool(points["ci_low"].notna().any())
     fig, axes, access = _access_panels(points)
     for ax, acc in zip(axes[0], access):
@@ -126,29 +144,35 @@ def ratio_to_ssb(results, send_mode=None, writer_side=None, path=None, title=Non
         ax.set_title(f"{acc} access")
         ax.set_xlabel("message size (bytes, log2)")
         ax.grid(True, alpha=0.3)
-    what = "send time ÷ SSB, median over rounds" if with_ci else "median send time ÷ SSB median"
+    pooled = bool((points["launches"] > 1).any())
+    what = (
+        "send time ÷ SSB, median over " + ("launches" if pooled else "rounds")
+        if with_ci
+        else "median send time ÷ SSB median"
+    )
     axes[0][0].set_ylabel(f"{what} (ratio)")
     axes[0][-1].legend(  # beside the panels: never over a bar
         fontsize="small",
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),
-        title=CI_TEXT if with_ci else None,
+        title=ci_legend(points) if with_ci else None,
         title_fontsize="small",
     )
-    return finish(fig, title or run_title(points, "send time relative to SSB"), path)
+    return finish(fig, title or run_title(points, f"send time relative to SSB ({steps_text(points)})"), path)
 
 
-def writer_timeline(results, size_bytes: int, layout: str, access: str, path=None, title=None):
+def writer_timeline(results, size_bytes: int, layout: str, access: str, path=None, title=None, step=None):
     """Per sample: the send [0, send time] and the writer's start -> ready -> end, µs from the send's start.
 
     Shows whether the writer's post phase (after its ready flag) covered the send. Needs records
     with writer_timeline (the sender's writer mapped to the host clock).
     """
-    points = interference_points(results)
+    results = as_results(results)
+    points = interference_points(results, step=step)
     row = points[(points["size_bytes"] == size_bytes) & (points["layout"] == layout) & (points["access"] == access)]
     if row.empty:
         raise UsageError(f"no interference point {size_label(size_bytes)} {layout} {access}")
-    rid = row["record_id"].iloc[0]
+    rid = row["record_id"].iloc[0]  # the first launch's
     sm = results.samples[results.samples["record_id"] == rid]
     series = {
         m: sm.loc[sm["metric"] == m, "value"].to_numpy() * US
@@ -183,12 +207,13 @@ def writer_timeline(results, size_bytes: int, layout: str, access: str, path=Non
     return finish(fig, title or default, path)
 
 
-def compare(a, b, labels=("A", "B"), path=None, title=None):
-    """Interference medians of two Results (two nodes, two runs): `a` solid, `b` dashed, per layout.
+def compare(a, b, labels=("A", "B"), path=None, title=None, step=None):
+    """Interference medians of two Results or run directories (two nodes, two runs): `a` solid, `b`
+    dashed, per layout, each pooled over its step's launches (`step` as send_time's).
 
     One panel per access mode; a second row shows b ÷ a per layout at the sizes both have.
     """
-    pa, pb = (interference_points(r) for r in (a, b))
+    pa, pb = (interference_points(r, step=step) for r in (a, b))
     access = ordered(list(pa["access"]) + list(pb["access"]), ACCESS_ORDER)
     fig, axes = new_figure(2, len(access), height=3.8, sharex="col", sharey="row")
     for col, acc in enumerate(access):

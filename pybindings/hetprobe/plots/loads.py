@@ -18,9 +18,10 @@ import pandas as pd
 
 from ..data.loads import KIND_ORDER, headline_sizes, load_points
 from ..data.rates import load_label, same_rate
+from ..data.run_steps import LOADS, RATES, steps_text
 from ..data.units import size_label
 from ..errors import UsageError
-from .style import CI_TEXT, dodges, finish, log_if_wide, new_figure, no_effect_band, ratio_line, run_title
+from .style import ci_legend, dodges, finish, log_if_wide, new_figure, no_effect_band, ratio_line, run_title
 
 KIND_COLORS = {"write": "#d62728", "read": "#1f77b4", "poll": "#9467bd", "copy-d2h": "#2ca02c", "copy-h2d": "#ff7f0e"}
 GPU_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -92,13 +93,15 @@ def _label_rates(ax, d, color) -> None:
         )
 
 
-def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None, title=None):
+def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None, title=None, step=None):
     """MPI_Send slowdown (÷ SSB) against the GPU traffic during the sends (GB/s), one panel per message
     size (two to a row, one x range for all): a colour per load kind, a marker per GPU count. A load
     measured at several rates has each point labelled with its rate (@0.5: half the full rate), not
     joined: its traffic need not grow with the rate. 95% intervals as error bars where the points have
-    them, the ±5% "no effect" margin shaded."""
-    points = load_points(results, layout, access)
+    them, the ±5% "no effect" margin shaded. `results`: a Results or a run directory; each point pooled
+    over its step's launches, the steps those of the loads and the write load's rates (interference,
+    interference-rate) unless `step` names others."""
+    points = load_points(results, layout, access, step, default=(LOADS, RATES))
     sizes = headline_sizes(points, sizes)
     fig, grid, panels = size_panels(len(sizes), width=4.6, height=3.6, sharex=True, sharey=True)
     rated = False
@@ -107,8 +110,8 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
         for kind in _kinds(panel):
             labelled = set()
             color = KIND_COLORS.get(kind, "grey")
-            # One series per run (file) of a kind and GPU count; its rates labelled where it has several.
-            for (gpus, _), d in panel[panel["load_kind"] == kind].groupby(["load_gpus", "file"]):
+            # One series per step of a kind and GPU count; its rates labelled where it has several.
+            for (gpus, _), d in panel[panel["load_kind"] == kind].groupby(["load_gpus", "step"]):
                 label = load_label(kind, gpus, None)
                 ratio_line(
                     ax,
@@ -134,7 +137,7 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
     _shared_traffic_range(panels[0], shown["traffic"])
     _label_left_and_bottom(grid, len(sizes), "GPU traffic during the send (GB/s)")
     with_ci = _ratio_axis(grid[:, 0], shown)
-    notes = ([CI_TEXT] if with_ci else []) + (["@r: the load's rate (of full)"] if rated else [])
+    notes = ([ci_legend(shown)] if with_ci else []) + (["@r: the load's rate (of full)"] if rated else [])
     grid[0][-1].legend(
         fontsize="small",
         loc="upper left",
@@ -145,16 +148,22 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
     first = points.iloc[0]
     return finish(
         fig,
-        title or run_title(points, f"MPI_Send slowdown against GPU traffic ({first['layout']}, {first['access']})"),
+        title
+        or run_title(
+            points,
+            f"MPI_Send slowdown against GPU traffic ({first['layout']}, {first['access']}; {steps_text(points)})",
+        ),
         path,
     )
 
 
-def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, path=None, title=None):
+def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, path=None, title=None, step=None):
     """MPI_Send slowdown (÷ SSB) against the number of GPUs loading at once (0: the SSB baseline), one
     panel per message size (two to a row), a line per load kind, at one rate (default full); 95% intervals
-    as error bars where the points have them (the kinds nudged apart), the ±5% "no effect" margin shaded."""
-    points = load_points(results, layout, access)
+    as error bars where the points have them (the kinds nudged apart), the ±5% "no effect" margin shaded.
+    `results`: a Results or a run directory; each point pooled over the launches of the loads' step
+    (interference) unless `step` names another."""
+    points = load_points(results, layout, access, step)
     points = points[same_rate(points["load_rate"], rate)]
     if points.empty:
         raise UsageError(f"no load points at rate {rate}")
@@ -187,7 +196,8 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
         fontsize="small",
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),  # beside the panels: never over a point
-        title=CI_TEXT if with_ci else None,
+        title=ci_legend(points) if with_ci else None,
         title_fontsize="small",
     )
-    return finish(fig, title or run_title(points, "MPI_Send slowdown against the number of GPUs loading"), path)
+    what = f"MPI_Send slowdown against the number of GPUs loading ({steps_text(points)})"
+    return finish(fig, title or run_title(points, what), path)

@@ -24,9 +24,16 @@ ACCESS_ORDER = ["stream", "stacked"]
 DIRECTION_COLORS = {"cpu-gpu-cpu": "#1f77b4", "gpu-cpu-gpu": "#ff7f0e"}
 DPI = 110
 # docs/metrics.md, "Rounds and confidence intervals": an effect is claimed only where a ratio's 95%
-# interval lies wholly beyond ±5% of 1; the plots of ratios shade that margin.
-NO_EFFECT = (0.95, 1.05)
+# interval lies wholly beyond 1 ± C++'s margin (base/effect.hpp); the plots of ratios shade it.
+NO_EFFECT = (1 - _core.effect_margin, 1 + _core.effect_margin)
 CI_TEXT = "bars: 95% CI over rounds"
+
+
+def ci_legend(rows: pd.DataFrame) -> str:
+    """What the error bars of pooled rows (Results.interference_ratios) are over: "bars: 95% CI over
+    rounds", "... over launches", or both where the points differ."""
+    over = [o for o in ("launches", "rounds", "samples") if o in set(rows.get("ratio_ci95_over", []))]
+    return f"bars: 95% CI over {' or '.join(over)}" if over else CI_TEXT
 
 
 def layout_color(layout: str) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 from .. import plots
 from ..data.loads import KIND_ORDER, load_points, load_table
 from ..data.rates import is_full
-from ..data.results import Results, summary_rows as _rows
+from ..data.results import Results
 from ..data.steps import split_launch
 from ..data.units import size_label
 from ..plots.style import ACCESS_ORDER, LAYOUT_ORDER
@@ -138,15 +138,16 @@ def _loads_section(
                 )
     else:  # files from before the rounds: the first file's medians, as shown then
         guarded(doc, "The load table", lambda: _load_table(doc, main))
-    _load_plots(doc, parts, results, directory, main)
+    _load_plots(doc, every, results, directory, main)
 
 
 def _load_table(doc: Document, main: Results) -> None:
     """The first file's medians per kind and GPU count at full rate (files from before the rounds)."""
-    t = load_table(main)
+    t = load_table(main).drop(columns="step")
     if len(t):
         points = load_points(main)
-        points = points[points["load_rate"].map(is_full) & (points["file"] == points["file"].iloc[0])]
+        points = points[points["load_rate"].map(is_full)].explode("record_ids")
+        points = points.rename(columns={"record_ids": "record_id"})
         doc.para(
             "Each kind at full rate, from the sender's GPU and from every GPU: median send time, slowdown "
             "(÷ SSB) and traffic during the sends:"
@@ -154,8 +155,8 @@ def _load_table(doc: Document, main: Results) -> None:
         flagged_table(doc, t, marked(points, ["load_kind", "load_gpus"], zip(t["kind"], t["gpus"]), main))
 
 
-def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, main: Results) -> None:
-    both = parts.get("loads")
+def _load_plots(doc: Document, every: dict, results: Results, directory: Path, main: Results) -> None:
+    both = every.get("loads")
     if both is not None and both.summary["load_gpus"].max() > 1:
         guarded(
             doc,
@@ -166,7 +167,7 @@ def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, m
             ),
         )
     inter = results.probe("interference")
-    curve = inter.only_files(*(f for p in ("loads", "rates") for f in step_files(inter, PARTS[p])[:1]))
+    curve = inter.only_files(*(f for p in ("loads", "rates") for f in step_files(inter, PARTS[p])))
     guarded(
         doc,
         "The traffic plot",
@@ -174,8 +175,9 @@ def _load_plots(doc: Document, parts: dict, results: Results, directory: Path, m
             save(
                 plots.slowdown_vs_traffic(curve if len(curve.summary) else main), directory, "interference_traffic.png"
             ),
-            "Slowdown against the GPU traffic measured during the sends, each point against its own run's SSB: "
-            "every kind at full rate from 1 and from all GPUs, and the write load at several rates (@rate)",
+            "Slowdown against the GPU traffic measured during the sends, each point against its own rounds' SSB "
+            "and pooled over its step's launches: every kind at full rate from 1 and from all GPUs, and the write "
+            "load at several rates (@rate)",
         ),
     )
     gpus = main.load_gpus()
@@ -239,6 +241,7 @@ def _paper_section(
         problems,
     ):
         return
+    drawn = every if every is not None else paper  # every launch, pooled
     doc.para(
         "Elis et al., Sec. 4.3: SSB (the GPU wrote the buffer and finished), PSB (it keeps writing the send "
         "buffer), PCB (a buffer right after it), P2AB (a buffer 2 MiB away), each the size of the message; "
@@ -248,30 +251,32 @@ def _paper_section(
         doc,
         "The send-time plot",
         lambda: doc.image(
-            save(plots.send_time(paper), directory, "interference_send_time.png"),
-            "MPI_Send time against message size, median with the p10-p90 band (as in Elis et al. 2024, Figures 6-11)",
+            save(plots.send_time(drawn), directory, "interference_send_time.png"),
+            "MPI_Send time against message size, median with the p10-p90 band of one launch, or the 95% interval "
+            "over several (as in Elis et al. 2024, Figures 6-11)",
         ),
     )
     guarded(
         doc,
         "The ratio plot",
         lambda: doc.image(
-            save(plots.ratio_to_ssb(paper), directory, "interference_ratio.png"),
+            save(plots.ratio_to_ssb(drawn), directory, "interference_ratio.png"),
             "Median MPI_Send time divided by the SSB median at the same size and access mode",
         ),
     )
 
     def table():
-        send = _rows(paper, "point", "send_time_ns").copy()
+        send = ratio_rows(drawn).explode("record_ids").rename(columns={"record_ids": "record_id"})
         send["size"] = send["size_bytes"].map(lambda b: size_label(int(b)))
         t = (
-            send.pivot_table(index=["access", "size_bytes", "size"], columns="layout", values="median", sort=True)
+            send.pivot_table(index=["access", "size_bytes", "size"], columns="layout", values="median_ns", sort=True)
             / 1000
         )
         t = t[[c for c in LAYOUT_ORDER if c in t.columns]]
-        noted = marked(send, ["access", "size_bytes"], [k[:2] for k in t.index], paper)
-        first = " (the first launch, as in the plots)" if every is not None and len(every.files) > 1 else ""
-        doc.para(f"Median MPI_Send time (µs) per point{first}:")
+        noted = marked(send, ["access", "size_bytes"], [k[:2] for k in t.index], drawn)
+        launches = int(send["launches"].max())
+        over = f" (the median over {launches} launches, as in the plots)" if launches > 1 else ""
+        doc.para(f"Median MPI_Send time (µs) per point{over}:")
         flagged_table(doc, t.reset_index().drop(columns="size_bytes"), noted)
 
     guarded(doc, "The table of send times", table)

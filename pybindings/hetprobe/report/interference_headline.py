@@ -6,7 +6,8 @@ median ratio with its interval. An interval wholly below 0.95 is a speed-up, rep
 find out why. Files from before the rounds have no interval: their worst median ratio is shown, as
 it was. Then the host's memory bandwidth, the paper's writer and the payload checks. Which point each
 row names, and the numbers beside it (the share of triad, the typical ratio), are chosen and computed
-once, in C++ (base/headline_choice.hpp, through _core); this module writes them in words."""
+once, in C++ (bench/interference/interference_headline.hpp over the run's aggregates, and
+base/headline_choice.hpp, through _core); this module writes them in words."""
 
 from __future__ import annotations
 
@@ -14,38 +15,14 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..data.loads import worst_slowdown
+from ..data.launches import headline
 from ..data.rates import is_full
 from ..data.results import Results, summary_rows as _rows
 from ..data.units import size_label
-from ..errors import UsageError
 from .notes import condition_warnings, warned
 from .parts import MARGIN, has_intervals, interference_parts, loaded, ratio_rows
 from .render import number
 from .texts import ci_clause, ci_text, gap_text, has_interval, how_text, point_text, ratio_text, short_text, time_text
-
-
-def _worst_load(parts: dict):
-    """(the worst load point, the Results it is in) over the loads and rates parts, or (None, None)."""
-    found = []
-    for name in ("loads", "rates"):
-        if name in parts:
-            try:
-                found.append((worst_slowdown(parts[name]), parts[name]))
-            except UsageError:  # no load point with an SSB baseline (a run that stopped early)
-                pass
-    worst = _core.largest_ratio([f[0]["slowdown"] for f in found])
-    return found[worst] if worst is not None else (None, None)
-
-
-def _judged(candidates: list) -> list:
-    """(part, pooled row)s as _core's headline choices take them: (ratio, (low, high) or None, effect or None)."""
-    out = []
-    for _, r in candidates:
-        low, high = r["ratio_ci95_low"], r["ratio_ci95_high"]
-        ci = (low, high) if has_interval(low, high) else None
-        out.append((r["ratio"], ci, r["effect"] if isinstance(r["effect"], str) else None))
-    return out
 
 
 def _near_ties(ties: list) -> str:
@@ -58,19 +35,18 @@ def _near_ties(ties: list) -> str:
     return "; as large within the noise: " + ", ".join(short_text(r) for r in ties[:3]) + more
 
 
-def _slowdown_row(quantity: str, candidates: list, every: dict) -> tuple | None:
-    """The headline of one set of (part, pooled row): the point _core.choose_slowdown names (the largest
-    slowdown its interval supports, else the largest median ratio) in words; None without points."""
-    choice = _core.choose_slowdown(_judged(candidates))
-    if choice is None:
+def _slowdown_row(quantity: str, pick: dict | None, pooled: pd.DataFrame, results: Results) -> tuple | None:
+    """The headline row of C++'s pick (_core.interference_headline: the largest slowdown its interval
+    supports, else the largest median ratio) in words; None without one."""
+    if pick is None:
         return None
-    part, row = candidates[choice["chosen"]]
+    row = pooled.iloc[pick["point"]]
     how = how_text(row)
-    if choice["verdict"] == "claimed":
+    if pick["verdict"] == "claimed":
         value = f"{ratio_text(row['ratio'])}× SSB{ci_clause(row)}: {point_text(row)}"
-        value += _near_ties([candidates[i][1] for i in choice["near_ties"]])
+        value += _near_ties([pooled.iloc[i] for i in pick["near_ties"]])
         how += f"; claimed: the interval lies wholly above {1 + MARGIN:g}"
-    elif choice["verdict"] == "within_noise":
+    elif pick["verdict"] == "within_noise":
         value = f"no slowdown beyond noise: the largest median ratio is {ratio_text(row['ratio'])}× SSB"
         value += f"{ci_clause(row)}, {point_text(row)}"
         how += f"; no point's interval lies wholly above {1 + MARGIN:g}"
@@ -78,23 +54,21 @@ def _slowdown_row(quantity: str, candidates: list, every: dict) -> tuple | None:
         value = f"no 95% interval to judge by: the largest median ratio is {ratio_text(row['ratio'])}× SSB, "
         value += point_text(row)
         how += "; an interval needs 6 rounds or more in one launch, or 3 launches or more"
-    return (quantity, value, how, warned(every[part], row["record_ids"])), row
+    return (quantity, value, how, warned(results, row["record_ids"])), row
 
 
-def _speedup_row(candidates: list, every: dict) -> tuple | None:
-    """Points whose interval lies wholly below 1 - MARGIN: the fastest (_core.choose_speedup), with the
-    note to find out why."""
-    up = _core.choose_speedup(_judged(candidates))
+def _speedup_row(up: dict | None, pooled: pd.DataFrame, results: Results) -> tuple | None:
+    """C++'s fastest claimed speed-up (an interval wholly below 1 - MARGIN), with the note to find out why."""
     if up is None:
         return None
-    part, row = candidates[up["fastest"]]
+    row = pooled.iloc[up["fastest"]]
     more = f"; {up['count']} points in all" if up["count"] > 1 else ""
     return (
         "MPI_Send speed-up under GPU traffic (not expected)",
         f"{ratio_text(row['ratio'])}× SSB{ci_clause(row)}: {point_text(row)}{more}",
         f"{how_text(row)}. GPU traffic is not expected to make a send faster: find out why (the SSB "
         "rounds' drift warning, the CPU's frequency and idle states, where the payload and the load buffers lie)",
-        warned(every[part], row["record_ids"]),
+        warned(results, row["record_ids"]),
     )
 
 
@@ -127,20 +101,11 @@ def _cold_idle_row(cold: pd.DataFrame, every: dict) -> tuple | None:
     )
 
 
-def _most_launched(tables: dict, parts: tuple) -> list[str]:
-    """Of these parts, those measured in the most launches (_core.most_launched_parts): by default the
-    loads step has 3 and the rate step 1, and the headline rests on the launches."""
-    present = [p for p in parts if p in tables]
-    return [present[i] for i in _core.most_launched_parts([tables[p]["launches"].tolist() for p in present])]
-
-
-def _judged_headline(every: dict, tables: dict) -> tuple[list, object]:
+def _judged_headline(picks: dict, pooled: pd.DataFrame, results: Results, every: dict, tables: dict) -> tuple:
     """The rows of a run measured in rounds: warm slowdown, cold sends, speed-ups; and the warm row
     the headline names (for the host memory row's share of triad), or None."""
     rows, chosen = [], None
-    warm = [(p, r) for p in _most_launched(tables, ("loads", "rates")) for _, r in loaded(tables[p]).iterrows()]
-    cold = [("cold", r) for _, r in loaded(tables["cold"]).iterrows()] if "cold" in tables else []
-    found = _slowdown_row("MPI_Send slowdown under GPU traffic", warm, every)
+    found = _slowdown_row("MPI_Send slowdown under GPU traffic", picks["warm"], pooled, results)
     if found:
         rows.append(found[0])
         chosen = found[1]
@@ -148,13 +113,23 @@ def _judged_headline(every: dict, tables: dict) -> tuple[list, object]:
         idle = _cold_idle_row(tables["cold"], every)
         if idle:
             rows.append(idle)
-        found = _slowdown_row("Cold MPI_Send slowdown under GPU traffic", cold, every)
+        found = _slowdown_row("Cold MPI_Send slowdown under GPU traffic", picks["cold"], pooled, results)
         if found:
             rows.append(found[0])
-    up = _speedup_row(warm + cold, every)
+    up = _speedup_row(picks["speedup"], pooled, results)
     if up:
         rows.append(up)
     return rows, chosen
+
+
+def headline_picks(results: Results) -> tuple[dict | None, pd.DataFrame]:
+    """C++'s interference headline of `results` (_core.interference_headline) and the pooled rows its
+    picks index; the warm steps are the run's loads and rates parts, the cold its cold part."""
+    every = interference_parts(results, launches=True)
+    steps = {p: list(dict.fromkeys(ratio_rows(every[p])["step"])) for p in ("loads", "rates", "cold") if p in every}
+    inter = results.probe("interference")
+    picks = headline(inter, steps.get("loads", []) + steps.get("rates", []), steps.get("cold", []))
+    return picks, inter.interference_ratios()
 
 
 def interference_headline(results: Results) -> list[tuple[str, str, str, list[str]]]:
@@ -162,31 +137,31 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     parts = interference_parts(results)
     every = interference_parts(results, launches=True)
     tables = {p: ratio_rows(every[p]) for p in ("loads", "rates", "cold", "paper") if p in every}
-    rounds = any(has_intervals(t) for t in tables.values())
+    picks, pooled = headline_picks(results)
+    inter = results.probe("interference")
     traffic, whose = None, "the worst point's"
-    if rounds:
-        judged, chosen = _judged_headline(every, tables)
+    if picks is not None and picks["judged"]:
+        judged, chosen = _judged_headline(picks, pooled, inter, every, tables)
         rows += judged
         if chosen is not None:
             traffic, whose = chosen["traffic_gbs"], "the headline point's"
-    else:  # files from before the rounds: the worst median ratio, as it was shown then
-        worst, where = _worst_load(parts)
-        if worst is not None:
-            gpus = int(worst["load_gpus"])
-            rate = "" if is_full(worst["load_rate"]) else f" at rate {worst['load_rate']}"
-            rows.append(
-                (
-                    "Worst MPI_Send slowdown under GPU traffic",
-                    f"{ratio_text(worst['slowdown'])}× SSB: {worst['load_kind']} from {gpus} "
-                    f"GPU{'s' if gpus > 1 else ''}"
-                    f"{rate}, {number(worst['traffic_during_send_gbs'])} GB/s during the send, "
-                    f"{size_label(int(worst['size_bytes']))}",
-                    f"{worst['layout']}, {worst['access']} access; medians of {int(worst['n'])} sends, each ÷ the "
-                    "SSB median at its size",
-                    warned(where, [worst["record_id"]]),
-                )
+    elif picks is not None and picks["worst"] is not None:  # files from before the rounds: the worst median ratio
+        worst = pooled.iloc[picks["worst"]]
+        gpus = int(worst["load_gpus"])
+        rate = "" if is_full(worst["load_rate"]) else f" at rate {worst['load_rate']}"
+        rows.append(
+            (
+                "Worst MPI_Send slowdown under GPU traffic",
+                f"{ratio_text(worst['ratio'])}× SSB: {worst['load_kind']} from {gpus} "
+                f"GPU{'s' if gpus > 1 else ''}"
+                f"{rate}, {number(worst['traffic_gbs'])} GB/s during the send, "
+                f"{size_label(int(worst['size_bytes']))}",
+                f"{worst['layout']}, {worst['access']} access; medians of {int(worst['n'])} sends, each ÷ the "
+                "SSB median at its size",
+                warned(inter, worst["record_ids"]),
             )
-            traffic = worst["traffic_during_send_gbs"]
+        )
+        traffic = worst["traffic_gbs"]
     triad = _rows(results, "host_memory", "triad_gbs")
     if len(triad):
         t = triad.iloc[0]

@@ -9,6 +9,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from .. import _core
 from ..data.converters import paper_config
 from ..data.jsonl import is_results_file
 from ..data.results import Results
@@ -25,7 +26,7 @@ PARTS = {
 }
 
 
-MARGIN = 0.05  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)
+MARGIN = _core.effect_margin  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)
 
 
 def step_files(results: Results, step: str) -> list[str]:

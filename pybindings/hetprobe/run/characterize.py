@@ -45,9 +45,11 @@ import time
 from pathlib import Path
 
 from ..data.jsonl import results_files
+from ..data.launches import headline as interference_headline
 from ..data.load import load
 from ..data.paths import FileKind, file_kind
 from ..data.results import Results
+from ..data.run_steps import COLD, LOADS, RATES
 from ..data.steps import family, launch_name
 from ..errors import UsageError
 from ..node import gpus as gpu_table, verdict as node_verdict
@@ -212,6 +214,7 @@ def characterize(
             run.launches[step.probe] = step.launch
         _run_and_record(run, step, show, timeout_s, start)
     _judge(run, baseline, options, node, show, timeout_s, start, gpu_launches)
+    run.headline = _headline_numbers(directory)
     write_manifest(run)
     if report:
         from ..report.write import write_report  # matplotlib is only needed here
@@ -223,6 +226,17 @@ def characterize(
         run.report_s = time.monotonic() - start - run.wall_s
         write_manifest(run)
     return run
+
+
+def _headline_numbers(directory: Path) -> dict | None:
+    """The interference headline's numbers (value, interval, effect, point; C++ chooses them over the
+    run's aggregates) for characterize.json, which a site's dashboard or check reads without parsing
+    text; None without interference points."""
+    try:
+        picks = interference_headline(load(directory, errors="skip").probe("interference"), [LOADS, RATES], [COLD])
+    except UsageError:  # a record C++ cannot read: the report names it
+        return None
+    return picks["numbers"] if picks is not None else None
 
 
 def _run_and_record(run: Run, step: Step, show: Progress, timeout_s, start: float) -> None:

@@ -47,6 +47,7 @@ class Run:
     compare_error: str | None = None  # why the per-GPU table could not be built
     launches: dict = field(default_factory=dict)  # {interference step: its launches run}
     launches_asked: int | None = None  # --launches; None: the default (DEFAULT_LAUNCHES)
+    headline: dict | None = None  # the interference headline's numbers (C++'s headline_numbers)
 
     def outside_baseline(self) -> list[dict]:
         return [a for a in self.anomalies if a["reference_kind"] == "baseline"]
@@ -83,6 +84,7 @@ class Run:
             "tolerance": self.tolerance,
             "per_gpu": self.per_gpu,
             "verdict": self.verdict,
+            "headline": self.headline,
             "anomalies": self.anomalies,
             **({"baseline": self.baseline} if self.baseline else {}),
             **({"compare_error": self.compare_error} if self.compare_error else {}),

@@ -1,0 +1,92 @@
+#include "bench/aggregate/pooled_reading.hpp"
+
+#include <algorithm>
+
+namespace hetprobe {
+
+namespace {
+
+// The launches' values, the median of those that have one, their min and max.
+PooledReading spread_of(const std::vector<LaunchReading>& launches) {
+  PooledReading out;
+  std::vector<double> have;
+  for (const LaunchReading& l : launches) {
+    out.per_launch.push_back(l.value);
+    if (l.value) have.push_back(*l.value);
+  }
+  if (have.empty()) return out;
+  out.median = summarize(have).median;
+  out.min = *std::min_element(have.begin(), have.end());
+  out.max = *std::max_element(have.begin(), have.end());
+  return out;
+}
+
+std::vector<double> values_of(const PooledReading& r) {
+  std::vector<double> v;
+  for (const auto& x : r.per_launch)
+    if (x) v.push_back(*x);
+  return v;
+}
+
+bool all_positive(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+}
+
+void set_interval(PooledReading& r, const std::optional<Interval>& ci, IntervalOver over) {
+  r.ci95 = ci;
+  r.ci95_over = ci ? std::optional(over) : std::nullopt;
+}
+
+}  // namespace
+
+PooledReading pool_reading(const std::vector<LaunchReading>& launches) {
+  PooledReading out = spread_of(launches);
+  const std::vector<double> v = values_of(out);
+  if (launches.size() == 1 && out.median) {
+    set_interval(out, launches.front().ci95, launches.front().ci95_over);
+  } else if (v.size() >= 3 && all_positive(v)) {
+    set_interval(out, pool_launch_ratios(v).ci95, IntervalOver::launches);
+  }
+  return out;
+}
+
+std::vector<PooledReading> pool_ratios(const std::vector<std::vector<LaunchReading>>& points) {
+  std::vector<PooledReading> out;
+  std::vector<std::vector<double>> pooled;  // the points of several launches with ratios, for the pool
+  std::vector<std::size_t> pooled_at;       // their places in `out`
+  for (const std::vector<LaunchReading>& launches : points) {
+    out.push_back(spread_of(launches));
+    PooledReading& r = out.back();
+    if (launches.size() == 1) {
+      if (r.median) set_interval(r, launches.front().ci95, launches.front().ci95_over);
+    } else if (std::vector<double> v = values_of(r); !v.empty() && all_positive(v)) {
+      pooled.push_back(std::move(v));
+      pooled_at.push_back(out.size() - 1);
+    }
+  }
+  const std::vector<PooledRatio> p = pooled.empty() ? std::vector<PooledRatio>{} : pool_launch_points(pooled);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    PooledReading& r = out[pooled_at[i]];
+    r.median = p[i].median;
+    set_interval(r, p[i].ci95, IntervalOver::launches);
+  }
+  for (PooledReading& r : out)
+    if (r.ci95) r.effect = classify_ratio(*r.ci95);
+  return out;
+}
+
+Json to_json(const PooledReading& r, bool ratio) {
+  const auto number = [](const std::optional<double>& x) { return x ? Json(*x) : Json(); };
+  Json per_launch = Json::array();
+  for (const auto& x : r.per_launch) per_launch.push_back(number(x));
+  Json out{{"median", number(r.median)},
+           {"ci95", r.ci95 ? Json{r.ci95->low, r.ci95->high} : Json()},
+           {"ci95_over", r.ci95_over ? Json(to_string(*r.ci95_over)) : Json()}};
+  if (ratio) out["effect"] = r.effect ? Json(to_string(*r.effect)) : Json();
+  out["min"] = number(r.min);
+  out["max"] = number(r.max);
+  out["per_launch"] = std::move(per_launch);
+  return out;
+}
+
+}  // namespace hetprobe
