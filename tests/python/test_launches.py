@@ -252,8 +252,10 @@ def test_the_headline_numbers_are_the_records_own(tmp_path):
     the launches read as the paper's step too, the typical ratio (each point's median over the
     launches, then the median over the points)."""
     directory = _run_dir(tmp_path)
-    for path in list(directory.iterdir()):
-        shutil.copyfile(path, directory / path.name.replace("interference", "interference-paper"))
+    for path in list(directory.iterdir()):  # the paper's step: another command (--paper), the same points
+        records = jsonl_records(path)
+        records[0]["config"]["paper"] = True
+        write_jsonl(directory / path.name.replace("interference", "interference-paper"), records)
     launches = [jsonl_records(ROUNDS / f"interference-{k}.jsonl.gz") for k in (1, 2, 3)]
     triad = next(r["best_triad_gbs"] for r in launches[0] if r["record"] == "host_memory")  # the first launch's
     points: dict = {}
@@ -356,6 +358,7 @@ def test_the_headline_rests_on_the_step_with_the_most_launches(tmp_path):
     launches, so a large claimed ratio there does not outrank the loads step's three launches."""
     directory = _run_dir(tmp_path)
     records = jsonl_records(ROUNDS / "interference-1.jsonl.gz")
+    records[0]["config"]["load_rates"] = ["0.5", "1"]  # the rate step: another command than the loads'
     for record in records:
         if record.get("record") == "point" and record["size_bytes"] == 64 << 10 and record["load_kind"] == "read":
             _set_ratio(record, 1.5, half_width=0.01)
