@@ -25,6 +25,9 @@ std::optional<double> number_at(const RecordRef& r, std::string_view path) {
   return v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
 }
 
+// A launch's value with no interval of its own.
+LaunchReading value_only(std::optional<double> value) { return {value, std::nullopt, IntervalOver::rounds}; }
+
 // An interval field ([low, high]) of a record, where it has one.
 std::optional<Interval> interval_at(const RecordRef& r, std::string_view path) {
   const Json* v = find_field(r, path);
@@ -39,7 +42,7 @@ std::optional<Interval> interval_at(const RecordRef& r, std::string_view path) {
 LaunchReading time_reading(const RecordRef& r, const std::string& summary) {
   const Json* s = find_field(r, summary);
   if (s == nullptr || !s->is_object()) return {};
-  LaunchReading out{number_at(r, summary + ".median")};
+  LaunchReading out = value_only(number_at(r, summary + ".median"));
   for (const auto& [list, over] : {std::pair{".round_medians", IntervalOver::rounds}, {".samples", IntervalOver::samples}})
     if (const Json* v = find_field(r, summary + list); v != nullptr && v->is_array()) {
       out.ci95 = median_ci95(number_list(r, summary + list, "a list of numbers (ns)"));
@@ -57,7 +60,7 @@ AggregateKey key_of(std::size_t series, const RecordRef& r) {
 // The key of the SSB point that a point's ratio is to: the same size, access and sends.
 AggregateKey ssb_key(AggregateKey key) {
   PointKey& k = std::get<1>(key);
-  k = PointKey{k.size, Layout::SSB, k.access};
+  k = PointKey{k.size, Layout::SSB, k.access, LoadKind::none, 0, std::nullopt};
   return key;
 }
 
@@ -68,8 +71,8 @@ LaunchReading ratio_reading(const RecordRef& r, const std::optional<double>& ssb
   if (const auto paired = number_at(r, "ratio_to_ssb_median"))
     return {paired, interval_at(r, "ratio_to_ssb_ci95"), IntervalOver::rounds};
   const auto median = number_at(r, "send_time_ns.median");
-  if (median && ssb_median && *ssb_median > 0) return {*median / *ssb_median};
-  return {};
+  if (median && ssb_median && *ssb_median > 0) return value_only(*median / *ssb_median);
+  return value_only(std::nullopt);
 }
 
 struct PointLaunch {
@@ -149,9 +152,9 @@ std::vector<InterferenceAggregate> aggregate_interference(const std::vector<Resu
       send.push_back(time_reading(r, "send_time_ns"));
       warm.push_back(time_reading(r, "warm_send_time_ns"));
       const auto paired_ssb = number_at(r, "ssb_send_time_ns_median");
-      ssb.push_back(a.key.layout == Layout::SSB ? send.back() : LaunchReading{paired_ssb ? paired_ssb : launch_ssb});
+      ssb.push_back(a.key.layout == Layout::SSB ? send.back() : value_only(paired_ssb ? paired_ssb : launch_ssb));
       const Json t = traffic_gbs(r);
-      traffic.push_back({t.is_number() ? std::optional(t.get<double>()) : std::nullopt});
+      traffic.push_back(value_only(t.is_number() ? std::optional(t.get<double>()) : std::nullopt));
     }
     a.send_time_ns = pool_reading(send);
     a.ssb_send_time_ns = pool_reading(ssb);

@@ -88,3 +88,10 @@ def test_characterize_json_has_the_headline_as_numbers(host_run):
     assert warm["launches"] == row["launches"] == 3 and warm["interval_over"] == row["ratio_ci95_over"] == "launches"
     summary = (directory / "summary.txt").read_text()
     assert f"{_core.number_text(warm['value'])}× SSB" in summary
+
+
+def test_the_headline_table_takes_a_run_directory(host_run):
+    directory, _ = host_run
+    by_path = hetprobe.headline_table(directory)
+    assert by_path.equals(hetprobe.headline_table(hetprobe.load(directory)))
+    assert "MPI_Send slowdown under GPU traffic" in set(by_path["quantity"])

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .. import _core  # the compiled module: the headline's choices are made once, in C++
 from ..data.results import Results, summary_rows as _rows
+from ..data.run_steps import as_results
 from ..data.select import pick_setup
 from .interference_headline import interference_headline
 from .notes import MARK, conditions_by_warning, warned, warned_suffix
@@ -43,9 +44,12 @@ def headline(doc: Document, results: Results) -> list[str]:
     return lines
 
 
-def headline_table(results: Results, warnings: bool = False) -> pd.DataFrame:
-    """The headline numbers of a run as text: columns quantity, value (with its unit), how (measured);
-    with ``warnings=True`` also warnings, the list of warnings that apply to each number."""
+def headline_table(results, warnings: bool = False) -> pd.DataFrame:
+    """The headline numbers of a run (a Results, a run directory or results files) as text: columns
+    quantity, value (with its unit), how (measured); with ``warnings=True`` also warnings, the list of
+    warnings that apply to each number. The numbers of the interference headline, as numbers, are
+    characterize.json's "headline"."""
+    results = as_results(results)
     rows: list[tuple[str, str, str, list[str]]] = []
     rt = pick_setup(_rows(results, "roundtrip", "roundtrip_ns"))
     host_rt = rt[rt["direction"] == "cpu-gpu-cpu"].dropna(subset=["median"]) if len(rt) else rt
