@@ -35,12 +35,12 @@ struct RecordAt {
 };
 
 struct Launch {
-  std::string step;         // of the file its header is in
-  std::size_t series = 0;   // launches of one command share one: 0, 1, ... in the order first seen
-  std::size_t number = 0;   // 1, 2, ... within its series, in the order given
-  std::size_t file = 0;     // files[file]
-  std::size_t begin = 0;    // its header's index in that file's records
-  std::size_t end = 0;      // one past its last record (a resumed segment's included)
+  std::string step;        // of the file its header is in
+  std::size_t series = 0;  // launches of one command share one: 0, 1, ... in the order first seen
+  std::size_t number = 0;  // 1, 2, ... within its series, in the order given
+  std::size_t file = 0;    // files[file]
+  std::size_t begin = 0;   // its header's index in that file's records
+  std::size_t end = 0;     // one past its last record (a resumed segment's included)
 };
 
 // The launches in `files` of `probe`, in the order given (a segment of

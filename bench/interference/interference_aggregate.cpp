@@ -43,7 +43,8 @@ LaunchReading time_reading(const RecordRef& r, const std::string& summary) {
   const Json* s = find_field(r, summary);
   if (s == nullptr || !s->is_object()) return {};
   LaunchReading out = value_only(number_at(r, summary + ".median"));
-  for (const auto& [list, over] : {std::pair{".round_medians", IntervalOver::rounds}, {".samples", IntervalOver::samples}})
+  for (const auto& [list, over] :
+       {std::pair{".round_medians", IntervalOver::rounds}, {".samples", IntervalOver::samples}})
     if (const Json* v = find_field(r, summary + list); v != nullptr && v->is_array()) {
       out.ci95 = median_ci95(number_list(r, summary + list, "a list of numbers (ns)"));
       out.ci95_over = over;
@@ -86,7 +87,7 @@ std::vector<InterferenceAggregate> aggregate_interference(const std::vector<Resu
   std::vector<AggregateKey> order;
   std::map<AggregateKey, std::vector<PointLaunch>> found;
   std::map<std::size_t, const Launch*> first_of;  // series -> its first launch
-  std::map<RecordAt, double> ssb_of;  // a point's SSB median in its own launch, where it has one
+  std::map<RecordAt, double> ssb_of;              // a point's SSB median in its own launch, where it has one
   const std::vector<Launch> launches = run_launches(files, "interference");
   for (const Launch& l : launches) {
     first_of.emplace(l.series, &l);
@@ -145,10 +146,10 @@ std::vector<InterferenceAggregate> aggregate_interference(const std::vector<Resu
       a.n += field_or<std::int64_t>(r, "n", 0);
       if (const std::string s = field_or<std::string>(r, "status", "ok"); s != "ok" && a.status == "ok") a.status = s;
       const auto own_ssb = ssb_of.find(p.at);
-      const std::optional<double> launch_ssb =
-          own_ssb != ssb_of.end() ? std::optional(own_ssb->second) : std::nullopt;
+      const std::optional<double> launch_ssb = own_ssb != ssb_of.end() ? std::optional(own_ssb->second) : std::nullopt;
       ratio.push_back(ratio_reading(r, launch_ssb));
-      cold.push_back({number_at(r, "cold_over_warm_median"), interval_at(r, "cold_over_warm_ci95"), IntervalOver::rounds});
+      cold.push_back({number_at(r, "cold_over_warm_median"), interval_at(r, "cold_over_warm_ci95"),
+                      IntervalOver::rounds});
       send.push_back(time_reading(r, "send_time_ns"));
       warm.push_back(time_reading(r, "warm_send_time_ns"));
       const auto paired_ssb = number_at(r, "ssb_send_time_ns_median");
@@ -203,7 +204,8 @@ Json aggregate_record(const InterferenceAggregate& a, const std::vector<ResultsF
               {"load_rate", a.load_rate},
               {"send_mode", a.send_mode},
               {"writer_side", a.writer_side},
-              {"gap", {{"label", a.gap_label}, {"kind", a.gap_kind}, {"bytes", a.gap_bytes ? Json(*a.gap_bytes) : Json()}}},
+              {"gap",
+               {{"label", a.gap_label}, {"kind", a.gap_kind}, {"bytes", a.gap_bytes ? Json(*a.gap_bytes) : Json()}}},
               {"launches", a.launches.size()},
               {"launch_numbers", launches},
               {"files", names},

@@ -19,23 +19,23 @@
 namespace hetprobe {
 
 struct InterferenceAggregate {
-  std::string step;        // the step of its series' first launch
-  std::size_t series = 0;  // run_launches' series
+  std::string step;            // the step of its series' first launch
+  std::size_t series = 0;      // run_launches' series
   Json host, backend, device;  // of the first launch's header (device: its name)
   PointKey key;
-  Json load_rate;                        // the rate's label as the first launch's record has it (null: SSB)
-  Json send_mode, writer_side;           // as the records wrote them
+  Json load_rate;                                  // the rate's label as the first launch's record has it (null: SSB)
+  Json send_mode, writer_side;                     // as the records wrote them
   std::string gap_label = "0", gap_kind = "none";  // --gap's label and kind ("none": back to back)
-  std::optional<double> gap_bytes;       // a sweep's
-  std::vector<std::size_t> launches;     // the launch numbers it was measured in
-  std::vector<RecordAt> records;         // each of those launches' record
-  std::optional<std::int64_t> rounds, reps;  // of the first launch
-  std::int64_t n = 0;                    // timed sends, all launches together
-  std::string status = "ok";             // the first status that is not "ok"
-  PooledReading ratio_to_ssb;            // none for SSB
-  PooledReading cold_over_warm;          // with a --gap
+  std::optional<double> gap_bytes;                 // a sweep's
+  std::vector<std::size_t> launches;               // the launch numbers it was measured in
+  std::vector<RecordAt> records;                   // each of those launches' record
+  std::optional<std::int64_t> rounds, reps;        // of the first launch
+  std::int64_t n = 0;                              // timed sends, all launches together
+  std::string status = "ok";                       // the first status that is not "ok"
+  PooledReading ratio_to_ssb;                      // none for SSB
+  PooledReading cold_over_warm;                    // with a --gap
   PooledReading send_time_ns, ssb_send_time_ns, warm_send_time_ns;
-  PooledReading traffic_gbs;             // GB/s the loads moved during the sends
+  PooledReading traffic_gbs;  // GB/s the loads moved during the sends
 };
 
 // Every interference point of `files`, pooled per series (launches of one

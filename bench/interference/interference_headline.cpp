@@ -75,7 +75,8 @@ namespace {
 
 Json number(const std::optional<double>& x) { return x ? Json(*x) : Json(); }
 
-Json pick_numbers(const std::string& quantity, const InterferenceAggregate& a, const std::optional<HeadlineVerdict>& v) {
+Json pick_numbers(const std::string& quantity, const InterferenceAggregate& a,
+                  const std::optional<HeadlineVerdict>& v) {
   const PooledReading& r = a.ratio_to_ssb;
   return {{"quantity", quantity},
           {"verdict", v ? Json(to_string(*v)) : Json()},
@@ -103,15 +104,16 @@ Json pick_numbers(const std::string& quantity, const InterferenceAggregate& a, c
 
 Json headline_numbers(const InterferenceHeadline& h, const std::vector<InterferenceAggregate>& a) {
   Json out = Json::object();
-  out["warm"] = h.warm ? pick_numbers("MPI_Send slowdown under GPU traffic", a[h.warm->point], h.warm->verdict) : Json();
-  out["cold"] =
-      h.cold ? pick_numbers("Cold MPI_Send slowdown under GPU traffic", a[h.cold->point], h.cold->verdict) : Json();
-  out["speedup"] = h.speedup ? pick_numbers("MPI_Send speed-up under GPU traffic (not expected)",
-                                            a[h.speedup->fastest], std::nullopt)
+  out["warm"] = h.warm ? pick_numbers("MPI_Send slowdown under GPU traffic", a[h.warm->point], h.warm->verdict)
+                       : Json();
+  out["cold"] = h.cold ? pick_numbers("Cold MPI_Send slowdown under GPU traffic", a[h.cold->point], h.cold->verdict)
+                       : Json();
+  out["speedup"] = h.speedup ? pick_numbers("MPI_Send speed-up under GPU traffic (not expected)", a[h.speedup->fastest],
+                                            std::nullopt)
                              : Json();
   if (h.speedup) out["speedup"]["count"] = h.speedup->count;
-  out["worst"] =
-      h.worst ? pick_numbers("Worst MPI_Send slowdown under GPU traffic", a[*h.worst], std::nullopt) : Json();
+  out["worst"] = h.worst ? pick_numbers("Worst MPI_Send slowdown under GPU traffic", a[*h.worst], std::nullopt)
+                         : Json();
   return out;
 }
 

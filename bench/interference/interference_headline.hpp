@@ -37,11 +37,11 @@ struct SpeedupPick {
 };
 
 struct InterferenceHeadline {
-  bool judged = false;                   // measured in rounds: picks by intervals, else `worst`
-  std::vector<std::string> warm_steps;   // the warm steps of the most launches, which the warm pick is over
+  bool judged = false;                  // measured in rounds: picks by intervals, else `worst`
+  std::vector<std::string> warm_steps;  // the warm steps of the most launches, which the warm pick is over
   std::optional<SlowdownPick> warm, cold;
-  std::optional<SpeedupPick> speedup;    // over the warm and cold candidates
-  std::optional<std::size_t> worst;      // before the rounds: the largest ratio of the warm steps' points
+  std::optional<SpeedupPick> speedup;  // over the warm and cold candidates
+  std::optional<std::size_t> worst;    // before the rounds: the largest ratio of the warm steps' points
 };
 
 // The headline of these aggregates. Candidates are the load points (not SSB)

@@ -75,8 +75,10 @@ def test_characterize_json_has_the_headline_as_numbers(host_run):
     directory, _ = host_run
     warm = json.loads((directory / "characterize.json").read_text())["headline"]["warm"]
     assert warm["unit"] == "ratio to SSB" and warm["verdict"] in ("claimed", "within_noise", "no_interval")
-    pooled = hetprobe.load(directory).interference_ratios().set_index(
-        ["step", "size_bytes", "layout", "access", "load_kind", "load_gpus"]
+    pooled = (
+        hetprobe.load(directory)
+        .interference_ratios()
+        .set_index(["step", "size_bytes", "layout", "access", "load_kind", "load_gpus"])
     )
     point = warm["point"]
     row = pooled.loc[tuple(point[k] for k in ("step", "size_bytes", "layout", "access", "load_kind", "load_gpus"))]

@@ -76,8 +76,8 @@ TEST(RunLaunches, SegmentsResumedAndMergedAreLaunchesOfTheirCommand) {
 
 TEST(InterferenceAggregate, OneLaunchKeepsItsOwnIntervalThreePoolTheirs) {
   const Interval own{1.02, 1.2};
-  std::vector<ResultsFile> one = {file("interference.jsonl", {header(1), point("SSB", 1000, {}),
-                                                              point("P2AB", 1100, 1.1, own)})};
+  std::vector<ResultsFile> one = {
+      file("interference.jsonl", {header(1), point("SSB", 1000, {}), point("P2AB", 1100, 1.1, own)})};
   const std::vector<InterferenceAggregate> a = aggregate_interference(one);
   ASSERT_EQ(a.size(), 2u);
   const PooledReading& r = a[1].ratio_to_ssb;
@@ -136,9 +136,10 @@ TEST(InterferenceAggregate, AMalformedPointIsNamed) {
 }
 
 TEST(InterferenceAggregate, TheRecordNamesItsStepLaunchesAndFiles) {
-  const std::vector<ResultsFile> f = {
-      file("interference.jsonl", {header(1), point("SSB", 1000, {}), point("P2AB", 1100, 1.1)}),
-      file("interference.launch2.jsonl", {header(2), point("SSB", 1000, {}), point("P2AB", 1200, 1.2)})};
+  const std::vector<ResultsFile> f = {file("interference.jsonl",
+                                           {header(1), point("SSB", 1000, {}), point("P2AB", 1100, 1.1)}),
+                                      file("interference.launch2.jsonl",
+                                           {header(2), point("SSB", 1000, {}), point("P2AB", 1200, 1.2)})};
   const std::vector<InterferenceAggregate> a = aggregate_interference(f);
   const Json r = aggregate_record(a[1], f);
   EXPECT_EQ(r["record"], "aggregate");
@@ -166,8 +167,8 @@ std::vector<ResultsFile> characterized() {
                           point("PCB", 1020, 1.0 + 0.01 * k, {{0.9, 1.1}})}));
   Json rates = header(7);
   rates["config"]["load_rates"] = {"0.5", "1"};  // another command than the loads'
-  files.push_back(
-      file("interference-rate.jsonl", {rates, point("SSB", 1000, {}), point("P2AB", 1900, 1.9, {{1.8, 2.0}})}));
+  files.push_back(file("interference-rate.jsonl",
+                       {rates, point("SSB", 1000, {}), point("P2AB", 1900, 1.9, {{1.8, 2.0}})}));
   files.push_back(file("interference-cold.jsonl",
                        {header(8, "2ms"), point("SSB", 3000, {}), point("P2AB", 2700, 0.9, {{0.85, 0.93}})}));
   return files;
@@ -185,7 +186,7 @@ TEST(InterferenceHeadline, TheClaimedSlowdownOfTheMostLaunchedWarmStep) {
   EXPECT_EQ(h.warm->verdict, HeadlineVerdict::claimed);
   ASSERT_TRUE(h.cold);
   EXPECT_EQ(h.cold->verdict, HeadlineVerdict::within_noise);  // 0.9 is no slowdown
-  ASSERT_TRUE(h.speedup);  // the cold point's interval lies wholly below 0.95
+  ASSERT_TRUE(h.speedup);                                     // the cold point's interval lies wholly below 0.95
   EXPECT_EQ(a[h.speedup->fastest].step, "interference-cold");
   const Json n = headline_numbers(h, a);
   EXPECT_DOUBLE_EQ(n["warm"]["value"].get<double>(), 1.31);
