@@ -380,15 +380,23 @@ def test_a_slowed_device_is_outside_the_baseline(two_gpus, tmp_path):
     """The same 2 devices, device 1 made 4 times slower (HETPROBE_HOST_SLOW): exit 1, device 1's bandwidths
     outside the baseline. The slowed device's name says so; the check compares the model without that mark."""
     directory, _ = two_gpus
-    run = tmp_path / "run"
-    done = characterize(
-        run, 2, "--skip", "clock,interference", "--baseline", str(directory), env={"HETPROBE_HOST_SLOW": "1:4"}
-    )
-    assert done.returncode == 1, done.stdout + done.stderr
-    manifest = json.loads((run / "characterize.json").read_text())
-    outside = {(a["gpu"], a["metric"]) for a in manifest["anomalies"] if a["reference_kind"] == "baseline"}
+    for attempt in (1, 2):
+        run = tmp_path / f"run-{attempt}"
+        done = characterize(
+            run, 2, "--skip", "clock,interference", "--baseline", str(directory), env={"HETPROBE_HOST_SLOW": "1:4"}
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        manifest = json.loads((run / "characterize.json").read_text())
+        outside = {(a["gpu"], a["metric"]) for a in manifest["anomalies"] if a["reference_kind"] == "baseline"}
+        if {g for g, _ in outside} == {1}:
+            break
+        # The host devices share this machine's CPUs and memory with CI's parallel build: where its load
+        # moved between the module's baseline and this run, device 0 can fall outside too. Once, the
+        # baseline is measured again just before the run; a device 0 outside it then is a false flag.
+        directory = tmp_path / "baseline"
+        assert characterize(directory, 2, "--skip", "interference").returncode == 0
     assert {(1, metric) for metric in BANDWIDTHS} <= outside, manifest["anomalies"]
-    assert {g for g, _ in outside} == {1}
+    assert {g for g, _ in outside} == {1}, manifest["anomalies"]
     assert manifest["baseline"]["within_tolerance"] is False and manifest["baseline"]["baseline_launches"] == 2
     assert "OUTSIDE TOLERANCE: GPU 1: write kernel into pinned memory" in done.stdout
     assert "Against the baseline" in (run / "report.md").read_text()
