@@ -43,6 +43,15 @@ RecordsAsFiles as_files(const PythonRecords& records) {
   return out;
 }
 
+// An aggregate as a record, with the ids of the records it came from.
+Json aggregate_with_ids(const InterferenceAggregate& a, const RecordsAsFiles& in) {
+  Json record = aggregate_record(a, in.files);
+  Json ids = Json::array();
+  for (const RecordAt& at : a.records) ids.push_back(in.ids.at(at));
+  record["record_ids"] = std::move(ids);
+  return record;
+}
+
 // The pick's fields as Python reads them (indices into the aggregates).
 py::object pick_object(const std::optional<SlowdownPick>& pick) {
   if (!pick) return py::none();
@@ -72,13 +81,8 @@ void bind_aggregate(py::module_& m, py::object (*to_python)(const Json&)) {
       [to_python](const PythonRecords& records) {
         const RecordsAsFiles in = as_files(records);
         Json out = Json::array();
-        for (const InterferenceAggregate& a : aggregate_interference(in.files)) {
-          Json record = aggregate_record(a, in.files);
-          Json ids = Json::array();
-          for (const RecordAt& at : a.records) ids.push_back(in.ids.at(at));
-          record["record_ids"] = std::move(ids);
-          out.push_back(std::move(record));
-        }
+        for (const InterferenceAggregate& a : aggregate_interference(in.files))
+          out.push_back(aggregate_with_ids(a, in));
         return to_python(out);
       },
       py::arg("records"),
@@ -103,13 +107,16 @@ void bind_aggregate(py::module_& m, py::object (*to_python)(const Json&)) {
                                  : py::object(py::none());
         d["worst"] = h.worst ? py::object(py::int_(*h.worst)) : py::object(py::none());
         d["numbers"] = to_python(headline_numbers(h, a));
+        Json aggregates = Json::array();
+        for (const InterferenceAggregate& x : a) aggregates.push_back(aggregate_with_ids(x, in));
+        d["aggregates"] = to_python(aggregates);
         return d;
       },
       py::arg("records"), py::arg("warm_steps"), py::arg("cold_steps"),
       "The interference headline of these records (as interference_aggregates takes them), chosen once in C++ "
       "(bench/interference/interference_headline.hpp): {judged, warm_steps, warm and cold: {point, verdict, "
       "near_ties} or None, speedup: {fastest, count} or None, worst: a point or None, numbers: "
-      "headline_numbers}; points are indices into interference_aggregates' list");
+      "headline_numbers, aggregates: interference_aggregates' list, which the points index}");
 }
 
 }  // namespace hetprobe

@@ -76,15 +76,14 @@ std::vector<PooledReading> pool_ratios(const std::vector<std::vector<LaunchReadi
 }
 
 Json to_json(const PooledReading& r, bool ratio) {
-  const auto number = [](const std::optional<double>& x) { return x ? Json(*x) : Json(); };
   Json per_launch = Json::array();
-  for (const auto& x : r.per_launch) per_launch.push_back(number(x));
-  Json out{{"median", number(r.median)},
+  for (const auto& x : r.per_launch) per_launch.push_back(json_or_null(x));
+  Json out{{"median", json_or_null(r.median)},
            {"ci95", r.ci95 ? Json{r.ci95->low, r.ci95->high} : Json()},
            {"ci95_over", r.ci95_over ? Json(to_string(*r.ci95_over)) : Json()}};
   if (ratio) out["effect"] = r.effect ? Json(to_string(*r.effect)) : Json();
-  out["min"] = number(r.min);
-  out["max"] = number(r.max);
+  out["min"] = json_or_null(r.min);
+  out["max"] = json_or_null(r.max);
   out["per_launch"] = std::move(per_launch);
   return out;
 }

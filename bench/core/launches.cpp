@@ -116,20 +116,19 @@ std::vector<Column> pooled_columns(const std::string& value, int effect_width) {
 }
 
 std::vector<Json> pooled_cells(const PooledReading& pooled) {
-  const auto number = [](const std::optional<double>& x) { return x ? Json(*x) : Json(); };
   std::vector<double> values;
   for (const auto& v : pooled.per_launch)
     if (v) values.push_back(*v);
   const std::optional<Interval>& ci = pooled.ci95;
   return {static_cast<int>(pooled.per_launch.size()),
           ratios_text(values),
-          number(pooled.median),
+          json_or_null(pooled.median),
           interval_text(ci ? Json{ci->low, ci->high} : Json()),
           ci ? Json(ci->low) : Json(),
           ci ? Json(ci->high) : Json(),
           pooled.effect ? Json(to_string(*pooled.effect)) : Json(),
-          number(pooled.min),
-          number(pooled.max)};
+          json_or_null(pooled.min),
+          json_or_null(pooled.max)};
 }
 
 std::vector<Json> pooled_cells(const std::vector<double>& values, const PooledRatio& pooled,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -98,6 +99,12 @@ std::string results_stem(const std::filesystem::path& path);
 // The same, of results text already in memory (`where` names it in errors):
 // what the Python package hands back to show's tables.
 ResultsFile parse_results(const std::filesystem::path& where, const std::string& text);
+
+// An optional value as JSON: the value, or null where there is none.
+template <class T>
+Json json_or_null(const std::optional<T>& value) {
+  return value ? Json(*value) : Json();
+}
 
 // {n, min, p10, median, p90, p99, max, mean, stddev} of the samples (see
 // stats.hpp), in their unit; null when there are none.

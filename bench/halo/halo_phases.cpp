@@ -21,8 +21,6 @@ constexpr std::pair<const char*, Phase> kPhases[] = {{"total", &HaloCriticalPath
                                                      {"largest_unpack", &HaloCriticalPath::largest_unpack},
                                                      {"last_recv_copy_end", &HaloCriticalPath::last_recv_copy_end}};
 
-Json json_of(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-
 std::optional<double> lowest(const std::vector<double>& v) {
   if (v.empty()) return std::nullopt;
   return *std::min_element(v.begin(), v.end());
@@ -142,7 +140,7 @@ Json to_json(const std::optional<HaloBusy>& busy, std::uint64_t min_bytes) {
 
 Json to_json(const HaloCriticalPath& path) {
   Json out = Json::object();
-  for (const auto& [name, phase] : kPhases) out[name] = json_of(path.*phase);
+  for (const auto& [name, phase] : kPhases) out[name] = json_or_null(path.*phase);
   return out;
 }
 

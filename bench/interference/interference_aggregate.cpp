@@ -187,7 +187,6 @@ Json aggregate_record(const InterferenceAggregate& a, const std::vector<ResultsF
     launches.push_back(a.launches[i]);
     names.push_back(files[a.records[i].file].path.string());
   }
-  const auto optional_int = [](const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(); };
   return Json{{"record", "aggregate"},
               {"probe", "interference"},
               {"aggregate_of", "point"},
@@ -204,13 +203,12 @@ Json aggregate_record(const InterferenceAggregate& a, const std::vector<ResultsF
               {"load_rate", a.load_rate},
               {"send_mode", a.send_mode},
               {"writer_side", a.writer_side},
-              {"gap",
-               {{"label", a.gap_label}, {"kind", a.gap_kind}, {"bytes", a.gap_bytes ? Json(*a.gap_bytes) : Json()}}},
+              {"gap", {{"label", a.gap_label}, {"kind", a.gap_kind}, {"bytes", json_or_null(a.gap_bytes)}}},
               {"launches", a.launches.size()},
               {"launch_numbers", launches},
               {"files", names},
-              {"rounds", optional_int(a.rounds)},
-              {"reps", optional_int(a.reps)},
+              {"rounds", json_or_null(a.rounds)},
+              {"reps", json_or_null(a.reps)},
               {"n", a.n},
               {"status", a.status},
               {"ratio_to_ssb", a.key.layout == Layout::SSB ? Json() : to_json(a.ratio_to_ssb, true)},

@@ -73,14 +73,12 @@ InterferenceHeadline interference_headline(const std::vector<InterferenceAggrega
 
 namespace {
 
-Json number(const std::optional<double>& x) { return x ? Json(*x) : Json(); }
-
 Json pick_numbers(const std::string& quantity, const InterferenceAggregate& a,
                   const std::optional<HeadlineVerdict>& v) {
   const PooledReading& r = a.ratio_to_ssb;
   return {{"quantity", quantity},
           {"verdict", v ? Json(to_string(*v)) : Json()},
-          {"value", number(r.median)},
+          {"value", json_or_null(r.median)},
           {"lower", r.ci95 ? Json(r.ci95->low) : Json()},
           {"upper", r.ci95 ? Json(r.ci95->high) : Json()},
           {"unit", "ratio to SSB"},
@@ -95,9 +93,9 @@ Json pick_numbers(const std::string& quantity, const InterferenceAggregate& a,
             {"load_kind", to_string(a.key.load)},
             {"load_gpus", a.key.gpus},
             {"load_rate", a.load_rate}}},
-          {"send_time_ns", number(a.send_time_ns.median)},
-          {"ssb_send_time_ns", number(a.ssb_send_time_ns.median)},
-          {"traffic_gbs", number(a.traffic_gbs.median)}};
+          {"send_time_ns", json_or_null(a.send_time_ns.median)},
+          {"ssb_send_time_ns", json_or_null(a.ssb_send_time_ns.median)},
+          {"traffic_gbs", json_or_null(a.traffic_gbs.median)}};
 }
 
 }  // namespace

@@ -61,11 +61,17 @@ def aggregates(results) -> list[dict]:
 
 def headline(results, warm_steps: list[str], cold_steps: list[str]) -> dict | None:
     """The interference headline C++ chooses over the aggregates of `results` (_core.interference_headline:
-    its picks are rows of Results.interference_ratios()); None without interference points."""
+    its picks are rows of Results.interference_ratios(), whose aggregates it keeps, made once); None
+    without interference points."""
     from .. import _core
 
     records = _core_records(results)
-    return _core.interference_headline(records, warm_steps, cold_steps) if records else None
+    if not records:
+        return None
+    picks = _core.interference_headline(records, warm_steps, cold_steps)
+    if results._aggregates is None:
+        results._aggregates = picks["aggregates"]
+    return picks
 
 
 def _value(reading: dict | None, i: int | None = None) -> float:
@@ -144,7 +150,6 @@ def launch_frame(aggs: list[dict], results) -> pd.DataFrame:
             rows.append(
                 {
                     **{k: a[k] for k in ("series", "step", "host", "backend", "device")},
-                    "step": a["step"],
                     "launch": launch,
                     "file": file,
                     "segment": rec["_segment"],

@@ -122,12 +122,11 @@ def _judged_headline(picks: dict, pooled: pd.DataFrame, results: Results, every:
     return rows, chosen
 
 
-def headline_picks(results: Results) -> tuple[dict | None, pd.DataFrame]:
-    """C++'s interference headline of `results` (_core.interference_headline) and the pooled rows its
-    picks index; the warm steps are the run's loads and rates parts, the cold its cold part."""
-    every = interference_parts(results, launches=True)
-    steps = {p: list(dict.fromkeys(ratio_rows(every[p])["step"])) for p in ("loads", "rates", "cold") if p in every}
-    inter = results.probe("interference")
+def headline_picks(inter: Results, tables: dict) -> tuple[dict | None, pd.DataFrame]:
+    """C++'s interference headline of `inter` (_core.interference_headline) and the pooled rows its
+    picks index; the warm steps are those of the run's loads and rates parts (`tables`: each part's
+    pooled rows), the cold those of its cold part."""
+    steps = {p: list(dict.fromkeys(tables[p]["step"])) for p in ("loads", "rates", "cold") if p in tables}
     picks = headline(inter, steps.get("loads", []) + steps.get("rates", []), steps.get("cold", []))
     return picks, inter.interference_ratios()
 
@@ -137,8 +136,8 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     parts = interference_parts(results)
     every = interference_parts(results, launches=True)
     tables = {p: ratio_rows(every[p]) for p in ("loads", "rates", "cold", "paper") if p in every}
-    picks, pooled = headline_picks(results)
     inter = results.probe("interference")
+    picks, pooled = headline_picks(inter, tables)
     traffic, whose = None, "the worst point's"
     if picks is not None and picks["judged"]:
         judged, chosen = _judged_headline(picks, pooled, inter, every, tables)

@@ -13,17 +13,13 @@ from .. import _core
 from ..data.converters import paper_config
 from ..data.jsonl import is_results_file
 from ..data.results import Results
+from ..data.run_steps import COLD, LOADS, PAPER, RATES
 from ..data.steps import split_launch
 
 # The interference steps of a characterize run: the loads (every kind from the sender's GPU and from
 # all), the write load's rate curve, the paper's layout sweep and the cold sends; each step's files are
 # <step>.jsonl and its further launches' <step>.launch2.jsonl, ... A lone results file is its own part.
-PARTS = {
-    "loads": "interference",
-    "rates": "interference-rate",
-    "paper": "interference-paper",
-    "cold": "interference-cold",
-}
+PARTS = {"loads": LOADS, "rates": RATES, "paper": PAPER, "cold": COLD}
 
 
 MARGIN = _core.effect_margin  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)

@@ -232,8 +232,11 @@ def _headline_numbers(directory: Path) -> dict | None:
     """The interference headline's numbers (value, interval, effect, point; C++ chooses them over the
     run's aggregates) for characterize.json, which a site's dashboard or check reads without parsing
     text; None without interference points."""
+    files = [f for f in results_files(directory) if family(f.name) == "interference"]
+    if not files:
+        return None
     try:
-        picks = interference_headline(load(directory, errors="skip").probe("interference"), [LOADS, RATES], [COLD])
+        picks = interference_headline(load(files, errors="skip"), [LOADS, RATES], [COLD])
     except UsageError:  # a record C++ cannot read: the report names it
         return None
     return picks["numbers"] if picks is not None else None
