@@ -1,7 +1,7 @@
 // hetprobe._core's aggregation stage (bench/aggregate/): a run's launches,
 // the steps their files name, and each probe's points pooled over launches.
 // Python reads these; it pools nothing itself.
-#include "bind_aggregate.hpp"
+#include "bind_common.hpp"
 
 #include <pybind11/stl.h>
 
@@ -64,7 +64,7 @@ py::object pick_object(const std::optional<SlowdownPick>& pick) {
 
 }  // namespace
 
-void bind_aggregate(py::module_& m, py::object (*to_python)(const Json&)) {
+void bind_aggregate(py::module_& m) {
   m.def(
       "split_launch",
       [](const std::string& name) {
@@ -78,7 +78,7 @@ void bind_aggregate(py::module_& m, py::object (*to_python)(const Json&)) {
         "The stem of a step's launch's files: \"interference\" for launch 1, then \"interference.launch2\", ...");
   m.def(
       "interference_aggregates",
-      [to_python](const PythonRecords& records) {
+      [](const PythonRecords& records) {
         const RecordsAsFiles in = as_files(records);
         Json out = Json::array();
         for (const InterferenceAggregate& a : aggregate_interference(in.files))
@@ -92,8 +92,8 @@ void bind_aggregate(py::module_& m, py::object (*to_python)(const Json&)) {
       "interference_aggregate.hpp)");
   m.def(
       "interference_headline",
-      [to_python](const PythonRecords& records, const std::vector<std::string>& warm_steps,
-                  const std::vector<std::string>& cold_steps) {
+      [](const PythonRecords& records, const std::vector<std::string>& warm_steps,
+         const std::vector<std::string>& cold_steps) {
         const RecordsAsFiles in = as_files(records);
         const std::vector<InterferenceAggregate> a = aggregate_interference(in.files);
         const InterferenceHeadline h = interference_headline(a, {warm_steps, cold_steps});
