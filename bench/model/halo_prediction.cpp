@@ -232,9 +232,21 @@ Report model_report(const NodeModel& model, const Json& sources, const std::vect
                  {"ci95_high", 10, Align::right, 4},
                  {"unit", 12, Align::left},
                  {"rounds", 6},
-                 {"points", 6}};
-  const auto row = [](const std::string& name, const Json& bytes, const FittedValue& v, double scale, const char* unit,
-                      const Json& points, const Json& to_bytes = Json()) {
+                 {"points", 6},
+                 {"traffic_max_gbs", 15, Align::right, 3},
+                 {"mark", 4, Align::left, -1, Shown::text},
+                 {"implausible", 0, Align::left, -1, Shown::data}};
+  std::vector<std::string> implausible;  // the notes of the marked rows, "!1 alpha: why"
+  const auto row = [&implausible](const std::string& name, const Json& bytes, const FittedValue& v, double scale,
+                                  const char* unit, const Json& points, const Json& to_bytes = Json(),
+                                  const Json& traffic_max = Json()) {
+    std::string mark;
+    if (v.implausible) {
+      mark.append("!").append(std::to_string(implausible.size() + 1));
+      std::string note = mark;
+      note.append(" ").append(name).append(": implausible, ").append(*v.implausible);
+      implausible.push_back(std::move(note));
+    }
     return std::vector<Json>{name,
                              bytes,
                              to_bytes,
@@ -243,7 +255,10 @@ Report model_report(const NodeModel& model, const Json& sources, const std::vect
                              v.ci95 ? Json(v.ci95->high * scale) : Json(),
                              unit,
                              static_cast<int>(v.rounds),
-                             points};
+                             points,
+                             traffic_max,
+                             mark,
+                             json_or_null(v.implausible)};
   };
   fit.rows.push_back(row("alpha", Json(), model.alpha_s, 1e6, "us", Json()));
   fit.rows.push_back(row("beta (1/bandwidth)", Json(), model.beta_s_per_byte, 1e9, "ns/B", Json()));
@@ -254,13 +269,15 @@ Report model_report(const NodeModel& model, const Json& sources, const std::vect
   }
   for (const SizeSlowdown& s : model.slowdown)
     fit.rows.push_back(row("gamma (slowdown/traffic)", s.bytes, s.gamma_per_gbs, 1e3, "% per 10GB/s",
-                           static_cast<int>(s.points)));
+                           static_cast<int>(s.points), Json(), s.traffic_max_gbs));
   fit.notes.push_back(
       "median over the interference run's rounds of each round's fit, ci95 its 95% interval (6 "
       "rounds or more); alpha and beta: Eq. 2 over every size, then per segment (bytes to to_bytes, "
       "on one side of the eager limit) the line through its two sizes, which predicts a message "
       "between them (nearest outside); gamma per message size (the send's slowdown, %, per 10 GB/s "
-      "of GPU traffic), interpolated in log(size) between them");
+      "of GPU traffic), interpolated in log(size) between them; traffic_max_gbs: the most a point of "
+      "that size moved, the span gamma was fitted over");
+  fit.notes.insert(fit.notes.end(), implausible.begin(), implausible.end());
   report.tables.push_back(std::move(fit));
   if (predictions.empty()) return report;
   Table t{"model_prediction", {}, {}};

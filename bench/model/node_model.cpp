@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "base/errors.hpp"
@@ -29,6 +30,41 @@ std::size_t rounds_of(const std::vector<IdleSeries>& idle) {
 bool rendezvous(std::optional<std::uint64_t> eager_limit, double bytes) {
   return eager_limit && bytes >= static_cast<double>(*eager_limit);
 }
+
+// A latency or an inverse bandwidth below 0 describes no send: the times
+// the line went through do not grow with size as a send's do. (A segment's
+// alpha is its line's value at 0 bytes, far below its sizes: below 0 it is
+// an extrapolation, not a latency, and its line still predicts its sizes.)
+FittedValue marked_send_term(FittedValue v, const char* why) {
+  if (v.rounds > 0 && v.median < 0) v.implausible = why;
+  return v;
+}
+
+// gamma's line at the most traffic measured at its size against what that
+// size's points measured in any round (and 1, for no traffic): a line that
+// leaves that span is not what the points say.
+FittedValue marked_slowdown(FittedValue gamma, const std::vector<const LoadedSeries*>& points, double traffic_max) {
+  double lowest = 1, highest = 1;
+  for (const LoadedSeries* p : points)
+    for (double r : p->round_ratios)
+      if (std::isfinite(r)) {
+        lowest = std::min(lowest, r);
+        highest = std::max(highest, r);
+      }
+  const double predicted = 1 + gamma.median * traffic_max;
+  if (predicted < lowest || predicted > highest) {
+    char why[200];
+    std::snprintf(
+        why, sizeof why,
+        "predicts %.3g x at %.3g GB/s, outside the %.3g-%.3g x that this size's points measured in their rounds",
+        predicted, traffic_max, lowest, highest);
+    gamma.implausible = why;
+  }
+  return gamma;
+}
+
+constexpr const char* kNegativeLatency = "a negative latency: no send takes less than no time";
+constexpr const char* kNegativeInverseBandwidth = "a negative inverse bandwidth: the times fall with size";
 
 // Each size's time per round: the median of its series' round medians (the
 // interference and rate runs both measure SSB at each size).
@@ -69,7 +105,9 @@ std::vector<SendSegment> fit_segments(const std::vector<IdleSeries>& idle, std::
       betas.push_back(beta);
       alphas.push_back(ta - beta * static_cast<double>(a->first));
     }
-    if (!betas.empty()) out.push_back({a->first, b->first, side, fitted(alphas), fitted(betas)});
+    if (!betas.empty())
+      out.push_back({a->first, b->first, side, fitted(alphas),
+                     marked_send_term(fitted(betas), kNegativeInverseBandwidth)});
   }
   return out;  // ascending sizes: the eager segments, then the rendezvous ones
 }
@@ -100,8 +138,8 @@ NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<
     betas.push_back(p.beta_s_per_byte);
   }
   if (rounds == 0) throw usage_error("the node model needs the idle (SSB) send time: no SSB point with rounds");
-  m.alpha_s = fitted(alphas);
-  m.beta_s_per_byte = fitted(betas);
+  m.alpha_s = marked_send_term(fitted(alphas), kNegativeLatency);
+  m.beta_s_per_byte = marked_send_term(fitted(betas), kNegativeInverseBandwidth);
   m.segments = fit_segments(idle, rounds, eager_limit_bytes);
   std::map<std::uint64_t, std::vector<const LoadedSeries*>> by_size;
   for (const LoadedSeries& s : loaded)
@@ -110,6 +148,8 @@ NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<
     std::size_t n = 0;
     for (const LoadedSeries* p : points) n = std::max(n, p->round_ratios.size());
     std::vector<double> gammas;
+    double traffic_max = 0;
+    for (const LoadedSeries* p : points) traffic_max = std::max(traffic_max, p->traffic_gbs);
     for (std::size_t r = 0; r < n; ++r) {
       double stt = 0, sty = 0;  // least squares through the origin: gamma = sum(T (rho - 1)) / sum(T^2)
       for (const LoadedSeries* p : points)
@@ -119,7 +159,8 @@ NodeModel fit_node_model(const std::vector<IdleSeries>& idle, const std::vector<
         }
       if (stt > 0) gammas.push_back(sty / stt);
     }
-    if (!gammas.empty()) m.slowdown.push_back({bytes, fitted(gammas), points.size()});
+    if (!gammas.empty())
+      m.slowdown.push_back({bytes, marked_slowdown(fitted(gammas), points, traffic_max), points.size(), traffic_max});
   }
   return m;
 }
@@ -162,13 +203,17 @@ double NodeModel::slowdown_at(double bytes, double traffic_gbs) const {
 Json to_json(const FittedValue& v) {
   return {{"median", v.median},
           {"ci95", v.ci95 ? Json{v.ci95->low, v.ci95->high} : Json(nullptr)},
-          {"rounds", v.rounds}};
+          {"rounds", v.rounds},
+          {"implausible", json_or_null(v.implausible)}};
 }
 
 Json to_json(const NodeModel& m) {
   Json slow = Json::array();
   for (const SizeSlowdown& s : m.slowdown)
-    slow.push_back({{"bytes", s.bytes}, {"gamma_per_gbs", to_json(s.gamma_per_gbs)}, {"points", s.points}});
+    slow.push_back({{"bytes", s.bytes},
+                    {"gamma_per_gbs", to_json(s.gamma_per_gbs)},
+                    {"points", s.points},
+                    {"traffic_max_gbs", s.traffic_max_gbs}});
   Json segments = Json::array();
   for (const SendSegment& s : m.segments)
     segments.push_back({{"from_bytes", s.from_bytes},

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "base/stats.hpp"
@@ -24,17 +25,21 @@
 namespace hetprobe {
 
 // One parameter: the median of its rounds' fits and their 95% interval
-// (median_ci95: 6 rounds or more).
+// (median_ci95: 6 rounds or more), and why no send can have the value, where
+// none can (a negative latency, a time that falls with size, a slowdown the
+// measured points do not span): it is shown marked, never as a plain number.
 struct FittedValue {
   double median = 0;
   std::optional<Interval> ci95;
   std::size_t rounds = 0;  // rounds that gave a fit
+  std::optional<std::string> implausible;
 };
 
 struct SizeSlowdown {
   std::uint64_t bytes = 0;
-  FittedValue gamma_per_gbs;  // the slowdown's slope, per GB/s of GPU traffic
-  std::size_t points = 0;     // loaded points at this size
+  FittedValue gamma_per_gbs;   // the slowdown's slope, per GB/s of GPU traffic
+  std::size_t points = 0;      // loaded points at this size
+  double traffic_max_gbs = 0;  // the most traffic a point of this size moved: the fit's span
 };
 
 // The idle send between two measured sizes on one side of the MPI path's

@@ -124,3 +124,27 @@ def test_a_layout_it_cannot_place_is_refused(node_run, tmp_path):
     shutil.copy(node_run / "interference.jsonl", tmp_path / "i.jsonl")
     done = cli(tmp_path / "i.jsonl", "--halo", node_run / "interference.jsonl")  # not a halo file
     assert done.returncode == 2 and "is not a halo results file" in done.stderr
+
+
+def test_times_that_fall_with_size_are_marked_implausible(node_run, tmp_path):
+    """SSB times made to fall with size: beta is below 0, and the CLI, the module and the report's
+    table say it is implausible beside the number, with why (C++'s mark, read, never recomputed)."""
+    records = jsonl_records(node_run / "interference.jsonl")
+    for r in records:
+        if r.get("record") == "point" and r.get("layout") == "SSB":
+            rounds = r["send_time_ns"]["round_medians"]
+            r["send_time_ns"]["round_medians"] = [1e6 / (1 + r["size_bytes"] / 1024) for _ in rounds]
+    falling = tmp_path / "falling"
+    falling.mkdir()
+    write_jsonl(falling / "interference.jsonl", records)
+    done = cli(falling)
+    assert done.returncode == 0, done.stderr
+    assert "# !1 beta (1/bandwidth): implausible, a negative inverse bandwidth: the times fall with size" in done.stdout
+    fit = hetprobe.model(falling).fit.set_index("parameter")
+    assert fit.loc["beta_s_per_byte", "median"] < 0 and "fall with size" in fit.loc["beta_s_per_byte", "implausible"]
+    assert fit.loc["alpha_s", "implausible"] is None  # 1 ms at 1 KiB: a latency above 0
+    from hetprobe.report.model import fit_table
+
+    shown = fit_table(hetprobe.model(falling).fit).set_index("parameter")
+    assert shown.loc["beta (1 / bandwidth)", "median"].endswith("(implausible: a negative inverse bandwidth: the times fall with size)")
+    assert "implausible" not in shown.loc["alpha (latency)", "median"]

@@ -45,6 +45,28 @@ std::vector<LoadedSeries> loaded(int rounds) {
   return out;
 }
 
+// What no send can be is marked, with why: times that fall with size give a
+// negative beta; a line through two points of one size that overshoots the
+// larger of their ratios is not what they measured.
+TEST(NodeModel, MarksWhatNoSendCanBe) {
+  std::vector<IdleSeries> falling;
+  for (std::size_t s = 0; s < kSizes.size(); ++s)
+    falling.push_back({kSizes[s], std::vector<double>(6, 100e3 - 5e3 * static_cast<double>(s))});
+  const std::vector<LoadedSeries> overshoot{{65536, 1, std::vector<double>(6, 2.0)},
+                                            {65536, 2, std::vector<double>(6, 2.2)}};
+  const NodeModel m = fit_node_model(falling, overshoot);
+  ASSERT_TRUE(m.beta_s_per_byte.implausible);
+  EXPECT_NE(m.beta_s_per_byte.implausible->find("fall with size"), std::string::npos);
+  EXPECT_FALSE(m.alpha_s.implausible);  // 100 us at 1 KiB: a latency above 0
+  for (const SendSegment& seg : m.segments) EXPECT_TRUE(seg.beta_s_per_byte.implausible) << seg.from_bytes;
+  ASSERT_EQ(m.slowdown.size(), 1u);
+  ASSERT_TRUE(m.slowdown[0].gamma_per_gbs.implausible);  // 1 + 0.68 x 2 = 2.36 x, above the 2.2 measured
+  EXPECT_NE(m.slowdown[0].gamma_per_gbs.implausible->find("outside the 1-2.2 x"), std::string::npos)
+      << *m.slowdown[0].gamma_per_gbs.implausible;
+  EXPECT_EQ(to_json(m)["beta_s_per_byte"]["implausible"], *m.beta_s_per_byte.implausible);
+  EXPECT_TRUE(to_json(m)["alpha_s"]["implausible"].is_null());
+}
+
 TEST(NodeModel, RecoversKnownParametersWithin2Percent) {
   const NodeModel m = fit_node_model(idle(10), loaded(10));
   EXPECT_NEAR(m.alpha_s.median / kAlpha, 1, 0.02);
@@ -57,7 +79,10 @@ TEST(NodeModel, RecoversKnownParametersWithin2Percent) {
     EXPECT_EQ(m.slowdown[s].bytes, kSizes[s]);
     EXPECT_NEAR(m.slowdown[s].gamma_per_gbs.median / kGamma[s], 1, 0.02) << kSizes[s];
     EXPECT_EQ(m.slowdown[s].points, 3u);
+    EXPECT_EQ(m.slowdown[s].traffic_max_gbs, 100.0);
+    EXPECT_FALSE(m.slowdown[s].gamma_per_gbs.implausible) << *m.slowdown[s].gamma_per_gbs.implausible;
   }
+  EXPECT_FALSE(m.alpha_s.implausible || m.beta_s_per_byte.implausible);
   EXPECT_NEAR(m.slowdown[0].gamma_per_gbs.median, 0, 2e-5);
 }
 
@@ -130,7 +155,7 @@ TEST(NodeModel, FiveRoundsGiveNoInterval) {
 
 TEST(NodeModel, SlowdownInterpolatesInLogSizeAndHoldsOutside) {
   NodeModel m;
-  m.slowdown = {{1024, {0.001, {}, 6}, 3}, {1048576, {0.004, {}, 6}, 3}};
+  m.slowdown = {{1024, {0.001, {}, 6, {}}, 3, 100}, {1048576, {0.004, {}, 6, {}}, 3, 100}};
   EXPECT_DOUBLE_EQ(m.slowdown_at(1024, 10), 1.01);
   EXPECT_DOUBLE_EQ(m.slowdown_at(512, 10), 1.01);                 // below the smallest: held
   EXPECT_DOUBLE_EQ(m.slowdown_at(1 << 24, 10), 1.04);             // above the largest: held

@@ -16,7 +16,9 @@ class NodeModel:
     per parameter (alpha in s and beta in s/B over every size; segment_alpha_s and segment_beta_s_per_byte
     per segment, `bytes` to `to_bytes` on one side of the eager limit (`rendezvous`), the line that
     predicts a message of that size; gamma per message size in 1/(GB/s): median over the interference
-    run's rounds, ci95_low and ci95_high their 95% interval, NaN under 6 rounds), and
+    run's rounds, ci95_low and ci95_high their 95% interval, NaN under 6 rounds; "implausible" why no
+    send can have the value, as C++ marks it (a negative latency or inverse bandwidth, a slowdown the
+    points do not span), else None), and
     `predictions` one row per halo setup (measured and predicted communication time per iteration,
     medians in ns, the GPU traffic in that window in GB/s, error = predicted / measured - 1 with its
     median and 95% interval over the iterations)."""
@@ -35,6 +37,7 @@ def _row(name: str, value: dict, **extra) -> dict:
         "ci95_low": low,
         "ci95_high": high,
         "rounds": value["rounds"],
+        "implausible": value.get("implausible"),
     }
 
 

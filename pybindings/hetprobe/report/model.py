@@ -41,7 +41,7 @@ def _message(r) -> str:
 
 def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
     """One row per parameter (per segment, gamma per message size), median and 95% interval in the
-    shown units."""
+    shown units; a value no send can have (C++'s mark) says so beside its median."""
     rows = []
     for r in fit.itertuples():
         name, unit, scale = _SHOWN[r.parameter]
@@ -49,7 +49,7 @@ def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
             {
                 "parameter": name,
                 "message": _message(r),
-                "median": number(r.median * scale),
+                "median": number(r.median * scale) + (f" (implausible: {r.implausible})" if r.implausible else ""),
                 "95% CI": _interval(r.ci95_low, r.ci95_high, scale),
                 "unit": unit,
                 "rounds": r.rounds,
