@@ -21,7 +21,7 @@ Analyse results::
     hetprobe.plots.slowdown_vs_traffic(r)    # MPI_Send slowdown against the GPU traffic during it
     r.load_gpus()                            # per point and load GPU: placement, rates, traffic
     hetprobe.per_gpu("run-dir")              # a characterize run: one row per GPU, units in the names
-    hetprobe.check("run-dir", "good-run")    # each GPU against a known-good node's (["outside"])
+    hetprobe.check("run-dir", "good-run")    # each GPU's numbers against a known-good node's: a table
     hetprobe.halo_rates("halo.jsonl", "bandwidth.jsonl")  # long messages' pack/unpack GB/s vs plain kernels
     hetprobe.model("RUN_DIR", halo="halo.jsonl")  # the node model, and its prediction of a halo run
 

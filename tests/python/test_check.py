@@ -73,7 +73,21 @@ def test_check_of_the_repeats_exits_0_and_of_the_disturbed_exits_1(runs):
         assert lines and all(line.startswith("  GPU 1 (0000:00:07.0): ") for line in lines), lines
     # Several baselines of one node: their launches make the range.
     both = hetprobe.check(runs / "run-3", [runs / "run-1", runs / "run-2"])
-    assert both["outside"] == [] and both["baseline_launches"] == 6 and both["baseline_runs"] == 2
+    verdict = both.attrs["verdict"]
+    assert verdict["outside"] == [] and verdict["baseline_launches"] == 6 and verdict["baseline_runs"] == 2
+    assert len(both) == 12 and set(both["status"]) == {"within"} and both["unit"].notna().all()
+
+
+def test_check_in_python_gives_the_rows_the_cli_judges(runs):
+    """hetprobe.check's frame: a row per GPU and number, the one outside the one the CLI names, with
+    its numbers (the run's interval beyond the baselines' worst by more than the tolerance)."""
+    done = hetprobe_check(runs / "run-disturbed-copy", "--baseline", runs / "run-1")
+    table = hetprobe.check(runs / "run-disturbed-copy", runs / "run-1")
+    outside = table[table["status"] == "outside"]
+    assert len(table) == 12 and list(zip(outside["GPU"], outside["metric"])) == [(1, "launch_sync_ns")]
+    row = outside.iloc[0]
+    assert row["lower"] > row["baseline worst"] * 1.1 and row["unit"] == "ns"
+    assert done.stdout.splitlines()[1] == f"  GPU 1 (0000:00:07.0): {row['why']}"
 
 
 def test_the_committed_check_lines_are_what_check_says_today(runs):

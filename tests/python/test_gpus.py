@@ -317,8 +317,13 @@ def test_check_lists_the_metric_outside_tolerance_and_exits_1(two_gpus, tmp_path
     lines = done.stdout.splitlines()
     assert lines[0] == f"{worse}: 1 number(s) outside 20% of the baselines' worst (1 run(s), 2 launches: {directory}):"
     assert lines[1].startswith("  GPU 1: write kernel into pinned memory ") and "below the baselines' worst" in lines[1]
-    checked = hetprobe.check(worse, directory, 0.2)
-    assert [(a["gpu"], a["metric"], a["reference_kind"]) for a in checked["outside"]] == [(1, "write_gbs", "baseline")]
+    checked = hetprobe.check(worse, directory, 0.2)  # a frame: one row per GPU and number compared
+    outside = checked[checked["status"] == "outside"]
+    assert list(zip(outside["GPU"], outside["metric"])) == [(1, "write_gbs")]
+    assert outside["median"].iloc[0] < outside["baseline worst"].iloc[0] * 0.8 and lines[1].endswith(
+        outside["why"].iloc[0]
+    )
+    assert [a["reference_kind"] for a in checked.attrs["verdict"]["outside"]] == ["baseline"]
     # The other way round the slowed GPU is the baseline, and better is never outside.
     assert hetprobe_cli("check", str(directory), "--baseline", str(worse)).returncode == 0
 

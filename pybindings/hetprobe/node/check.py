@@ -10,16 +10,62 @@ from __future__ import annotations
 import argparse
 import sys
 
+import pandas as pd
+
+from .. import _core
 from ..cli_args import parse
 from ..errors import UsageError
 from . import verdict
 
 
-def check(run, baseline, tolerance=verdict.DEFAULT_TOLERANCE) -> dict:
-    """The baseline verdict of the run directory `run` against `baseline` (one run directory or a list of
-    runs of one node), with its "tolerance" (`tolerance`: 0.1 or "10%"); UsageError for anything that
-    cannot be compared (hetprobe.node.verdict.baseline_verdict)."""
-    return verdict.baseline_verdict(run, baseline, verdict.parse_tolerance(tolerance))
+CHECK_COLUMNS = [
+    "GPU",
+    "metric",
+    "unit",
+    "median",
+    "lower",
+    "upper",
+    "baseline median",
+    "baseline worst",
+    "baseline launch spread",
+    "status",
+    "why",
+]
+
+
+def check(run, baseline, tolerance=verdict.DEFAULT_TOLERANCE) -> pd.DataFrame:
+    """The run directory `run` against `baseline` (one run directory or a list of runs of one node), with
+    its tolerance (`tolerance`: 0.1 or "10%"): one row per GPU and number compared (``CHECK_COLUMNS``:
+    the run's median and 95% interval, the baselines' median, worst end and launch-to-launch spread, and
+    "status", "outside" or "within"), and a row for each other number outside (a link). The verdict
+    itself, as C++ makes it, is ``attrs["verdict"]`` ("outside", "compared", "not_judged", "tolerance",
+    "baseline_runs", "baseline_launches"); UsageError for anything that cannot be compared
+    (hetprobe.node.verdict.baseline_verdict)."""
+    judged = verdict.baseline_verdict(run, baseline, verdict.parse_tolerance(tolerance))
+    table = check_frame(judged)
+    table.attrs["verdict"] = judged
+    return table
+
+
+def check_frame(judged: dict) -> pd.DataFrame:
+    """A baseline verdict (C++'s, as a dict) as the rows of ``check``."""
+    units = {m["key"]: m["unit"] for m in _core.gpu_metrics}
+    outside = {(o["gpu"], o["metric"]): o for o in judged["outside"]}
+    rows = []
+    for entry in judged["per_gpu"]:
+        for metric, numbers in entry["metrics"].items():
+            value, base = numbers.get("value") or {}, numbers.get("baseline") or {}
+            low, high = value.get("ci95") or (None, None)
+            off = outside.pop((entry["gpu"], metric), None)
+            rows.append(
+                [entry["gpu"], metric, units.get(metric), value.get("median"), low, high, base.get("median")]
+                + [numbers.get("baseline_worst"), numbers.get("baseline_launch_spread")]
+                + ["outside" if off else "within", off["why"] if off else None]
+            )
+    for (gpu, metric), off in outside.items():  # what is not a gpus-round number: the link
+        rows.append([gpu, metric, off.get("unit"), off.get("value"), None, None, None, off.get("reference")])
+        rows[-1] += [None, "outside", off["why"]]
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS).astype({c: float for c in CHECK_COLUMNS[3:9]})
 
 
 def main(argv: list[str]) -> int:
@@ -51,7 +97,7 @@ def main(argv: list[str]) -> int:
     )
     a = parse(p, argv)
     try:
-        done = check(a.run_dir, a.baseline, a.tolerance)
+        done = verdict.baseline_verdict(a.run_dir, a.baseline, verdict.parse_tolerance(a.tolerance))
     except UsageError as e:
         print(f"hetprobe check: error: {e}", file=sys.stderr)
         return 2
