@@ -63,6 +63,7 @@ void bind_gpus(py::module_& m) {
       d["label"] = g.label;
       d["unit"] = g.unit;
       d["worse"] = g.worse == Worse::higher ? "higher" : "lower";
+      d["column"] = g.column;
       metrics.append(d);
     }
     m.attr("gpu_metrics") = metrics;

@@ -18,15 +18,16 @@ struct GpuMetric {
   const char* label;  // for a person: "CPU→GPU→CPU flag round trip"
   const char* unit;   // "ns", "GB/s"
   Worse worse;
+  const char* column;  // its column in tables of every GPU (hetprobe.per_gpu), unit included
 };
 
 inline constexpr std::array<GpuMetric, 6> kGpuMetrics{{
-    {"roundtrip_ns", "CPU→GPU→CPU flag round trip", "ns", Worse::higher},
-    {"launch_sync_ns", "kernel launch + device synchronise", "ns", Worse::higher},
-    {"write_gbs", "write kernel into pinned memory", "GB/s", Worse::lower},
-    {"read_gbs", "read kernel from pinned memory", "GB/s", Worse::lower},
-    {"copy_d2h_gbs", "async copy device→host", "GB/s", Worse::lower},
-    {"copy_h2d_gbs", "async copy host→device", "GB/s", Worse::lower},
+    {"roundtrip_ns", "CPU→GPU→CPU flag round trip", "ns", Worse::higher, "round trip (ns)"},
+    {"launch_sync_ns", "kernel launch + device synchronise", "ns", Worse::higher, "launch+sync (ns)"},
+    {"write_gbs", "write kernel into pinned memory", "GB/s", Worse::lower, "write (GB/s)"},
+    {"read_gbs", "read kernel from pinned memory", "GB/s", Worse::lower, "read (GB/s)"},
+    {"copy_d2h_gbs", "async copy device→host", "GB/s", Worse::lower, "copy-d2h (GB/s)"},
+    {"copy_h2d_gbs", "async copy host→device", "GB/s", Worse::lower, "copy-h2d (GB/s)"},
 }};
 
 // The metric of `key`, or none.

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import DATA, REPO
 
+import hetprobe
 from hetprobe.node import gpus
 
 HERE = REPO / "tests" / "reframe"
@@ -91,20 +92,17 @@ def test_the_node_check_fails_with_a_tightened_reference(tmp_path):
 
 
 def test_make_references_bounds_the_bad_direction(tmp_path):
-    table = [
-        {"round trip (ns)": 2000.0, "write (GB/s)": 50.0, "clock drift (ppm)": -3.0, "launch+sync (ns)": None},
-        {"round trip (ns)": 2100.0, "write (GB/s)": 51.0, "link width (lanes)": 16},
-    ]
-    assert make_references.references(table, 0.1) == {
-        "gpu0_roundtrip_ns": [2000.0, None, 0.1, "ns"],
-        "gpu0_write_gbs": [50.0, -0.1, None, "GB/s"],
-        "gpu0_clock_drift_ppm": [-3.0, None, None, "ppm"],
-        "gpu1_roundtrip_ns": [2100.0, None, 0.1, "ns"],
-        "gpu1_write_gbs": [51.0, -0.1, None, "GB/s"],
-        "gpu1_link_width": [16, -0.1, None, "lanes"],
-    }
-    # The ReFrame side's names, columns and directions are the package's (hetprobe.node.gpus).
-    assert make_references.METRICS == {m.key: (m.column, m.unit, m.worse) for m in gpus.METRICS + gpus.LINK_METRICS}
+    """The references come from characterize.json's per-GPU numbers as the package writes them (their
+    keys, units and directions are hetprobe's, never a copy here): a bound above for a time, below
+    for GB/s and the link, none for what is never compared."""
+    table = gpus.table_records(hetprobe.per_gpu(DATA / "h200x2-verdict" / "run-1"))
+    refs = make_references.references(table, 0.1)
+    assert refs["gpu0_roundtrip_ns"] == [table[0]["round trip (ns)"], None, 0.1, "ns"]
+    assert refs["gpu1_write_gbs"] == [table[1]["write (GB/s)"], -0.1, None, "GB/s"]
+    assert refs["gpu1_link_width"] == [16.0, -0.1, None, "lanes"]
+    measured = {m.key for m in gpus.METRICS + gpus.LINK_METRICS if table[0][m.column] is not None}
+    assert {k.removeprefix("gpu0_") for k in refs if k.startswith("gpu0_")} == measured
+    assert table[0]["numbers"]["write_gbs"]["ci95"][0] < table[0]["write (GB/s)"]  # the rounds' interval
     run = tmp_path / "run"
     run.mkdir()
     (run / "characterize.json").write_text(json.dumps({"per_gpu": table}))
@@ -113,4 +111,8 @@ def test_make_references_bounds_the_bad_direction(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 0 and json.loads(done.stdout)["c:gpu"]["gpu1_write_gbs"] == [51.0, -0.05, None, "GB/s"]
+    assert done.returncode == 0 and json.loads(done.stdout)["c:gpu"]["gpu1_write_gbs"][1:] == [-0.05, None, "GB/s"]
+    # A run from before the numbers: said, exit 2.
+    (run / "characterize.json").write_text(json.dumps({"per_gpu": [{"write (GB/s)": 50.0}]}))
+    done = subprocess.run([sys.executable, str(HERE / "make_references.py"), str(run)], capture_output=True, text=True)
+    assert done.returncode == 2 and "no per-GPU numbers" in done.stderr and "before 2026-12-07" in done.stderr

@@ -2,10 +2,10 @@
 
 The test runs characterize once on the node (it starts its own ranks, one per GPU, through mpirun or
 srun: the job itself is one task), checks that every step finished (characterize.json: every step
-"ok"), and turns each GPU's numbers into performance variables named gpu<N>_<metric> (the per-GPU
-table of characterize.json: roundtrip_ns, launch_sync_ns, write_gbs, read_gbs, copy_d2h_gbs,
-copy_h2d_gbs, clock_drift_ppm, clock_precision_ns, link_speed_gts, link_width), each compared with
-its reference.
+"ok"), and turns each GPU's numbers into performance variables named gpu<N>_<metric>, each compared
+with its reference: characterize.json's per_gpu rows' "numbers", by the records' field (roundtrip_ns,
+launch_sync_ns, write_gbs, read_gbs, copy_d2h_gbs, copy_h2d_gbs, clock_drift_ppm, clock_precision_ns,
+link_speed_gts, link_width), each with its unit, as hetprobe writes them.
 
 References come from a JSON file (variable reference_file), shaped as ReFrame's reference dict:
 {"system:partition" (or "*"): {"gpu0_write_gbs": [value, lower, upper, "GB/s"], ...}}, lower and
@@ -34,19 +34,6 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from reframe.core.exceptions import SanityError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# The per-GPU table's columns (hetprobe.node.gpus), by performance variable suffix.
-METRICS = {
-    "roundtrip_ns": ("round trip (ns)", "ns"),
-    "launch_sync_ns": ("launch+sync (ns)", "ns"),
-    "write_gbs": ("write (GB/s)", "GB/s"),
-    "read_gbs": ("read (GB/s)", "GB/s"),
-    "copy_d2h_gbs": ("copy-d2h (GB/s)", "GB/s"),
-    "copy_h2d_gbs": ("copy-h2d (GB/s)", "GB/s"),
-    "clock_drift_ppm": ("clock drift (ppm)", "ppm"),
-    "clock_precision_ns": ("clock precision (ns)", "ns"),
-    "link_speed_gts": ("link speed (GT/s)", "GT/s"),
-    "link_width": ("link width (lanes)", "lanes"),
-}
 RUN_DIR = "hetprobe-run"
 
 
@@ -56,8 +43,8 @@ def _manifest(stagedir):
 
 
 @sn.deferrable
-def _gpu_value(stagedir, gpu, column):
-    return _manifest(stagedir)["per_gpu"][gpu][column]
+def _gpu_value(stagedir, gpu, key):
+    return _manifest(stagedir)["per_gpu"][gpu]["numbers"][key]["value"]
 
 
 @rfm.simple_test
@@ -107,11 +94,11 @@ class hetprobe_node_check(rfm.RunOnlyRegressionTest):
 
     @run_before("performance")
     def per_gpu_variables(self):
-        """One performance variable per GPU and metric the run measured (a number it lacks is left out)."""
+        """One performance variable per GPU and number the run measured (characterize.json's per_gpu
+        rows' "numbers", by metric key, with their units: a number it lacks is left out)."""
         rows = _manifest(self.stagedir)["per_gpu"]
         self.perf_variables = {
-            f"gpu{g}_{key}": sn.make_performance_function(_gpu_value(self.stagedir, g, column), unit)
+            f"gpu{g}_{key}": sn.make_performance_function(_gpu_value(self.stagedir, g, key), number["unit"])
             for g, row in enumerate(rows)
-            for key, (column, unit) in METRICS.items()
-            if isinstance(row.get(column), (int, float))
+            for key, number in row.get("numbers", {}).items()
         }

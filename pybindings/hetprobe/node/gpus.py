@@ -48,16 +48,8 @@ class Metric:
     label: str
 
 
-# The compared metrics, as C++ defines them (bench/gpus/gpu_metrics.hpp), with their columns here.
-_COLUMNS = {
-    "roundtrip_ns": "round trip (ns)",
-    "launch_sync_ns": "launch+sync (ns)",
-    "write_gbs": "write (GB/s)",
-    "read_gbs": "read (GB/s)",
-    "copy_d2h_gbs": "copy-d2h (GB/s)",
-    "copy_h2d_gbs": "copy-h2d (GB/s)",
-}
-COMPARED = tuple(Metric(m["key"], _COLUMNS[m["key"]], m["unit"], m["worse"], m["label"]) for m in _core.gpu_metrics)
+# The compared metrics, as C++ defines them (bench/gpus/gpu_metrics.hpp), columns included.
+COMPARED = tuple(Metric(m["key"], m["column"], m["unit"], m["worse"], m["label"]) for m in _core.gpu_metrics)
 # Shown, never compared: each GPU's timer has its own oscillator (a few ppm either way on healthy
 # GPUs), and the sync precision is half the flag round trip, which the verdict compares.
 METRICS = COMPARED + (
@@ -261,11 +253,32 @@ def model(name: str) -> str:
 
 
 def table_records(table: pd.DataFrame) -> list[dict]:
-    """The table's rows as JSON-ready dicts (NaN as None), for characterize.json."""
-    return [
-        {
+    """The table's rows as JSON-ready dicts (NaN as None), for characterize.json; each with "numbers":
+    every number the row has, by its metric's key (the records' field), as {value, unit, worse
+    ("higher", "lower", or None: shown, never compared), ci95 (the gpus rounds' 95% interval, from the
+    node verdict in ``attrs["verdict"]``, else None)}: what a dashboard or ReFrame reads without
+    knowing the table's columns."""
+    verdict = table.attrs.get("verdict") or {}
+    intervals = {
+        (entry["gpu"], key): (numbers.get("value") or {}).get("ci95")
+        for entry in verdict.get("per_gpu", [])
+        for key, numbers in entry["metrics"].items()
+    }
+    rows = []
+    for row in table.to_dict("records"):
+        plain = {
             k: (None if isinstance(v, float) and math.isnan(v) else v.item() if hasattr(v, "item") else v)
             for k, v in row.items()
         }
-        for row in table.to_dict("records")
-    ]
+        plain["numbers"] = {
+            m.key: {
+                "value": plain[m.column],
+                "unit": m.unit,
+                "worse": m.worse,
+                "ci95": intervals.get((plain["GPU"], m.key)),
+            }
+            for m in METRICS + LINK_METRICS
+            if isinstance(plain.get(m.column), (int, float))
+        }
+        rows.append(plain)
+    return rows
