@@ -9,6 +9,7 @@ import shutil
 import statistics
 import subprocess
 
+import pandas as pd
 import pytest
 from conftest import jsonl_records, run_on_host, write_jsonl
 
@@ -142,9 +143,11 @@ def test_times_that_fall_with_size_are_marked_implausible(node_run, tmp_path):
     assert "# !1 beta (1/bandwidth): implausible, a negative inverse bandwidth: the times fall with size" in done.stdout
     fit = hetprobe.model(falling).fit.set_index("parameter")
     assert fit.loc["beta_s_per_byte", "median"] < 0 and "fall with size" in fit.loc["beta_s_per_byte", "implausible"]
-    assert fit.loc["alpha_s", "implausible"] is None  # 1 ms at 1 KiB: a latency above 0
+    assert pd.isna(fit.loc["alpha_s", "implausible"])  # 1 ms at 1 KiB: a latency above 0
     from hetprobe.report.model import fit_table
 
     shown = fit_table(hetprobe.model(falling).fit).set_index("parameter")
-    assert shown.loc["beta (1 / bandwidth)", "median"].endswith("(implausible: a negative inverse bandwidth: the times fall with size)")
+    assert shown.loc["beta (1 / bandwidth)", "median"].endswith(
+        "(implausible: a negative inverse bandwidth: the times fall with size)"
+    )
     assert "implausible" not in shown.loc["alpha (latency)", "median"]

@@ -18,7 +18,7 @@ class NodeModel:
     predicts a message of that size; gamma per message size in 1/(GB/s): median over the interference
     run's rounds, ci95_low and ci95_high their 95% interval, NaN under 6 rounds; "implausible" why no
     send can have the value, as C++ marks it (a negative latency or inverse bandwidth, a slowdown the
-    points do not span), else None), and
+    points do not span), else NaN), and
     `predictions` one row per halo setup (measured and predicted communication time per iteration,
     medians in ns, the GPU traffic in that window in GB/s, error = predicted / measured - 1 with its
     median and 95% interval over the iterations)."""

@@ -17,7 +17,6 @@ from ..cli_args import parse
 from ..errors import UsageError
 from . import verdict
 
-
 CHECK_COLUMNS = [
     "GPU",
     "metric",

@@ -49,7 +49,8 @@ def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
             {
                 "parameter": name,
                 "message": _message(r),
-                "median": number(r.median * scale) + (f" (implausible: {r.implausible})" if r.implausible else ""),
+                "median": number(r.median * scale)
+                + (f" (implausible: {r.implausible})" if isinstance(r.implausible, str) else ""),
                 "95% CI": _interval(r.ci95_low, r.ci95_high, scale),
                 "unit": unit,
                 "rounds": r.rounds,
