@@ -39,7 +39,7 @@ grep -Eq '^ +size access +layout load +median_us +p10_us +p90_us +vs_SSB +ci95 e
 grep -q "## Round trip" "$work/n.txt" || fail "no round-trip table"
 
 # A run directory: every results file under its name, as text and as one JSON document.
-dir=$data/h200x2-characterize
+dir=$(cd "$(dirname "$0")/../data/runs/h200x2-characterize" && pwd)  # the frozen copy: plain files
 "$hp" show "$dir" >"$work/dir.txt"
 for f in "$dir"/*.jsonl; do grep -qF "==> $f <==" "$work/dir.txt" || fail "show DIR: no heading for $f"; done
 "$hp" show "$dir" --format json | python3 -c "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden output of `hetprobe show`: the tables it prints from the committed
 # results (notebooks/data), byte for byte, against tests/data/golden/. Every
-# results file and a characterize run directory as a table; one file of each
+# results file, and a characterize run directory (its frozen copy in
+# tests/data/runs, whose files stay as written, uncompressed) as a table; one file of each
 # probe in every other --format (CSV: one file per table, as show --out writes).
 #   show_golden.sh HETPROBE            compare (ctest cli.show_golden)
 #   show_golden.sh --update HETPROBE   write the golden files again
@@ -16,21 +17,24 @@ golden=$root/tests/data/golden
 # Paths relative to the repository root, as run from there: headings name them.
 cd "$root"
 data=notebooks/data
+frozen_run=tests/data/runs/h200x2-characterize
 
 # PATH FORMAT: one `hetprobe show PATH --format FORMAT`.
 cases=()
-for f in "$data"/*.jsonl* "$data"/h200x2-load/*.jsonl* "$data"/h200x2-halo/paper-1.jsonl.gz "$data"/h200x2-characterize; do cases+=("$f table"); done
+for f in "$data"/*.jsonl* "$data"/h200x2-load/*.jsonl* "$data"/h200x2-halo/paper-1.jsonl.gz "$frozen_run"; do cases+=("$f table"); done
 # Across hosts: a pair with the TCP stall warned of, and a merged file of 6 pairs.
 cases+=("$data/testbed-tcp/bound-core.jsonl table" "$data/testbed-tcp/pairs-merged.jsonl table")
 for f in h200-interference-sweep.jsonl.gz h200-notify.jsonl.gz h200-clock.jsonl h200x2-halo/paper-1.jsonl.gz h200-bandwidth.jsonl; do
   for format in csv json markdown; do cases+=("$data/$f $format"); done
 done
-cases+=("$data/h200x2-characterize json")
+cases+=("$frozen_run json")
 
-# The golden file of PATH FORMAT: PATH under notebooks/data less .jsonl(.gz), / as __, the format's extension.
+# The golden file of PATH FORMAT: PATH under notebooks/data (or tests/data/runs) less .jsonl(.gz), / as __,
+# the format's extension.
 # CSV holds one table: each table is its own file (show --out), NAME.TABLE.csv.
 golden_name() {
   local name=${1#"$data"/} ext
+  name=${name#tests/data/runs/}
   name=${name%.gz}
   name=${name%.jsonl}
   case $2 in table) ext=txt ;; markdown) ext=md ;; *) ext=$2 ;; esac
