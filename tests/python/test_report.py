@@ -430,10 +430,10 @@ def test_a_step_whose_file_is_unusable_is_named_and_not_ok(tmp_path, capsys, dam
 
 
 def test_the_readmes_sample_is_todays_summary_in_lines_under_100_characters(tmp_path, monkeypatch, capsys):
-    """The README's sample (issue 36): what `hetprobe report` prints today from the committed default
-    run, each line under 100 characters (a summary line wraps, a number kept with its unit), while
-    summary.txt keeps one line per item for grep."""
-    run = tmp_path / "h200x2-characterize-default"
+    """The README's sample (issues 36, 52): what `hetprobe report` prints today from the newest committed
+    characterize run of a GPU node, each line under 100 characters (a summary line wraps, a number kept
+    with its unit), while summary.txt keeps one line per item for grep."""
+    run = tmp_path / "h100-characterize-run-as-data"
     shutil.copytree(RUNS / run.name, run)
     for name in ("summary.txt", "report.md", "report.html"):
         (run / name).unlink(missing_ok=True)
@@ -444,11 +444,12 @@ def test_the_readmes_sample_is_todays_summary_in_lines_under_100_characters(tmp_
     code, printed, _ = report(run.name, capsys)
     assert code == 0 and sample == printed, printed
     assert max(len(line) for line in sample.splitlines()) < 100
-    assert "launch+sync\n      8368 ns" in sample  # not "launch+sync 8368\n      ns"
+    assert "launch+sync\n      10,125 ns" in sample  # not "launch+sync 10,125\n      ns"
     assert (
-        "  GPU 0 0000:00:06.0 NUMA 0: link 32 GT/s x16 of 32 GT/s x16; round trip 2529 ns, launch+sync 8368 ns"
+        "  GPU 0 0000:00:06.0 NUMA 0: link 32 GT/s x16 of 32 GT/s x16; round trip 2498 ns, launch+sync 10,125 ns"
         in (run / "summary.txt").read_text()
     )
+    assert "before 2026" not in sample  # a run of today's probes: no old file's fallbacks
 
 
 def test_a_pair_across_hosts_is_said_in_the_summary_and_the_frames_carry_mpi_path(tmp_path, capsys):
