@@ -93,10 +93,10 @@ void bind_aggregate(py::module_& m) {
   m.def(
       "interference_headline",
       [](const PythonRecords& records, const std::vector<std::string>& warm_steps,
-         const std::vector<std::string>& cold_steps) {
+         const std::vector<std::string>& cold_steps, const std::vector<std::string>& paper_steps) {
         const RecordsAsFiles in = as_files(records);
         const std::vector<InterferenceAggregate> a = aggregate_interference(in.files);
-        const InterferenceHeadline h = interference_headline(a, {warm_steps, cold_steps});
+        const InterferenceHeadline h = interference_headline(a, {warm_steps, cold_steps, paper_steps});
         py::dict d;
         d["judged"] = h.judged;
         d["warm_steps"] = h.warm_steps;
@@ -106,16 +106,21 @@ void bind_aggregate(py::module_& m) {
                                                        py::arg("count") = h.speedup->count))
                                  : py::object(py::none());
         d["worst"] = h.worst ? py::object(py::int_(*h.worst)) : py::object(py::none());
+        d["paper_largest"] = h.paper_largest ? py::object(py::int_(*h.paper_largest)) : py::object(py::none());
+        std::vector<std::pair<std::string, double>> typical;
+        for (const LayoutRatio& t : h.paper_typical) typical.emplace_back(t.layout, t.ratio);
+        d["paper_typical"] = typical;
         d["numbers"] = to_python(headline_numbers(h, a));
         Json aggregates = Json::array();
         for (const InterferenceAggregate& x : a) aggregates.push_back(aggregate_with_ids(x, in));
         d["aggregates"] = to_python(aggregates);
         return d;
       },
-      py::arg("records"), py::arg("warm_steps"), py::arg("cold_steps"),
+      py::arg("records"), py::arg("warm_steps"), py::arg("cold_steps"), py::arg("paper_steps"),
       "The interference headline of these records (as interference_aggregates takes them), chosen once in C++ "
       "(bench/interference/interference_headline.hpp): {judged, warm_steps, warm and cold: {point, verdict, "
-      "near_ties} or None, speedup: {fastest, count} or None, worst: a point or None, numbers: "
+      "near_ties} or None, speedup: {fastest, count} or None, worst and paper_largest: a point or None, "
+      "paper_typical: [(layout, ratio)], numbers: "
       "headline_numbers, aggregates: interference_aggregates' list, which the points index}");
 }
 

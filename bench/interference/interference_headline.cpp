@@ -48,13 +48,22 @@ InterferenceHeadline interference_headline(const std::vector<InterferenceAggrega
     launches.push_back(std::move(counts));
   }
   for (std::size_t i : most_launched_parts(launches)) h.warm_steps.push_back(present[i]);
-  std::vector<std::size_t> warm, cold, every_warm;
+  std::vector<std::size_t> warm, cold, every_warm, paper;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (!candidate(a[i])) continue;
     if (is_in(a[i].step, h.warm_steps)) warm.push_back(i);
     if (is_in(a[i].step, steps.warm)) every_warm.push_back(i);
     if (is_in(a[i].step, steps.cold)) cold.push_back(i);
+    if (is_in(a[i].step, steps.paper)) paper.push_back(i);
   }
+  std::vector<double> paper_ratios;
+  std::vector<LayoutRatio> paper_layouts;
+  for (std::size_t i : paper) {
+    paper_ratios.push_back(*a[i].ratio_to_ssb.median);
+    paper_layouts.push_back({to_string(a[i].key.layout), *a[i].ratio_to_ssb.median});
+  }
+  if (const auto w = largest_ratio(paper_ratios)) h.paper_largest = paper[*w];
+  h.paper_typical = typical_ratio_per_layout(paper_layouts);
   if (!h.judged) {  // files from before the rounds: the worst median ratio, as it was shown then
     std::vector<double> ratios;
     for (std::size_t i : every_warm) ratios.push_back(*a[i].ratio_to_ssb.median);
@@ -112,6 +121,12 @@ Json headline_numbers(const InterferenceHeadline& h, const std::vector<Interfere
   if (h.speedup) out["speedup"]["count"] = h.speedup->count;
   out["worst"] = h.worst ? pick_numbers("Worst MPI_Send slowdown under GPU traffic", a[*h.worst], std::nullopt)
                          : Json();
+  out["paper_largest"] = h.paper_largest ? pick_numbers("Largest ratio to SSB, the paper's writer", a[*h.paper_largest],
+                                                        std::nullopt)
+                                         : Json();
+  out["paper_typical"] = Json::array();
+  for (const LayoutRatio& t : h.paper_typical)
+    out["paper_typical"].push_back({{"layout", t.layout}, {"ratio", t.ratio}});
   return out;
 }
 

@@ -1,8 +1,9 @@
 // The interference headline of a run, chosen once over its aggregates
 // (interference_aggregate.hpp): the warm send's largest slowdown that its
 // interval supports (else the largest median ratio, and on what grounds), the
-// same of the cold sends, a claimed speed-up, and, for files from before the
-// rounds, the worst median ratio. The report writes it in words, characterize
+// same of the cold sends, a claimed speed-up, for files from before the
+// rounds the worst median ratio, and the paper's writer's largest and typical
+// ratios. The report writes it in words, characterize
 // writes its numbers into characterize.json (headline_numbers), and a site's
 // check reads those; none chooses again.
 #pragma once
@@ -23,6 +24,7 @@ namespace hetprobe {
 struct HeadlineSteps {
   std::vector<std::string> warm{"interference", "interference-rate"};
   std::vector<std::string> cold{"interference-cold"};
+  std::vector<std::string> paper{"interference-paper"};  // the paper's writer, message-sized buffers
 };
 
 // A headline row's point (an index into the aggregates) and its grounds.
@@ -40,8 +42,10 @@ struct InterferenceHeadline {
   bool judged = false;                  // measured in rounds: picks by intervals, else `worst`
   std::vector<std::string> warm_steps;  // the warm steps of the most launches, which the warm pick is over
   std::optional<SlowdownPick> warm, cold;
-  std::optional<SpeedupPick> speedup;  // over the warm and cold candidates
-  std::optional<std::size_t> worst;    // before the rounds: the largest ratio of the warm steps' points
+  std::optional<SpeedupPick> speedup;        // over the warm and cold candidates
+  std::optional<std::size_t> worst;          // before the rounds: the largest ratio of the warm steps' points
+  std::optional<std::size_t> paper_largest;  // the paper steps' largest ratio (its interval beside it)
+  std::vector<LayoutRatio> paper_typical;    // each layout's median ratio over the paper steps' points
 };
 
 // The headline of these aggregates. Candidates are the load points (not SSB)
@@ -52,10 +56,11 @@ InterferenceHeadline interference_headline(const std::vector<InterferenceAggrega
                                            const HeadlineSteps& steps = {});
 
 // The headline's numbers, for characterize.json and a site's checks: per pick
-// ("warm", "cold", "speedup", "worst") {quantity, verdict, value, lower,
+// ("warm", "cold", "speedup", "worst", "paper_largest") {quantity, verdict, value, lower,
 // upper (null without an interval), unit, effect, interval_over, launches,
 // point {step, size_bytes, layout, access, load_kind, load_gpus, load_rate},
-// send_time_ns, ssb_send_time_ns, traffic_gbs}; null where there is none.
+// send_time_ns, ssb_send_time_ns, traffic_gbs}; null where there is none; and
+// "paper_typical": [{layout, ratio}].
 Json headline_numbers(const InterferenceHeadline& headline, const std::vector<InterferenceAggregate>& aggregates);
 
 }  // namespace hetprobe

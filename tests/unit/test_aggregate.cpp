@@ -198,6 +198,29 @@ TEST(InterferenceHeadline, TheClaimedSlowdownOfTheMostLaunchedWarmStep) {
   EXPECT_TRUE(n["worst"].is_null());
 }
 
+// The paper's writer: its largest ratio and each layout's typical one, from
+// the paper step alone (the loads' larger ratios are not its).
+TEST(InterferenceHeadline, ThePapersWriterFromItsOwnStep) {
+  std::vector<ResultsFile> files = characterized();
+  Json paper = header(9);
+  paper["config"]["paper"] = true;
+  files.push_back(file("interference-paper.jsonl",
+                       {paper, point("SSB", 1000, {}), point("P2AB", 1100, 1.1, {{1.0, 1.2}}),
+                        point("PCB", 1200, 1.2, {{1.1, 1.3}})}));
+  const std::vector<InterferenceAggregate> a = aggregate_interference(files);
+  const InterferenceHeadline h = interference_headline(a);
+  ASSERT_TRUE(h.paper_largest);
+  EXPECT_EQ(a[*h.paper_largest].step, "interference-paper");
+  EXPECT_EQ(a[*h.paper_largest].key.layout, Layout::PCB);
+  ASSERT_EQ(h.paper_typical.size(), 2u);
+  EXPECT_EQ(h.paper_typical[0].layout, "P2AB");
+  EXPECT_DOUBLE_EQ(h.paper_typical[0].ratio, 1.1);
+  const Json n = headline_numbers(h, a);
+  EXPECT_DOUBLE_EQ(n["paper_largest"]["value"].get<double>(), 1.2);
+  EXPECT_EQ(n["paper_typical"][1], (Json{{"layout", "PCB"}, {"ratio", 1.2}}));
+  EXPECT_FALSE(interference_headline(aggregate_interference(characterized())).paper_largest);  // no paper step
+}
+
 TEST(InterferenceHeadline, BeforeTheRoundsTheWorstMedianRatio) {
   Json old = point("P2AB", 1500, {});
   old.erase("rounds");

@@ -59,7 +59,7 @@ def aggregates(results) -> list[dict]:
     return _core.interference_aggregates(records) if records else []
 
 
-def headline(results, warm_steps: list[str], cold_steps: list[str]) -> dict | None:
+def headline(results, warm_steps: list[str], cold_steps: list[str], paper_steps: list[str] = ()) -> dict | None:
     """The interference headline C++ chooses over the aggregates of `results` (_core.interference_headline:
     its picks are rows of Results.interference_ratios(), whose aggregates it keeps, made once); None
     without interference points."""
@@ -68,7 +68,7 @@ def headline(results, warm_steps: list[str], cold_steps: list[str]) -> dict | No
     records = _core_records(results)
     if not records:
         return None
-    picks = _core.interference_headline(records, warm_steps, cold_steps)
+    picks = _core.interference_headline(records, warm_steps, cold_steps, list(paper_steps))
     if results._aggregates is None:
         results._aggregates = picks["aggregates"]
     return picks

@@ -20,7 +20,7 @@ from ..data.rates import is_full
 from ..data.results import Results, summary_rows as _rows
 from ..data.units import size_label
 from .notes import condition_warnings, warned
-from .parts import MARGIN, has_intervals, interference_parts, loaded, ratio_rows
+from .parts import MARGIN, interference_parts, ratio_rows
 from .render import number
 from .texts import ci_clause, ci_text, gap_text, has_interval, how_text, point_text, ratio_text, short_text, time_text
 
@@ -126,14 +126,15 @@ def headline_picks(inter: Results, tables: dict) -> tuple[dict | None, pd.DataFr
     """C++'s interference headline of `inter` (_core.interference_headline) and the pooled rows its
     picks index; the warm steps are those of the run's loads and rates parts (`tables`: each part's
     pooled rows), the cold those of its cold part."""
-    steps = {p: list(dict.fromkeys(tables[p]["step"])) for p in ("loads", "rates", "cold") if p in tables}
-    picks = headline(inter, steps.get("loads", []) + steps.get("rates", []), steps.get("cold", []))
+    steps = {p: list(dict.fromkeys(tables[p]["step"])) for p in ("loads", "rates", "cold", "paper") if p in tables}
+    picks = headline(
+        inter, steps.get("loads", []) + steps.get("rates", []), steps.get("cold", []), steps.get("paper", [])
+    )
     return picks, inter.interference_ratios()
 
 
 def interference_headline(results: Results) -> list[tuple[str, str, str, list[str]]]:
     rows = []
-    parts = interference_parts(results)
     every = interference_parts(results, launches=True)
     tables = {p: ratio_rows(every[p]) for p in ("loads", "rates", "cold", "paper") if p in every}
     inter = results.probe("interference")
@@ -175,8 +176,8 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
                 warned(results, [t["record_id"]]),
             )
         )
-    if "paper" in parts:
-        rows += _paper_rows(parts["paper"], every["paper"], tables["paper"])
+    if picks is not None and picks["paper_largest"] is not None:
+        rows += _paper_rows(picks, pooled, inter)
     send = _rows(results, "point", "send_time_ns", probe="interference")
     if len(send):
         bad = send[send["status"] != "ok"]
@@ -191,49 +192,32 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     return rows
 
 
-def _paper_rows(paper: Results, every: Results, table: pd.DataFrame) -> list:
-    """The paper's writer: its largest ratio (with its interval where measured in rounds) and the typical one."""
-    if has_intervals(table):
-        others = loaded(table)
-        if not len(others):
-            return []
-        w = others.iloc[_core.largest_ratio(others["ratio"].tolist())]
+def _paper_rows(picks: dict, pooled: pd.DataFrame, inter: Results) -> list:
+    """The paper's writer: its largest ratio (with its interval where measured in rounds) and the typical
+    one per layout, as C++ picks them (_core.interference_headline's paper_largest and paper_typical);
+    `pooled`'s record_ids index `inter`'s records."""
+    w = pooled.iloc[picks["paper_largest"]]
+    typical = (
+        "Typical ratio to SSB, the paper's writer (median over sizes and access)",
+        ", ".join(f"{k} {ratio_text(v)}" for k, v in picks["paper_typical"]),
+        "1 = no interference",
+        condition_warnings(inter, [i for ids in pooled[pooled["step"] == w["step"]]["record_ids"] for i in ids]),
+    )
+    if picks["judged"]:
         effect = f", {w['effect']}" if isinstance(w["effect"], str) else ""
         low, high = w["ratio_ci95_low"], w["ratio_ci95_high"]
-        typical = _core.typical_ratio_per_layout(list(zip(others["layout"], others["ratio"])))
-        ids = [i for group in others["record_ids"] for i in group]
-        return [
-            (
-                "Largest ratio to SSB, the paper's writer (message-sized buffer)",
-                f"{ratio_text(w['ratio'])}× SSB"
-                + (f" (95% CI {ci_text(low, high)}{effect})" if has_interval(low, high) else ""),
-                f"{size_label(int(w['size_bytes']))}; {how_text(w)}",
-                warned(every, w["record_ids"]),
-            ),
-            (
-                "Typical ratio to SSB, the paper's writer (median over sizes and access)",
-                ", ".join(f"{k} {ratio_text(v)}" for k, v in typical),
-                "1 = no interference",
-                condition_warnings(every, ids),
-            ),
-        ]
-    send = _rows(paper, "point", "send_time_ns")
-    others = send[send["layout"] != "SSB"].dropna(subset=["ratio_to_ssb_median"])
-    if not len(others):
-        return []
-    w = others.iloc[_core.largest_ratio(others["ratio_to_ssb_median"].tolist())]
-    typical = _core.typical_ratio_per_layout(list(zip(others["layout"], others["ratio_to_ssb_median"])))
-    return [
-        (
-            "Worst slowdown, the paper's writer (message-sized buffer)",
-            f"{ratio_text(w['ratio_to_ssb_median'])}× SSB",
-            f"{w['layout']}, {w['access']} access, {size_label(int(w['size_bytes']))}; medians of {int(w['n'])} sends",
-            warned(paper, [w["record_id"]]),
-        ),
-        (
-            "Typical ratio to SSB, the paper's writer (median over sizes and access)",
-            ", ".join(f"{k} {ratio_text(v)}" for k, v in typical),
-            "1 = no interference",
-            condition_warnings(paper, others["record_id"]),
-        ),
-    ]
+        largest = (
+            "Largest ratio to SSB, the paper's writer (message-sized buffer)",
+            f"{ratio_text(w['ratio'])}× SSB"
+            + (f" (95% CI {ci_text(low, high)}{effect})" if has_interval(low, high) else ""),
+            f"{size_label(int(w['size_bytes']))}; {how_text(w)}",
+            warned(inter, w["record_ids"]),
+        )
+        return [largest, typical]
+    worst = (
+        "Worst slowdown, the paper's writer (message-sized buffer)",
+        f"{ratio_text(w['ratio'])}× SSB",
+        f"{w['layout']}, {w['access']} access, {size_label(int(w['size_bytes']))}; medians of {int(w['n'])} sends",
+        warned(inter, w["record_ids"]),
+    )
+    return [worst, typical]

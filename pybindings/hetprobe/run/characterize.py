@@ -49,7 +49,7 @@ from ..data.launches import headline as interference_headline
 from ..data.load import load
 from ..data.paths import FileKind, file_kind
 from ..data.results import Results
-from ..data.run_steps import COLD, LOADS, RATES
+from ..data.run_steps import COLD, LOADS, PAPER, RATES
 from ..data.steps import family, launch_name
 from ..errors import UsageError
 from ..node import gpus as gpu_table, verdict as node_verdict
@@ -236,7 +236,7 @@ def _headline_numbers(directory: Path) -> dict | None:
     if not files:
         return None
     try:
-        picks = interference_headline(load(files, errors="skip"), [LOADS, RATES], [COLD])
+        picks = interference_headline(load(files, errors="skip"), [LOADS, RATES], [COLD], [PAPER])
     except UsageError:  # a record C++ cannot read: the report names it
         return None
     return picks["numbers"] if picks is not None else None
