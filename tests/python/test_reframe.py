@@ -96,12 +96,16 @@ def test_make_references_bounds_the_bad_direction(tmp_path):
     keys, units and directions are hetprobe's, never a copy here): a bound above for a time, below
     for GB/s and the link, none for what is never compared."""
     table = gpus.table_records(hetprobe.per_gpu(DATA / "h200x2-verdict" / "run-1"))
-    refs = make_references.references(table, 0.1)
+    headline = json.loads((DATA / "h100-characterize-run-as-data" / "characterize.json").read_text())["headline"]
+    refs = make_references.references({"per_gpu": table, "headline": headline}, 0.1)
     assert refs["gpu0_roundtrip_ns"] == [table[0]["round trip (ns)"], None, 0.1, "ns"]
     assert refs["gpu1_write_gbs"] == [table[1]["write (GB/s)"], -0.1, None, "GB/s"]
     assert refs["gpu1_link_width"] == [16.0, -0.1, None, "lanes"]
     measured = {m.key for m in gpus.METRICS + gpus.LINK_METRICS if table[0][m.column] is not None}
     assert {k.removeprefix("gpu0_") for k in refs if k.startswith("gpu0_")} == measured
+    # The headline's ratios, as characterize.json holds them: a larger ratio is worse.
+    assert refs["headline_warm_ratio"] == [headline["warm"]["value"], None, 0.1, "ratio to SSB"]
+    assert refs["headline_cold_ratio"][0] == headline["cold"]["value"]
     assert table[0]["numbers"]["write_gbs"]["ci95"][0] < table[0]["write (GB/s)"]  # the rounds' interval
     run = tmp_path / "run"
     run.mkdir()

@@ -5,7 +5,9 @@ srun: the job itself is one task), checks that every step finished (characterize
 "ok"), and turns each GPU's numbers into performance variables named gpu<N>_<metric>, each compared
 with its reference: characterize.json's per_gpu rows' "numbers", by the records' field (roundtrip_ns,
 launch_sync_ns, write_gbs, read_gbs, copy_d2h_gbs, copy_h2d_gbs, clock_drift_ppm, clock_precision_ns,
-link_speed_gts, link_width), each with its unit, as hetprobe writes them.
+link_speed_gts, link_width), each with its unit, as hetprobe writes them; where the interference
+pair runs (skip_steps without it), also headline_warm_ratio and headline_cold_ratio, the headline's
+ratios to SSB from characterize.json's "headline".
 
 References come from a JSON file (variable reference_file), shaped as ReFrame's reference dict:
 {"system:partition" (or "*"): {"gpu0_write_gbs": [value, lower, upper, "GB/s"], ...}}, lower and
@@ -27,6 +29,7 @@ Run here (host backend, 2 simulated devices, quick):
 import json
 import os
 import shlex
+import sys
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -34,6 +37,9 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from reframe.core.exceptions import SanityError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from make_references import variables  # noqa: E402  (which numbers are variables: one owner, beside this file)
+
 RUN_DIR = "hetprobe-run"
 
 
@@ -43,8 +49,8 @@ def _manifest(stagedir):
 
 
 @sn.deferrable
-def _gpu_value(stagedir, gpu, key):
-    return _manifest(stagedir)["per_gpu"][gpu]["numbers"][key]["value"]
+def _value(stagedir, name):
+    return variables(_manifest(stagedir))[name][0]
 
 
 @rfm.simple_test
@@ -94,11 +100,10 @@ class hetprobe_node_check(rfm.RunOnlyRegressionTest):
 
     @run_before("performance")
     def per_gpu_variables(self):
-        """One performance variable per GPU and number the run measured (characterize.json's per_gpu
-        rows' "numbers", by metric key, with their units: a number it lacks is left out)."""
-        rows = _manifest(self.stagedir)["per_gpu"]
+        """One performance variable per number the run measured (make_references.variables: each GPU's
+        numbers by metric key, the interference headline's ratios where the pair ran), with its unit;
+        a number the run lacks is left out."""
         self.perf_variables = {
-            f"gpu{g}_{key}": sn.make_performance_function(_gpu_value(self.stagedir, g, key), number["unit"])
-            for g, row in enumerate(rows)
-            for key, number in row.get("numbers", {}).items()
+            name: sn.make_performance_function(_value(self.stagedir, name), unit)
+            for name, (_, unit, _) in variables(_manifest(self.stagedir)).items()
         }

@@ -1,8 +1,9 @@
 """References for hetprobe_node_check.py from a node known to be good: its characterize run's
-per-GPU numbers (characterize.json's per_gpu rows, their "numbers": value, unit and which way is
-worse, as hetprobe writes them), each with a bound in the direction that is bad (times up, GB/s and
-the link down) at --tolerance; a number never compared (clock drift: each GPU's oscillator differs)
-recorded without bounds. Prints the JSON file to keep beside the test:
+numbers (characterize.json's per_gpu rows' "numbers", and the interference headline's ratios where
+it measured the pair: value, unit and which way is worse, as hetprobe writes them), each with a
+bound in the direction that is bad (times and ratios up, GB/s and the link down) at --tolerance;
+a number never compared (clock drift: each GPU's oscillator differs) recorded without bounds.
+Prints the JSON file to keep beside the test:
 
     python3 tests/reframe/make_references.py RUN_DIR --system mycluster:gpu --tolerance 10% \\
         > tests/reframe/references/mycluster.json
@@ -23,13 +24,28 @@ def fraction(text: str) -> float:
     return value
 
 
-def references(per_gpu: list[dict], tolerance: float) -> dict:
+def variables(manifest: dict) -> dict[str, tuple]:
+    """Every number of a characterize run that the ReFrame check holds to a reference, by performance
+    variable name: each GPU's numbers (gpu<N>_<metric>: characterize.json's per_gpu rows' "numbers"),
+    and, where the run measured the interference pair, its headline ratios to SSB (headline_warm_ratio,
+    headline_cold_ratio: characterize.json's "headline"); each (value, unit, which way is worse, None
+    for a number never compared). KeyError for a run from before the per-GPU numbers."""
     out = {}
-    for gpu, row in enumerate(per_gpu):
+    for gpu, row in enumerate(manifest["per_gpu"]):
         for key, number in row["numbers"].items():
-            worse = number["worse"]
-            lower, upper = (None, tolerance) if worse == "higher" else (-tolerance, None) if worse else (None, None)
-            out[f"gpu{gpu}_{key}"] = [number["value"], lower, upper, number["unit"]]
+            out[f"gpu{gpu}_{key}"] = (number["value"], number["unit"], number["worse"])
+    for pick in ("warm", "cold"):
+        chosen = (manifest.get("headline") or {}).get(pick) or {}
+        if isinstance(chosen.get("value"), (int, float)):
+            out[f"headline_{pick}_ratio"] = (chosen["value"], chosen["unit"], "higher")
+    return out
+
+
+def references(manifest: dict, tolerance: float) -> dict:
+    out = {}
+    for name, (value, unit, worse) in variables(manifest).items():
+        lower, upper = (None, tolerance) if worse == "higher" else (-tolerance, None) if worse else (None, None)
+        out[name] = [value, lower, upper, unit]
     return out
 
 
@@ -40,13 +56,14 @@ def main(argv: list[str]) -> int:
     p.add_argument("--tolerance", type=fraction, default=0.1, help="how much worse a number may be (default: 10%%)")
     a = p.parse_args(argv)
     try:
-        per_gpu = json.loads((a.run_dir / "characterize.json").read_text())["per_gpu"]
+        manifest = json.loads((a.run_dir / "characterize.json").read_text())
+        per_gpu = manifest["per_gpu"]
         if not per_gpu or not all(isinstance(row.get("numbers"), dict) for row in per_gpu):
             raise KeyError("per_gpu rows with numbers: a run of hetprobe from before 2026-12-07 has none")
     except (OSError, ValueError, KeyError) as e:
         print(f"make_references: error: {a.run_dir}: no per-GPU numbers in characterize.json ({e})", file=sys.stderr)
         return 2
-    entries = [f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in references(per_gpu, a.tolerance).items()]
+    entries = [f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in references(manifest, a.tolerance).items()]
     print("{\n  " + json.dumps(a.system) + ": {\n" + ",\n".join(entries) + "\n  }\n}")
     return 0
 
