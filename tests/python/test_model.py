@@ -56,6 +56,8 @@ def cli(*args):
 
 def test_the_module_reads_the_documents_numbers(node_run):
     m = hetprobe.model(node_run, halo=node_run / "halo.jsonl")
+    # A Results read from the run is the run (the path C++ fits from is its directory).
+    assert hetprobe.model(hetprobe.load(node_run)).document["fit"] == m.document["fit"]
     doc = json.loads(cli(node_run, "--halo", node_run / "halo.jsonl", "--format", "json").stdout)
     assert m.document["sources"]["node"] == doc["sources"]["node"]
     fit = m.fit.set_index("parameter")

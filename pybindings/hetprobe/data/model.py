@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from os import fspath
+from pathlib import Path
 
 import pandas as pd
+
+from ..errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -41,16 +44,31 @@ def _row(name: str, value: dict, **extra) -> dict:
     }
 
 
+def _run_path(run) -> str:
+    """The path C++ fits from: `run` itself, or the one run directory (or file) a Results was read from."""
+    from .results import Results
+
+    if not isinstance(run, Results):
+        return fspath(run)
+    places = {str(Path(f).parent) for f in run.files}
+    if len(run.files) == 1:
+        return str(run.files[0])
+    if len(places) == 1:
+        return places.pop()
+    raise UsageError(f"hetprobe.model: these results come from {len(places)} folders; give one run directory")
+
+
 def model(run, halo=None) -> NodeModel:
-    """The node model of `run` (a `hetprobe characterize` run directory, or an interference results
-    file) and, given `halo` (a halo results file of the same node: two ranks, --timeline all), its
-    prediction of each setup's communication time against the measured one. UsageError for a run
-    without the series the fit needs, a halo run of another node, or a layout it cannot place."""
+    """The node model of `run` (a `hetprobe characterize` run directory, an interference results file,
+    or a Results read from one of them) and, given `halo` (a halo results file of the same node: two
+    ranks, --timeline all), its prediction of each setup's communication time against the measured one.
+    UsageError for a run without the series the fit needs, a halo run of another node, or a layout it
+    cannot place."""
     import json
 
     from .. import _core  # the compiled module: the fit and the prediction are computed once, in C++
 
-    doc = json.loads(_core.node_model(fspath(run), "" if halo is None else fspath(halo)))
+    doc = json.loads(_core.node_model(_run_path(run), "" if halo is None else fspath(halo)))
     fit = doc["fit"]
     rows = [
         _row(name, fit[name], bytes=None, to_bytes=None, rendezvous=None) for name in ("alpha_s", "beta_s_per_byte")
