@@ -33,42 +33,59 @@ std::vector<JudgedPoint> judged_points(const std::vector<PyJudgedPoint>& points)
   return out;
 }
 
-py::dict pooled_dict(const PooledRatio& p) {
-  py::dict d;
-  d["median"] = p.median;
-  d["ci95"] = p.ci95 ? py::object(py::make_tuple(p.ci95->low, p.ci95->high)) : py::object(py::none());
-  d["effect"] = p.ci95 ? py::object(py::str(to_string(classify_ratio(*p.ci95)))) : py::object(py::none());
-  d["min"] = p.min;
-  d["max"] = p.max;
-  d["launches"] = p.launches;
-  d["degrees_of_freedom"] = p.degrees_of_freedom;
-  return d;
+// The judgement's types as Python classes: an Effect (str() is its name, as
+// the tables write it), an Interval that unpacks as (low, high), and a
+// PooledRatio with its effect judged once here.
+void bind_types(py::module_& m) {
+  py::enum_<Effect>(m, "Effect", "What a ratio's 95% interval claims against the effect margin (base/effect.hpp)")
+      .value("none", Effect::none)
+      .value("slowdown", Effect::slowdown)
+      .value("speedup", Effect::speedup)
+      .def("__str__", [](Effect e) { return std::string(to_string(e)); });
+  py::class_<Interval>(m, "Interval", "A 95% confidence interval: low, high (unpacks as a pair)")
+      .def_readonly("low", &Interval::low)
+      .def_readonly("high", &Interval::high)
+      .def("__iter__", [](const Interval& i) { return py::iter(py::make_tuple(i.low, i.high)); })
+      .def("__repr__", [](const Interval& i) {
+        return "Interval(" + py::repr(py::float_(i.low)).cast<std::string>() + ", " +
+               py::repr(py::float_(i.high)).cast<std::string>() + ")";
+      });
+  py::class_<PooledRatio>(m, "PooledRatio",
+                          "A ratio pooled over launches: median, ci95 (an Interval, None under 3 launches), effect "
+                          "(an Effect, None without an interval), min and max of the launches, launches, "
+                          "degrees_of_freedom of the interval's t")
+      .def_readonly("median", &PooledRatio::median)
+      .def_readonly("ci95", &PooledRatio::ci95)
+      .def_property_readonly("effect",
+                             [](const PooledRatio& p) {
+                               return p.ci95 ? std::optional<Effect>(classify_ratio(*p.ci95)) : std::nullopt;
+                             })
+      .def_readonly("min", &PooledRatio::min)
+      .def_readonly("max", &PooledRatio::max)
+      .def_readonly("launches", &PooledRatio::launches)
+      .def_readonly("degrees_of_freedom", &PooledRatio::degrees_of_freedom)
+      .def("__repr__", [](const PooledRatio& p) {
+        return "PooledRatio(median=" + py::repr(py::float_(p.median)).cast<std::string>() +
+               ", launches=" + std::to_string(p.launches) + ")";
+      });
 }
 
 }  // namespace
 
 void bind_judgement(py::module_& m) {
   m.attr("effect_margin") = kEffectMargin;
+  bind_types(m);
   m.def(
-      "classify_ratio", [](double low, double high) { return std::string(to_string(classify_ratio({low, high}))); },
-      py::arg("low"), py::arg("high"),
-      "'slowdown', 'speedup' or 'none': what a ratio's 95% interval [low, high] claims (margin effect_margin)");
-  m.def(
-      "pool_launch_ratios", [](const std::vector<double>& ratios) { return pooled_dict(pool_launch_ratios(ratios)); },
-      py::arg("ratios"),
-      "A ratio pooled over launches, its interval from its own spread: {median, ci95 (low, high) or None under 3 "
-      "launches, effect, min, max, launches, degrees_of_freedom}; ValueError for no ratio or one not above 0");
-  m.def(
-      "pool_launch_points",
-      [](const std::vector<std::vector<double>>& points) {
-        py::list out;
-        for (const PooledRatio& p : pool_launch_points(points)) out.append(pooled_dict(p));
-        return out;
-      },
-      py::arg("points"),
-      "Points measured side by side over the same launches (one size of one command), each a list of its "
-      "launches' ratios: pool_launch_ratios' dict for each, the launches' variance pooled over the points "
-      "(base/effect.hpp)");
+      "classify_ratio", [](double low, double high) { return classify_ratio({low, high}); }, py::arg("low"),
+      py::arg("high"),
+      "The Effect a ratio's 95% interval [low, high] claims: slowdown, speedup or none (margin effect_margin); "
+      "str() of it is its name");
+  m.def("pool_launch_ratios", &pool_launch_ratios, py::arg("ratios"),
+        "A ratio pooled over launches, its interval from its own spread: a PooledRatio (ci95 None under 3 "
+        "launches); ValueError for no ratio or one not above 0");
+  m.def("pool_launch_points", &pool_launch_points, py::arg("points"),
+        "Points measured side by side over the same launches (one size of one command), each a list of its "
+        "launches' ratios: a PooledRatio for each, the launches' variance pooled over the points (base/effect.hpp)");
   m.def(
       "choose_slowdown",
       [](const std::vector<PyJudgedPoint>& points) -> py::object {

@@ -474,8 +474,8 @@ def test_launches_pool_each_setups_paired_speedup(tmp_path):
     setups = list(table["setup"])
     pooled = _core.pool_launch_points([per_setup[s] for s in setups])
     for row, expected in zip(table.itertuples(), pooled):
-        assert row.launches == 3 and row.speedup == pytest.approx(expected["median"])
-        assert (row.speedup_ci95_low, row.speedup_ci95_high) == pytest.approx(expected["ci95"])
+        assert row.launches == 3 and row.speedup == pytest.approx(expected.median)
+        assert (row.speedup_ci95_low, row.speedup_ci95_high) == pytest.approx(tuple(expected.ci95))
     # One file is one launch: the same file twice is refused by `show --pool`, as for interference.
     twice = subprocess.run(
         [hetprobe.binary(), "show", "--pool", str(files[0]), str(files[1]), str(files[0])],

@@ -75,12 +75,12 @@ def test_load_pools_the_launches_of_each_step(host_run):
         ratios = list(mine["ratio"])
         expected = expect[tuple(row[k] for k in key)]
         side = loaded.query(f"step == '{row['step']}' and size_bytes == {row['size_bytes']}")
-        assert expected["degrees_of_freedom"] in (2, 2 * len(side))  # its own spread, or the size's pool
-        assert row["ratio"] == pytest.approx(expected["median"])
+        assert expected.degrees_of_freedom in (2, 2 * len(side))  # its own spread, or the size's pool
+        assert row["ratio"] == pytest.approx(expected.median)
         assert (row["ratio_ci95_low"], row["ratio_ci95_high"]) == pytest.approx(
-            expected["ci95"]
+            tuple(expected.ci95)
         )  # 3 launches: an interval
-        assert row["effect"] == expected["effect"] == _core.classify_ratio(*expected["ci95"])
+        assert row["effect"] == str(expected.effect) == str(_core.classify_ratio(*expected.ci95))
         assert (row["ratio_min"], row["ratio_max"]) == (min(ratios), max(ratios))
         assert row["median_ns"] == pytest.approx(np.median(mine["median_ns"]))
         assert sorted(row["record_ids"]) == sorted(mine["record_id"])
@@ -212,7 +212,7 @@ def _run_dir(tmp_path, edit=None):
 def _set_ratio(record, ratio, half_width=0.03):
     """A point's ratio, its interval over the rounds and what that claims (as the probe writes them)."""
     low, high = ratio * (1 - half_width), ratio * (1 + half_width)
-    record.update(ratio_to_ssb_median=ratio, ratio_to_ssb_ci95=[low, high], effect=_core.classify_ratio(low, high))
+    record.update(ratio_to_ssb_median=ratio, ratio_to_ssb_ci95=[low, high], effect=str(_core.classify_ratio(low, high)))
     record["send_time_ns"]["median"] = ratio * record["ssb_send_time_ns_median"]
 
 
@@ -235,10 +235,10 @@ def test_the_headline_names_the_slowdown_three_h100_launches_support(tmp_path):
     # Each launch's 16 MiB write ratio (1.12, 1.15, 1.20) pools to 1.15 with an interval above 1.05.
     value, how = _headline(_run_dir(tmp_path))["MPI_Send slowdown under GPU traffic"]
     pooled = _core.pool_launch_ratios([1.1178487754513107, 1.1466921015465033, 1.2010567319846694])
-    assert pooled["effect"] == "slowdown"
-    low, high = pooled["ci95"]
+    assert pooled.effect == _core.Effect.slowdown and str(pooled.effect) == "slowdown"
+    low, high = pooled.ci95
     assert value == (
-        f"{pooled['median']:.4g}× SSB (95% CI {low:.2f}-{high:.2f}): write from 1 GPU, {P2AB}, 16 MiB: SSB 2353 µs, "
+        f"{pooled.median:.4g}× SSB (95% CI {low:.2f}-{high:.2f}): write from 1 GPU, {P2AB}, 16 MiB: SSB 2353 µs, "
         "loaded "
         "2689 µs, 52.08 GB/s during the send"
     )  # in the units and digits of the report's tables
@@ -506,3 +506,20 @@ def test_a_gap_is_read_from_its_kind_and_bytes_not_its_label(tmp_path):
     )
     assert (row["gap"], row["gap_kind"]) == ("0", "none") and np.isnan(row["gap_bytes"])
     assert "swept" not in how_text(row) and "spinning" not in how_text(row)
+
+
+def test_the_judgement_is_typed():
+    """_core's judgement as Python types (issue 52): an Effect whose str() is the tables' name, an Interval
+    that unpacks as (low, high), and a PooledRatio whose effect C++ judges."""
+    pooled = _core.pool_launch_ratios([1.10, 1.12, 1.11])
+    assert isinstance(pooled, _core.PooledRatio) and isinstance(pooled.ci95, _core.Interval)
+    low, high = pooled.ci95
+    assert low < pooled.median < high and pooled.launches == 3 and pooled.degrees_of_freedom == 2
+    assert (
+        pooled.effect == _core.classify_ratio(low, high) == _core.Effect.slowdown and str(pooled.effect) == "slowdown"
+    )
+    two = _core.pool_launch_ratios([1.0, 1.1])  # 2 launches: no interval, so no effect
+    assert two.ci95 is None and two.effect is None and (two.min, two.max) == (1.0, 1.1)
+    assert str(_core.classify_ratio(0.9, 1.1)) == "none" and str(_core.classify_ratio(0.8, 0.9)) == "speedup"
+    with pytest.raises(ValueError):
+        _core.pool_launch_ratios([])
