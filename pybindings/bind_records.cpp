@@ -1,6 +1,7 @@
 // hetprobe._core's records: the schema version, every enum table's names,
 // the error kinds, and what every reader does to a record before reading it
 // (upgrade, schema check, launch identity, the message path).
+#include <pybind11/operators.h>
 #include <pybind11/stl.h>
 
 #include <string>
@@ -127,19 +128,20 @@ void bind_records(py::module_& m) {
       "before any upgrade (bench/core/record_upgrade.hpp)");
   // Load rates are equal by value, never by spelling ("50%" is "0.5"): the one parser
   // (bench/load/load_options.hpp) gives Python the value it compares and the full-rate test.
-  m.def(
-      "load_rate_value",
-      [](const std::string& label) {
-        const LoadRate rate = parse_load_rate(label);
-        return std::pair{rate.fraction, rate.gbs};
-      },
-      py::arg("label"),
-      "A --load-rate item or a record's load_rate label as (fraction, GB/s per GPU), one of them 0: equal rates "
-      "give equal pairs; UsageError for anything else");
-  m.def(
-      "is_full_load_rate", [](const std::string& label) { return parse_load_rate(label).full(); }, py::arg("label"),
-      "Whether a load_rate label is the load's full rate (\"1\", \"100%\", \"1.0\")");
-  // Numbers and intervals are written once (base/number_text.hpp): the report writes them as show does.
+  py::class_<LoadRate>(m, "LoadRate",
+                       "A load's rate, parsed once in C++: label (as given), fraction (> 0 for a fraction of "
+                       "the full rate), gbs (> 0 for GB/s per GPU), full; equal by value, never by spelling")
+      .def_readonly("label", &LoadRate::label)
+      .def_readonly("fraction", &LoadRate::fraction)
+      .def_readonly("gbs", &LoadRate::gbs)
+      .def_property_readonly("full", &LoadRate::full)
+      .def(py::self == py::self)
+      .def("__hash__", [](const LoadRate& r) { return py::hash(py::make_tuple(r.fraction, r.gbs)); })
+      .def("__str__", [](const LoadRate& r) { return r.label; })
+      .def("__repr__", [](const LoadRate& r) { return "LoadRate('" + r.label + "')"; });
+  m.def("parse_load_rate", &parse_load_rate, py::arg("label"),
+        "A --load-rate item or a record's load_rate label as a LoadRate (\"50%\" equals \"0.5\"); UsageError for "
+        "anything else");
 }
 
 }  // namespace hetprobe

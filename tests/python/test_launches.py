@@ -523,3 +523,14 @@ def test_the_judgement_is_typed():
     assert str(_core.classify_ratio(0.9, 1.1)) == "none" and str(_core.classify_ratio(0.8, 0.9)) == "speedup"
     with pytest.raises(ValueError):
         _core.pool_launch_ratios([])
+
+
+def test_a_load_rate_is_typed_and_equal_by_value():
+    """_core.LoadRate: C++'s one parse of a rate, equal by value ("50%" is "0.5"), hashable, its label kept."""
+    half, percent = _core.parse_load_rate("0.5"), _core.parse_load_rate("50%")
+    assert half == percent and hash(half) == hash(percent) and str(percent) == "50%"
+    assert (half.fraction, half.gbs, half.full) == (0.5, 0.0, False) and _core.parse_load_rate("100%").full
+    gbs = _core.parse_load_rate("12GB/s")
+    assert (gbs.fraction, gbs.gbs) == (0.0, 12.0) and gbs != half
+    with pytest.raises(hetprobe.UsageError):
+        _core.parse_load_rate("fast")

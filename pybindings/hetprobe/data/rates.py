@@ -10,17 +10,15 @@ import pandas as pd
 
 
 @functools.lru_cache(maxsize=256)
-def _value(label: str) -> tuple[float, float]:
-    from .. import _core  # the compiled module: the rule is written once, in C++
+def _value(label: str):
+    """The label's _core.LoadRate: the parse and its equality are written once, in C++."""
+    from .. import _core  # the compiled module
 
-    return _core.load_rate_value(label)
+    return _core.parse_load_rate(label)
 
 
-@functools.lru_cache(maxsize=256)
 def _full(label: str) -> bool:
-    from .. import _core
-
-    return _core.is_full_load_rate(label)
+    return _value(label).full
 
 
 def _given(label) -> bool:
