@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "base/errors.hpp"
+#include "base/number_text.hpp"
 #include "bench/model/halo_model.hpp"
 
 namespace hetprobe {
@@ -52,14 +52,10 @@ FittedValue marked_slowdown(FittedValue gamma, const std::vector<const LoadedSer
         highest = std::max(highest, r);
       }
   const double predicted = 1 + gamma.median * traffic_max;
-  if (predicted < lowest || predicted > highest) {
-    char why[200];
-    std::snprintf(
-        why, sizeof why,
-        "predicts %.3g x at %.3g GB/s, outside the %.3g-%.3g x that this size's points measured in their rounds",
-        predicted, traffic_max, lowest, highest);
-    gamma.implausible = why;
-  }
+  if (predicted < lowest || predicted > highest)
+    gamma.implausible = "predicts " + number_text(predicted) + " x at " + number_text(traffic_max) +
+                        " GB/s, outside the " + range_text(lowest, highest) +
+                        " x that this size's points measured in their rounds";
   return gamma;
 }
 
