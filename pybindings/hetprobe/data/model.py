@@ -50,9 +50,9 @@ def _run_path(run) -> str:
 
     if not isinstance(run, Results):
         return fspath(run)
-    places = {str(Path(f).parent) for f in run.files}
     if len(run.files) == 1:
         return str(run.files[0])
+    places = {str(Path(f).parent) for f in run.files}
     if len(places) == 1:
         return places.pop()
     raise UsageError(f"hetprobe.model: these results come from {len(places)} folders; give one run directory")

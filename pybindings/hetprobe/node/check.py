@@ -62,8 +62,10 @@ def check_frame(judged: dict) -> pd.DataFrame:
                 + ["outside" if off else "within", off["why"] if off else None]
             )
     for (gpu, metric), off in outside.items():  # what is not a gpus-round number: the link
-        rows.append([gpu, metric, off.get("unit"), off.get("value"), None, None, None, off.get("reference")])
-        rows[-1] += [None, "outside", off["why"]]
+        rows.append(
+            [gpu, metric, off.get("unit"), off.get("value"), None, None, None, off.get("reference"), None]
+            + ["outside", off["why"]]
+        )
     return pd.DataFrame(rows, columns=CHECK_COLUMNS).astype({c: float for c in CHECK_COLUMNS[3:9]})
 
 
