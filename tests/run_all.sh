@@ -38,7 +38,7 @@ sanitized_build=$!
 set +m
 trap 'kill -- -"$sanitized_build" 2>/dev/null || true' EXIT
 ctest --test-dir "$build" -LE gpu --output-on-failure -j "$(nproc)"
-(cd "$root" && "$python" -m pytest -q tests/python)
+(cd "$root" && "$python" -m pytest -q)  # pyproject.toml's testpaths: tests/python and the probes' folders
 # Across hosts: 2 and 4 hosts simulated here as network namespaces, and a real
 # Slurm on them (tests/multinode/; root only: elsewhere each says why it skips).
 HETPROBE=$build/bench/hetprobe PYTHON=$python "$root/tests/multinode/run.sh"

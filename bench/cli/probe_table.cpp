@@ -14,6 +14,7 @@
 #include "bench/interference/interference_run.hpp"
 #include "bench/interference/interference_table.hpp"
 #include "bench/notify/notify_table.hpp"
+#include "bench/toy/toy_table.hpp"
 
 namespace hetprobe::cli {
 
@@ -24,6 +25,7 @@ std::unique_ptr<Probe> make_clock_probe();
 std::unique_ptr<Probe> make_halo_probe();
 std::unique_ptr<Probe> make_bandwidth_probe();
 std::unique_ptr<Probe> make_gpus_probe();
+std::unique_ptr<Probe> make_toy_probe();
 
 namespace {
 constexpr ProbeEntry kProbes[] = {
@@ -34,6 +36,7 @@ constexpr ProbeEntry kProbes[] = {
     {"halo", make_halo_probe, false, halo_report, halo_record_label, halo_launches_report},
     {"bandwidth", make_bandwidth_probe, false, bandwidth_report, bandwidth_record_label, nullptr},
     {"gpus", make_gpus_probe, false, gpus_report, gpus_record_label, nullptr},
+    {"toy", make_toy_probe, true, toy_report, toy_record_label, nullptr},
 };
 }  // namespace
 

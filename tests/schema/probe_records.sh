@@ -40,4 +40,10 @@ printf '0 1 70000\n1 0 70000\n0 1 24\n1 0 24\n' >"$work/layout.txt"
 run "${mpiexec[@]}" -n 2 "$hp" halo --device host --layout-file "$work/layout.txt" --variants baseline,notify-stream --rounds 2 \
   --iterations 2 --warmup 1 --quiet --out "$work/halo-file.jsonl"
 
+# Each probe that declares its records in its folder, with the small settings its declaration names.
+for declaration in "$here"/../../bench/*/records.schema.json; do
+  read -r -a smoke < <("$python" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["probe"], *d["smoke"])' "$declaration")
+  run "$hp" "${smoke[@]}" --device host --quiet --out "$work/${smoke[0]}.jsonl"
+done
+
 "$python" "$here/validate_records.py" "$schema" "$work"/*.jsonl

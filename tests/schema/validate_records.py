@@ -18,6 +18,12 @@ _SOURCE = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "dat
 _spec = importlib.util.spec_from_file_location("hetprobe_jsonl", _SOURCE)
 jsonl = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(jsonl)
+# The schema's reader (standard library only), by path: the package's schema with the record types
+# the probes declare in their folders (bench/<probe>/records.schema.json) merged in.
+_SCHEMA = Path(__file__).resolve().parents[2] / "pybindings" / "hetprobe" / "data" / "schema.py"
+_spec = importlib.util.spec_from_file_location("hetprobe_schema", _SCHEMA)
+schema_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(schema_module)
 
 try:
     import jsonschema
@@ -70,7 +76,8 @@ MADE_IN_MEMORY = {("interference", "aggregate")}
 
 
 def main(schema_path, files):
-    schema = json.load(open(schema_path, encoding="utf-8"))
+    with open(schema_path, encoding="utf-8") as f:
+        schema = schema_module.merged(json.load(f), schema_module.declarations())
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     validator, defs = cls(schema), schema["$defs"]

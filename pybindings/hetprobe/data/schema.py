@@ -1,20 +1,82 @@
-"""The JSON Schema of results files (results.schema.json, shipped in this package): the header and
-every record type with its fields' units. hetprobe.load takes its frames' column lists from it
-(the fields marked "frame"), and validator() checks records against it (needs `jsonschema`)."""
+"""The JSON Schema of results files: the header and every record type with its fields' units.
+hetprobe.load takes its frames' column lists from it (the fields marked "frame"), and validator()
+checks records against it (needs `jsonschema`).
+
+It is results.schema.json (shipped in this package) with the record types that probes declare in
+their own folders (bench/<probe>/records.schema.json, installed as hetprobe/records/<probe>.schema.json)
+merged in: such a probe's records reach the frames with no line of Python (docs/architecture.md,
+"Adding a probe"). Standard library only: tests/schema/validate_records.py loads this file by path."""
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from pathlib import Path
 
 SCHEMA_PATH = Path(__file__).parents[1] / "results.schema.json"  # the package's contract, at its root
+_INSTALLED_DECLARATIONS = SCHEMA_PATH.parent / "records"
+_SOURCE_DECLARATIONS = SCHEMA_PATH.parents[2] / "bench"  # a source tree: pybindings/hetprobe/ -> bench/
+_MAX_SCHEMA_BYTES = 4 << 20  # a schema file is the package's own; far larger is not one
+
+
+def _read(path: Path) -> dict:
+    if not path.is_file() or path.stat().st_size > _MAX_SCHEMA_BYTES:
+        raise ValueError(f"{path}: not a schema file (a regular file of at most {_MAX_SCHEMA_BYTES} bytes)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def declaration_files() -> list[Path]:
+    """The record declarations of the probes that declare theirs in their folders: the installed
+    package's, else a source tree's."""
+    if _INSTALLED_DECLARATIONS.is_dir():
+        return sorted(_INSTALLED_DECLARATIONS.glob("*.schema.json"))
+    return sorted(_SOURCE_DECLARATIONS.glob("*/records.schema.json"))
+
+
+def merged(base: dict, declarations: list[dict]) -> dict:
+    """`base` with each probe's declaration merged in: {probe, description, config, records: {record:
+    definition}, $defs, smoke}. Each record type gets the fields the session frame writes on every
+    record ($defs/record_frame), its if/then rule and its place in the header's probe names."""
+    out = copy.deepcopy(base)
+    defs, header = out["$defs"], out["$defs"]["header"]
+    for d in declarations:
+        probe = d["probe"]
+        names = header["properties"]["probe"]["enum"]
+        if probe in names:
+            raise ValueError(f"probe {probe!r} is declared twice")
+        names.append(probe)
+        defs[f"{probe}_config"] = d["config"]
+        header["allOf"].append(
+            {
+                "if": {"properties": {"probe": {"const": probe}}},
+                "then": {"properties": {"config": {"$ref": f"#/$defs/{probe}_config"}}},
+            }
+        )
+        for record, definition in d["records"].items():
+            name = f"{probe}_{record}"
+            own = {
+                "record": {"const": record, "description": "Record type"},
+                "probe": {"const": probe, "description": "The probe that wrote the record"},
+            }
+            properties = {**own, **defs["record_frame"]["properties"], **definition["properties"]}
+            defs[name] = {**definition, "properties": properties}
+            rule = {"properties": {"probe": {"const": probe}, "record": {"const": record}}}
+            out["allOf"].append({"if": rule, "then": {"$ref": f"#/$defs/{name}"}})
+            out["anyOf"].append(rule)
+        defs.update(d.get("$defs", {}))
+    return out
+
+
+def declarations() -> list[dict]:
+    """The probes' own declarations (declaration_files), read."""
+    return [_read(path) for path in declaration_files()]
 
 
 @functools.cache
 def schema() -> dict:
-    """The schema as a dict (read once)."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    """The schema as a dict (read once): the package's with the probes' own declarations merged in."""
+    return merged(_read(SCHEMA_PATH), declarations())
 
 
 def record_types() -> dict[tuple[str, str], str]:
