@@ -29,7 +29,10 @@ def ci_text(ratio, low, high) -> str:
 
 def ci_texts(rows: pd.DataFrame) -> list[str]:
     """ci_text of each pooled row."""
-    return [ci_text(*r) for r in rows[["ratio", "ratio_ci95_low", "ratio_ci95_high"]].to_numpy(dtype=float)]
+    return [
+        ci_text(*r)
+        for r in rows[["ratio_to_ssb", "ratio_to_ssb_ci95_low", "ratio_to_ssb_ci95_high"]].to_numpy(dtype=float)
+    ]
 
 
 def loaded(parts: dict, every_rate: bool = False) -> pd.DataFrame:
@@ -48,14 +51,16 @@ def loaded(parts: dict, every_rate: bool = False) -> pd.DataFrame:
 def load_table(parts: dict) -> pd.DataFrame:
     """One row per step, load kind, GPU count and rate (layout and access where they vary); per size (the
     headline sizes 1 KiB, 64 KiB, 1 MiB, 16 MiB where measured, else every size): the median send time
-    (µs), ×SSB with its 95% interval, and the GB/s the loads moved during the sends; each over the
+    (µs), ratio_to_ssb with its 95% interval, and the GB/s the loads moved during the sends; each over the
     step's launches."""
     rows = loaded(parts)
     have = sorted(rows["size_bytes"].unique())
     rows = rows[rows["size_bytes"].isin([s for s in HEADLINE_SIZES if s in have] or have)]
     keys = ["part", "load_kind", "load_gpus", "load_rate"] + [c for c in ("layout", "access") if rows[c].nunique() > 1]
-    cells = rows.assign(**{"µs": rows["median_ns"] / 1e3, "×SSB [95% CI]": ci_texts(rows), "GB/s": rows["traffic_gbs"]})
-    quantities = ["µs", "×SSB [95% CI]", "GB/s"]
+    cells = rows.assign(
+        **{"µs": rows["median_ns"] / 1e3, "ratio_to_ssb [95% CI]": ci_texts(rows), "GB/s": rows["traffic_gbs"]}
+    )
+    quantities = ["µs", "ratio_to_ssb [95% CI]", "GB/s"]
     table = cells.pivot_table(index=keys, columns="size_bytes", values=quantities, aggfunc="first", sort=False)
     table = table.swaplevel(0, 1, axis=1)
     table = table[[(s, q) for s in sorted(rows["size_bytes"].unique()) for q in quantities if (s, q) in table.columns]]
@@ -63,7 +68,7 @@ def load_table(parts: dict) -> pd.DataFrame:
     order = {k: i for i, k in enumerate(PARTS + KINDS)}
     table = table.sort_index(key=lambda c: c.map(lambda v: order.get(v, len(order))) if c.name in keys[:2] else c)
     table.index = table.index.set_names({"part": "step", "load_kind": "kind", "load_gpus": "GPUs", "load_rate": "rate"})
-    numeric = [c for c in table.columns if c[1] != "×SSB [95% CI]"]
+    numeric = [c for c in table.columns if c[1] != "ratio_to_ssb [95% CI]"]
     table[numeric] = table[numeric].astype(float).round(3)
     return table
 
@@ -73,36 +78,41 @@ def how(rows: pd.DataFrame) -> str:
     launches = int(rows["launches"].max()) if len(rows) else 0
     if launches > 1:
         return (
-            f"Pooled over up to {launches} launches (each a separate mpirun): ×SSB is the median of the launches' "
-            "ratios, its 95% interval from their spread (3 launches or more); µs and GB/s are medians over "
+            f"Pooled over up to {launches} launches (each a separate mpirun): ratio_to_ssb is the median of the "
+            "launches' ratios, its 95% interval from their spread (3 launches or more); µs and GB/s are medians over "
             "the launches."
         )
-    if rows["ratio_ci95_low"].notna().any():
+    if rows["ratio_to_ssb_ci95_low"].notna().any():
         return (
-            f"One launch, {int(rows['rounds'].max())} rounds: ×SSB is the median over the rounds of each round's "
-            "median ÷ the same round's SSB median, with its 95% interval over the rounds."
+            f"One launch, {int(rows['rounds'].max())} rounds: ratio_to_ssb is the median over the rounds of each "
+            "round's median ÷ the same round's SSB median, with its 95% interval over the rounds."
         )
-    return "Measured before the rounds: ×SSB is the median ÷ the SSB median, without an interval."
+    return "Measured before the rounds: ratio_to_ssb is the median ÷ the SSB median, without an interval."
 
 
 def worst_text(parts: dict) -> str:
     """The load point with the largest pooled ratio to SSB at any rate, in a sentence (Markdown)."""
-    rows = loaded(parts, every_rate=True).dropna(subset=["ratio"])
+    rows = loaded(parts, every_rate=True).dropna(subset=["ratio_to_ssb"])
     if rows.empty:
         return "No load point has a ratio to SSB."
-    w = rows.loc[rows["ratio"].idxmax()]
+    w = rows.loc[rows["ratio_to_ssb"].idxmax()]
     interval = (
-        f" (95% CI {w['ratio_ci95_low']:.3g}-{w['ratio_ci95_high']:.3g})" if np.isfinite(w["ratio_ci95_low"]) else ""
+        f" (95% CI {w['ratio_to_ssb_ci95_low']:.3g}-{w['ratio_to_ssb_ci95_high']:.3g})"
+        if np.isfinite(w["ratio_to_ssb_ci95_low"])
+        else ""
     )
     if w["launches"] > 1:
         over = f"the median of {int(w['launches'])} launches"
     else:
         over = (
-            f"over {int(w['rounds'])} rounds" if np.isfinite(w["ratio_ci95_low"]) else f"median of {int(w['n'])} sends"
+            f"over {int(w['rounds'])} rounds"
+            if np.isfinite(w["ratio_to_ssb_ci95_low"])
+            else f"median of {int(w['n'])} sends"
         )
     return (
-        f"Largest slowdown: **{w['ratio']:.3g}× SSB**{interval}, {w['load_kind']} from {int(w['load_gpus'])} GPU(s) "
-        f"at rate {w['load_rate']}, {w['traffic_gbs']:.3g} GB/s during the send, {size_label(int(w['size_bytes']))}, "
+        f"Largest slowdown: **{w['ratio_to_ssb']:.3g}× SSB**{interval}, {w['load_kind']} from "
+        f"{int(w['load_gpus'])} GPU(s) at rate {w['load_rate']}, {w['traffic_gbs']:.3g} GB/s during the send, "
+        f"{size_label(int(w['size_bytes']))}, "
         f"{w['layout']} {w['access']} ({over})" + (f"; effect: {w['effect']}." if isinstance(w["effect"], str) else ".")
     )
 

@@ -52,19 +52,57 @@ Json aggregate_with_ids(const InterferenceAggregate& a, const RecordsAsFiles& in
   return record;
 }
 
-// The pick's fields as Python reads them (indices into the aggregates).
-py::object pick_object(const std::optional<SlowdownPick>& pick) {
-  if (!pick) return py::none();
-  py::dict d;
-  d["point"] = pick->point;
-  d["verdict"] = to_string(pick->verdict);
-  d["near_ties"] = pick->near_ties;
-  return d;
+// The headline as Python reads it: C++'s picks (indices into `aggregates`),
+// its numbers for characterize.json, and the aggregates the picks index.
+struct PythonHeadline {
+  InterferenceHeadline picks;
+  py::object numbers;
+  py::object aggregates;
+};
+
+// The headline's types as Python classes (bench/interference/interference_headline.hpp).
+void bind_headline_types(py::module_& m) {
+  py::enum_<HeadlineVerdict>(m, "HeadlineVerdict",
+                             "On what grounds a headline row names its point (base/headline_choice.hpp): claimed "
+                             "(its interval lies wholly beyond the margin), within_noise, no_interval")
+      .value("claimed", HeadlineVerdict::claimed)
+      .value("within_noise", HeadlineVerdict::within_noise)
+      .value("no_interval", HeadlineVerdict::no_interval)
+      .def("__str__", [](HeadlineVerdict v) { return std::string(to_string(v)); });
+  py::class_<SlowdownPick>(m, "SlowdownPick",
+                           "A headline row's point (an index into the aggregates), its verdict and the claimed "
+                           "slowdowns as large within the noise (near_ties, largest first)")
+      .def_readonly("point", &SlowdownPick::point)
+      .def_readonly("verdict", &SlowdownPick::verdict)
+      .def_readonly("near_ties", &SlowdownPick::near_ties);
+  py::class_<SpeedupPick>(m, "SpeedupPick", "The fastest claimed speed-up (an index) and how many points claim one")
+      .def_readonly("fastest", &SpeedupPick::fastest)
+      .def_readonly("count", &SpeedupPick::count);
+  py::class_<LayoutRatio>(m, "LayoutRatio", "A layout's typical ratio_to_ssb (unpacks as (layout, ratio_to_ssb))")
+      .def_readonly("layout", &LayoutRatio::layout)
+      .def_readonly("ratio_to_ssb", &LayoutRatio::ratio)
+      .def("__iter__", [](const LayoutRatio& t) { return py::iter(py::make_tuple(t.layout, t.ratio)); });
+  py::class_<PythonHeadline>(m, "Headline",
+                             "The interference headline, chosen once in C++: judged, warm_steps, warm and cold (a "
+                             "SlowdownPick or None), speedup (a SpeedupPick or None), worst and paper_largest (an "
+                             "index or None), paper_typical ([LayoutRatio]); numbers (characterize.json's "
+                             "headline) and aggregates (interference_aggregates' list, which the indices index)")
+      .def_property_readonly("judged", [](const PythonHeadline& h) { return h.picks.judged; })
+      .def_property_readonly("warm_steps", [](const PythonHeadline& h) { return h.picks.warm_steps; })
+      .def_property_readonly("warm", [](const PythonHeadline& h) { return h.picks.warm; })
+      .def_property_readonly("cold", [](const PythonHeadline& h) { return h.picks.cold; })
+      .def_property_readonly("speedup", [](const PythonHeadline& h) { return h.picks.speedup; })
+      .def_property_readonly("worst", [](const PythonHeadline& h) { return h.picks.worst; })
+      .def_property_readonly("paper_largest", [](const PythonHeadline& h) { return h.picks.paper_largest; })
+      .def_property_readonly("paper_typical", [](const PythonHeadline& h) { return h.picks.paper_typical; })
+      .def_readonly("numbers", &PythonHeadline::numbers)
+      .def_readonly("aggregates", &PythonHeadline::aggregates);
 }
 
 }  // namespace
 
 void bind_aggregate(py::module_& m) {
+  bind_headline_types(m);
   m.def(
       "split_launch",
       [](const std::string& name) {
@@ -96,32 +134,16 @@ void bind_aggregate(py::module_& m) {
          const std::vector<std::string>& cold_steps, const std::vector<std::string>& paper_steps) {
         const RecordsAsFiles in = as_files(records);
         const std::vector<InterferenceAggregate> a = aggregate_interference(in.files);
-        const InterferenceHeadline h = interference_headline(a, {warm_steps, cold_steps, paper_steps});
-        py::dict d;
-        d["judged"] = h.judged;
-        d["warm_steps"] = h.warm_steps;
-        d["warm"] = pick_object(h.warm);
-        d["cold"] = pick_object(h.cold);
-        d["speedup"] = h.speedup ? py::object(py::dict(py::arg("fastest") = h.speedup->fastest,
-                                                       py::arg("count") = h.speedup->count))
-                                 : py::object(py::none());
-        d["worst"] = h.worst ? py::object(py::int_(*h.worst)) : py::object(py::none());
-        d["paper_largest"] = h.paper_largest ? py::object(py::int_(*h.paper_largest)) : py::object(py::none());
-        std::vector<std::pair<std::string, double>> typical;
-        for (const LayoutRatio& t : h.paper_typical) typical.emplace_back(t.layout, t.ratio);
-        d["paper_typical"] = typical;
-        d["numbers"] = to_python(headline_numbers(h, a));
+        PythonHeadline h{interference_headline(a, {warm_steps, cold_steps, paper_steps}), py::none(), py::none()};
+        h.numbers = to_python(headline_numbers(h.picks, a));
         Json aggregates = Json::array();
         for (const InterferenceAggregate& x : a) aggregates.push_back(aggregate_with_ids(x, in));
-        d["aggregates"] = to_python(aggregates);
-        return d;
+        h.aggregates = to_python(aggregates);
+        return h;
       },
       py::arg("records"), py::arg("warm_steps"), py::arg("cold_steps"), py::arg("paper_steps"),
-      "The interference headline of these records (as interference_aggregates takes them), chosen once in C++ "
-      "(bench/interference/interference_headline.hpp): {judged, warm_steps, warm and cold: {point, verdict, "
-      "near_ties} or None, speedup: {fastest, count} or None, worst and paper_largest: a point or None, "
-      "paper_typical: [(layout, ratio)], numbers: "
-      "headline_numbers, aggregates: interference_aggregates' list, which the points index}");
+      "The interference Headline of these records (as interference_aggregates takes them), chosen once in C++ "
+      "(bench/interference/interference_headline.hpp)");
 }
 
 }  // namespace hetprobe

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/number_text.hpp"
+#include "base/stats.hpp"
 #include "bench/cli/probe_table.hpp"
 #include "bench/core/table.hpp"
 #include "bench/halo/halo.hpp"
@@ -50,12 +51,43 @@ void bind_tables(py::module_& m) {
       "check_results_file", [](const std::string& path) { check_results(read_results(path)); }, py::arg("path"),
       "The checks `hetprobe show` makes of a results file, run by run: UsageError naming FILE:LINE and the "
       "field of the first malformed record");
+  py::class_<Summary>(m, "Summary",
+                      "The statistics of a reading (base/stats.hpp): n, min, p10, median, p90, p99, max, mean, "
+                      "stddev, as every record's summaries are computed (docs/metrics.md)")
+      .def_readonly("n", &Summary::n)
+      .def_readonly("min", &Summary::min)
+      .def_readonly("p10", &Summary::p10)
+      .def_readonly("median", &Summary::median)
+      .def_readonly("p90", &Summary::p90)
+      .def_readonly("p99", &Summary::p99)
+      .def_readonly("max", &Summary::max)
+      .def_readonly("mean", &Summary::mean)
+      .def_readonly("stddev", &Summary::stddev)
+      .def(
+          "as_dict", [](const Summary& s) { return to_python(summary_json(s)); },
+          "The summary as a record holds it: {n, min, p10, median, p90, p99, max, mean, stddev}");
   m.def(
-      "summarize", [](const std::vector<double>& values) { return to_python(summary_json(values)); }, py::arg("values"),
-      "{n, min, p10, median, p90, p99, max, mean, stddev} of the values, as every record's summaries are computed "
-      "(docs/metrics.md); None for no values");
-  // A halo part size's text form, written once in C++ (bench/halo/halo_parts.hpp) for the tables,
+      "summarize",
+      [](const std::vector<double>& values) {
+        return values.empty() ? std::optional<Summary>() : std::optional<Summary>(summarize(values));
+      },
+      py::arg("values"), "The Summary of the values; None for no values");
+  // A halo part size, parsed, written and shown once in C++ (bench/halo/halo_parts.hpp) for the tables,
   // the setup labels and the notebook.
+  py::class_<PartSize>(m, "PartSize",
+                       "A halo part size (probes/halo/part_size.hpp): kind (\"auto\", \"whole\" or \"bytes\"), bytes "
+                       "(None unless kind is \"bytes\"); str() is its text form (\"32KiB\"), as --parts takes it")
+      .def_property_readonly("kind",
+                             [](const PartSize& p) {
+                               return p.is_automatic() ? "auto" : p.is_whole() ? "whole" : "bytes";
+                             })
+      .def_property_readonly("bytes",
+                             [](const PartSize& p) { return p.is_bytes() ? std::optional(p.bytes()) : std::nullopt; })
+      .def("__str__", [](const PartSize& p) { return to_string(p); })
+      .def("__eq__", [](const PartSize& a, const PartSize& b) { return a == b; })
+      .def("__repr__", [](const PartSize& p) { return "PartSize('" + to_string(p) + "')"; });
+  m.def("parse_part_size", &parse_part_size, py::arg("text"),
+        "A PartSize of --parts' text (\"auto\", \"whole\" or a size such as \"32KiB\"); UsageError for anything else");
   m.def(
       "part_size_text",
       [](const std::variant<std::uint64_t, std::string>& parts) {

@@ -1,5 +1,6 @@
 #include "bench/core/launches.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -101,12 +102,12 @@ void add_launches_about(Report& report, const std::vector<ResultsFile>& files, c
   report.about.push_back("launches: " + names);
 }
 
-std::vector<Column> pooled_columns(const std::string& value, int effect_width) {
+std::vector<Column> pooled_columns(const std::string& value, const std::string& per_launch, int effect_width) {
   using Align = Column::Align;
   using Shown = Column::Shown;
   return {{"launches", 8, Align::right},
-          {"launch_" + value + "s", 20, Align::left},
-          {value, 7, Align::right, 3},
+          {per_launch, 20, Align::left},
+          {value, std::max(7, static_cast<int>(value.size())), Align::right, 3},
           {"ci95", 11, Align::right, -1, Shown::text},
           {value + "_ci95_low", 0, Align::right, -1, Shown::data},
           {value + "_ci95_high", 0, Align::right, -1, Shown::data},

@@ -45,9 +45,10 @@ const Json& launch_header(const ResultsFile& file, const std::string& probe, con
 std::string ratios_text(const std::vector<double>& ratios);
 
 // The columns a pooled table gives each key after its own: how many launches,
-// each launch's `value` ("ratio", "speedup"), their pooled median, its 95%
-// interval (text; its ends as data), the effect it shows, min and max.
-std::vector<Column> pooled_columns(const std::string& value, int effect_width);
+// each launch's `value` (column `per_launch`), their pooled median (column
+// `value`: "ratio_to_ssb", "speedup"), its 95% interval (text; its ends as
+// data), the effect it shows, min and max.
+std::vector<Column> pooled_columns(const std::string& value, const std::string& per_launch, int effect_width);
 // Those columns' cells for one key: its value in each launch, pooled over
 // them, with its interval and effect.
 std::vector<Json> pooled_cells(const PooledReading& pooled);

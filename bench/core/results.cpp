@@ -352,7 +352,10 @@ OpenedResults open_results_for(const std::string& probe, const std::filesystem::
 
 Json summary_json(std::span<const double> values) {
   if (values.empty()) return nullptr;
-  const Summary s = summarize(values);
+  return summary_json(summarize(values));
+}
+
+Json summary_json(const Summary& s) {
   return Json{{"n", s.n},     {"min", s.min}, {"p10", s.p10},   {"median", s.median}, {"p90", s.p90},
               {"p99", s.p99}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}};
 }

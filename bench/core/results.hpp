@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "base/stats.hpp"
+
 namespace hetprobe {
 
 // What one results file may hold, plain or once decompressed, for every
@@ -109,6 +111,8 @@ Json json_or_null(const std::optional<T>& value) {
 // {n, min, p10, median, p90, p99, max, mean, stddev} of the samples (see
 // stats.hpp), in their unit; null when there are none.
 Json summary_json(std::span<const double> values);
+// The same of a Summary computed already.
+Json summary_json(const Summary& s);
 
 // Raw timer readings as measured: {"unit", "ns_per_tick", "values": [ticks]}.
 // Integers as read keep the file small and exact; ns = value * ns_per_tick.

@@ -27,7 +27,7 @@ struct Launches {
 Table launches_table() {
   Table t{"halo_launches", {}, halo_layout_columns()};
   t.columns.push_back({"setup", 44, Align::left});
-  for (Column& c : pooled_columns("speedup", 8)) t.columns.push_back(std::move(c));
+  for (Column& c : pooled_columns("speedup", "launch_speedups", 8)) t.columns.push_back(std::move(c));
   t.columns.push_back({"median_us", 10, Align::right, 1});
   t.columns.push_back({"against", 0, Align::left});
   return t;

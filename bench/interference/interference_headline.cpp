@@ -126,7 +126,7 @@ Json headline_numbers(const InterferenceHeadline& h, const std::vector<Interfere
                                          : Json();
   out["paper_typical"] = Json::array();
   for (const LayoutRatio& t : h.paper_typical)
-    out["paper_typical"].push_back({{"layout", t.layout}, {"ratio", t.ratio}});
+    out["paper_typical"].push_back({{"layout", t.layout}, {"ratio_to_ssb", t.ratio}});
   return out;
 }
 

@@ -60,7 +60,7 @@ InterferenceHeadline interference_headline(const std::vector<InterferenceAggrega
 // upper (null without an interval), unit, effect, interval_over, launches,
 // point {step, size_bytes, layout, access, load_kind, load_gpus, load_rate},
 // send_time_ns, ssb_send_time_ns, traffic_gbs}; null where there is none; and
-// "paper_typical": [{layout, ratio}].
+// "paper_typical": [{layout, ratio_to_ssb}].
 Json headline_numbers(const InterferenceHeadline& headline, const std::vector<InterferenceAggregate>& aggregates);
 
 }  // namespace hetprobe

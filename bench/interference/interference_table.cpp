@@ -149,8 +149,8 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                   (paper ? "; the paper's writer" : ""));
   for (const std::string& line : mpi_transport_about(h)) about.push_back(line);
   about.push_back(
-      "MPI_Send time in microseconds (median, p10, p90); vs_SSB = the median over rounds of (the round's "
-      "median / the same round's SSB median), ci95 its 95% confidence interval, effect = slowdown or "
+      "MPI_Send time in microseconds (median, p10, p90); ratio_to_ssb = the median over rounds of (the round's "
+      "median / the same round's SSB median; docs/metrics.md), ci95 its 95% confidence interval, effect = slowdown or "
       "speedup where that interval lies wholly beyond 5%; load = kind x GPUs "
       "@ rate (of full, or GB/s per GPU) into " +
       into +
@@ -164,10 +164,10 @@ Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
                                      {"median_us", 11, Align::right, 3},  // kMedianUs
                                      {"p10_us", 11, Align::right, 3},
                                      {"p90_us", 11, Align::right, 3},
-                                     {"vs_SSB", 7, Align::right, 2},
+                                     {"ratio_to_ssb", 12, Align::right, 2},
                                      {"ci95", 11, Align::right, -1, Shown::text},
-                                     {"ratio_ci95_low", 0, Align::right, -1, Shown::data},
-                                     {"ratio_ci95_high", 0, Align::right, -1, Shown::data},
+                                     {"ratio_to_ssb_ci95_low", 0, Align::right, -1, Shown::data},
+                                     {"ratio_to_ssb_ci95_high", 0, Align::right, -1, Shown::data},
                                      {"effect", 9, Align::left},
                                      {"traffic_gbs", 9, Align::right, 2},
                                      {"payload", 0, Align::left, -1, Shown::text, 2},

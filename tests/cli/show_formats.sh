@@ -33,7 +33,7 @@ check h200x2-load/bandwidth.jsonl bandwidth point
 
 # The table format keeps its columns, with units.
 "$hp" show "$data/h200x2-load/matrix.jsonl.gz" >"$work/m.txt"
-grep -Eq '^ +size access +layout load +median_us +p10_us +p90_us +vs_SSB +ci95 effect +traffic_gbs  payload  eager_limit$' "$work/m.txt" \
+grep -Eq '^ +size access +layout load +median_us +p10_us +p90_us +ratio_to_ssb +ci95 effect +traffic_gbs  payload  eager_limit$' "$work/m.txt" \
   || fail "interference table header changed"
 "$hp" show "$data/h200-notify.jsonl.gz" >"$work/n.txt"
 grep -q "## Round trip" "$work/n.txt" || fail "no round-trip table"

@@ -32,7 +32,7 @@ steps=$("$hp" show --pool "$run" | grep "^==>")
 [[ $steps == "==> interference (3 launches) <=="$'\n'"==> interference-cold (1 launch) <=="$'\n'"==> interference-rate (1 launch) <==" ]] ||
   fail "a run directory's steps, pooled apart: $steps"
 # 16 MiB write from 2 GPUs: the three launches' ratios, the report's 1.319 and its interval.
-grep -q "16 MiB stacked  P2AB   write x2                  3 1.275 1.319 1.483      1.319   1.11-1.65 slowdown" \
+grep -q "16 MiB stacked  P2AB   write x2                  3 1.275 1.319 1.483           1.319   1.11-1.65 slowdown" \
   <<<"$("$hp" show --pool "$run")" || fail "the loads' 16 MiB write x2 is not pooled as the report has it"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

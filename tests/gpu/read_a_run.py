@@ -40,7 +40,7 @@ def run_docs_block(run_dir: Path, workdir: Path) -> dict:
 
 
 def report_loads_table(report: str) -> dict:
-    """{(kind, GPUs, size): (µs, ×SSB, GB/s)} of report.md's loads table at full rate, as printed."""
+    """{(kind, GPUs, size): (µs, ratio_to_ssb, GB/s)} of report.md's loads table at full rate, as printed."""
     lines = report[report.index("Each kind, from the sender's GPU") :].splitlines()
     first = next(i for i, ln in enumerate(lines) if ln.startswith("|"))
     rows = []
@@ -54,7 +54,7 @@ def report_loads_table(report: str) -> dict:
         cells = dict(zip(head, (c.strip() for c in line.strip("|").split("|"))))
         if cells.get("rate", "1") == "1":
             out[(cells["kind"], int(cells["GPUs"]), cells["size"])] = tuple(
-                float(cells[c].replace(",", "")) for c in ("µs", "×SSB", "GB/s")
+                float(cells[c].replace(",", "")) for c in ("µs", "ratio_to_ssb", "GB/s")
             )
     return out
 
@@ -70,7 +70,7 @@ def compare_load_table(run_dir: Path) -> list[str]:
     for _, row in table.iterrows():
         for column in [c for c in table.columns if c.endswith(" µs")]:
             size = column[: -len(" µs")]
-            values = tuple(float(row[f"{size} {q}"]) for q in ("µs", "×SSB", "GB/s"))
+            values = tuple(float(row[f"{size} {q}"]) for q in ("µs", "ratio_to_ssb", "GB/s"))
             if not np.isfinite(values[0]):
                 continue
             theirs = printed.get((row["kind"], int(row["gpus"]), size))

@@ -67,25 +67,25 @@ def test_load_pools_the_launches_of_each_step(host_run):
     # The points of one step and size are pooled together (their launches' variance shared).
     expect = {}
     for _, side in loaded.groupby(["step", "size_bytes"]):
-        launches = [list(each.set_index(key).loc[tuple(r[k] for k in key)]["ratio"]) for _, r in side.iterrows()]
+        launches = [list(each.set_index(key).loc[tuple(r[k] for k in key)]["ratio_to_ssb"]) for _, r in side.iterrows()]
         for (_, r), pool in zip(side.iterrows(), _core.pool_launch_points(launches)):
             expect[tuple(r[k] for k in key)] = pool
     for _, row in loaded.iterrows():
         mine = each.set_index(key).loc[tuple(row[k] for k in key)]
-        ratios = list(mine["ratio"])
+        ratios = list(mine["ratio_to_ssb"])
         expected = expect[tuple(row[k] for k in key)]
         side = loaded.query(f"step == '{row['step']}' and size_bytes == {row['size_bytes']}")
         assert expected.degrees_of_freedom in (2, 2 * len(side))  # its own spread, or the size's pool
-        assert row["ratio"] == pytest.approx(expected.median)
-        assert (row["ratio_ci95_low"], row["ratio_ci95_high"]) == pytest.approx(
+        assert row["ratio_to_ssb"] == pytest.approx(expected.median)
+        assert (row["ratio_to_ssb_ci95_low"], row["ratio_to_ssb_ci95_high"]) == pytest.approx(
             tuple(expected.ci95)
         )  # 3 launches: an interval
         assert row["effect"] == str(expected.effect) == str(_core.classify_ratio(*expected.ci95))
-        assert (row["ratio_min"], row["ratio_max"]) == (min(ratios), max(ratios))
+        assert (row["ratio_to_ssb_min"], row["ratio_to_ssb_max"]) == (min(ratios), max(ratios))
         assert row["median_ns"] == pytest.approx(np.median(mine["median_ns"]))
         assert sorted(row["record_ids"]) == sorted(mine["record_id"])
     ssb = pooled[pooled["layout"] == "SSB"]
-    assert len(ssb) and ssb["ratio"].isna().all() and (ssb["median_ns"] == ssb["ssb_median_ns"]).all()
+    assert len(ssb) and ssb["ratio_to_ssb"].isna().all() and (ssb["median_ns"] == ssb["ssb_median_ns"]).all()
 
 
 def test_two_launches_pool_without_an_interval_and_one_keeps_its_own(host_run):
@@ -94,18 +94,22 @@ def test_two_launches_pool_without_an_interval_and_one_keeps_its_own(host_run):
     loaded = two[two["layout"] != "SSB"]
     assert len(loaded) == 10 and (loaded["launches"] == 2).all()
     assert (
-        loaded["ratio_ci95_low"].isna().all()
-        and loaded["ratio_ci95_high"].isna().all()
+        loaded["ratio_to_ssb_ci95_low"].isna().all()
+        and loaded["ratio_to_ssb_ci95_high"].isna().all()
         and loaded["effect"].isna().all()
     )
-    assert ((loaded["ratio_min"] <= loaded["ratio"]) & (loaded["ratio"] <= loaded["ratio_max"])).all()
+    assert (
+        (loaded["ratio_to_ssb_min"] <= loaded["ratio_to_ssb"]) & (loaded["ratio_to_ssb"] <= loaded["ratio_to_ssb_max"])
+    ).all()
     one = hetprobe.load(_files(directory, "interference")[0])
     table = one.interference_ratios()
     for _, row in table[table["layout"] != "SSB"].iterrows():
         (record_id,) = row["record_ids"]
         record = one.records[record_id]
-        assert row["launches"] == 1 and row["ratio"] == record["ratio_to_ssb_median"]  # the point's own
-        assert [row["ratio_ci95_low"], row["ratio_ci95_high"]] == record["ratio_to_ssb_ci95"]  # 6 rounds: [q(1), q(6)]
+        assert row["launches"] == 1 and row["ratio_to_ssb"] == record["ratio_to_ssb_median"]  # the point's own
+        assert [row["ratio_to_ssb_ci95_low"], row["ratio_to_ssb_ci95_high"]] == record[
+            "ratio_to_ssb_ci95"
+        ]  # 6 rounds: [q(1), q(6)]
         assert row["effect"] == record["effect"]
 
 
@@ -116,7 +120,16 @@ def test_merged_launches_pool_as_the_files_do(host_run, tmp_path):
     apart = merged.interference_ratios(pooled=False)
     assert list(apart["launch"].drop_duplicates()) == [1, 2, 3]  # each launch a segment of the merged file
     assert apart.groupby("launch")["segment"].nunique().tolist() == [1, 1, 1]
-    columns = ["size_bytes", "layout", "load_kind", "launches", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect"]
+    columns = [
+        "size_bytes",
+        "layout",
+        "load_kind",
+        "launches",
+        "ratio_to_ssb",
+        "ratio_to_ssb_ci95_low",
+        "ratio_to_ssb_ci95_high",
+        "effect",
+    ]
     pooled = merged.interference_ratios()[columns]
     direct = hetprobe.load(files).interference_ratios()[columns]
     assert pooled.equals(direct)
@@ -278,7 +291,7 @@ def test_a_larger_median_without_the_intervals_support_is_not_the_headline(tmp_p
     directory = _run_dir(tmp_path, _ratios_by_launch(16 << 20, "read", {1: 1.6, 2: 1.0, 3: 1.3}))
     table = hetprobe.load(directory).interference_ratios().query("size_bytes == 16777216 and layout != 'SSB'")
     read = table.query("load_kind == 'read'").iloc[0]
-    assert read["ratio"] == pytest.approx(1.3) and read["effect"] == "none" and read["ratio_ci95_low"] < 1
+    assert read["ratio_to_ssb"] == pytest.approx(1.3) and read["effect"] == "none" and read["ratio_to_ssb_ci95_low"] < 1
     assert (table["effect"] == "none").all()
     value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     assert value.startswith("no slowdown beyond noise: the largest median ratio is 1.3× SSB (95% CI 0.71-2.29), read")
@@ -289,7 +302,7 @@ def test_the_headline_is_the_largest_claimed_slowdown_not_the_largest_median(tmp
     # write keeps its claimed 1.147, and the headline names it.
     directory = _run_dir(tmp_path, _ratios_by_launch(1 << 20, "read", {1: 1.6, 2: 1.0, 3: 1.3}))
     read = hetprobe.load(directory).interference_ratios().query("size_bytes == 1048576 and load_kind == 'read'")
-    assert read["ratio"].iloc[0] == pytest.approx(1.3) and read["effect"].iloc[0] == "none"
+    assert read["ratio_to_ssb"].iloc[0] == pytest.approx(1.3) and read["effect"].iloc[0] == "none"
     value, _ = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     assert value.startswith(f"1.147× SSB (95% CI 1.05-1.26): write from 1 GPU, {P2AB}, 16 MiB")
 
@@ -315,13 +328,13 @@ def test_a_noisy_run_has_no_headline_effect(tmp_path):
     each = hetprobe.load(directory).interference_ratios(pooled=False)
     second = each[(each["launch"] == 2) & (each["layout"] != "SSB")]
     assert len(second) == 12 and (second["effect"] == "slowdown").all()  # one launch alone would claim them all
-    pooled = hetprobe.load(directory).interference_ratios().dropna(subset=["ratio"])
-    assert (pooled["effect"] == "none").all() and pooled["ratio"].max() > 1.05
-    top = pooled.loc[pooled["ratio"].idxmax()]
+    pooled = hetprobe.load(directory).interference_ratios().dropna(subset=["ratio_to_ssb"])
+    assert (pooled["effect"] == "none").all() and pooled["ratio_to_ssb"].max() > 1.05
+    top = pooled.loc[pooled["ratio_to_ssb"].idxmax()]
     value, how = _headline(directory)["MPI_Send slowdown under GPU traffic"]
     assert value.startswith(
-        f"no slowdown beyond noise: the largest median ratio is {top['ratio']:.4g}× SSB (95% CI "
-        f"{top['ratio_ci95_low']:.2f}-{top['ratio_ci95_high']:.2f}), {top['load_kind']} from 1 GPU, "
+        f"no slowdown beyond noise: the largest median ratio is {top['ratio_to_ssb']:.4g}× SSB (95% CI "
+        f"{top['ratio_to_ssb_ci95_low']:.2f}-{top['ratio_to_ssb_ci95_high']:.2f}), {top['load_kind']} from 1 GPU, "
     )
     assert how.endswith("no point's interval lies wholly above 1.05")
     assert not any("speed-up" in q for q in _headline(directory))
@@ -332,7 +345,7 @@ def test_a_speedup_is_reported_with_a_note_that_asks_why(tmp_path):
     headline = _headline(directory)
     value, how = headline["MPI_Send speed-up under GPU traffic (not expected)"]
     poll = hetprobe.load(directory).interference_ratios().query("size_bytes == 65536 and load_kind == 'poll'")
-    low, high = poll["ratio_ci95_low"].iloc[0], poll["ratio_ci95_high"].iloc[0]
+    low, high = poll["ratio_to_ssb_ci95_low"].iloc[0], poll["ratio_to_ssb_ci95_high"].iloc[0]
     assert high < 0.95
     # The SSB and loaded medians: the median over the launches (11.9 µs; 0.82 x launch 2's 11.89 µs).
     assert value.startswith(
@@ -386,21 +399,27 @@ def test_the_report_shows_each_ratio_with_its_interval_and_the_cold_sends(host_r
     directory, _ = host_run
     md = (directory / "report.md").read_text()
     loads = md[md.index("## Interference") : md.index("## Cold sends")]
-    assert "| kind | GPUs | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in loads
+    assert "| kind | GPUs | size | µs | SSB µs | ratio_to_ssb | ci95 | effect | launches | GB/s |" in loads
     assert "Pooled over 3 launches (each a separate mpirun)" in loads
-    assert "| kind | GPUs | rate | layout | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in loads
+    assert (
+        "| kind | GPUs | rate | layout | size | µs | SSB µs | ratio_to_ssb | ci95 | effect | launches | GB/s |" in loads
+    )
     cold = md[md.index("## Cold sends") : md.index("## The paper's layouts")]
     assert "| size | access | cold µs | warm µs | cold ÷ warm | 95% CI |" in cold
     assert "Under each load, the sends cold (OWN, stacked):" in cold
     paper = md[md.index("## The paper's layouts") : md.index("## Notifications")]
-    assert "| kind | GPUs | layout | access | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in paper
+    assert (
+        "| kind | GPUs | layout | access | size | µs | SSB µs | ratio_to_ssb | ci95 | effect | launches | GB/s |"
+        in paper
+    )
     # Each pooled point of the loads' step is a row: its median ratio, interval, effect and the launches' range.
     table = hetprobe.load(directory).interference_ratios()
     for _, row in table[(table["step"] == "interference") & (table["layout"] != "SSB")].iterrows():
         size = "1 KiB" if row["size_bytes"] == 1024 else "64 KiB"
-        interval = ci_text(row["ratio_ci95_low"], row["ratio_ci95_high"])
+        interval = ci_text(row["ratio_to_ssb_ci95_low"], row["ratio_to_ssb_ci95_high"])
         assert interval and f"| {row['load_kind']} | 1 | {size} | " in loads
-        cells = f"| {row['ratio']:.4g} | {interval} | {row['effect']} | {row['ratio_min']:.2f}-{row['ratio_max']:.2f} |"
+        spread = f"{row['ratio_to_ssb_min']:.2f}-{row['ratio_to_ssb_max']:.2f}"
+        cells = f"| {row['ratio_to_ssb']:.4g} | {interval} | {row['effect']} | {spread} |"
         assert cells in loads, cells
 
 
@@ -420,7 +439,7 @@ def test_a_failed_launch_is_named_in_its_section(host_run, tmp_path):
         f"interference-cold (launch 2) failed (exit code 1) after {step['records']} record(s): hetprobe interference: "
         "timeout error: the receiver did not answer. Only its finished records are shown."
     ) in cold
-    assert "| kind | GPUs | size | µs | SSB µs | ×SSB | ci95 | effect | launches | GB/s |" in cold
+    assert "| kind | GPUs | size | µs | SSB µs | ratio_to_ssb | ci95 | effect | launches | GB/s |" in cold
     summary = (directory / "summary.txt").read_text()
     assert "INCOMPLETE: interference-cold (launch 2) failed" in summary
 

@@ -154,8 +154,9 @@ def test_no_import_cycle():
 
 
 # The rooms of the package (docs/architecture.md, "The Python package") and those each may import:
-# downwards only. Every room may import the package's base modules, errors and cli_args (and the compiled _core).
-BASE = ("hetprobe.errors", "hetprobe.cli_args")
+# downwards only. Every room may import the package's base modules, errors, cli_args and _rules (where Python
+# meets the compiled _core).
+BASE = ("hetprobe.errors", "hetprobe.cli_args", "hetprobe._rules")
 ROOMS = {
     "data": set(),
     "node": {"data"},

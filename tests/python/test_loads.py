@@ -72,7 +72,7 @@ def test_load_table_and_worst_slowdown_match_the_records(matrix):
             continue
         row = table.loc[(p["load_kind"], p["load_gpus"])]
         assert row["1 KiB µs"] == pytest.approx(p["send_time_ns"]["median"] / 1e3)
-        assert row["1 KiB ×SSB"] == pytest.approx(p["send_time_ns"]["median"] / ssb[(1024, p["access"])])
+        assert row["1 KiB ratio_to_ssb"] == pytest.approx(p["send_time_ns"]["median"] / ssb[(1024, p["access"])])
         assert row["1 KiB GB/s"] == pytest.approx(p["load"]["traffic_during_send_gbs"])
     worst = max(
         (p for p in points if p["load_kind"] != "none"),
@@ -92,7 +92,7 @@ def test_load_plots(matrix, tmp_path):
     assert (tmp_path / "traffic.png").stat().st_size > 10_000
     assert [ax.get_title() for ax in fig.axes] == ["1 KiB", "64 KiB", "1 MiB", "16 MiB"]
     assert [ax.get_xlabel() for ax in fig.axes] == ["", "", *["GPU traffic during the send (GB/s)"] * 2]  # bottom row
-    assert all("(ratio)" in fig.axes[i].get_ylabel() for i in (0, 2))  # left column
+    assert all(fig.axes[i].get_ylabel().startswith("ratio_to_ssb") for i in (0, 2))  # left column
     fig = plots.slowdown_vs_gpus(matrix, sizes=[1024], path=tmp_path / "gpus.png")
     lines = {line.get_label(): line for line in fig.axes[0].lines}
     assert set(lines) == {"write", "read", "poll", "copy-d2h", "copy-h2d"}
@@ -124,7 +124,7 @@ def test_a_characterize_run_splits_into_its_parts():
     table = hetprobe.headline_table(run).set_index("quantity")
     assert (
         table.loc["Worst MPI_Send slowdown under GPU traffic", "value"].split("×")[0]
-        == f"{data.worst_slowdown(parts['loads'])['slowdown']:.4g}"
+        == f"{data.worst_slowdown(parts['loads'])['ratio_to_ssb']:.4g}"
     )
 
 

@@ -210,7 +210,7 @@ def check_pooled_ratios(nb, launches: list[Path]):
         if len(ratios) == 1:
             assert ci_text(ratios[0], *ci) in table, key
         else:
-            low, high = rows.loc[key, ["ratio_ci95_low", "ratio_ci95_high"]]
+            low, high = rows.loc[key, ["ratio_to_ssb_ci95_low", "ratio_to_ssb_ci95_high"]]
             assert ci_text(float(np.median(ratios)), low, high) in table, key
     assert ("median of the launches' ratios" in text(nb, "ratio_pooled")) == (len(launches) > 1)
 
@@ -452,7 +452,7 @@ def check_compare(nb, a: list[Path], b: list[Path], host_b: bool, clocks: list[P
     # Each layout both runs loaded, at the largest size both have (a run of P2AB and one of OWN share none).
     layouts = [{p["layout"] for f in files for p in points(f)} - {"SSB"} for files in (a, b)]
     for layout in layouts[0] & layouts[1]:
-        assert f"interference {layout} " in table and f"SSB at {size_label(common[-1])}" in table
+        assert f"interference {layout} " in table and f"ratio_to_ssb at {size_label(common[-1])}" in table
     for layout in layouts[0] ^ layouts[1]:
         assert f"interference {layout} " not in table, f"{layout} is in one run only"
     if clocks:

@@ -212,7 +212,7 @@ def test_traffic_rates_are_labelled_not_joined():
         here = rated[rated["size_bytes"] == size]
         assert len(here) == 3
         for p in here.itertuples():
-            assert labels[(round(p.traffic, 6), round(p.slowdown, 6))] == f"@{p.load_rate}"
+            assert labels[(round(p.traffic, 6), round(p.ratio_to_ssb, 6))] == f"@{p.load_rate}"
     assert "@r: the load's rate" in fig.axes[1].get_legend().get_title().get_text()
 
 

@@ -308,7 +308,7 @@ def test_compare_table(sweep, timeline, notify):
     rt = t.loc["notify round trip cpu-gpu-cpu volatile:relaxed"]
     assert rt["sweep"] == rt["short"] == notify.records[5]["roundtrip_ns"]["median"] and rt["ratio"] == 1.0
     assert "clock drift" not in t.index and not any("bandwidth" in q for q in t.index)  # only in one of them
-    q = "interference PSB stream median ÷ SSB at 1 MiB"  # the largest size both swept
+    q = "interference PSB stream ratio_to_ssb at 1 MiB"  # the largest size both swept
     s = sweep.summary.query("metric == 'send_time_ns' and access == 'stream' and size_bytes == 1048576")
     expected = s.loc[s["layout"] == "PSB", "median"].iloc[0] / s.loc[s["layout"] == "SSB", "median"].iloc[0]
     assert t.loc[q, "sweep"] == pytest.approx(expected, rel=1e-12)
@@ -426,14 +426,14 @@ def test_the_ratio_plot_draws_launches_pooled():
     ax = plots.ratio_to_ssb(three).axes[0]
     points = interference_points(three)  # the load drawn: write from one GPU at full rate
     shown = points[(points["layout"] != "SSB") & (points["access"] == points["access"].iloc[0])]
-    assert (shown["launches"] == 3).all() and shown["ratio_ci95_low"].notna().all()
+    assert (shown["launches"] == 3).all() and shown["ratio_to_ssb_ci95_low"].notna().all()
     key = ["size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate"]
     same = shown.merge(pooled, on=key, suffixes=("", "_pooled"))
-    assert len(same) == len(shown) and (same["ratio_ci95_low"] == same["ratio_ci95_low_pooled"]).all()
+    assert len(same) == len(shown) and (same["ratio_to_ssb_ci95_low"] == same["ratio_to_ssb_ci95_low_pooled"]).all()
     drawn = sorted((round(low, 9), round(high, 9)) for _, low, high in _bars(ax))
-    assert drawn == sorted(zip(shown["ratio_ci95_low"].round(9), shown["ratio_ci95_high"].round(9)))
+    assert drawn == sorted(zip(shown["ratio_to_ssb_ci95_low"].round(9), shown["ratio_to_ssb_ci95_high"].round(9)))
     one = load(ROUNDS / "interference-1.jsonl.gz").interference_ratios()
-    assert not set(drawn) & set(zip(one["ratio_ci95_low"].round(9), one["ratio_ci95_high"].round(9)))
+    assert not set(drawn) & set(zip(one["ratio_to_ssb_ci95_low"].round(9), one["ratio_to_ssb_ci95_high"].round(9)))
 
 
 def test_ratios_side_by_side(tmp_path):
@@ -443,9 +443,11 @@ def test_ratios_side_by_side(tmp_path):
     )
     first = rows[rows["label"] == "launch 1"].set_index(["size_bytes", "load"])
     for size, (ratio, low, high) in _cis(ROUNDS / "interference-1.jsonl.gz", "poll").items():
-        assert tuple(first.loc[(size, "poll"), ["ratio", "ci_low", "ci_high"]]) == pytest.approx((ratio, low, high))
+        assert tuple(first.loc[(size, "poll"), ["ratio_to_ssb", "ci_low", "ci_high"]]) == pytest.approx(
+            (ratio, low, high)
+        )
     plain = pd.DataFrame(  # rows from elsewhere, one without an interval: a marker, no bar
-        {"label": ["other"] * 2, "size_bytes": [1024] * 2, "load": ["write", "poll"], "ratio": [1.5, 2.0]}
+        {"label": ["other"] * 2, "size_bytes": [1024] * 2, "load": ["write", "poll"], "ratio_to_ssb": [1.5, 2.0]}
     ).assign(ci_low=[1.2, np.nan], ci_high=[1.8, np.nan])
     fig = plots.ratios_side_by_side(pd.concat([rows, plain]), path=tmp_path / "side.png")
     _saved(fig, tmp_path / "side.png")

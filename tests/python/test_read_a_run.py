@@ -46,7 +46,7 @@ def test_a_difference_from_the_report_is_marked(host_run, tmp_path):
     report = (copy / "report.md").read_text(encoding="utf-8")
     row = next(ln for ln in report.splitlines() if ln.startswith("| write | 1 | 1 KiB |"))
     cells = row.split("|")
-    cells[6] = " 9.999 "  # ×SSB
+    cells[6] = " 9.999 "  # ratio_to_ssb
     (copy / "report.md").write_text(report.replace(row, "|".join(cells)), encoding="utf-8")
     assert [ln for ln in read_a_run.compare_load_table(copy) if ln.startswith("! interference write x1 1 KiB")]
 
@@ -82,11 +82,14 @@ def test_characterize_json_has_the_headline_as_numbers(host_run):
     assert same.sum() == 1, point  # the point is named whole: step, size, layout, access and load
     row = pooled[same].iloc[0]
     assert (warm["value"], warm["lower"], warm["upper"]) == (
-        row["ratio"],
-        row["ratio_ci95_low"],
-        row["ratio_ci95_high"],
+        row["ratio_to_ssb"],
+        row["ratio_to_ssb_ci95_low"],
+        row["ratio_to_ssb_ci95_high"],
     )
-    assert warm["launches"] == row["launches"] == 3 and warm["interval_over"] == row["ratio_ci95_over"] == "launches"
+    assert (
+        warm["launches"] == row["launches"] == 3
+        and warm["interval_over"] == row["ratio_to_ssb_ci95_over"] == "launches"
+    )
     summary = (directory / "summary.txt").read_text()
     assert f"{_core.number_text(warm['value'])}× SSB" in summary
 

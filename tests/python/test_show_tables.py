@@ -88,9 +88,9 @@ def test_show_json_equals_the_package_tables(path):
             "layout": "layout",
             "access": "access",
             "load_kind": "load_kind",
-            "ratio": "vs_SSB",
-            "ratio_ci95_low": "ratio_ci95_low",
-            "ratio_ci95_high": "ratio_ci95_high",
+            "ratio_to_ssb": "ratio_to_ssb",
+            "ratio_to_ssb_ci95_low": "ratio_to_ssb_ci95_low",
+            "ratio_to_ssb_ci95_high": "ratio_to_ssb_ci95_high",
             "effect": "effect",
             "traffic_gbs": "traffic_gbs",
         }
@@ -131,7 +131,7 @@ def test_the_report_writes_an_interval_as_show_does():
         end = text[heading].index(" ci95 ") + len(" ci95")
         shown_cells = [line[:end].split()[-1] for line in text[heading + 1 : heading + 1 + len(rows)]]
         bound = lambda v: math.nan if v is None else v  # noqa: E731
-        mine = [ci_text(bound(r["ratio_ci95_low"]), bound(r["ratio_ci95_high"])) for r in rows]
+        mine = [ci_text(bound(r["ratio_to_ssb_ci95_low"]), bound(r["ratio_to_ssb_ci95_high"])) for r in rows]
         assert set(mine) != {"-"} and mine == shown_cells, table
         seen += mine
     assert "-" in seen  # a point without an interval (SSB's), written alike

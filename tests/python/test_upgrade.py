@@ -101,7 +101,7 @@ def test_an_old_bandwidth_row_gets_the_summary_the_probe_writes(tmp_path):
 
     old = RUNS / "h200-bandwidth.jsonl"  # schema_version 1: samples (gbs) without their summary
     rows = [r for r in load(old).records if r.get("record") == "point"]
-    assert rows and all(r["gbs_summary"] == _core.summarize(r["gbs"]) for r in rows)
+    assert rows and all(r["gbs_summary"] == _core.summarize(r["gbs"]).as_dict() for r in rows)
     assert rows[0]["gbs_summary"]["median"] == rows[0]["median_gbs"]
 
 

@@ -217,7 +217,7 @@ TEST(InterferenceHeadline, ThePapersWriterFromItsOwnStep) {
   EXPECT_DOUBLE_EQ(h.paper_typical[0].ratio, 1.1);
   const Json n = headline_numbers(h, a);
   EXPECT_DOUBLE_EQ(n["paper_largest"]["value"].get<double>(), 1.2);
-  EXPECT_EQ(n["paper_typical"][1], (Json{{"layout", "PCB"}, {"ratio", 1.2}}));
+  EXPECT_EQ(n["paper_typical"][1], (Json{{"layout", "PCB"}, {"ratio_to_ssb", 1.2}}));
   EXPECT_FALSE(interference_headline(aggregate_interference(characterized())).paper_largest);  // no paper step
 }
 

@@ -28,7 +28,7 @@ def _headline(results) -> dict:
         points = None
     if points is not None:
         for (layout, acc), d in points[points["layout"] != "SSB"].groupby(["layout", "access"], sort=False):
-            for size, ratio in d.set_index("size_bytes")["ratio"].items():
+            for size, ratio in d.set_index("size_bytes")["ratio_to_ssb"].items():
                 out[("ratio", layout, acc, size)] = ("ratio", ratio)
     bw = s[(s["record"] == "point") & (s["metric"] == "gbs")]
     for r in bw.itertuples():
@@ -40,7 +40,7 @@ def compare_table(a, b, labels=("A", "B")) -> pd.DataFrame:
     """Headline numbers of two Results side by side, for those present in both (raw floats).
 
     Rows: notify round trip medians (cpu-gpu-cpu) per order pair, clock drift and precision,
-    interference median ÷ SSB median at the largest size both have per layout and access,
+    interference ratio_to_ssb at the largest size both have per layout and access,
     bandwidth medians. Columns: unit, labels[0], labels[1], ratio (labels[1] ÷ labels[0]; NaN for
     the drift, whose sign says which way the clock runs, so a ratio would mislead).
     """
@@ -55,7 +55,7 @@ def compare_table(a, b, labels=("A", "B")) -> pd.DataFrame:
             largest[k[1:3]] = max(largest.get(k[1:3], 0), k[3])
     for (layout, acc), size in largest.items():
         k = ("ratio", layout, acc, size)
-        rows[f"interference {layout} {acc} median ÷ SSB at {size_label(size)}"] = ("ratio", ha[k][1], hb[k][1])
+        rows[f"interference {layout} {acc} ratio_to_ssb at {size_label(size)}"] = ("ratio", ha[k][1], hb[k][1])
     table = pd.DataFrame.from_dict(rows, orient="index", columns=["unit", labels[0], labels[1]])
     table.index.name = "quantity"
     table[labels[0]] = table[labels[0]].astype(float)

@@ -41,7 +41,7 @@ def halo_table(results) -> pd.DataFrame:
     the record's ("auto", "whole" or bytes per block; None in files from before parts); `parts_text`:
     the same as `hetprobe show` prints it. single_copy: Open MPI's single-copy mechanism of the run
     (its header's mpi.transport; None in files from before it); `file`: the results file."""
-    from .. import _core  # the compiled module: a part size's text form is written once, in C++
+    from .. import _rules  # the compiled module: a part size's text form is written once, in C++
 
     table = show_tables(results).get("halo")
     if table is None or table.empty:
@@ -50,7 +50,7 @@ def halo_table(results) -> pd.DataFrame:
     table.insert(
         table.columns.get_loc("parts") + 1,
         "parts_text",
-        [None if pd.isna(p) else _core.part_size_text(p) for p in table["parts"]],
+        [None if pd.isna(p) else _rules.part_size_text(p) for p in table["parts"]],
     )
     return table
 

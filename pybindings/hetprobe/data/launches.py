@@ -23,7 +23,17 @@ _COLD_COLUMNS = ["warm_median_ns", "cold_ratio", "cold_ratio_ci95_low", "cold_ra
 _LAUNCH_COLUMNS = (
     ["series", "step", "launch", "file", "segment", "record_id", "host", "backend", "device"]
     + _POINT_KEY
-    + ["rounds", "reps", "n", "median_ns", "ssb_median_ns", "ratio", "ratio_ci95_low", "ratio_ci95_high", "effect"]
+    + [
+        "rounds",
+        "reps",
+        "n",
+        "median_ns",
+        "ssb_median_ns",
+        "ratio_to_ssb",
+        "ratio_to_ssb_ci95_low",
+        "ratio_to_ssb_ci95_high",
+        "effect",
+    ]
     + _COLD_COLUMNS
     + ["traffic_gbs", "status"]
 )
@@ -31,7 +41,15 @@ _LAUNCH_COLUMNS = (
 _POOLED_COLUMNS = (
     ["series", "step", "host", "backend", "device"]
     + _POINT_KEY
-    + ["launches", "ratio", "ratio_ci95_low", "ratio_ci95_high", "ratio_ci95_over", "effect", "ratio_min", "ratio_max"]
+    + [
+        "launches",
+        "ratio_to_ssb",
+        "ratio_to_ssb_ci95_low",
+        "ratio_to_ssb_ci95_high",
+        "ratio_to_ssb_ci95_over",
+        "effect",
+    ]
+    + ["ratio_to_ssb_min", "ratio_to_ssb_max"]
     + _COLD_COLUMNS
     + ["median_ns", "median_ns_ci95_low", "median_ns_ci95_high", "median_ns_ci95_over"]
     + ["ssb_median_ns", "ssb_median_ns_ci95_low", "ssb_median_ns_ci95_high", "ssb_median_ns_ci95_over"]
@@ -53,24 +71,24 @@ def _core_records(results) -> list[tuple]:
 def aggregates(results) -> list[dict]:
     """The interference aggregate records of `results` (a Results): one per series (launches of one
     command) and point, as C++ pools them (docs/results-schema.md, "aggregate")."""
-    from .. import _core  # the compiled module: the aggregation stage is written once, in C++
+    from .. import _rules  # the compiled module: the aggregation stage is written once, in C++
 
     records = _core_records(results)
-    return _core.interference_aggregates(records) if records else []
+    return _rules.interference_aggregates(records) if records else []
 
 
-def headline(results, warm_steps: list[str], cold_steps: list[str], paper_steps: list[str] = ()) -> dict | None:
-    """The interference headline C++ chooses over the aggregates of `results` (_core.interference_headline:
-    its picks are rows of Results.interference_ratios(), whose aggregates it keeps, made once); None
-    without interference points."""
-    from .. import _core
+def headline(results, warm_steps: list[str], cold_steps: list[str], paper_steps: list[str] = ()):
+    """The interference headline (a _rules.Headline) C++ chooses over the aggregates of `results`
+    (_rules.interference_headline: its picks are rows of Results.interference_ratios(), whose aggregates
+    it keeps, made once); None without interference points."""
+    from .. import _rules
 
     records = _core_records(results)
     if not records:
         return None
-    picks = _core.interference_headline(records, warm_steps, cold_steps, list(paper_steps))
+    picks = _rules.interference_headline(records, warm_steps, cold_steps, list(paper_steps))
     if results._aggregates is None:
-        results._aggregates = picks["aggregates"]
+        results._aggregates = picks.aggregates
     return picks
 
 
@@ -119,10 +137,10 @@ def pooled_frame(aggs: list[dict]) -> pd.DataFrame:
             {
                 **{k: a[k] for k in ("series", "step", "host", "backend", "device", "launches")},
                 **_key(a),
-                **_reading_columns("ratio", ratio),
+                **_reading_columns("ratio_to_ssb", ratio),
                 "effect": ratio.get("effect"),
-                "ratio_min": _value({"median": ratio.get("min")}),
-                "ratio_max": _value({"median": ratio.get("max")}),
+                "ratio_to_ssb_min": _value({"median": ratio.get("min")}),
+                "ratio_to_ssb_max": _value({"median": ratio.get("max")}),
                 "warm_median_ns": _value(a["warm_send_time_ns"]),
                 "cold_ratio": _value(cold),
                 "cold_ratio_ci95_low": cold_low,
@@ -158,9 +176,9 @@ def launch_frame(aggs: list[dict], results) -> pd.DataFrame:
                     **{k: np.nan if rec.get(k) is None else rec[k] for k in ("rounds", "reps", "n")},
                     "median_ns": _value(a["send_time_ns"], i),
                     "ssb_median_ns": _value(a["ssb_send_time_ns"], i),
-                    "ratio": _value(a["ratio_to_ssb"], i),
-                    "ratio_ci95_low": float(ci[0]),
-                    "ratio_ci95_high": float(ci[1]),
+                    "ratio_to_ssb": _value(a["ratio_to_ssb"], i),
+                    "ratio_to_ssb_ci95_low": float(ci[0]),
+                    "ratio_to_ssb_ci95_high": float(ci[1]),
                     "effect": rec.get("effect") if isinstance(rec.get("effect"), str) else None,
                     "warm_median_ns": _value(a["warm_send_time_ns"], i),
                     "cold_ratio": _value(a["cold_over_warm"], i),

@@ -1,6 +1,6 @@
 """The interference loads as tables: every load point of a step, pooled over its launches, with its
-slowdown (÷ SSB) and its 95% interval (loaded_points, load_points), one row per load kind and GPU
-count (load_table), and the worst point (worst_slowdown). slowdown and traffic are as
+ratio_to_ssb and its 95% interval (loaded_points, load_points), one row per load kind and GPU count
+(load_table), and the worst point (worst_slowdown). ratio_to_ssb and traffic are as
 hetprobe.plots.slowdown_vs_traffic draws them, and as the report's tables have them."""
 
 from __future__ import annotations
@@ -21,18 +21,17 @@ HEADLINE_SIZES = (1024, 64 * 1024, 1 << 20, 16 << 20)
 
 def loaded_points(results, step=None, default: tuple = (LOADS,)) -> pd.DataFrame:
     """Every load point of a step (run_steps.pick_steps: `step`, else the `default` steps the run has),
-    pooled over its launches (Results.interference_ratios), with `slowdown` (the ratio to SSB: paired
-    round by round, pooled over launches; in files from before the rounds median ÷ the SSB median of
-    its launch), its 95% interval `ci_low`, `ci_high` (NaN without one), `median` (the send time, ns)
+    pooled over its launches (Results.interference_ratios), with `ratio_to_ssb` (paired round by round,
+    pooled over launches; in files from before the rounds median ÷ the SSB median of its launch:
+    docs/metrics.md), its 95% interval `ci_low`, `ci_high` (NaN without one), `median` (the send time, ns)
     and `traffic` (GB/s during the sends)."""
     rows = step_rows(results, step, default)
     loaded = rows[rows["load_kind"] != "none"]
     if loaded.empty:
         raise UsageError("no interference points with a load in these results")
     return loaded.assign(
-        slowdown=loaded["ratio"],
-        ci_low=loaded["ratio_ci95_low"],
-        ci_high=loaded["ratio_ci95_high"],
+        ci_low=loaded["ratio_to_ssb_ci95_low"],
+        ci_high=loaded["ratio_to_ssb_ci95_high"],
         median=loaded["median_ns"],
         traffic=loaded["traffic_gbs"],
     ).reset_index(drop=True)
@@ -58,7 +57,7 @@ def headline_sizes(points, sizes) -> list[int]:
 
 def load_table(results, rate="1", layout=None, access=None, sizes=None, step=None) -> pd.DataFrame:
     """One row per load kind and GPU count at one rate: per size, the median send time (µs), the
-    slowdown (÷ SSB) and the traffic during the sends (GB/s), each pooled over the step's launches as
+    ratio_to_ssb and the traffic during the sends (GB/s), each pooled over the step's launches as
     the report's loads table has them. `results`: a Results or a run directory; `step`: the loads
     (interference) unless named; the `step` column says which. Raw floats."""
     points = load_points(results, layout, access, step)
@@ -71,7 +70,7 @@ def load_table(results, rate="1", layout=None, access=None, sizes=None, step=Non
             one = d[d["size_bytes"] == size]
             label = size_label(size)
             row[f"{label} µs"] = one["median"].iloc[0] / 1e3 if len(one) else np.nan
-            row[f"{label} ×SSB"] = one["slowdown"].iloc[0] if len(one) else np.nan
+            row[f"{label} ratio_to_ssb"] = one["ratio_to_ssb"].iloc[0] if len(one) else np.nan
             row[f"{label} GB/s"] = one["traffic"].iloc[0] if len(one) else np.nan
         rows.append(row)
     table = pd.DataFrame(rows)
@@ -82,11 +81,11 @@ def load_table(results, rate="1", layout=None, access=None, sizes=None, step=Non
 def worst_slowdown(results, step=None) -> pd.Series:
     """The load point with the largest slowdown over every layout and access of the warm loads' steps
     (the loads and the write load's rates, unless `step` names others), pooled over launches: its
-    size, layout, access, load kind, GPU count, rate, median, slowdown, its interval, traffic and step
-    (the first of equals: _core.largest_ratio)."""
-    from .. import _core  # the compiled module: the choice is made once, in C++
+    size, layout, access, load kind, GPU count, rate, median, ratio_to_ssb, its interval, traffic and step
+    (the first of equals: _rules.largest_ratio)."""
+    from .. import _rules  # the compiled module: the choice is made once, in C++
 
-    loaded = loaded_points(results, step, default=(LOADS, RATES)).dropna(subset=["slowdown"])
+    loaded = loaded_points(results, step, default=(LOADS, RATES)).dropna(subset=["ratio_to_ssb"])
     if loaded.empty:
         raise UsageError("no load point has an SSB baseline at its size and access")
-    return loaded.iloc[_core.largest_ratio(loaded["slowdown"].tolist())]
+    return loaded.iloc[_rules.largest_ratio(loaded["ratio_to_ssb"].tolist())]

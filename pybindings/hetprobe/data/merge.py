@@ -40,11 +40,11 @@ def _segments(results: Results):
 def _check_as_show_does(files: list) -> None:
     """Each results file (JSON Lines) checked as `hetprobe show` checks it (the C++ reader, one run at a
     time): a field show needs that is missing or of the wrong type is a UsageError naming FILE:LINE."""
-    from .. import _core
+    from .. import _rules
 
     for f in files:
         if is_results_file(f):
-            _core.check_results_file(str(f))
+            _rules.check_results_file(str(f))
 
 
 # Failures of the system, not of the paths given: exit 1 (the message names the output all the same).

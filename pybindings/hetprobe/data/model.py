@@ -66,9 +66,9 @@ def model(run, halo=None) -> NodeModel:
     cannot place."""
     import json
 
-    from .. import _core  # the compiled module: the fit and the prediction are computed once, in C++
+    from .. import _rules  # the compiled module: the fit and the prediction are computed once, in C++
 
-    doc = json.loads(_core.node_model(_run_path(run), "" if halo is None else fspath(halo)))
+    doc = json.loads(_rules.node_model(_run_path(run), "" if halo is None else fspath(halo)))
     fit = doc["fit"]
     rows = [
         _row(name, fit[name], bytes=None, to_bytes=None, rendezvous=None) for name in ("alpha_s", "beta_s_per_byte")

@@ -11,10 +11,10 @@ import pandas as pd
 
 @functools.lru_cache(maxsize=256)
 def _value(label: str):
-    """The label's _core.LoadRate: the parse and its equality are written once, in C++."""
-    from .. import _core  # the compiled module
+    """The label's _rules.LoadRate: the parse and its equality are written once, in C++."""
+    from .. import _rules  # the compiled module
 
-    return _core.parse_load_rate(label)
+    return _rules.parse_load_rate(label)
 
 
 def _full(label: str) -> bool:
@@ -35,9 +35,9 @@ def load_label(kind: str, gpus, rate, brief: bool = False) -> str:
     """A load as `hetprobe show` and the progress lines name it, "write x2 @0.5" (the rate left out
     where it is the full one); brief=True leaves "x1" out, as the bare programs name their loads
     ("write"). C++ writes the label (bench/load/load_options.hpp)."""
-    from .. import _core
+    from .. import _rules
 
-    return _core.load_label(str(kind), int(gpus), str(rate) if _given(rate) else None, brief)
+    return _rules.load_label(str(kind), int(gpus), str(rate) if _given(rate) else None, brief)
 
 
 def same_rate(labels: pd.Series, rate) -> pd.Series:

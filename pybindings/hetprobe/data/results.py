@@ -170,12 +170,12 @@ class Results:
         A point's key: size_bytes, layout, access, load_kind, load_gpus, load_rate, send_mode,
         writer_side and gap (its --gap label).
 
-        ``ratio``, ``ratio_ci95_low``/``ratio_ci95_high``, ``ratio_ci95_over`` and ``effect``: with one
+        ``ratio_to_ssb`` (docs/metrics.md), its ``_ci95_low``/``_ci95_high``, ``_ci95_over`` and ``effect``: with one
         launch, the point's own (its paired ratio, its 95% interval over rounds, what it claims); with
         several, the median of the launches' ratios and from 3 launches on an interval from their
         spread, pooled over the points of the same size and series (base/effect.hpp says why), and its
         effect (none under 3). Files from before the rounds: median ÷ the SSB median of the launch, no
-        interval. ``ratio_min``/``ratio_max``: the launches' lowest and highest ratio. ``median_ns``,
+        interval. ``ratio_to_ssb_min``/``_max``: the launches' lowest and highest ratio. ``median_ns``,
         ``ssb_median_ns`` (the SSB median of the same rounds; an SSB row's own median) and
         ``traffic_gbs`` (GB/s the loads moved during the sends): the median over launches, the times
         with their 95% interval (``*_ci95_low``/``_high``; ``*_ci95_over``: "launches" from 3 on, one

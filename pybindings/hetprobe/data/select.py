@@ -71,7 +71,7 @@ def interference_points(
     `rate`. Unnamed, the step is the paper's layouts (interference-paper) where the run has them, else
     the loads (interference), else the one step there is (run_steps.pick_steps); the load is the only
     one there is, else write from the fewest GPUs at full rate (the paper's kind). Besides the pooled
-    columns: `median` (the send time, ns), `ratio`, `ci_low`, `ci_high` (its 95% interval), `record_id`
+    columns: `median` (the send time, ns), `ratio_to_ssb`, `ci_low`, `ci_high` (its 95% interval), `record_id`
     (the first launch's record) and, where each point is of one launch, its send-time statistics
     (min, p10, p90, p99, max, mean)."""
     results = as_results(results)
@@ -108,12 +108,12 @@ def interference_points(
 
 
 def _with_statistics(points: pd.DataFrame, results) -> pd.DataFrame:
-    """Pooled points with median, ratio, ci_low, ci_high and record_id; one launch's points also with
+    """Pooled points with median, ratio_to_ssb, ci_low, ci_high and record_id; one launch's points also with
     their send-time statistics (the summary's columns)."""
     out = points.assign(
         median=points["median_ns"],
-        ci_low=points["ratio_ci95_low"],
-        ci_high=points["ratio_ci95_high"],
+        ci_low=points["ratio_to_ssb_ci95_low"],
+        ci_high=points["ratio_to_ssb_ci95_high"],
         record_id=[int(ids[0]) for ids in points["record_ids"]],
     )
     stats = ["min", "p10", "p90", "p99", "max", "mean"]

@@ -34,11 +34,11 @@ def show_tables(results) -> dict[str, pd.DataFrame]:
     """{table name: DataFrame} of `hetprobe show --format json` for each results file in `results`, the
     files' rows one after the other with a leading `file` column (table names: interference, overhead,
     roundtrip, mechanisms, clock_batches, clock_fit, halo, bandwidth)."""
-    from .. import _core  # the compiled module: the tables are computed once, in C++
+    from .. import _rules  # the compiled module: the tables are computed once, in C++
 
     rows: dict[str, list] = {}
     for name, text in _texts_by_file(results).items():
-        for table, table_rows in _core.report_tables(text, name).items():
+        for table, table_rows in _rules.report_tables(text, name).items():
             rows.setdefault(table, []).extend({"file": name, **row} for row in table_rows)
     return {table: pd.DataFrame(table_rows) for table, table_rows in rows.items()}
 
@@ -46,8 +46,8 @@ def show_tables(results) -> dict[str, pd.DataFrame]:
 def pooled_table(results) -> pd.DataFrame:
     """`hetprobe show --pool --format json`'s table of the files in `results`, each file one launch of
     one command (interference or halo): computed by the probe's C++ pooling, raw floats."""
-    from .. import _core
+    from .. import _rules
 
     texts = _texts_by_file(results)
-    tables = _core.pooled_tables([(text, name) for name, text in texts.items()])
+    tables = _rules.pooled_tables([(text, name) for name, text in texts.items()])
     return pd.DataFrame(next(iter(tables.values()), []))

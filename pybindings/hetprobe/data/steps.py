@@ -17,17 +17,17 @@ from .paths import file_kind
 def launch_name(step: str, launch: int) -> str:
     """The name of a step's launch: the step's own for the first ("interference"), then
     "interference.launch2", ...; its files are <name>.jsonl, <name>.txt and logs/<name>.log."""
-    from .. import _core  # the compiled module: the rule is written once, in C++ (bench/aggregate/run_launches.hpp)
+    from .. import _rules  # the compiled module: the rule is written once, in C++ (bench/aggregate/run_launches.hpp)
 
-    return _core.launch_file_stem(step, launch)
+    return _rules.launch_file_stem(step, launch)
 
 
 def split_launch(name) -> tuple[str, int]:
     """(step, launch) of a launch's name or of its file's ("interference.launch2.jsonl" ->
     ("interference", 2); "interference-rate" -> ("interference-rate", 1))."""
-    from .. import _core
+    from .. import _rules
 
-    return tuple(_core.split_launch(os.path.basename(str(name))))
+    return tuple(_rules.split_launch(os.path.basename(str(name))))
 
 
 def family(step: str) -> str:

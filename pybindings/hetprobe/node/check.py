@@ -12,7 +12,7 @@ import sys
 
 import pandas as pd
 
-from .. import _core
+from .. import _rules
 from ..cli_args import parse
 from ..errors import UsageError
 from . import verdict
@@ -48,7 +48,7 @@ def check(run, baseline, tolerance=verdict.DEFAULT_TOLERANCE) -> pd.DataFrame:
 
 def check_frame(judged: dict) -> pd.DataFrame:
     """A baseline verdict (C++'s, as a dict) as the rows of ``check``."""
-    units = {m["key"]: m["unit"] for m in _core.gpu_metrics}
+    units = {m["key"]: m["unit"] for m in _rules.gpu_metrics}
     outside = {(o["gpu"], o["metric"]): o for o in judged["outside"]}
     rows = []
     for entry in judged["per_gpu"]:

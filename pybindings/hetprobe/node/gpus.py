@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import _core
+from .. import _rules
 from ..data.jsonl import is_results_file
 from ..data.load import load
 from ..data.paths import file_kind
@@ -49,7 +49,7 @@ class Metric:
 
 
 # The compared metrics, as C++ defines them (bench/gpus/gpu_metrics.hpp), columns included.
-COMPARED = tuple(Metric(m["key"], m["column"], m["unit"], m["worse"], m["label"]) for m in _core.gpu_metrics)
+COMPARED = tuple(Metric(m["key"], m["column"], m["unit"], m["worse"], m["label"]) for m in _rules.gpu_metrics)
 # Shown, never compared: each GPU's timer has its own oscillator (a few ppm either way on healthy
 # GPUs), and the sync precision is half the flag round trip, which the verdict compares.
 METRICS = COMPARED + (
@@ -148,7 +148,7 @@ def _idle_link(topology: dict | None, pci: str | None) -> str:
     """Where no link record was written: hwloc's link bandwidth of this PCI address (read at idle)."""
     for gpu in (topology or {}).get("gpus") or []:
         if pci and str(gpu.get("pci_bus_id", "")).lower() == pci.lower() and gpu.get("link_gbps"):
-            return f"idle read (hwloc): {_core.number_text(float(gpu['link_gbps']))} GB/s"
+            return f"idle read (hwloc): {_rules.number_text(float(gpu['link_gbps']))} GB/s"
     return "unknown (no link record)"
 
 
@@ -243,13 +243,13 @@ def _verdict(results: Results) -> dict | None:
     if not any(r.get("record") in ("gpu_round", "link") for r in results.records):
         return None
     files = {r["_file"] for r in results.records if r.get("probe") in ("gpus", "bandwidth")}
-    return _core.node_verdict(sorted(f for f in files if is_results_file(f)), _core.default_tolerance)
+    return _rules.node_verdict(sorted(f for f in files if is_results_file(f)), _rules.default_tolerance)
 
 
 def model(name: str) -> str:
     """A device's name less the mark of a host device slowed on purpose (HETPROBE_HOST_SLOW, a test
     option): the same model, made slower, is what a baseline check is there to catch (C++'s rule)."""
-    return _core.device_model(name)
+    return _rules.device_model(name)
 
 
 def table_records(table: pd.DataFrame) -> list[dict]:

@@ -9,24 +9,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import _core
+from .. import _rules
 from ..data.jsonl import read_jsonl, results_files, results_stem
 from ..data.paths import FileKind, file_kind
 from ..data.steps import family, read_manifest, short_of_manifest, step_name
 from ..errors import ResultsFileError, UsageError
 
-DEFAULT_TOLERANCE = _core.default_tolerance
+DEFAULT_TOLERANCE = _rules.default_tolerance
 
 
 def parse_tolerance(text, option: str = "--tolerance") -> float:
     """A tolerance as a fraction: "10%" or 0.1 (or "0.1") -> 0.1; UsageError for anything else."""
     if isinstance(text, bool):
         raise UsageError(f"{option} {text!r}: expected a fraction above 0 and below 1 (0.1) or a percent (10%)")
-    return _core.parse_tolerance(str(text), option)
+    return _rules.parse_tolerance(str(text), option)
 
 
 def tolerance_text(tolerance: float) -> str:
-    return _core.tolerance_text(float(tolerance))
+    return _rules.tolerance_text(float(tolerance))
 
 
 def run_files(path, what: str) -> list[str]:
@@ -86,7 +86,7 @@ def node_verdict(run, tolerance: float = DEFAULT_TOLERANCE) -> dict:
     """The verdict of a run directory's GPUs against each other (docs/results-schema.md, gpus_verdict):
     "flags" (every GPU beyond the tolerance, with its status), "anomalies" (those confirmed on re-measure,
     and links below their maximum), "remeasure_gpus", "per_gpu" (each number and ratio with its interval)."""
-    return _core.node_verdict(run_files(run, "RUN_DIR"), float(tolerance))
+    return _rules.node_verdict(run_files(run, "RUN_DIR"), float(tolerance))
 
 
 def baseline_verdict(run, baselines, tolerance: float = DEFAULT_TOLERANCE) -> dict:
@@ -94,7 +94,7 @@ def baseline_verdict(run, baselines, tolerance: float = DEFAULT_TOLERANCE) -> di
     baselines' worst by more than the tolerance), "compared", "not_judged"; UsageError for runs that
     cannot be compared (other GPUs, one baseline launch in all, no gpus rounds)."""
     paths = [baselines] if isinstance(baselines, (str, Path)) else list(baselines)
-    return _core.baseline_verdict(
+    return _rules.baseline_verdict(
         whole_run_files(run, "RUN_DIR"),
         [whole_run_files(b, "--baseline") for b in _distinct(paths)],
         float(tolerance),
@@ -106,7 +106,7 @@ def check_baseline_node(node, baselines) -> None:
     checked against the baseline run directories."""
     paths = [baselines] if isinstance(baselines, (str, Path)) else list(baselines)
     names = [node.names.get(i) or "" for i in range(node.gpus)]
-    _core.check_baseline_node(
+    _rules.check_baseline_node(
         node.gpus, node.backend or "", names, [whole_run_files(b, "--baseline") for b in _distinct(paths)], "this node"
     )
 

@@ -23,6 +23,7 @@ from .style import (
     log_if_wide,
     new_figure,
     no_effect_band,
+    ratio_axis_label,
     ratio_line,
     run_title,
     set_size_axis,
@@ -126,7 +127,7 @@ def ratio_to_ssb(
             ratio_line(
                 ax,
                 d["size_bytes"],
-                d["ratio"],
+                d["ratio_to_ssb"],
                 d["ci_low"],
                 d["ci_high"],
                 layout_color(layout),
@@ -138,19 +139,14 @@ def ratio_to_ssb(
             )
         no_effect_band(ax)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="SSB")
-        shown = pd.concat([panel["ratio"], panel["ci_low"], panel["ci_high"]])
+        shown = pd.concat([panel["ratio_to_ssb"], panel["ci_low"], panel["ci_high"]])
         log_if_wide(ax, list(shown.dropna()) + [1.0])  # with the line at 1
         set_size_axis(ax, points.loc[points["access"] == acc, "size_bytes"].unique())
         ax.set_title(f"{acc} access")
         ax.set_xlabel("message size (bytes, log2)")
         ax.grid(True, alpha=0.3)
     pooled = bool((points["launches"] > 1).any())
-    what = (
-        "send time ÷ SSB, median over " + ("launches" if pooled else "rounds")
-        if with_ci
-        else "median send time ÷ SSB median"
-    )
-    axes[0][0].set_ylabel(f"{what} (ratio)")
+    axes[0][0].set_ylabel(ratio_axis_label(with_ci, "launches" if pooled else "rounds"))
     axes[0][-1].legend(  # beside the panels: never over a bar
         fontsize="small",
         loc="upper left",

@@ -21,7 +21,17 @@ from ..data.rates import load_label, same_rate
 from ..data.run_steps import LOADS, RATES, steps_text
 from ..data.units import size_label
 from ..errors import UsageError
-from .style import ci_legend, dodges, finish, log_if_wide, new_figure, no_effect_band, ratio_line, run_title
+from .style import (
+    ci_legend,
+    dodges,
+    finish,
+    log_if_wide,
+    new_figure,
+    no_effect_band,
+    ratio_axis_label,
+    ratio_line,
+    run_title,
+)
 
 KIND_COLORS = {"write": "#d62728", "read": "#1f77b4", "poll": "#9467bd", "copy-d2h": "#2ca02c", "copy-h2d": "#ff7f0e"}
 GPU_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -36,12 +46,11 @@ def _ratio_axis(left, points) -> bool:
     """The shared slowdown axis, labelled on each of the `left` column's panels: logarithmic when the
     slowdowns, their intervals and 1 span more than a factor of 10. Returns whether some point has an
     interval (the legend then says what the bars are)."""
-    shown = pd.concat([points["slowdown"], points["ci_low"], points["ci_high"]]).dropna()
+    shown = pd.concat([points["ratio_to_ssb"], points["ci_low"], points["ci_high"]]).dropna()
     log = log_if_wide(left[0], list(shown) + [1.0])
     with_ci = bool(points["ci_low"].notna().any())
-    what = "send time ÷ SSB (ratio{})\nmedian over rounds" if with_ci else "median send time ÷ SSB median (ratio{})"
     for ax in left:  # two lines where long: one per row of panels, each no taller than its panel
-        ax.set_ylabel(what.format(", log" if log else ""))
+        ax.set_ylabel(ratio_axis_label(with_ci, log=log, lines=2))
     return with_ci
 
 
@@ -80,7 +89,7 @@ def _label_rates(ax, d, color) -> None:
     """Each point's rate ("@0.5") beside it, above and below in turn along the traffic axis, so that the
     labels of neighbouring points do not run into each other."""
     d = d.sort_values("traffic")
-    for i, (x, y, rate) in enumerate(zip(d["traffic"], d["slowdown"], d["load_rate"])):
+    for i, (x, y, rate) in enumerate(zip(d["traffic"], d["ratio_to_ssb"], d["load_rate"])):
         up = i % 2 == 0
         ax.annotate(
             f"@{rate}",
@@ -116,7 +125,7 @@ def slowdown_vs_traffic(results, layout=None, access=None, sizes=None, path=None
                 ratio_line(
                     ax,
                     d["traffic"],
-                    d["slowdown"],
+                    d["ratio_to_ssb"],
                     d["ci_low"],
                     d["ci_high"],
                     color,
@@ -178,7 +187,7 @@ def slowdown_vs_gpus(results, rate="1", layout=None, access=None, sizes=None, pa
             ratio_line(
                 ax,
                 [0] + [g + dx for g in d["load_gpus"]],  # the baseline (0 GPUs) is the same for every kind
-                [1.0] + list(d["slowdown"]),
+                [1.0] + list(d["ratio_to_ssb"]),
                 [np.nan] + list(d["ci_low"]),
                 [np.nan] + list(d["ci_high"]),
                 KIND_COLORS.get(kind, "grey"),

@@ -13,7 +13,7 @@ from ..data.ratios import RATIO_COLUMNS
 from ..data.select import ordered
 from ..data.units import size_label
 from ..errors import UsageError
-from .style import CI_TEXT, finish, log_if_wide, new_figure, no_effect_band, ratio_line
+from .style import CI_TEXT, finish, log_if_wide, new_figure, no_effect_band, ratio_axis_label, ratio_line
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
@@ -30,17 +30,21 @@ def _load_order(loads) -> list[str]:
     return sorted(seen, key=lambda name: (kind(name), seen.index(name)))
 
 
-def ratios_side_by_side(rows: pd.DataFrame, sizes=None, path=None, title=None, labels=None, styles=None):
+def ratios_side_by_side(
+    rows: pd.DataFrame, sizes=None, path=None, title=None, labels=None, styles=None, value="ratio_to_ssb"
+):
     """One panel per message size; per load kind, one marker per label (run, launch, program) side by
     side, with its 95% interval as error bars where it has one; the ±5% "no effect" margin shaded.
 
     `rows`: ratio_rows frames (and rows of the same columns from elsewhere), concatenated. `labels`:
     which labels to draw, in that order (default: all, as they come). `sizes`: which sizes (default all).
     `styles`: {label: matplotlib line keywords (color, marker, mfc, ...)} replacing a label's own colour
-    and marker, e.g. to pair two programs' runs by colour."""
-    missing = [c for c in RATIO_COLUMNS if c not in rows.columns]
+    and marker, e.g. to pair two programs' runs by colour. `value`: the column of the ratio drawn
+    (another paired ratio, such as cold_over_warm, with its ci_low and ci_high)."""
+    needed = [value if c == "ratio_to_ssb" else c for c in RATIO_COLUMNS]
+    missing = [c for c in needed if c not in rows.columns]
     if missing:
-        raise UsageError(f"ratios_side_by_side needs the columns {RATIO_COLUMNS}; missing {missing}")
+        raise UsageError(f"ratios_side_by_side needs the columns {needed}; missing {missing}")
     labels = list(labels) if labels is not None else ordered(rows["label"], [])
     rows = rows[rows["label"].isin(labels)]
     twice = rows[rows.duplicated(["label", "size_bytes", "load"])]
@@ -59,17 +63,17 @@ def ratios_side_by_side(rows: pd.DataFrame, sizes=None, path=None, title=None, l
     panel_width = max(3.0, per_load * len(loads) + 0.6)
     fig, axes = new_figure(1, len(sizes), width=panel_width, height=4.0, sharey=True)
     width = 0.8 / len(labels)
-    shown = pd.concat([rows["ratio"], rows["ci_low"], rows["ci_high"]]).dropna()
+    shown = pd.concat([rows[value], rows["ci_low"], rows["ci_high"]]).dropna()
     for ax, size in zip(axes[0], sizes):
         panel = rows[rows["size_bytes"] == size]
         for i, label in enumerate(labels):
             d = panel[panel["label"] == label].set_index("load").reindex([x for x in loads if x in set(panel["load"])])
-            d = d[d["ratio"].notna()]
+            d = d[d[value].notna()]
             x = [loads.index(name) + (i - (len(labels) - 1) / 2) * width for name in d.index]
             style = {"color": COLORS[i % len(COLORS)], "marker": MARKERS[i % len(MARKERS)], "ms": 5}
             style.update((styles or {}).get(label, {}))
             color = style.pop("color")
-            ratio_line(ax, x, d["ratio"], d["ci_low"], d["ci_high"], color, linestyle="none", label=label, **style)
+            ratio_line(ax, x, d[value], d["ci_low"], d["ci_high"], color, linestyle="none", label=label, **style)
         no_effect_band(ax)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
         ax.set_xticks(range(len(loads)), loads)
@@ -79,8 +83,8 @@ def ratios_side_by_side(rows: pd.DataFrame, sizes=None, path=None, title=None, l
         ax.grid(True, axis="y", alpha=0.3)
     log = log_if_wide(axes[0][0], list(shown) + [1.0])
     with_ci = bool(rows["ci_low"].notna().any())
-    what = "send time ÷ SSB, median over rounds" if with_ci else "median send time ÷ SSB median"
-    axes[0][0].set_ylabel(f"{what} (ratio{', log' if log else ''})")
+    ylabel = ratio_axis_label(with_ci, log=log)
+    axes[0][0].set_ylabel(ylabel if value == "ratio_to_ssb" else ylabel.replace("ratio_to_ssb", value, 1))
     axes[0][-1].legend(
         fontsize="small",
         loc="upper left",

@@ -13,11 +13,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from .. import _core
+from .. import _rules
 from ..data.units import size_label
 
 # One colour per layout in every plot: SSB is the black baseline (grey band), the others distinct.
-LAYOUT_ORDER = _core.enum_names()["layout"]["user"]  # C++'s kLayoutNames, in its order
+LAYOUT_ORDER = _rules.enum_names()["layout"]["user"]  # C++'s kLayoutNames, in its order
 LAYOUT_COLORS = {"SSB": "black", "PSB": "#d62728", "PCB": "#1f77b4", "P2AB": "#2ca02c", "OWN": "#9467bd"}
 BAND_COLORS = {**LAYOUT_COLORS, "SSB": "grey"}
 ACCESS_ORDER = ["stream", "stacked"]
@@ -25,15 +25,22 @@ DIRECTION_COLORS = {"cpu-gpu-cpu": "#1f77b4", "gpu-cpu-gpu": "#ff7f0e"}
 DPI = 110
 # docs/metrics.md, "Rounds and confidence intervals": an effect is claimed only where a ratio's 95%
 # interval lies wholly beyond 1 ± C++'s margin (base/effect.hpp); the plots of ratios shade it.
-NO_EFFECT = (1 - _core.effect_margin, 1 + _core.effect_margin)
+NO_EFFECT = (1 - _rules.effect_margin, 1 + _rules.effect_margin)
 CI_TEXT = "bars: 95% CI over rounds"
 
 
 def ci_legend(rows: pd.DataFrame) -> str:
     """What the error bars of pooled rows (Results.interference_ratios) are over: "bars: 95% CI over
     rounds", "... over launches", or both where the points differ."""
-    over = [o for o in ("launches", "rounds", "samples") if o in set(rows.get("ratio_ci95_over", []))]
+    over = [o for o in ("launches", "rounds", "samples") if o in set(rows.get("ratio_to_ssb_ci95_over", []))]
     return f"bars: 95% CI over {' or '.join(over)}" if over else CI_TEXT
+
+
+def ratio_axis_label(with_ci: bool, over: str = "rounds", log: bool = False, lines: int = 1) -> str:
+    """The y label of every plot of ratio_to_ssb (docs/metrics.md): the paired ratio's median over
+    `over` where the points have intervals, else median ÷ the SSB median (files from before the rounds)."""
+    what = f"paired, median over {over}" if with_ci else "median ÷ SSB median"
+    return f"ratio_to_ssb{', log' if log else ''}{chr(10) if lines > 1 else ' '}({what})"
 
 
 def layout_color(layout: str) -> str:

@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-from .. import _core  # the compiled module: the headline's choices are made once, in C++
+from .. import _rules  # the compiled module: the headline's choices are made once, in C++
 from ..data.results import Results, summary_rows as _rows
 from ..data.run_steps import as_results
 from ..data.select import pick_setup
@@ -54,7 +54,7 @@ def headline_table(results, warnings: bool = False) -> pd.DataFrame:
     rt = pick_setup(_rows(results, "roundtrip", "roundtrip_ns"))
     host_rt = rt[rt["direction"] == "cpu-gpu-cpu"].dropna(subset=["median"]) if len(rt) else rt
     if len(host_rt):
-        best = host_rt.iloc[_core.fastest_time(host_rt["median"].tolist())]
+        best = host_rt.iloc[_rules.fastest_time(host_rt["median"].tolist())]
         rows.append(
             (
                 "CPU→GPU→CPU flag round trip, fastest order",
@@ -112,11 +112,11 @@ def _median_row(results: Results, records: pd.DataFrame, quantity: str, how: str
 def _pair_across_hosts(results: Results) -> list[tuple]:
     """A row saying that the interference pair crossed hosts, where it did: its numbers are then a
     network's, not one node's (the sentence is C++'s, as `show` prints it)."""
-    from .. import _core  # the compiled module: how a message went is read once, in C++
+    from .. import _rules  # the compiled module: how a message went is read once, in C++
 
     for r in results.records:
         if r.get("record") == "header" and r.get("probe") == "interference":
-            across, text = _core.message_path(json.dumps({k: v for k, v in r.items() if not k.startswith("_")}))
+            across, text = _rules.message_path(json.dumps({k: v for k, v in r.items() if not k.startswith("_")}))
             if across:
                 return [("MPI pair across hosts", text, "the interference header's ranks", [])]
             return []

@@ -47,7 +47,7 @@ def interference_section(doc: Document, results: Results, directory: Path, probl
 def ratio_table(rows: pd.DataFrame) -> pd.DataFrame:
     """The loaded points of a pooled table (Results.interference_ratios) as the report shows them, one
     row per point: kind, GPUs, rate, layout and access where they vary, size, the median send time
-    (µs), the SSB median of the same rounds, ×SSB with its 95% interval (ci95) and effect, the
+    (µs), the SSB median of the same rounds, ratio_to_ssb with its 95% interval (ci95) and effect, the
     launches' lowest and highest ratio where there are several, and the traffic during the sends."""
     points = loaded(rows).copy()
     for column, order in (("load_kind", KIND_ORDER), ("layout", LAYOUT_ORDER), ("access", ACCESS_ORDER)):
@@ -63,8 +63,10 @@ def ratio_table(rows: pd.DataFrame) -> pd.DataFrame:
     table["size"] = [size_label(int(b)) for b in points["size_bytes"]]
     table["µs"] = points["median_ns"] / 1e3
     table["SSB µs"] = points["ssb_median_ns"] / 1e3
-    table["×SSB"] = points["ratio"]
-    table["ci95"] = [ci_text(lo, hi) for lo, hi in zip(points["ratio_ci95_low"], points["ratio_ci95_high"])]
+    table["ratio_to_ssb"] = points["ratio_to_ssb"]
+    table["ci95"] = [
+        ci_text(lo, hi) for lo, hi in zip(points["ratio_to_ssb_ci95_low"], points["ratio_to_ssb_ci95_high"])
+    ]
     table["effect"] = [e if isinstance(e, str) else "" for e in points["effect"]]
     if (points["launches"] > 1).any():
         table["launches"] = [spread_text(row) for _, row in points.iterrows()]
@@ -78,16 +80,16 @@ def _ratio_note(rows: pd.DataFrame) -> str:
     first = points.iloc[0]
     text = (
         f"Each size in {int(first['rounds'])} rounds, each visiting SSB and every point once in a shuffled order, "
-        f"{int(first['reps'])} timed sends per visit; ×SSB is the median over the rounds of the round's median ÷ "
-        "the same round's SSB median, ci95 its 95% interval (docs/metrics.md), effect a slowdown or speed-up "
+        f"{int(first['reps'])} timed sends per visit; ratio_to_ssb is the median over the rounds of the round's "
+        "median ÷ the same round's SSB median, ci95 its 95% interval (docs/metrics.md), effect a slowdown or speed-up "
         f"where that interval lies wholly beyond 1 ± {MARGIN:g}."
     )
     launches = int(points["launches"].max())
     if launches > 1:
         text += (
-            f" Pooled over {launches} launches (each a separate mpirun): ×SSB is the median of the launches' ratios, "
-            "ci95 from their spread (3 launches or more), launches their lowest and highest ratio; µs, SSB µs and "
-            "GB/s are medians over the launches."
+            f" Pooled over {launches} launches (each a separate mpirun): ratio_to_ssb is the median of the launches' "
+            "ratios, ci95 from their spread (3 launches or more), launches their lowest and highest ratio; µs, SSB µs "
+            "and GB/s are medians over the launches."
         )
     return text
 
@@ -127,7 +129,7 @@ def _loads_section(
     pooled = {p: ratio_rows(every[p]) for p in ("loads", "rates") if p in every}
     if any(has_intervals(t) for t in pooled.values()):
         for part, intro in (
-            ("loads", "Each kind, from the sender's GPU and from every GPU: median send time, ×SSB, traffic:"),
+            ("loads", "Each kind, from the sender's GPU and from every GPU: median send time, ratio_to_ssb, traffic:"),
             ("rates", "The write load at several rates (fractions of its full rate on each GPU):"),
         ):
             if part in pooled:

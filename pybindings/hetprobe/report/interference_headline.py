@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import _core
+from .. import _rules
 from ..data.launches import headline
 from ..data.rates import is_full
 from ..data.results import Results, summary_rows as _rows
@@ -26,7 +26,7 @@ from .texts import ci_clause, ci_text, gap_text, has_interval, how_text, point_t
 
 
 def _near_ties(ties: list) -> str:
-    """The other claimed slowdowns whose intervals reach the largest's (_core.choose_slowdown's near
+    """The other claimed slowdowns whose intervals reach the largest's (_rules.choose_slowdown's near
     ties, largest first), named beside it: which is largest is within the noise, so a rerun may name
     another (up to 3)."""
     if not ties:
@@ -35,37 +35,39 @@ def _near_ties(ties: list) -> str:
     return "; as large within the noise: " + ", ".join(short_text(r) for r in ties[:3]) + more
 
 
-def _slowdown_row(quantity: str, pick: dict | None, pooled: pd.DataFrame, results: Results) -> tuple | None:
-    """The headline row of C++'s pick (_core.interference_headline: the largest slowdown its interval
+def _slowdown_row(
+    quantity: str, pick: _rules.SlowdownPick | None, pooled: pd.DataFrame, results: Results
+) -> tuple | None:
+    """The headline row of C++'s pick (_rules.interference_headline: the largest slowdown its interval
     supports, else the largest median ratio) in words; None without one."""
     if pick is None:
         return None
-    row = pooled.iloc[pick["point"]]
+    row = pooled.iloc[pick.point]
     how = how_text(row)
-    if pick["verdict"] == "claimed":
-        value = f"{ratio_text(row['ratio'])}× SSB{ci_clause(row)}: {point_text(row)}"
-        value += _near_ties([pooled.iloc[i] for i in pick["near_ties"]])
+    if pick.verdict == _rules.HeadlineVerdict.claimed:
+        value = f"{ratio_text(row['ratio_to_ssb'])}× SSB{ci_clause(row)}: {point_text(row)}"
+        value += _near_ties([pooled.iloc[i] for i in pick.near_ties])
         how += f"; claimed: the interval lies wholly above {1 + MARGIN:g}"
-    elif pick["verdict"] == "within_noise":
-        value = f"no slowdown beyond noise: the largest median ratio is {ratio_text(row['ratio'])}× SSB"
+    elif pick.verdict == _rules.HeadlineVerdict.within_noise:
+        value = f"no slowdown beyond noise: the largest median ratio is {ratio_text(row['ratio_to_ssb'])}× SSB"
         value += f"{ci_clause(row)}, {point_text(row)}"
         how += f"; no point's interval lies wholly above {1 + MARGIN:g}"
     else:  # no_interval
-        value = f"no 95% interval to judge by: the largest median ratio is {ratio_text(row['ratio'])}× SSB, "
+        value = f"no 95% interval to judge by: the largest median ratio is {ratio_text(row['ratio_to_ssb'])}× SSB, "
         value += point_text(row)
         how += "; an interval needs 6 rounds or more in one launch, or 3 launches or more"
     return (quantity, value, how, warned(results, row["record_ids"])), row
 
 
-def _speedup_row(up: dict | None, pooled: pd.DataFrame, results: Results) -> tuple | None:
+def _speedup_row(up: _rules.SpeedupPick | None, pooled: pd.DataFrame, results: Results) -> tuple | None:
     """C++'s fastest claimed speed-up (an interval wholly below 1 - MARGIN), with the note to find out why."""
     if up is None:
         return None
-    row = pooled.iloc[up["fastest"]]
-    more = f"; {up['count']} points in all" if up["count"] > 1 else ""
+    row = pooled.iloc[up.fastest]
+    more = f"; {up.count} points in all" if up.count > 1 else ""
     return (
         "MPI_Send speed-up under GPU traffic (not expected)",
-        f"{ratio_text(row['ratio'])}× SSB{ci_clause(row)}: {point_text(row)}{more}",
+        f"{ratio_text(row['ratio_to_ssb'])}× SSB{ci_clause(row)}: {point_text(row)}{more}",
         f"{how_text(row)}. GPU traffic is not expected to make a send faster: find out why (the SSB "
         "rounds' drift warning, the CPU's frequency and idle states, where the payload and the load buffers lie)",
         warned(results, row["record_ids"]),
@@ -101,11 +103,13 @@ def _cold_idle_row(cold: pd.DataFrame, every: dict) -> tuple | None:
     )
 
 
-def _judged_headline(picks: dict, pooled: pd.DataFrame, results: Results, every: dict, tables: dict) -> tuple:
+def _judged_headline(
+    picks: _rules.Headline, pooled: pd.DataFrame, results: Results, every: dict, tables: dict
+) -> tuple:
     """The rows of a run measured in rounds: warm slowdown, cold sends, speed-ups; and the warm row
     the headline names (for the host memory row's share of triad), or None."""
     rows, chosen = [], None
-    found = _slowdown_row("MPI_Send slowdown under GPU traffic", picks["warm"], pooled, results)
+    found = _slowdown_row("MPI_Send slowdown under GPU traffic", picks.warm, pooled, results)
     if found:
         rows.append(found[0])
         chosen = found[1]
@@ -113,17 +117,17 @@ def _judged_headline(picks: dict, pooled: pd.DataFrame, results: Results, every:
         idle = _cold_idle_row(tables["cold"], every)
         if idle:
             rows.append(idle)
-        found = _slowdown_row("Cold MPI_Send slowdown under GPU traffic", picks["cold"], pooled, results)
+        found = _slowdown_row("Cold MPI_Send slowdown under GPU traffic", picks.cold, pooled, results)
         if found:
             rows.append(found[0])
-    up = _speedup_row(picks["speedup"], pooled, results)
+    up = _speedup_row(picks.speedup, pooled, results)
     if up:
         rows.append(up)
     return rows, chosen
 
 
-def headline_picks(inter: Results, tables: dict) -> tuple[dict | None, pd.DataFrame]:
-    """C++'s interference headline of `inter` (_core.interference_headline) and the pooled rows its
+def headline_picks(inter: Results, tables: dict) -> tuple[_rules.Headline | None, pd.DataFrame]:
+    """C++'s interference headline of `inter` (_rules.interference_headline) and the pooled rows its
     picks index; the warm steps are those of the run's loads and rates parts (`tables`: each part's
     pooled rows), the cold those of its cold part."""
     steps = {p: list(dict.fromkeys(tables[p]["step"])) for p in ("loads", "rates", "cold", "paper") if p in tables}
@@ -140,19 +144,19 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     inter = results.probe("interference")
     picks, pooled = headline_picks(inter, tables)
     traffic, whose = None, "the worst point's"
-    if picks is not None and picks["judged"]:
+    if picks is not None and picks.judged:
         judged, chosen = _judged_headline(picks, pooled, inter, every, tables)
         rows += judged
         if chosen is not None:
             traffic, whose = chosen["traffic_gbs"], "the headline point's"
-    elif picks is not None and picks["worst"] is not None:  # files from before the rounds: the worst median ratio
-        worst = pooled.iloc[picks["worst"]]
+    elif picks is not None and picks.worst is not None:  # files from before the rounds: the worst median ratio
+        worst = pooled.iloc[picks.worst]
         gpus = int(worst["load_gpus"])
         rate = "" if is_full(worst["load_rate"]) else f" at rate {worst['load_rate']}"
         rows.append(
             (
                 "Worst MPI_Send slowdown under GPU traffic",
-                f"{ratio_text(worst['ratio'])}× SSB: {worst['load_kind']} from {gpus} "
+                f"{ratio_text(worst['ratio_to_ssb'])}× SSB: {worst['load_kind']} from {gpus} "
                 f"GPU{'s' if gpus > 1 else ''}"
                 f"{rate}, {number(worst['traffic_gbs'])} GB/s during the send, "
                 f"{size_label(int(worst['size_bytes']))}",
@@ -166,7 +170,7 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     if len(triad):
         t = triad.iloc[0]
         copy = _rows(results, "host_memory", "copy_gbs").iloc[0]
-        percent = _core.triad_share_percent(traffic, t["max"])
+        percent = _rules.triad_share_percent(traffic, t["max"])
         share = f"; {whose} GPU traffic is {percent:.0f}% of triad" if percent is not None else ""
         rows.append(
             (
@@ -176,7 +180,7 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
                 warned(results, [t["record_id"]]),
             )
         )
-    if picks is not None and picks["paper_largest"] is not None:
+    if picks is not None and picks.paper_largest is not None:
         rows += _paper_rows(picks, pooled, inter)
     send = _rows(results, "point", "send_time_ns", probe="interference")
     if len(send):
@@ -192,23 +196,23 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
     return rows
 
 
-def _paper_rows(picks: dict, pooled: pd.DataFrame, inter: Results) -> list:
+def _paper_rows(picks: _rules.Headline, pooled: pd.DataFrame, inter: Results) -> list:
     """The paper's writer: its largest ratio (with its interval where measured in rounds) and the typical
-    one per layout, as C++ picks them (_core.interference_headline's paper_largest and paper_typical);
+    one per layout, as C++ picks them (_rules.interference_headline's paper_largest and paper_typical);
     `pooled`'s record_ids index `inter`'s records."""
-    w = pooled.iloc[picks["paper_largest"]]
+    w = pooled.iloc[picks.paper_largest]
     typical = (
         "Typical ratio to SSB, the paper's writer (median over sizes and access)",
-        ", ".join(f"{k} {ratio_text(v)}" for k, v in picks["paper_typical"]),
+        ", ".join(f"{k} {ratio_text(v)}" for k, v in picks.paper_typical),
         "1 = no interference",
         condition_warnings(inter, [i for ids in pooled[pooled["step"] == w["step"]]["record_ids"] for i in ids]),
     )
-    if picks["judged"]:
+    if picks.judged:
         effect = f", {w['effect']}" if isinstance(w["effect"], str) else ""
-        low, high = w["ratio_ci95_low"], w["ratio_ci95_high"]
+        low, high = w["ratio_to_ssb_ci95_low"], w["ratio_to_ssb_ci95_high"]
         largest = (
             "Largest ratio to SSB, the paper's writer (message-sized buffer)",
-            f"{ratio_text(w['ratio'])}× SSB"
+            f"{ratio_text(w['ratio_to_ssb'])}× SSB"
             + (f" (95% CI {ci_text(low, high)}{effect})" if has_interval(low, high) else ""),
             f"{size_label(int(w['size_bytes']))}; {how_text(w)}",
             warned(inter, w["record_ids"]),
@@ -216,7 +220,7 @@ def _paper_rows(picks: dict, pooled: pd.DataFrame, inter: Results) -> list:
         return [largest, typical]
     worst = (
         "Worst slowdown, the paper's writer (message-sized buffer)",
-        f"{ratio_text(w['ratio'])}× SSB",
+        f"{ratio_text(w['ratio_to_ssb'])}× SSB",
         f"{w['layout']}, {w['access']} access, {size_label(int(w['size_bytes']))}; medians of {int(w['n'])} sends",
         warned(inter, w["record_ids"]),
     )

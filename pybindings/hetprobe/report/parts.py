@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from .. import _core
+from .. import _rules
 from ..data.converters import paper_config
 from ..data.jsonl import is_results_file
 from ..data.results import Results
@@ -22,7 +22,7 @@ from ..data.steps import split_launch
 PARTS = {"loads": LOADS, "rates": RATES, "paper": PAPER, "cold": COLD}
 
 
-MARGIN = _core.effect_margin  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)
+MARGIN = _rules.effect_margin  # an effect is claimed where the interval lies wholly beyond 1 ± this (base/effect.hpp)
 
 
 def step_files(results: Results, step: str) -> list[str]:
@@ -72,4 +72,4 @@ def has_intervals(rows: pd.DataFrame) -> bool:
 
 def loaded(rows: pd.DataFrame) -> pd.DataFrame:
     """The points with a ratio to SSB (every layout but SSB's)."""
-    return rows[(rows["layout"] != "SSB") & np.isfinite(rows["ratio"])]
+    return rows[(rows["layout"] != "SSB") & np.isfinite(rows["ratio_to_ssb"])]

@@ -18,9 +18,9 @@ def number(value: float) -> str:
     separators from 10,000 on; "" for a missing one."""
     if value is None or not math.isfinite(value):
         return ""
-    from .. import _core  # the compiled module: C++'s tables and verdicts write numbers by the same rule
+    from .. import _rules  # the compiled module: C++'s tables and verdicts write numbers by the same rule
 
-    return _core.number_text(float(value))
+    return _rules.number_text(float(value))
 
 
 def _cell(value) -> str:

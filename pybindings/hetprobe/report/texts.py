@@ -16,7 +16,7 @@ def ns_text(ns) -> str:
 
 
 def ratio_text(x: float) -> str:
-    """A ratio to SSB as the tables' ×SSB column writes it."""
+    """A ratio to SSB as the tables' ratio_to_ssb column writes it."""
     return number(x)
 
 
@@ -27,16 +27,16 @@ def has_interval(low, high) -> bool:
 def ci_text(low, high) -> str:
     """A 95% interval as `hetprobe show` writes it, "0.97-1.12"; "-" without one (C++ writes it:
     base/number_text.hpp)."""
-    from .. import _core
+    from .. import _rules
 
-    return _core.interval_text(float(low), float(high))
+    return _rules.interval_text(float(low), float(high))
 
 
 def spread_text(row) -> str:
     """The launches' lowest and highest ratio of a pooled row, "0.98-1.10"; "-" for one launch."""
     if row["launches"] < 2:
         return "-"
-    return ci_text(row["ratio_min"], row["ratio_max"])
+    return ci_text(row["ratio_to_ssb_min"], row["ratio_to_ssb_max"])
 
 
 def time_text(ns) -> str:
@@ -92,11 +92,11 @@ def how_text(row) -> str:
 
 
 def ci_clause(row) -> str:
-    low, high = row["ratio_ci95_low"], row["ratio_ci95_high"]
+    low, high = row["ratio_to_ssb_ci95_low"], row["ratio_to_ssb_ci95_high"]
     return f" (95% CI {ci_text(low, high)})" if has_interval(low, high) else " (no 95% interval)"
 
 
 def short_text(row) -> str:
     """ "copy-d2h x1 OWN 16 MiB 1.13×": a point and its ratio, for a list."""
     load = load_label(row["load_kind"], row["load_gpus"], row["load_rate"])
-    return f"{load} {row['layout']} {size_label(int(row['size_bytes']))} {ratio_text(row['ratio'])}×"
+    return f"{load} {row['layout']} {size_label(int(row['size_bytes']))} {ratio_text(row['ratio_to_ssb'])}×"

@@ -239,7 +239,7 @@ def _headline_numbers(directory: Path) -> dict | None:
         picks = interference_headline(load(files, errors="skip"), [LOADS, RATES], [COLD], [PAPER])
     except UsageError:  # a record C++ cannot read: the report names it
         return None
-    return picks["numbers"] if picks is not None else None
+    return picks.numbers if picks is not None else None
 
 
 def _run_and_record(run: Run, step: Step, show: Progress, timeout_s, start: float) -> None:

@@ -11,9 +11,9 @@ from typing import TextIO
 def record_label(record: dict) -> str:
     """A record's progress line, as the probe itself names it in its own progress lines (each probe's
     record_label in C++, through the compiled module): one owner for every label."""
-    from .. import _core
+    from .. import _rules
 
-    return _core.record_label(json.dumps(record)) or str(record.get("record"))
+    return _rules.record_label(json.dumps(record)) or str(record.get("record"))
 
 
 def clock_text(seconds: float) -> str:
