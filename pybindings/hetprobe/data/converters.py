@@ -120,15 +120,6 @@ def _interference(rec, header):
     return keys, rows, chunks
 
 
-def _host_memory(rec, header):
-    extras = {"label": f"{rec.get('threads')} threads, NUMA {rec.get('numa_nodes')}"}
-    return (
-        {"bytes": opt(rec, "array_bytes", "integer")},
-        [(m, "GB/s", stats_of(rec.get(m), m), extras) for m in ("copy_gbs", "triad_gbs")],
-        [(m, "GB/s", numbers(rec, f"{m}.samples")) for m in ("copy_gbs", "triad_gbs")],
-    )
-
-
 def _bandwidth(rec, header):
     gbs = numbers(rec, "gbs", required=True)
     extras = {"ratio_to_plain_median": number(rec, "ratio_to_plain_median")}
@@ -237,23 +228,6 @@ def _clock_batch(rec, header):
     )
 
 
-def _clock_fit(rec, header):
-    extras = {
-        k: number(rec, k)
-        for k in ("drift_ppm", "precision_ns", "best_precision_ns", "offset_ns", "span_s", "residual_rms_ns")
-    }
-    for k in ("device_ref_ticks", "host_ref_ns"):  # Results.clock_samples maps the batches with them
-        need(rec, f"mapping.{k}", "number")
-    extras.update(
-        ns_per_tick=float(need(rec, "mapping.ns_per_tick", "number")),
-        samples_used=opt(rec, "samples_used", "integer"),
-        samples_total=opt(rec, "samples_total", "integer"),
-        check_error_ns=number(rec, "check.error_ns"),
-        check_within_precision=opt(rec, "check.within_precision", "boolean"),
-    )
-    return {}, [("residual_ns", "ns", stats_of(rec.get("residual_ns"), "residual_ns"), extras)], []
-
-
 def _benchmark(rec, header):
     scale = _NS_PER.get(opt(rec, "time_unit", "string", "ns"))
     if scale is None:
@@ -261,34 +235,6 @@ def _benchmark(rec, header):
     stats = stats_of(None)
     stats.update(n=int(opt(rec, "iterations", "integer", 0)), median=float(need(rec, "real_time", "number")) * scale)
     return {}, [(need(rec, "name", "string"), "ns", stats, {"label": opt(rec, "label", "string")})], []
-
-
-def _halo(rec, header):
-    variant = need(rec, "variant", "string")
-    keys = {
-        "variant": variant,
-        "setup": opt(rec, "setup", "string", variant),
-        "cube": opt(rec, "cube", "integer"),
-        "layout": opt(rec, "layout", "string"),
-        "send_mode": opt(rec, "send_mode", "string"),
-        "receive_wait": opt(rec, "receive_wait", "string"),
-        "signal": opt(rec, "signal", "string"),
-        "staging": opt(rec, "staging", "string", "pinned"),
-        "threads_per_block": opt(rec, "threads_per_block", "integer"),
-        "bytes": opt(rec, "bytes_sent", "integer"),
-        "status": opt(rec, "status", "string"),
-    }
-    extras = {"payload_check": opt(rec, "payload.check", "string")}
-    rows, chunks = [], []
-    if "iteration_ns" not in rec:  # null for a run that measured nothing; absent: malformed, never a dropped row
-        raise Malformed("iteration_ns", "missing")
-    for metric in ("iteration_ns", "slowest_rank_iteration_ns"):
-        summary = opt(rec, metric, "object")
-        if summary is None:
-            continue
-        rows.append((metric, "ns", stats_of(summary, metric), extras))
-        chunks.append((metric, "ns", numbers(rec, f"{metric}.samples")))
-    return keys, rows, chunks
 
 
 def _halo_model(rec, header):
@@ -314,17 +260,14 @@ def _halo_model(rec, header):
 
 
 CONVERTERS = {
-    ("halo", "halo"): _halo,
     ("halo", "halo_model"): _halo_model,
     ("interference", "point"): _interference,
-    ("interference", "host_memory"): _host_memory,
     ("bandwidth", "point"): _bandwidth,
     ("notify", "handover"): _handover,
     ("notify", "overhead"): _overhead,
     ("notify", "roundtrip"): _roundtrip,
     ("notify", "mechanism"): _mechanism,
     ("clock", "clock_batch"): _clock_batch,
-    ("clock", "clock_fit"): _clock_fit,
     ("micro", "benchmark"): _benchmark,
 }
 

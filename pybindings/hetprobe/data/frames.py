@@ -57,6 +57,7 @@ _BOOL = {
     "mpi_at_or_above_eager_limit",
 }
 _TEXT = {"payload_check", "label", "payload_writer", "effect", "mpi_sender_host", "mpi_receiver_host", "mpi_carrier"}
+_TEXT |= {"numa_nodes"}  # a list, as the record has it
 _FLOAT = set(STATS) - {"n"} | {"at_s", "value"} | (set(EXTRAS) - _INT - _BOOL - _TEXT)
 
 

@@ -48,14 +48,32 @@ def _values(rec: dict, paths: tuple) -> dict:
     return out
 
 
+def _summary_ref(child) -> str | None:
+    """The Summary definition a field holds ($ref, or a nullable anyOf of one), else None."""
+    if not isinstance(child, dict):
+        return None
+    refs = [child.get("$ref")] + [part.get("$ref") for part in child.get("anyOf", []) if isinstance(part, dict)]
+    return next((ref for ref in refs if ref in SUMMARIES), None)
+
+
 def _summary_fields(definition: str) -> tuple[tuple[str, str, bool], ...]:
     """(field, unit, keeps samples) of each Summary field at the top of a record type's definition."""
     properties = schema.schema()["$defs"][definition].get("properties", {})
     return tuple(
-        (name, child.get("unit", ""), child["$ref"].endswith("summary_with_samples"))
+        (name, child.get("unit", ""), _summary_ref(child).endswith("summary_with_samples"))
         for name, child in properties.items()
-        if isinstance(child, dict) and child.get("$ref") in SUMMARIES
+        if _summary_ref(child) is not None
     )
+
+
+def _required_paths(definition: dict) -> tuple[tuple[str, ...], ...]:
+    """The fields a record type's definition requires, and those its object fields require where the
+    record has them (one level down): what a reader may count on, checked at load."""
+    paths = [(name,) for name in definition.get("required", [])]
+    for name, child in definition.get("properties", {}).items():
+        if isinstance(child, dict) and child.get("type") == "object":
+            paths += [(name, inner) for inner in child.get("required", [])]
+    return tuple(paths)
 
 
 @functools.cache
@@ -68,12 +86,19 @@ def schema_converter(key: tuple):
         return None
     node = {"$ref": f"#/$defs/{definition}"}
     key_paths, extra_paths = _value_paths(node, "key"), _value_paths(node, "extra")  # walked once, not per record
+    required = _required_paths(schema.resolve(node))
 
     def convert(rec, header):
+        for path in required:
+            parent = rec
+            for step in path[:-1]:
+                parent = parent.get(step) if isinstance(parent, dict) else None
+            if isinstance(parent, dict) and path[-1] not in parent:
+                raise Malformed(".".join(path), "missing")
         keys, extras = _values(rec, key_paths), _values(rec, extra_paths)
         rows, chunks = [], []
         for field, unit, keeps_samples in summaries:
-            if field not in rec:
+            if rec.get(field) is None:  # absent, or null: nothing measured, no row
                 continue
             rows.append((field, unit, stats_of(rec[field], field), extras))
             if keeps_samples and isinstance(rec[field], dict) and "samples" in rec[field]:

@@ -176,7 +176,7 @@ def interference_headline(results: Results) -> list[tuple[str, str, str, list[st
             (
                 "Host memory bandwidth (STREAM, best of the runs)",
                 f"triad {number(t['max'])} GB/s, copy {number(copy['max'])} GB/s",
-                f"{t['label']}{share}",
+                f"{int(t['threads'])} threads, NUMA {t['numa_nodes']}{share}",
                 warned(results, [t["record_id"]]),
             )
         )
