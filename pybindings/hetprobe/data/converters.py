@@ -120,22 +120,6 @@ def _interference(rec, header):
     return keys, rows, chunks
 
 
-def _bandwidth(rec, header):
-    gbs = numbers(rec, "gbs", required=True)
-    extras = {"ratio_to_plain_median": number(rec, "ratio_to_plain_median")}
-    return (
-        {
-            "writer": need(rec, "writer", "string"),
-            "pass": need(rec, "pass", "string"),
-            "kind": need(rec, "kind", "string"),
-            "access": opt(rec, "access", "string"),
-            "bytes": opt(rec, "bytes", "integer"),
-        },
-        [("gbs", "GB/s", stats_of(need(rec, "gbs_summary", "object"), "gbs_summary"), extras)],
-        [("gbs", "GB/s", gbs)],
-    )
-
-
 def _overhead(rec, header):
     summary = opt(rec, "ns_per_op", "object")
     ops = need(rec, "ops_per_sample", "integer")
@@ -262,7 +246,6 @@ def _halo_model(rec, header):
 CONVERTERS = {
     ("halo", "halo_model"): _halo_model,
     ("interference", "point"): _interference,
-    ("bandwidth", "point"): _bandwidth,
     ("notify", "handover"): _handover,
     ("notify", "overhead"): _overhead,
     ("notify", "roundtrip"): _roundtrip,

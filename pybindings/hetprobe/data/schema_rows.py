@@ -56,13 +56,30 @@ def _summary_ref(child) -> str | None:
     return next((ref for ref in refs if ref in SUMMARIES), None)
 
 
-def _summary_fields(definition: str) -> tuple[tuple[str, str, bool], ...]:
-    """(field, unit, keeps samples) of each Summary field at the top of a record type's definition."""
+def _summary_fields(definition: str) -> tuple[tuple[str, str, str, bool], ...]:
+    """(field, metric, unit, keeps samples) of each Summary field at the top of a record type's
+    definition; the metric is the field's name unless it says another ("frame_metric")."""
     properties = schema.schema()["$defs"][definition].get("properties", {})
     return tuple(
-        (name, child.get("unit", ""), _summary_ref(child).endswith("summary_with_samples"))
+        (
+            name,
+            child.get("frame_metric", name),
+            child.get("unit", ""),
+            _summary_ref(child).endswith("summary_with_samples"),
+        )
         for name, child in properties.items()
         if _summary_ref(child) is not None
+    )
+
+
+def _sample_arrays(definition: str) -> tuple[tuple[str, str, str], ...]:
+    """(field, metric, unit) of each array at the top of a record type's definition that holds a
+    metric's samples outside its Summary ("frame_samples": the metric)."""
+    properties = schema.schema()["$defs"][definition].get("properties", {})
+    return tuple(
+        (name, child["frame_samples"], child.get("unit", ""))
+        for name, child in properties.items()
+        if isinstance(child, dict) and "frame_samples" in child
     )
 
 
@@ -87,6 +104,7 @@ def schema_converter(key: tuple):
     node = {"$ref": f"#/$defs/{definition}"}
     key_paths, extra_paths = _value_paths(node, "key"), _value_paths(node, "extra")  # walked once, not per record
     required = _required_paths(schema.resolve(node))
+    arrays = _sample_arrays(definition)
 
     def convert(rec, header):
         for path in required:
@@ -97,12 +115,15 @@ def schema_converter(key: tuple):
                 raise Malformed(".".join(path), "missing")
         keys, extras = _values(rec, key_paths), _values(rec, extra_paths)
         rows, chunks = [], []
-        for field, unit, keeps_samples in summaries:
+        for field, metric, unit, keeps_samples in summaries:
             if rec.get(field) is None:  # absent, or null: nothing measured, no row
                 continue
-            rows.append((field, unit, stats_of(rec[field], field), extras))
+            rows.append((metric, unit, stats_of(rec[field], field), extras))
             if keeps_samples and isinstance(rec[field], dict) and "samples" in rec[field]:
-                chunks.append((field, unit, numbers(rec, f"{field}.samples")))
+                chunks.append((metric, unit, numbers(rec, f"{field}.samples")))
+        for field, metric, unit in arrays:
+            if rec.get(field) is not None:
+                chunks.append((metric, unit, numbers(rec, field)))
         return keys, rows, chunks
 
     return convert
