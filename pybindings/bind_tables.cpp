@@ -77,10 +77,7 @@ void bind_tables(py::module_& m) {
   py::class_<PartSize>(m, "PartSize",
                        "A halo part size (probes/halo/part_size.hpp): kind (\"auto\", \"whole\" or \"bytes\"), bytes "
                        "(None unless kind is \"bytes\"); str() is its text form (\"32KiB\"), as --parts takes it")
-      .def_property_readonly("kind",
-                             [](const PartSize& p) {
-                               return p.is_automatic() ? "auto" : p.is_whole() ? "whole" : "bytes";
-                             })
+      .def_property_readonly("kind", [](const PartSize& p) { return p.is_bytes() ? "bytes" : to_string(p); })
       .def_property_readonly("bytes",
                              [](const PartSize& p) { return p.is_bytes() ? std::optional(p.bytes()) : std::nullopt; })
       .def("__str__", [](const PartSize& p) { return to_string(p); })

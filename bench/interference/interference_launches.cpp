@@ -34,9 +34,9 @@ Report interference_launches_report(const std::vector<ResultsFile>& files) {
   Report report;
   add_launches_about(report, files, *first, "interference");
   report.about.push_back(
-      "ratio_to_ssb = the median of the launches' paired ratios to SSB; ci95 = exp(mean +- t * s / sqrt(k)) of their "
-      "log "
-      "ratios (3 launches or more), s and t's degrees of freedom pooled over the points of the size (one launch: "
+      "ratio_to_ssb = the median of the launches' paired ratios to SSB; ci95 = exp(mean +- t * s / sqrt(k)) of "
+      "their log ratios (3 launches or more), s and t's degrees of freedom pooled over the points of the size (one "
+      "launch: "
       "its own interval over its rounds); effect = slowdown or speedup where that interval lies wholly beyond 5%");
   Table t{"interference_launches", {}, point_key_columns()};
   t.columns.push_back({"load", 18, Align::left});

@@ -1,8 +1,8 @@
 """Where Python meets C++: every rule, choice, verdict, pooling and text form that the package reads
 from the compiled module (hetprobe._core), named once here. Each is computed in C++ and only read in
 Python, so no rule is written in both languages; a module of the package imports these from here,
-never from _core (tests/python/test_rules.py holds that). data/jsonl.py alone loads _core itself,
-for the scripts that load it by path.
+never from _core (tests/python/test_rules.py holds that). Only data/jsonl.py and data/halo_rates.py
+(which scripts load by path) and run/probes.py (the in-process runner) load _core themselves.
 
     judgement   effect_margin, Effect, Interval, PooledRatio, classify_ratio: what a ratio's 95%
                 interval claims (base/effect.hpp), pooled over launches

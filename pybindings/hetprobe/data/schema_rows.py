@@ -36,14 +36,19 @@ def _value_paths(node: dict, role: str) -> tuple:
     return tuple((path, column) for path, column in schema.marked_fields(node, role) if "[]" not in path)
 
 
+def _parent(rec: dict, path: tuple):
+    """The object of `rec` that holds the field at `path`, or None where the record lacks one on the way."""
+    parent = rec
+    for step in path[:-1]:
+        parent = parent.get(step) if isinstance(parent, dict) else None
+    return parent if isinstance(parent, dict) else None
+
+
 def _values(rec: dict, paths: tuple) -> dict:
     """{column: value} of `rec` at each path; a path through an object the record lacks gives no column."""
     out = {}
     for path, column in paths:
-        parent = rec
-        for step in path[:-1]:
-            parent = parent.get(step) if isinstance(parent, dict) else None
-        if isinstance(parent, dict):
+        if (parent := _parent(rec, path)) is not None:
             out[column] = parent.get(path[-1])
     return out
 
@@ -108,10 +113,7 @@ def schema_converter(key: tuple):
 
     def convert(rec, header):
         for path in required:
-            parent = rec
-            for step in path[:-1]:
-                parent = parent.get(step) if isinstance(parent, dict) else None
-            if isinstance(parent, dict) and path[-1] not in parent:
+            if (parent := _parent(rec, path)) is not None and path[-1] not in parent:
                 raise Malformed(".".join(path), "missing")
         keys, extras = _values(rec, key_paths), _values(rec, extra_paths)
         rows, chunks = [], []

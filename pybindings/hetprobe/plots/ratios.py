@@ -83,8 +83,7 @@ def ratios_side_by_side(
         ax.grid(True, axis="y", alpha=0.3)
     log = log_if_wide(axes[0][0], list(shown) + [1.0])
     with_ci = bool(rows["ci_low"].notna().any())
-    ylabel = ratio_axis_label(with_ci, log=log)
-    axes[0][0].set_ylabel(ylabel if value == "ratio_to_ssb" else ylabel.replace("ratio_to_ssb", value, 1))
+    axes[0][0].set_ylabel(ratio_axis_label(with_ci, log=log, name=value))
     axes[0][-1].legend(
         fontsize="small",
         loc="upper left",

@@ -36,11 +36,14 @@ def ci_legend(rows: pd.DataFrame) -> str:
     return f"bars: 95% CI over {' or '.join(over)}" if over else CI_TEXT
 
 
-def ratio_axis_label(with_ci: bool, over: str = "rounds", log: bool = False, lines: int = 1) -> str:
-    """The y label of every plot of ratio_to_ssb (docs/metrics.md): the paired ratio's median over
-    `over` where the points have intervals, else median ÷ the SSB median (files from before the rounds)."""
+def ratio_axis_label(
+    with_ci: bool, over: str = "rounds", log: bool = False, lines: int = 1, name: str = "ratio_to_ssb"
+) -> str:
+    """The y label of every plot of ratio_to_ssb (docs/metrics.md), or of another paired ratio `name`:
+    its median over `over` where the points have intervals, else median ÷ the SSB median (files from
+    before the rounds)."""
     what = f"paired, median over {over}" if with_ci else "median ÷ SSB median"
-    return f"ratio_to_ssb{', log' if log else ''}{chr(10) if lines > 1 else ' '}({what})"
+    return f"{name}{', log' if log else ''}{chr(10) if lines > 1 else ' '}({what})"
 
 
 def layout_color(layout: str) -> str:
