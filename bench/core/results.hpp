@@ -15,17 +15,12 @@
 #include <vector>
 
 #include "base/stats.hpp"
+#include "bench/core/results_limits.hpp"
 
 namespace hetprobe {
 
-// What one results file may hold, plain or once decompressed, for every
-// reader (Python's: data/jsonl.py): its text, its lines and one line. The
-// largest file hetprobe writes is a few MiB; the bounds refuse a damaged or
-// hostile file (a gzip bomb, a file of newlines) with a message, before it
-// exhausts memory. docs/results-schema.md, "File format".
-inline constexpr std::size_t kMaxResultsTextBytes = std::size_t{512} << 20;
-inline constexpr std::size_t kMaxResultsLines = 10'000'000;
-inline constexpr std::size_t kMaxRecordBytes = std::size_t{64} << 20;
+// What one results file may hold (kMaxResultsTextBytes, kMaxResultsLines,
+// kMaxRecordBytes): bench/core/results_limits.json, read by every reader.
 
 using Json = nlohmann::ordered_json;
 

@@ -51,11 +51,22 @@ else:
 
 # A results file's names: as written, or gzip-compressed (notebooks/data keeps its large ones so).
 SUFFIXES = (".jsonl.gz", ".jsonl")
-# What one results file may hold, plain or once decompressed: its text, its lines and one line
-# (bench/core/results.hpp kMaxResultsTextBytes, kMaxResultsLines, kMaxRecordBytes; the same words).
-MAX_TEXT_BYTES = 512 << 20
-MAX_LINES = 10_000_000
-MAX_RECORD_BYTES = 64 << 20
+
+
+def _limits() -> dict:
+    """What one results file may hold, plain or once decompressed: its text, its lines and one line
+    (results_limits.json: the installed package's, else a source tree's bench/core/; C++ reads the same)."""
+    here = Path(__file__).resolve().parents[1]
+    for path in (here / "results_limits.json", here.parents[1] / "bench" / "core" / "results_limits.json"):
+        if path.is_file() and path.stat().st_size < 1 << 16:
+            return json.loads(path.read_text(encoding="utf-8"))
+    raise ImportError(f"results_limits.json: neither in {here} nor in a source tree's bench/core/")
+
+
+_LIMITS = _limits()
+MAX_TEXT_BYTES = _LIMITS["max_text_bytes"]
+MAX_LINES = _LIMITS["max_lines"]
+MAX_RECORD_BYTES = _LIMITS["max_record_bytes"]
 
 
 def _results_name(path) -> str | None:
