@@ -75,6 +75,47 @@ std::vector<PooledReading> pool_ratios(const std::vector<std::vector<LaunchReadi
   return out;
 }
 
+namespace {
+
+std::optional<double> optional_number(const RecordRef& r, const std::string& path) {
+  const Json v = number_or_null(r, path);
+  return v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
+}
+
+}  // namespace
+
+PooledReading pooled_reading_at(const RecordRef& r, const std::string& path) {
+  PooledReading out;
+  const Json* v = find_field(r, path);
+  if (v == nullptr || v->is_null()) return out;
+  if (!v->is_object()) bad_field(r, path, "a pooled reading (an object) or null");
+  out.median = optional_number(r, path + ".median");
+  out.min = optional_number(r, path + ".min");
+  out.max = optional_number(r, path + ".max");
+  const Json& per_launch = field_json(r, path + ".per_launch");
+  if (!per_launch.is_array()) bad_field(r, path + ".per_launch", "a list of numbers or nulls");
+  for (const Json& x : per_launch) {
+    if (!x.is_null() && !x.is_number()) bad_field(r, path + ".per_launch", "a list of numbers or nulls");
+    out.per_launch.push_back(x.is_number() ? std::optional(x.get<double>()) : std::nullopt);
+  }
+  if (const Json* ci = find_field(r, path + ".ci95"); ci != nullptr && !ci->is_null()) {
+    const std::vector<double> ends = number_list(r, path + ".ci95", "[low, high]");
+    if (ends.size() != 2) bad_field(r, path + ".ci95", "[low, high]");
+    out.ci95 = Interval{ends[0], ends[1]};
+    try {
+      out.ci95_over = kIntervalOverNames.parse(field<std::string>(r, path + ".ci95_over"));
+    } catch (const Error&) {
+      bad_field(r, path + ".ci95_over", "launches, rounds or samples");
+    }
+  }
+  if (const Json* e = find_field(r, path + ".effect"); e != nullptr && !e->is_null()) try {
+      out.effect = kEffectNames.parse(field<std::string>(r, path + ".effect"));
+    } catch (const Error&) {
+      bad_field(r, path + ".effect", "none, slowdown or speedup");
+    }
+  return out;
+}
+
 Json to_json(const PooledReading& r, bool ratio) {
   Json per_launch = Json::array();
   for (const auto& x : r.per_launch) per_launch.push_back(json_or_null(x));

@@ -13,6 +13,7 @@
 #include "base/effect.hpp"
 #include "base/enum_table.hpp"
 #include "base/stats.hpp"
+#include "bench/core/record_field.hpp"
 #include "bench/core/results.hpp"
 
 namespace hetprobe {
@@ -57,5 +58,9 @@ std::vector<PooledReading> pool_ratios(const std::vector<std::vector<LaunchReadi
 // {"median", "ci95": [low, high] or null, "ci95_over", "min", "max",
 // "per_launch": [...]} and, for a ratio, "effect"; nulls where there is none.
 Json to_json(const PooledReading& reading, bool ratio);
+
+// The pooled reading at `path` of an aggregate record, as to_json writes it
+// (null or absent: none); a malformed one is a usage Error naming the field.
+PooledReading pooled_reading_at(const RecordRef& r, const std::string& path);
 
 }  // namespace hetprobe

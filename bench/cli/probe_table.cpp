@@ -30,13 +30,13 @@ std::unique_ptr<Probe> make_toy_probe();
 namespace {
 constexpr ProbeEntry kProbes[] = {
     {"interference", make_interference_probe, false, interference_report, interference_record_label,
-     interference_launches_report},
-    {"notify", make_notify_probe, true, notify_report, notify_record_label, nullptr},
-    {"clock", make_clock_probe, true, clock_report, clock_record_label, nullptr},
-    {"halo", make_halo_probe, false, halo_report, halo_record_label, halo_launches_report},
-    {"bandwidth", make_bandwidth_probe, false, bandwidth_report, bandwidth_record_label, nullptr},
-    {"gpus", make_gpus_probe, false, gpus_report, gpus_record_label, nullptr},
-    {"toy", make_toy_probe, true, toy_report, toy_record_label, nullptr},
+     interference_launches_report, interference_pooled_records},
+    {"notify", make_notify_probe, true, notify_report, notify_record_label, nullptr, nullptr},
+    {"clock", make_clock_probe, true, clock_report, clock_record_label, nullptr, nullptr},
+    {"halo", make_halo_probe, false, halo_report, halo_record_label, halo_launches_report, nullptr},
+    {"bandwidth", make_bandwidth_probe, false, bandwidth_report, bandwidth_record_label, nullptr, nullptr},
+    {"gpus", make_gpus_probe, false, gpus_report, gpus_record_label, nullptr, nullptr},
+    {"toy", make_toy_probe, true, toy_report, toy_record_label, nullptr, nullptr},
 };
 }  // namespace
 
@@ -71,6 +71,11 @@ Report pooled_report(const std::vector<ResultsFile>& files) {
     throw usage_error("--pool: " + files.front().path.string() + " holds " + files.front().probe() +
                       " results, which are not pooled (" + probe_list(true) + " are)");
   return entry->pooled(files);
+}
+
+std::vector<Json> pooled_records(const std::vector<ResultsFile>& files) {
+  const cli::ProbeEntry* entry = files.empty() ? nullptr : cli::find_probe(files.front().probe());
+  return entry != nullptr && entry->pooled_records != nullptr ? entry->pooled_records(files) : std::vector<Json>{};
 }
 
 Report results_report(const ResultsFile& file) {

@@ -28,6 +28,9 @@ struct ProbeEntry {
   // The pooled table of launches of one command (`show --pool`), or null:
   // the probe's files are not pooled.
   Report (*pooled)(const std::vector<ResultsFile>& files);
+  // The same launches pooled as records (`show --pool --records`): a header
+  // and the aggregates, which `show` reads back as its pooled table; or null.
+  std::vector<Json> (*pooled_records)(const std::vector<ResultsFile>& files);
 };
 
 std::span<const ProbeEntry> probe_table();
@@ -56,6 +59,9 @@ bool is_pooled_probe(const std::string& probe);
 // file's probe decides which; a usage Error for none, or as the probe's own
 // pooling says (interference_launches.hpp, halo_launches.hpp).
 Report pooled_report(const std::vector<ResultsFile>& files);
+// The records of launches of one command pooled (`show --pool --records`),
+// none where their probe writes no pooled records.
+std::vector<Json> pooled_records(const std::vector<ResultsFile>& files);
 // One line naming a record, for progress output: its probe's record_label,
 // or the record's kind where the table knows no probe of its "probe".
 std::string record_label(const Json& record);

@@ -37,6 +37,7 @@ struct Options {
   std::string out_dir;
   bool force = false;
   bool pool = false;
+  std::string records;  // --records: the pooled interference points, written as a results file
 };
 
 // A directory's results files (*.jsonl, *.jsonl.gz), by name; no std::filesystem call
@@ -89,6 +90,34 @@ std::optional<Report> report_of(const fs::path& path, const std::string& table, 
   return report;
 }
 
+// --records: each interference command's aggregates after its first launch's
+// header (pooled_header), written beside the final name and renamed, so a
+// failed write leaves no half file; an existing file is replaced only with
+// --force, and never one that is not a regular file (a link, a FIFO).
+void write_pooled_records(const std::vector<std::vector<ResultsFile>>& commands, const Options& o) {
+  const fs::path path = o.records;
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw usage_error("--records " + o.records + " is there and is not a regular file: it is never replaced");
+  if (fs::exists(st) && !o.force)
+    throw usage_error("--records " + o.records + " exists already: pass --force to replace it, or name another file");
+  std::vector<Json> lines;
+  for (const std::vector<ResultsFile>& launches : commands)
+    for (Json& line : pooled_records(launches)) lines.push_back(std::move(line));
+  if (lines.empty())
+    throw usage_error("--records: none of these launches' probes writes pooled records (interference does)");
+  const fs::path partial = path.string() + ".partial";
+  fs::remove(partial, ec);
+  {
+    ResultsWriter writer(partial);
+    for (const Json& line : lines) writer.write(line);
+  }
+  fs::rename(partial, path, ec);
+  if (ec) throw Error(ErrorKind::io, "cannot write " + o.records + ": " + ec.message());
+  std::fprintf(stderr, "hetprobe show: wrote %s\n", o.records.c_str());
+}
+
 // Prints the reports to stdout, or with --out writes their CSV files and names them on stderr.
 void show(TableFormat format, const HeadedReports& reports, const Options& o) {
   if (format != TableFormat::csv) return print_reports(stdout, format, reports);
@@ -99,6 +128,8 @@ void show(TableFormat format, const HeadedReports& reports, const Options& o) {
 int run(const Options& o) {
   const TableFormat format = parse_enum("--format", o.format ? *o.format : (o.out_dir.empty() ? "table" : "csv"),
                                         kTableFormatNames);
+  if (!o.records.empty() && !o.pool)
+    throw usage_error("--records " + o.records + " writes the pooled points: with --pool");
   if (!o.out_dir.empty() && format != TableFormat::csv)
     throw usage_error("--out " + o.out_dir + " writes CSV files (one per table): not with --format " + *o.format);
   std::vector<std::pair<fs::path, bool>> files;  // and whether it came from a directory
@@ -133,15 +164,19 @@ int run(const Options& o) {
       launches.push_back(std::move(file));
     }
     if (o.paths.size() != 1 || !hetprobe::is_directory(o.paths.front())) {
-      show(format, {{"", pooled_report(launches)}}, o);
+      const Report report = pooled_report(launches);
+      if (!o.records.empty()) write_pooled_records({launches}, o);
+      show(format, {{"", report}}, o);
       return 0;
     }
     // A run directory: each step's launches (launches of one command, launch_identity) pooled apart.
     HeadedReports reports;
-    for (std::vector<ResultsFile>& step : launches_by_command(std::move(launches)))
+    const std::vector<std::vector<ResultsFile>> commands = launches_by_command(std::move(launches));
+    for (const std::vector<ResultsFile>& step : commands)
       reports.emplace_back(split_launch(step.front().path).step + " (" + std::to_string(step.size()) + " launch" +
                                (step.size() == 1 ? "" : "es") + ")",
                            pooled_report(step));
+    if (!o.records.empty()) write_pooled_records(commands, o);
     show(format, reports, o);
     return 0;
   }
@@ -179,7 +214,8 @@ CommandFn add_show_command(CLI::App& app) {
                 "Write each table as a CSV file into this directory (made if missing): TABLE.csv, or "
                 "FILE.TABLE.csv when several results files are shown (implies --format csv); an existing CSV "
                 "file is replaced only with --force");
-  c->add_flag("--force", o->force, "With --out: replace CSV files that exist (as merge's --overwrite)");
+  c->add_flag("--force", o->force,
+              "With --out: replace CSV files that exist (as merge's --overwrite); with --records, its file");
   c->add_flag("--pool", o->pool,
               "Pool the " + probe_list(true) +
                   " files given as launches of one command (of a run directory, each step's launches apart): per "
@@ -187,6 +223,10 @@ CommandFn add_show_command(CLI::App& app) {
                   "ratio to SSB (per halo setup, its paired speed-up over the "
                   "strongest baseline), their median and, from 3 launches, a 95% interval from the spread "
                   "between launches");
+  c->add_option("--records", o->records,
+                "With --pool: also write the pooled interference points as a results file (each command's first "
+                "launch's header, naming the launches in pooled_launches, then an aggregate record per point), "
+                "which show, merge and hetprobe.load read as any results file");
   return [o](const std::vector<std::string>&) { return run(*o); };
 }
 

@@ -84,7 +84,33 @@ void bandwidth_summary_v1(Json& r) {
   r["gbs_summary"] = summary_json(values);
 }
 
+// Version 1 files from before the load kinds had one load, the paper's writer
+// on one GPU at full rate (none on SSB), and said what it moved during a send
+// only as writer.sender.bandwidth_during_send_gbs; they gain the load's key
+// and its load object, as --paper writes them now.
+void interference_load_v1(Json& r) {
+  if (r.contains("load_kind")) return;
+  const bool ssb = is(r, "layout", "SSB");
+  r["load_kind"] = ssb ? "none" : "write";
+  r["load_gpus"] = ssb ? 0 : 1;
+  r["load_rate"] = ssb ? Json(nullptr) : Json("1");
+  if (r.contains("load")) return;
+  const auto writer = r.find("writer");
+  const Json* sender = writer != r.end() && writer->is_object() && writer->contains("sender") ? &(*writer)["sender"]
+                                                                                              : nullptr;
+  const bool known = sender != nullptr && sender->is_object() && sender->contains("bandwidth_during_send_gbs");
+  r["load"] = Json{{"kind", r["load_kind"]},
+                   {"gpus", r["load_gpus"]},
+                   {"rate", r["load_rate"]},
+                   {"paper", !ssb},
+                   {"engine", ssb ? Json(nullptr) : Json("paper writer")},
+                   {"traffic_during_send_gbs", known ? (*sender)["bandwidth_during_send_gbs"] : Json(nullptr)},
+                   {"sender", nullptr},
+                   {"receiver", nullptr}};
+}
+
 void record_v1(Json& r) {
+  if (is(r, "probe", "interference") && is(r, "record", "point")) interference_load_v1(r);
   if (is(r, "probe", "halo") && is(r, "record", "halo")) {
     for (const char* key : {"launch", "unpack_launch"})
       if (const auto it = r.find(key); it != r.end()) launch_parts_v1(*it);
@@ -102,9 +128,13 @@ void record_v2(Json& r) {
   if (is(r, "probe", "interference") && is(r, "record", "point") && !r.contains("mpi_path")) r["mpi_path"] = nullptr;
 }
 
+// Version 1 interference files from before the load kinds ran the paper's
+// writer and said nothing of it; version 2 writes config.paper.
 void header_v1(Json& h) {
-  if (const auto config = h.find("config"); is(h, "probe", "halo") && config != h.end() && config->is_object())
-    rename(*config, "send", "send_mode");
+  const auto config = h.find("config");
+  if (config == h.end() || !config->is_object()) return;
+  if (is(h, "probe", "halo")) rename(*config, "send", "send_mode");
+  if (is(h, "probe", "interference") && !config->contains("paper")) (*config)["paper"] = !config->contains("loads");
 }
 
 // Version 3 wrote interference's load buffers as load_bytes, bytes or the text

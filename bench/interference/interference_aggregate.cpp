@@ -1,8 +1,10 @@
 #include "bench/interference/interference_aggregate.hpp"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
+#include "base/errors.hpp"
 #include "bench/core/record_field.hpp"
 #include "bench/interference/interference_resume.hpp"
 #include "bench/interference/interference_table.hpp"
@@ -83,7 +85,58 @@ struct PointLaunch {
 
 }  // namespace
 
+bool holds_aggregates(const ResultsFile& file) {
+  return std::any_of(file.records.begin(), file.records.end(),
+                     [](const Json& r) { return r.is_object() && r.value("record", Json()) == "aggregate"; });
+}
+
+InterferenceAggregate aggregate_of_record(const RecordRef& r) {
+  InterferenceAggregate a;
+  a.step = field<std::string>(r, "step");
+  a.series = field<std::size_t>(r, "series");
+  a.host = json_at(r, "host");
+  a.backend = json_at(r, "backend");
+  a.device = json_at(r, "device");
+  a.key = point_key(r);
+  a.load_rate = json_at(r, "load_rate");
+  a.send_mode = json_at(r, "send_mode");
+  a.writer_side = json_at(r, "writer_side");
+  a.gap_label = field_or<std::string>(r, "gap.label", "0");
+  a.gap_kind = field_or<std::string>(r, "gap.kind", "none");
+  a.gap_bytes = number_at(r, "gap.bytes");
+  for (double n : number_list(r, "launch_numbers", "a list of launch numbers"))
+    a.launches.push_back(static_cast<std::size_t>(n));
+  const Json& files = field_json(r, "files");
+  if (!files.is_array()) bad_field(r, "files", "a list of file names");
+  for (const Json& name : files) a.launch_files.push_back(name.is_string() ? name.get<std::string>() : "");
+  if (a.launch_files.size() != a.launches.size()) bad_field(r, "files", "a file name per launch_numbers' launch");
+  if (const Json rounds = json_at(r, "rounds"); rounds.is_number_integer()) a.rounds = rounds.get<std::int64_t>();
+  if (const Json reps = json_at(r, "reps"); reps.is_number_integer()) a.reps = reps.get<std::int64_t>();
+  a.n = field<std::int64_t>(r, "n");
+  a.status = field<std::string>(r, "status");
+  a.ratio_to_ssb = pooled_reading_at(r, "ratio_to_ssb");
+  a.cold_over_warm = pooled_reading_at(r, "cold_over_warm");
+  a.send_time_ns = pooled_reading_at(r, "send_time_ns");
+  a.ssb_send_time_ns = pooled_reading_at(r, "ssb_send_time_ns");
+  a.warm_send_time_ns = pooled_reading_at(r, "warm_send_time_ns");
+  a.traffic_gbs = pooled_reading_at(r, "traffic_during_send_gbs");
+  return a;
+}
+
 std::vector<InterferenceAggregate> aggregate_interference(const std::vector<ResultsFile>& files) {
+  if (const auto pooled = std::find_if(files.begin(), files.end(), holds_aggregates); pooled != files.end()) {
+    std::vector<InterferenceAggregate> out;  // pooled already: read as written
+    for (const ResultsFile& f : files) {
+      if (!holds_aggregates(f))
+        throw usage_error(f.path.string() + " holds launches and " + pooled->path.string() +
+                          " pooled points (aggregate records of show --pool --records): read a pooled file alone, "
+                          "or the launches it names");
+      for (std::size_t i = 0; i < f.records.size(); ++i)
+        if (const RecordRef r{f.records[i], f.place(i)}; field_or<std::string>(r, "record", "") == "aggregate")
+          out.push_back(aggregate_of_record(r));
+    }
+    return out;
+  }
   std::vector<AggregateKey> order;
   std::map<AggregateKey, std::vector<PointLaunch>> found;
   std::map<std::size_t, const Launch*> first_of;  // series -> its first launch
@@ -181,11 +234,28 @@ std::vector<InterferenceAggregate> aggregate_interference(const std::vector<Resu
   return out;
 }
 
+Json pooled_header(const std::vector<ResultsFile>& launches) {
+  Json header = launches.front().records.front();
+  Json names = Json::array();
+  for (const ResultsFile& f : launches) names.push_back(f.path.string());
+  header["pooled_launches"] = std::move(names);
+  return header;
+}
+
+std::vector<std::string> pooled_launch_names(const Json& header) {
+  std::vector<std::string> out;
+  const auto names = header.is_object() ? header.find("pooled_launches") : Json::const_iterator();
+  if (header.is_object() && names != header.end() && names->is_array())
+    for (const Json& n : *names)
+      if (n.is_string()) out.push_back(n.get<std::string>());
+  return out;
+}
+
 Json aggregate_record(const InterferenceAggregate& a, const std::vector<ResultsFile>& files) {
   Json launches = Json::array(), names = Json::array();
   for (std::size_t i = 0; i < a.launches.size(); ++i) {
     launches.push_back(a.launches[i]);
-    names.push_back(files[a.records[i].file].path.string());
+    names.push_back(i < a.records.size() ? files[a.records[i].file].path.string() : a.launch_files.at(i));
   }
   return Json{{"record", "aggregate"},
               {"probe", "interference"},

@@ -28,7 +28,8 @@ struct InterferenceAggregate {
   std::string gap_label = "0", gap_kind = "none";  // --gap's label and kind ("none": back to back)
   std::optional<double> gap_bytes;                 // a sweep's
   std::vector<std::size_t> launches;               // the launch numbers it was measured in
-  std::vector<RecordAt> records;                   // each of those launches' record
+  std::vector<RecordAt> records;                   // each of those launches' record (none: read from a pooled file)
+  std::vector<std::string> launch_files;           // read from a pooled file: each launch's file, as it names them
   std::optional<std::int64_t> rounds, reps;        // of the first launch
   std::int64_t n = 0;                              // timed sends, all launches together
   std::string status = "ok";                       // the first status that is not "ok"
@@ -47,5 +48,16 @@ std::vector<InterferenceAggregate> aggregate_interference(const std::vector<Resu
 // The aggregate as a record of the results schema ("record": "aggregate",
 // docs/results-schema.md), its files named.
 Json aggregate_record(const InterferenceAggregate& a, const std::vector<ResultsFile>& files);
+
+// A pooled file (`show --pool --records`) holds aggregate records after the
+// first launch's header, which names the launches in "pooled_launches".
+// aggregate_interference reads such files' aggregates as written (with no
+// records of their own: their launches are not there), and refuses them
+// mixed with launches.
+bool holds_aggregates(const ResultsFile& file);
+InterferenceAggregate aggregate_of_record(const RecordRef& r);
+Json pooled_header(const std::vector<ResultsFile>& launches);
+// The launches a pooled file's header names (none: not a pooled file's).
+std::vector<std::string> pooled_launch_names(const Json& header);
 
 }  // namespace hetprobe

@@ -21,4 +21,8 @@ namespace hetprobe {
 // another probe, host or setting, or a point missing from a launch.
 Report interference_launches_report(const std::vector<ResultsFile>& files);
 
+// The same launches as records: the first launch's header, naming the
+// launches (pooled_header), and an aggregate record per point.
+std::vector<Json> interference_pooled_records(const std::vector<ResultsFile>& files);
+
 }  // namespace hetprobe

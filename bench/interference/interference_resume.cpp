@@ -48,17 +48,13 @@ PointKey point_key(const RecordRef& r) {
   } catch (const Error&) {
     bad_field(r, "layout", "SSB, PSB, PCB, P2AB or OWN");
   }
-  // Files from before the load kinds have no load_kind: the paper's writer,
-  // one GPU at full rate, except on SSB.
-  const bool has_kind = find_field(r, "load_kind") != nullptr;
-  const bool old_load = !has_kind && layout != Layout::SSB;
+  // Files from before the load kinds gain them on reading (bench/core/record_upgrade.cpp).
   PointKey k{field<std::uint64_t>(r, "size_bytes"),
              layout,
              access == "stream" ? Access::stream : Access::stacked,
-             old_load ? LoadKind::write : LoadKind::none,
-             old_load ? 1 : 0,
-             old_load ? std::optional(parse_load_rate("1")) : std::nullopt};
-  if (!has_kind) return k;
+             LoadKind::none,
+             0,
+             std::nullopt};
   const std::string kind = field<std::string>(r, "load_kind");
   try {
     k.load = parse_load_kind(kind);

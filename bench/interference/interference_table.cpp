@@ -9,6 +9,8 @@
 #include "bench/core/message_path.hpp"
 #include "bench/core/results_report.hpp"
 #include "bench/core/sizes.hpp"
+#include "bench/interference/interference_aggregate.hpp"
+#include "bench/interference/interference_launches.hpp"
 #include "bench/interference/link_check.hpp"
 #include "bench/interference/send_gap.hpp"
 #include "bench/load/load_options.hpp"
@@ -35,8 +37,8 @@ Json traffic_gbs(const RecordRef& p) {
 
 namespace {
 
-// The load's kind, GPUs and rate (files from before the load kinds: the
-// paper's writer, one GPU at full rate, except on SSB).
+// The load's kind, GPUs and rate (files from before the load kinds gain them
+// on reading: bench/core/record_upgrade.cpp).
 struct Load {
   std::string kind;
   int gpus;
@@ -44,9 +46,7 @@ struct Load {
 };
 
 Load load_of(const RecordRef& p) {
-  const bool ssb = field<std::string>(p, "layout") == "SSB";
-  Load l{field_or<std::string>(p, "load_kind", ssb ? "none" : "write"), field_or<int>(p, "load_gpus", ssb ? 0 : 1),
-         std::nullopt};
+  Load l{field<std::string>(p, "load_kind"), field<int>(p, "load_gpus"), std::nullopt};
   if (const Json* rate = find_field(p, "load_rate"); rate != nullptr) {
     if (!rate->is_string() && !rate->is_null()) bad_field(p, "load_rate", "a rate label (a string) or null");
     if (rate->is_string()) try {
@@ -54,8 +54,6 @@ Load load_of(const RecordRef& p) {
       } catch (const Error&) {
         bad_field(p, "load_rate", "a load rate such as 1, 0.5, 50% or 12GB/s");
       }
-  } else if (!ssb && find_field(p, "load_kind") == nullptr) {
-    l.rate = parse_load_rate("1");
   }
   return l;
 }
@@ -140,7 +138,7 @@ std::vector<Json> point_key_cells(std::uint64_t size, const std::string& access,
 
 Table interference_table(const RecordRef& h, std::vector<std::string>& about) {
   (void)field_json(h, "config");  // a header without it is named so, not by the first setting read
-  const bool paper = field_or<bool>(h, "config.paper", find_field(h, "config.loads") == nullptr);
+  const bool paper = field<bool>(h, "config.paper");
   const std::string into = field<bool>(h, "config.load_bytes_per_message")
                                ? "buffers of each message's size"
                                : std::to_string(field<std::uint64_t>(h, "config.load_bytes")) + " B";
@@ -268,6 +266,7 @@ void InterferenceTable::print_footer(const Json& header) {
 }
 
 Report interference_report(const ResultsFile& file) {
+  if (holds_aggregates(file)) return interference_launches_report({file});  // a pooled file: its pooled table
   Report report;
   const RecordRef header{file.records.front(), file.place(0)};
   Table table = interference_table(header, report.about);

@@ -1,6 +1,8 @@
 """A run directory read as a Python user reads it (issue 52): docs/python.md's "Read a run" block run
-as written on RUN_DIR, and hetprobe.data.load_table's numbers against report.md's loads table, value by
-value. tests/python/test_read_a_run.py runs these on a fresh host run; on a GPU node:
+as written on RUN_DIR, hetprobe.data.load_table's numbers against report.md's loads table, value by
+value, and the run's pooled points written as records (`show --pool --records`) and read back by
+hetprobe.load, against those of the run directory, column by column. tests/python/test_read_a_run.py
+runs these on a fresh host run; on a GPU node:
     python3 tests/gpu/read_a_run.py RUN_DIR
 prints what it compared and exits 1 on a difference."""
 
@@ -81,6 +83,33 @@ def compare_load_table(run_dir: Path) -> list[str]:
     return lines
 
 
+def compare_pooled_records(run_dir: Path, work: Path) -> tuple[int, list[str]]:
+    """(rows, differing columns) of Results.interference_ratios() read from the pooled file `show --pool
+    RUN_DIR --records` writes, against the same of the run directory."""
+    import subprocess
+
+    import hetprobe
+
+    pooled = work / "pooled.jsonl"
+    subprocess.run(
+        [hetprobe.binary(), "show", "--pool", str(run_dir), "--records", str(pooled)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    key = ["step", "size_bytes", "layout", "access", "load_kind", "load_gpus", "load_rate", "gap"]
+    direct = hetprobe.load(run_dir).interference_ratios().sort_values(key, ignore_index=True)
+    read = hetprobe.load(pooled).interference_ratios().sort_values(key, ignore_index=True)
+    if len(direct) != len(read):
+        return len(read), ["(rows)"]
+    differ = []
+    for column in (c for c in direct.columns if c not in ("series", "record_ids")):
+        a, b = direct[column], read[column]
+        same = ((a == b) | (a.isna() & b.isna())).all() if a.dtype != object else a.astype(str).equals(b.astype(str))
+        if not same:
+            differ.append(column)
+    return len(read), differ
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -89,11 +118,13 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as work:
         run_docs_block(run_dir, Path(work))
         print(f"docs/python.md 'Read a run': ran as written on {run_dir}")
+        rows, differ = compare_pooled_records(run_dir, Path(work))
+    print(f"pooled records read back: {rows} rows, " + (f"differing in {differ}" if differ else "every column equal"))
     lines = compare_load_table(run_dir)
     print("\n".join(lines))
     bad = [ln for ln in lines if ln.startswith("!")]
     print(f"load_table against report.md: {len(lines) - len(bad)} of {len(lines)} cells equal")
-    return 1 if bad or not lines else 0
+    return 1 if bad or not lines or differ else 0
 
 
 if __name__ == "__main__":

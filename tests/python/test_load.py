@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import RUNS, jsonl_records, skipped_mechanism, write_jsonl
 
-from hetprobe.data import converters, jsonl, record_types, schema, schema_rows
+from hetprobe.data import jsonl, record_types, schema, schema_rows
 from hetprobe.data.load import TruncatedResultsWarning, UnknownRecordWarning, load
 from hetprobe.errors import ResultsFileError, UsageError
 
@@ -453,7 +453,7 @@ def test_warnings_of_the_run_and_of_each_record(tmp_path):
             lambda r: r[1].pop("ops_per_sample"),
             r"n\.jsonl:2: field 'ops_per_sample': missing \(a notify overhead record\)",
         ),
-        (lambda r: r[1]["setup"].update(cpu_order=7), None),  # setup keys are copied as they are
+        (lambda r: r[1]["setup"].update(cpu_order=7), r":2: field 'setup.cpu_order': expected a string, got number"),
         (lambda r: r[1].update(contended="no"), r":2: field 'contended': expected a boolean, got string"),
         (lambda r: r[1]["ns_per_op"].update(median="fast"), r":2: field 'ns_per_op.median': expected a number"),
         (lambda r: r[1]["samples"].update(values={}), r":2: field 'samples.values': expected an array, got object"),
@@ -491,15 +491,14 @@ def test_errors_skip_leaves_unreadable_files_out_and_names_them(tmp_path, copy_d
         load(tmp_path, errors="ignore")
 
 
-def test_every_record_type_has_a_converter_or_a_named_reader():
-    """A record type read by no reader drops out of `summary`: each one the schema defines is converted (by a
-    converter of its own or by its schema entry's) or listed in READ_ELSEWHERE with the reader that reads it,
-    never both by a converter and elsewhere."""
+def test_every_record_type_has_rows_or_a_named_reader():
+    """A record type read by no reader drops out of `summary`: each one the schema defines makes rows (its
+    schema entry's marks) or is listed in READ_ELSEWHERE with the reader that reads it, never both."""
     defined = set(schema.record_types())
-    converted, elsewhere = set(converters.CONVERTERS), set(record_types.READ_ELSEWHERE)
+    elsewhere = set(record_types.READ_ELSEWHERE)
     made = {key for key in defined if schema_rows.schema_converter(key)}  # its Summary fields, by the schema
-    assert not converted & elsewhere
-    assert defined - converted - elsewhere - made == set(), "record types no reader reads"
+    assert not made & elsewhere
+    assert defined - elsewhere - made == set(), "record types no reader reads"
     assert elsewhere <= defined, "READ_ELSEWHERE names a type the schema lacks"
 
 

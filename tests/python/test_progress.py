@@ -11,6 +11,9 @@ POINT = {
     "size_bytes": 4096,
     "layout": "PCB",
     "access": "stacked",
+    "load_kind": "write",
+    "load_gpus": 1,
+    "load_rate": "1",
     "send_time_ns": {"median": 2500.0},
     "status": "ok",
 }

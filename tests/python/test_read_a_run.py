@@ -36,6 +36,12 @@ def test_load_table_gives_the_reports_numbers(host_run):
     assert len(lines) >= 8 and not [ln for ln in lines if ln.startswith("!")], "\n".join(lines)
 
 
+def test_a_fresh_runs_pooled_records_read_back_as_its_directory(host_run, tmp_path):
+    directory, _ = host_run
+    rows, differ = read_a_run.compare_pooled_records(directory, tmp_path)
+    assert rows >= 8 and differ == []
+
+
 def test_a_difference_from_the_report_is_marked(host_run, tmp_path):
     directory, _ = host_run
     copy = tmp_path / "run"

@@ -12,7 +12,7 @@ import pytest
 from conftest import DATA, REPO, RUNS, jsonl_records
 
 from hetprobe import _core
-from hetprobe.data import converters, frames, launches, schema
+from hetprobe.data import frames, launches, record_rows, schema
 from hetprobe.data.jsonl import read_jsonl, results_files
 from hetprobe.data.load import load
 
@@ -44,6 +44,7 @@ UNITS = {
 # writes every one on the host backend).
 ONLY_ELSEWHERE: dict[tuple[str, str], str] = {
     ("interference", "aggregate"): "made in memory from the point records (test_aggregates_validate)",
+    ("micro", "benchmark"): "read from Google Benchmark JSON (test_load.test_google_benchmark_json_is_probe_micro)",
 }
 # The record types of probes declared in their folders: their own tests and probe_records.sh make them,
 # whether or not a committed file holds one.
@@ -260,9 +261,9 @@ def test_frames_take_their_columns_from_the_schema():
     assert frames.KEYS[:3] == ["size_bytes", "layout", "access"]  # the schema's first record type: interference
     for role in ("key", "extra"):
         assert set(schema.frame_columns(role)) <= set(frames.SUMMARY_COLUMNS)
-    # Every column a converter fills is one the schema gave (frame() would drop any other silently).
+    # Every column a record's rows fill is one the schema gave (frame() would drop any other silently).
     filled = set()
-    real = converters.convert
+    real = record_rows.convert
 
     def spy(rec, header, record_id):
         out = real(rec, header, record_id)
@@ -273,13 +274,13 @@ def test_frames_take_their_columns_from_the_schema():
                 filled.update(stats, extras)
         return out
 
-    converters.convert = spy
+    record_rows.convert = spy
     try:
         results = load(DATA, recursive=True)
     finally:
-        converters.convert = real
+        record_rows.convert = real
     assert filled <= set(frames.SUMMARY_COLUMNS), sorted(filled - set(frames.SUMMARY_COLUMNS))
-    header = converters.header_row({**results.records[0], "_file": "f", "_segment": 0})
+    header = record_rows.header_row({**results.records[0], "_file": "f", "_segment": 0})
     assert set(header) == set(frames.HEADER_COLUMNS)
 
 

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import copy
+import re
 import warnings
 
+import pandas as pd
 import pytest
 from conftest import RUNS, jsonl_records, write_jsonl
 
-from hetprobe.data import converters, jsonl, record_types, schema, schema_rows
+from hetprobe.data import record_types, schema, schema_rows
 from hetprobe.data.load import load
+from hetprobe.errors import ResultsFileError
 
 SKETCH = {
     "type": "object",
@@ -69,21 +72,132 @@ def test_without_its_schema_entry_the_record_is_unknown(tmp_path):
     assert record_types.unknown_type({"probe": "sketch", "record": "sketch_sample"})
 
 
-@pytest.mark.parametrize("key", [("clock", "clock_batch")])  # clock_fit: read by its marks alone now
-def test_the_schema_made_reader_agrees_with_a_written_one(key, host_run):
-    """Where a record type has a converter of its own, the schema's marks make the same key columns and the
-    same metrics, in the same units, with the same statistics: the marks say what the converters read. (On a
-    fresh run: files of older versions lack fields that the written converters fill in.)"""
-    made = schema_rows.schema_converter(key)
-    compared = 0
-    for path in jsonl.results_files(host_run[0]):
-        header = None
-        for rec in jsonl.records(path):
-            if rec["record"] == "header":
-                header = rec
-            elif (rec["probe"], rec["record"]) == key:
-                (keys, rows, _), (made_keys, made_rows, _) = converters.CONVERTERS[key](rec, header), made(rec, header)
-                assert made_keys == keys
-                assert [(m, u, s) for m, u, s, _ in made_rows] == [(m, u, s) for m, u, s, _ in rows]
-                compared += 1
-    assert compared >= 1
+MARKED = {
+    "type": "object",
+    "description": "A sketched record that uses every mark of schema_rows.py",
+    "properties": {
+        "record": {"const": "sketch_sample"},
+        "probe": {"const": "sketch"},
+        "rank": {"type": "integer", "unit": "index"},
+        "size_bytes": {"type": "integer", "unit": "bytes", "frame": "key", "description": "What was timed"},
+        "side": {"enum": ["cpu", "gpu"], "frame": "key", "description": "A key with an enum"},
+        "ops": {"type": "integer", "unit": "count", "description": "Operations per sample"},
+        "devices": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"target_gbs": {"type": "number", "frame": "extra"}}},
+        },
+        "torn": {"$ref": "#/$defs/summary", "unit": "ratio", "frame": "extra", "frame_column": "torn_fraction_median"},
+        "op_ns": {"$ref": "#/$defs/device_summary", "unit": "ns", "description": "One operation"},
+        "skipped_ns": {"anyOf": [{"$ref": "#/$defs/summary"}, {"type": "null"}], "unit": "ns", "frame_row": "always"},
+        "start": {"$ref": "#/$defs/raw_ticks"},
+        "end": {
+            "$ref": "#/$defs/raw_ticks",
+            "frame_ticks": "span_ns",
+            "frame_ticks_since": "start",
+            "frame_ticks_per": 2,
+        },
+        "samples": {"$ref": "#/$defs/raw_ticks", "frame_ticks": "op_ns", "frame_ticks_per": "ops"},
+        "timeline": {
+            "type": "object",
+            "properties": {"at_ns": {"type": "array", "unit": "ns", "frame_samples": "at_ns"}},
+        },
+        "lower_bound_ns": {
+            "type": "object",
+            "additionalProperties": {"type": "number", "unit": "ns"},
+            "frame": "extra",
+            "frame_entries": "setup",
+        },
+    },
+    "required": ["record", "probe", "size_bytes", "samples"],
+}
+
+
+def test_each_mark_makes_its_rows_and_samples(tmp_path, sketch_schema, monkeypatch):
+    """The marks of schema_rows.py, each once: a key, a first item's extra, a Summary's median, a device
+    Summary's own extras and key default, a row kept when null, raw ticks over a field, tick differences,
+    nested samples and a row per entry."""
+    schema.schema()["$defs"]["sketch_sample"] = MARKED
+    schema_rows.schema_converter.cache_clear()
+    ticks = {"unit": "host_ticks", "ns_per_tick": 0.5}
+    rec = {
+        "record": "sketch_sample",
+        "probe": "sketch",
+        "rank": 0,
+        "size_bytes": 64,
+        "side": "gpu",
+        "ops": 4,
+        "devices": [{"target_gbs": 12.5}, {"target_gbs": 99.0}],
+        "torn": {
+            "n": 1,
+            "min": 0.25,
+            "p10": 0.25,
+            "median": 0.25,
+            "p90": 0.25,
+            "p99": 0.25,
+            "max": 0.25,
+            "mean": 0.25,
+            "stddev": None,
+        },
+        "op_ns": {
+            "n": 2,
+            "min": 1.0,
+            "p10": 1.0,
+            "median": 1.5,
+            "p90": 2.0,
+            "p99": 2.0,
+            "max": 2.0,
+            "mean": 1.5,
+            "stddev": 0.7,
+            "resolution_ns": 0.125,
+        },
+        "skipped_ns": None,
+        "start": {**ticks, "values": [2**63, 10]},
+        "end": {**ticks, "values": [2**63 + 8, 14]},
+        "samples": {**ticks, "values": [8, 12]},
+        "timeline": {"at_ns": [1.0, 2.0, 3.0]},
+        "lower_bound_ns": {"notify-stream isend": 700.0, "baseline": 900.0},
+    }
+    header = {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "sketch", "config": {}}
+    r = load(write_jsonl(tmp_path / "marked.jsonl", [header, rec]))
+    rows = r.summary.set_index("metric")
+    assert rows.loc["op_ns", "resolution_ns"] == 0.125 and rows.loc["op_ns", "unresolved"] == False  # noqa: E712
+    assert rows.loc["op_ns", "target_gbs"] == 12.5 and rows.loc["op_ns", "torn_fraction_median"] == 0.25
+    assert rows.loc["op_ns", "side"] == "gpu" and rows.loc["op_ns", "size_bytes"] == 64
+    assert rows.loc["skipped_ns", "n"] == 0 and pd.isna(rows.loc["skipped_ns", "median"])  # kept, NaN
+    bounds = r.summary.query("metric == 'lower_bound_ns'")
+    assert dict(zip(bounds["setup"], bounds["lower_bound_ns"])) == {"notify-stream isend": 700.0, "baseline": 900.0}
+    assert set(bounds["unit"]) == {"ns"} and bounds["median"].isna().all()
+    samples = {m: g["value"].tolist() for m, g in r.samples.groupby("metric")}
+    assert samples["op_ns"] == [8 * 0.5 / 4, 12 * 0.5 / 4]  # ticks x ns_per_tick / ops
+    assert samples["span_ns"] == [8 * 0.5 / 2, 4 * 0.5 / 2]  # exact uint64 differences past 2**53
+    assert samples["at_ns"] == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        ({"side": 3}, "field 'side': expected a string, got number"),
+        ({"size_bytes": "64"}, "field 'size_bytes': expected an integer, got string"),
+        ({"samples": {"unit": "host_ticks", "ns_per_tick": 1.0}}, "field 'samples.values': missing"),
+        ({"end": {"unit": "host_ticks", "ns_per_tick": 1.0, "values": [1]}}, "field 'end.values': 1 values for 2"),
+        ({"ops": None}, "field 'ops': expected an integer, got null"),
+    ],
+)
+def test_a_field_against_its_marks_is_named(tmp_path, sketch_schema, change, named):
+    schema.schema()["$defs"]["sketch_sample"] = MARKED
+    schema_rows.schema_converter.cache_clear()
+    ticks = {"unit": "host_ticks", "ns_per_tick": 1.0}
+    rec = {
+        "record": "sketch_sample",
+        "probe": "sketch",
+        "rank": 0,
+        "size_bytes": 64,
+        "side": "cpu",
+        "ops": 2,
+        "samples": {**ticks, "values": [4]},
+        "start": {**ticks, "values": [1, 2]},
+        "end": {**ticks, "values": [3, 4]},
+    }
+    header = {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "sketch", "config": {}}
+    with pytest.raises(ResultsFileError, match=re.escape(named)):
+        load(write_jsonl(tmp_path / "bad.jsonl", [header, {**rec, **change}]))

@@ -130,7 +130,8 @@ def test_version_3_interference_load_bytes_read_typed():
     assert config_of({"load_bytes": "message size", "secondary_bytes": "message size"}, 3) == per_message
     fixed = config_of({"load_bytes": 268435456, "secondary_bytes": 268435456}, 3)
     assert fixed == {"load_bytes": 268435456, "load_bytes_per_message": False}
-    assert config_of({"secondary_bytes": "message size"}, 1) == per_message  # version 1's paper header
+    paper = {**per_message, "paper": True}  # version 1's paper header, from before config.paper
+    assert config_of({"secondary_bytes": "message size"}, 1) == paper
     assert config_of({"load_bytes": 4096}, 4) == {"load_bytes": 4096}  # version 4: as written
 
 

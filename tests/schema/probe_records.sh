@@ -34,6 +34,8 @@ run "${mpiexec[@]}" -n 2 "$hp" interference --device host --sizes 1KiB --reps 3 
   --load write,copy-d2h --load-bytes 64KiB --load-rate 1,0.5 --writer both --quiet --out "$work/interference.jsonl"
 run "${mpiexec[@]}" -n 2 "$hp" interference --device host --sizes 1KiB --reps 3 --warmup 1 --access stream --paper \
   --no-host-stream --quiet --out "$work/interference-paper.jsonl"
+# The interference launch pooled, as records (its aggregates).
+run "$hp" show --pool "$work/interference.jsonl" --records "$work/interference-pooled.jsonl"
 run "${mpiexec[@]}" -n 2 "$hp" halo --device host --cube 40 --rounds 2 --iterations 2 --warmup 1 --quiet --out "$work/halo.jsonl"
 # A layout file (the header's cubes: null) with a message long enough for the stages' busy rates.
 printf '0 1 70000\n1 0 70000\n0 1 24\n1 0 24\n' >"$work/layout.txt"

@@ -106,6 +106,39 @@ TEST(RecordUpgrade, InterferencePointsOfVersion2GetANullMpiPath) {
   EXPECT_EQ(records[5], written);
 }
 
+// Version 1 files from before the load kinds ran the paper's writer, which
+// said what it moved only as writer.sender.bandwidth_during_send_gbs: their
+// points gain the load's key and object as --paper writes them, and their
+// headers config.paper.
+TEST(RecordUpgrade, PointsFromBeforeTheLoadKindsGainThePapersLoad) {
+  const Json writer{{"sender", {{"bandwidth_during_send_gbs", 12.5}}}, {"receiver", nullptr}};
+  const Json loaded{{"record", "point"}, {"probe", "interference"}, {"layout", "PSB"}, {"writer", writer}};
+  const Json ssb{{"record", "point"}, {"probe", "interference"}, {"layout", "SSB"}};
+  Json kinds = loaded;
+  kinds["load_kind"] = "read";
+  std::vector<Json> records{{{"record", "header"},
+                             {"probe", "interference"},
+                             {"schema_version", 1},
+                             {"config", Json::object()}},
+                            loaded,
+                            ssb,
+                            kinds};
+  upgrade_records(records);
+  EXPECT_EQ(records[0]["config"]["paper"], true);
+  EXPECT_EQ(records[1]["load_kind"], "write");
+  EXPECT_EQ(records[1]["load_gpus"], 1);
+  EXPECT_EQ(records[1]["load_rate"], "1");
+  EXPECT_EQ(records[1]["load"]["traffic_during_send_gbs"], 12.5);
+  EXPECT_EQ(records[1]["load"]["engine"], "paper writer");
+  EXPECT_EQ(records[2]["load_kind"], "none");
+  EXPECT_EQ(records[2]["load_gpus"], 0);
+  EXPECT_TRUE(records[2]["load_rate"].is_null());
+  EXPECT_TRUE(records[2]["load"]["traffic_during_send_gbs"].is_null()) << "no writer: nothing said";
+  Json expected = kinds;
+  expected["mpi_path"] = nullptr;  // version 2's step
+  EXPECT_EQ(records[3], expected) << "a point with its load kind keeps it";
+}
+
 // Version 3 wrote the load buffers as bytes or the text "message size", and
 // again as secondary_bytes; version 4 types them (version 1's paper headers
 // had secondary_bytes alone).
@@ -120,7 +153,8 @@ TEST(RecordUpgrade, InterferenceLoadBytesOfVersion3AreTyped) {
   EXPECT_EQ(per_message, (Json{{"load_bytes", nullptr}, {"load_bytes_per_message", true}}));
   const Json fixed = config_of({{"load_bytes", 268435456}, {"secondary_bytes", 268435456}}, 3);
   EXPECT_EQ(fixed, (Json{{"load_bytes", 268435456}, {"load_bytes_per_message", false}}));
-  EXPECT_EQ(config_of({{"secondary_bytes", "message size"}}, 1), per_message);
+  const Json paper{{"paper", true}, {"load_bytes", nullptr}, {"load_bytes_per_message", true}};  // before config.paper
+  EXPECT_EQ(config_of({{"secondary_bytes", "message size"}}, 1), paper);
   const Json current{{"load_bytes", nullptr}, {"load_bytes_per_message", true}};
   EXPECT_EQ(config_of(current, kSchemaVersion), current);
   EXPECT_EQ(config_of({{"load_bytes", 4096}}, 4), (Json{{"load_bytes", 4096}})) << "version 4 is left as written";

@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .converters import clock_intervals
+from .fields import Malformed, need, numbers
+from .schema_rows import tick_differences
 
 COLUMNS = [
     "file",
@@ -75,9 +76,13 @@ def clock_samples(records: list[dict], headers: dict[int, dict]) -> pd.DataFrame
         header = headers[rec["_segment"]]
         start = np.asarray(rec["device_start"]["values"], dtype=np.uint64)
         end = np.asarray(rec["device_end"]["values"], dtype=np.uint64)
-        interval = clock_intervals(rec)
-        host_ns = np.asarray(rec["host_stamp"]["values"], dtype=np.float64) * float(rec["host_stamp"]["ns_per_tick"])
+        interval = tick_differences(rec, "device_start", "device_end")
+        host_ns = numbers(rec, "host_stamp.values", required=True) * float(
+            need(rec, "host_stamp.ns_per_tick", "number")
+        )
         n = len(start)
+        if len(host_ns) != n:
+            raise Malformed("host_stamp.values", f"{len(host_ns)} values for {n} ping-pongs")
         fit = fits.get((rec["_segment"], rec.get("rank", 0)))
         predicted = residual = np.full(n, np.nan)
         if fit is not None:

@@ -36,6 +36,11 @@ def _is(value, expect: str) -> bool:
     return isinstance(value, {"string": str, "boolean": bool, "object": dict, "array": list}[expect])
 
 
+def is_json_type(value, name: str) -> bool:
+    """Whether `value` is of JSON type `name` ("null", "number", "integer", "string", "boolean", "object", "array")."""
+    return value is None if name == "null" else value is not None and _is(value, name)
+
+
 def _walk(obj, path: str):
     """The value at dotted `path` in obj, or _MISSING where a step is absent or null."""
     value = obj
@@ -55,9 +60,9 @@ def need(obj, path: str, expect: str):
     ("number", "integer", "string", "boolean", "object", "array")."""
     value = _walk(obj, path)
     if value is _MISSING or value is None:
-        raise Malformed(path, "missing" if value is _MISSING else f"expected {_article(expect)}, got null")
+        raise Malformed(path, "missing" if value is _MISSING else f"expected {article(expect)}, got null")
     if not _is(value, expect):
-        raise Malformed(path, f"expected {_article(expect)}, got {json_type(value)}")
+        raise Malformed(path, f"expected {article(expect)}, got {json_type(value)}")
     return value
 
 
@@ -67,7 +72,7 @@ def opt(obj, path: str, expect: str, default=None):
     if value is _MISSING or value is None:
         return default
     if not _is(value, expect):
-        raise Malformed(path, f"expected {_article(expect)}, got {json_type(value)}")
+        raise Malformed(path, f"expected {article(expect)}, got {json_type(value)}")
     return value
 
 
@@ -100,5 +105,8 @@ def strings(obj, path: str) -> list | None:
     return values
 
 
-def _article(expect: str) -> str:
+def article(expect: str) -> str:
+    """ "an integer", "a number", ..., "null": a JSON type's name as a message says it."""
+    if expect == "null":
+        return expect
     return ("an " if expect[0] in "aeiou" else "a ") + expect

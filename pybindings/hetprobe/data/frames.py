@@ -1,6 +1,6 @@
 """Records -> the `summary` and `samples` DataFrames of hetprobe.load (docs/results-schema.md).
 
-One converter per record type (converters.py) returns the record's key columns, its summary rows
+Each record's schema entry (record_rows.py, schema_rows.py) gives the record's key columns, its summary rows
 and its raw sample arrays; here they become frames. Frames always have the same columns, whatever
 probes were loaded; a column that does not apply to a row holds NaN/None. Sample columns are built
 with numpy, one array per column.

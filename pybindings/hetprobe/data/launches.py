@@ -10,6 +10,8 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..errors import UsageError
+
 # What the sender did before each send: the gap's label (--gap's), its kind ("none", "spin" or "sweep")
 # and a sweep's bytes. Files from before --gap: back to back.
 _GAP = ["gap", "gap_kind", "gap_bytes"]
@@ -60,11 +62,13 @@ _INTS = {"size_bytes": np.int64, "load_gpus": np.int64}
 
 
 def _core_records(results) -> list[tuple]:
-    """The interference headers and points of `results` as C++'s aggregation stage takes them."""
+    """The interference headers, points and aggregates (a pooled file's) of `results` as C++'s aggregation
+    stage takes them: it pools the points, reads a pooled file's aggregates as written, and refuses the two
+    mixed."""
     return [
         (i, r["_file"], json.dumps({k: v for k, v in r.items() if not k.startswith("_")}))
         for i, r in enumerate(results.records)
-        if r.get("probe") == "interference" and r.get("record") in ("header", "point")
+        if r.get("probe") == "interference" and r.get("record") in ("header", "point", "aggregate")
     ]
 
 
@@ -161,6 +165,11 @@ def launch_frame(aggs: list[dict], results) -> pd.DataFrame:
     records were read: each launch's own values, with its record's own interval and effect."""
     rows = []
     for a in aggs:
+        if len(a["record_ids"]) != len(a["launch_numbers"]):  # read from a pooled file: its launches are elsewhere
+            raise UsageError(
+                f"interference_ratios(pooled=False): {a['step']} holds pooled points (aggregate records of "
+                f"show --pool --records), not their launches: load the launches they name ({', '.join(a['files'])})"
+            )
         for i, (launch, record_id, file) in enumerate(zip(a["launch_numbers"], a["record_ids"], a["files"])):
             rec = results.records[record_id]
             ci = rec.get("ratio_to_ssb_ci95") or [np.nan, np.nan]

@@ -16,8 +16,9 @@ from collections import Counter
 from pathlib import Path
 
 from ..errors import ResultsFileError, UsageError
-from . import converters, record_types
-from .fields import Malformed
+from . import record_rows, record_types
+from .fields import Malformed, json_type, need, opt
+from .frames import STATS
 from .jsonl import bounded_bytes, read_jsonl, results_files
 from .paths import FileKind, file_kind
 from .results import Results
@@ -51,7 +52,28 @@ def _micro_records(path, doc) -> list[dict]:
         "command_line": [ctx["executable"]] if ctx.get("executable") else None,
         "context": ctx,
     }
-    return [header] + [{"record": "benchmark", "probe": "micro", **b} for b in doc.get("benchmarks") or []]
+    try:
+        return [header] + [_micro_record(b) for b in doc.get("benchmarks") or []]
+    except Malformed as e:
+        raise ResultsFileError(f"{path}: {e} (a Google Benchmark result)") from None
+
+
+_NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def _micro_record(benchmark) -> dict:
+    """One Google Benchmark result as a micro benchmark record (results.schema.json's micro_benchmark):
+    its real time in ns as the median of a Summary of its iterations; Malformed naming a field it lacks."""
+    if not isinstance(benchmark, dict):
+        raise Malformed("benchmarks[]", f"expected an object, got {json_type(benchmark)}")
+    out = {"record": "benchmark", "probe": "micro", **benchmark}
+    scale = _NS_PER.get(opt(benchmark, "time_unit", "string", "ns"))
+    if scale is None:
+        raise Malformed("time_unit", f"unknown unit {benchmark.get('time_unit')!r} (ns, us, ms, s)")
+    summary = {k: None for k in STATS}
+    summary.update(n=opt(benchmark, "iterations", "integer", 0), median=need(benchmark, "real_time", "number") * scale)
+    out["real_time_ns"] = summary
+    return out
 
 
 def _read_json(path):
@@ -191,9 +213,9 @@ def _convert(records, line_numbers, first_id: int, frames: tuple[list, list, lis
         try:
             if rec.get("record") == "header":
                 header = rec
-                header_rows.append(converters.header_row(rec))
+                header_rows.append(record_rows.header_row(rec))
                 continue
-            converted = converters.convert(rec, header, first_id + offset)
+            converted = record_rows.convert(rec, header, first_id + offset)
         except Malformed as e:
             raise ResultsFileError(f"{where}: {e} (a {what})") from None
         except (KeyError, TypeError, ValueError, AttributeError) as e:  # a check data.fields does not make yet

@@ -1,11 +1,10 @@
-"""Which reader reads each record type: a converter's rows in `summary` and `samples` (converters.CONVERTERS,
-or the one its schema entry makes: schema_rows.py), or another reader named here. Every record type of the
+"""Which reader reads each record type: the rows its schema entry makes in `summary` and `samples`
+(schema_rows.py), or another reader named here. Every record type of the
 schema is read by one (tests/python/test_load.py), so none drops out unseen; hetprobe.load warns naming a
 record read by none."""
 
 from __future__ import annotations
 
-from .converters import CONVERTERS
 from .schema_rows import schema_converter
 
 # Record types with no rows in `summary`, and where they are read instead.
@@ -18,12 +17,12 @@ READ_ELSEWHERE = {
 
 
 def record_type(rec) -> tuple:
-    """(probe, record): the key of CONVERTERS and READ_ELSEWHERE."""
+    """(probe, record): the key of schema_rows.schema_converter and READ_ELSEWHERE."""
     return rec.get("probe"), rec.get("record")
 
 
 def unknown_type(rec) -> bool:
-    """Whether this record (a header is none) is read by no converter and no reader named in READ_ELSEWHERE."""
+    """Whether this record (a header is none) makes no rows and is read by no reader named in READ_ELSEWHERE."""
     key = record_type(rec)
-    known = key in CONVERTERS or key in READ_ELSEWHERE or schema_converter(key) is not None
+    known = key in READ_ELSEWHERE or schema_converter(key) is not None
     return rec.get("record") != "header" and not known

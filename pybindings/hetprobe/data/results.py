@@ -13,7 +13,6 @@ import pandas as pd
 from ..errors import UsageError
 from . import frames, launches
 from .clock import clock_samples as _clock_samples
-from .converters import load_key
 from .jsonl import is_results_file
 
 
@@ -40,7 +39,7 @@ class Results:
     @classmethod
     def from_rows(cls, records: list, rows: tuple[list, list, list], files: list, truncated: list, **rest) -> Results:
         """Results of `records` and the rows converted from them (header rows, summary rows, sample
-        chunks: hetprobe.data.converters'), made into the DataFrames; `rest`: the fields after truncated."""
+        chunks: hetprobe.data.record_rows'), made into the DataFrames; `rest`: the fields after truncated."""
         headers, summary, samples = frames.dataframes(rows)
         return cls(records, headers, summary, samples, files, truncated, **rest)
 
@@ -101,7 +100,8 @@ class Results:
         for i, r in enumerate(self.records):
             if r.get("probe") != "interference" or r.get("record") != "point" or not isinstance(r.get("load"), dict):
                 continue
-            kind, gpus, rate = load_key(r)
+            # files from before the load kinds gain their key on reading (C++'s upgrade)
+            kind, gpus, rate = r["load_kind"], r["load_gpus"], r.get("load_rate")
             for side in ("sender", "receiver"):
                 for g, d in enumerate((r["load"].get(side) or {}).get("devices") or []):
                     shape = d.get("shape") or {}

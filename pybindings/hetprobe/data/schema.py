@@ -104,18 +104,25 @@ def resolve(node: dict) -> dict:
     return node
 
 
-def marked_fields(node: dict, role: str, path: tuple[str, ...] = ()):
-    """(field path, frame column) of each field under `node` marked "frame": role, depth first, in order;
-    "[]" in a path stands for an array's items."""
+def fields_where(node: dict, wanted, path: tuple[str, ...] = ()):
+    """(field path, field node) of each field under `node` for which wanted(field node) holds, depth
+    first, in order, the field's own frame_column set (its name unless it says another); "[]" in a
+    path stands for an array's items."""
     node = resolve(node)
-    if node.get("frame") == role:
-        yield path, node["frame_column"]
+    if path and wanted(node):
+        yield path, node
     for name, child in node.get("properties", {}).items():
         if isinstance(child, dict):
-            yield from marked_fields({**child, "frame_column": child.get("frame_column", name)}, role, (*path, name))
+            yield from fields_where({**child, "frame_column": child.get("frame_column", name)}, wanted, (*path, name))
     items = node.get("items")
     if isinstance(items, dict):
-        yield from marked_fields(items, role, (*path, "[]"))
+        yield from fields_where(items, wanted, (*path, "[]"))
+
+
+def marked_fields(node: dict, role: str):
+    """(field path, frame column) of each field under `node` marked "frame": role (fields_where)."""
+    for path, field in fields_where(node, lambda field: field.get("frame") == role):
+        yield path, field["frame_column"]
 
 
 @functools.cache

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from .. import _rules
-from ..data.converters import paper_config
 from ..data.jsonl import is_results_file
 from ..data.results import Results
 from ..data.run_steps import COLD, LOADS, PAPER, RATES
@@ -44,7 +43,7 @@ def interference_parts(results: Results, launches: bool = False) -> dict:
         if len(one.summary):
             parts[part] = one
     if not parts and len(inter.summary):
-        paper = all(paper_config(r.get("config") or {}) for r in inter.records if r.get("record") == "header")
+        paper = all((r.get("config") or {}).get("paper") for r in inter.records if r.get("record") == "header")
         parts["paper" if paper else "loads"] = inter
     return parts
 
