@@ -118,7 +118,7 @@ def test_a_malformed_file_is_left_out_and_named(tmp_path):
     write_jsonl(directory / "clock.jsonl", records)
     written = write_report(directory)
     assert written.problems == [
-        "clock.jsonl cannot be read: line 3: field 'device_end.values': missing (a clock clock_batch record)"
+        "clock.jsonl cannot be read: line 3: field 'device_end': missing (a clock clock_batch record)"
     ]
     assert "clock.jsonl cannot be read: line 3" in (directory / "report.md").read_text()
 
