@@ -86,9 +86,13 @@ def numbers(obj, path: str, required: bool = False, nulls: bool = False, dtype=n
     """An array of numbers (nulls as NaN where `nulls`); empty when absent unless `required`."""
     values = need(obj, path, "array") if required else opt(obj, path, "array", [])
     integer = np.issubdtype(dtype, np.integer)
-    for i, v in enumerate(values):
-        if not (_is(v, "integer" if integer else "number") or (nulls and v is None)):
-            raise Malformed(f"{path}[{i}]", f"expected {'an integer' if integer else 'a number'}, got {json_type(v)}")
+    allowed = {int} if integer else {int, float}
+    if not {type(v) for v in values} <= (allowed | {type(None)} if nulls else allowed):  # one pass; then find it
+        for i, v in enumerate(values):
+            if not (_is(v, "integer" if integer else "number") or (nulls and v is None)):
+                raise Malformed(
+                    f"{path}[{i}]", f"expected {'an integer' if integer else 'a number'}, got {json_type(v)}"
+                )
     if nulls:
         return np.asarray([np.nan if v is None else v for v in values], dtype=dtype)
     return np.asarray(values, dtype=dtype)
