@@ -41,6 +41,17 @@ hetprobe::cli::CommandFn add_package_command(CLI::App& app, const PackageCommand
   };
 }
 
+// The first option of `command` given an empty value ('' or --opt=): no
+// option takes one, so it is refused as any bad value is (an empty --out is
+// not "the default file", an empty --table not "every table").
+const CLI::Option* given_empty(const CLI::App& command) {
+  for (const CLI::Option* o : command.get_options())
+    if (o->get_expected_max() != 0 && o->count() > 0)  // a flag takes no value
+      for (const std::string& value : o->results())
+        if (value.empty()) return o;
+  return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,6 +79,13 @@ int main(int argc, char** argv) {
     if (info || cli::first_launched_rank()) app.exit(e);
     if (!info) cli::record_error(ErrorKind::usage, e.what());
     return info ? 0 : 2;
+  }
+  if (const CLI::Option* o = given_empty(*app.get_subcommands().front())) {
+    const std::string what = o->get_name() + " '': an empty value; give one, or leave " + o->get_name() +
+                             " out for its default";
+    if (cli::first_launched_rank()) std::fprintf(stderr, "hetprobe: usage error: %s\n", what.c_str());
+    cli::record_error(ErrorKind::usage, what);
+    return 2;
   }
   if (debug) setenv("HETPROBE_DEBUG", "1", 1);  // read by user_message(), here and in the probes' own reports
   const std::vector<std::string> args(argv, argv + argc);
