@@ -19,6 +19,18 @@ std::size_t RunRounds::launches_of(GpusPhase phase) const {
   return seen.size();
 }
 
+std::string shared_device(const std::map<int, GpuIdentity>& gpus) {
+  std::map<std::string, int> first_of;
+  for (const auto& [rank, id] : gpus) {
+    if (id.pci_bus_id.empty() && id.ordinal < 0) continue;  // nothing says which device it was
+    const auto [it, fresh] = first_of.emplace(id.device_key(), rank);
+    if (!fresh)
+      return "ranks " + std::to_string(it->second) + " and " + std::to_string(rank) + " measured one device (" +
+             id.device_key() + ")";
+  }
+  return "";
+}
+
 namespace {
 
 void read_gpus_header(const RecordRef& h, RunRounds& run) {
@@ -31,7 +43,8 @@ void read_gpus_header(const RecordRef& h, RunRounds& run) {
     const int rank = field<int>(e, "rank");
     run.hosts.insert(field<std::string>(e, "host"));
     run.gpus[rank] = {field_or<std::string>(e, "device.pci_bus_id", ""),
-                      device_model(field<std::string>(e, "device.name"))};
+                      device_model(field<std::string>(e, "device.name")), field<std::string>(e, "host"),
+                      field_or<int>(e, "device.ordinal", -1)};
   }
 }
 

@@ -29,7 +29,18 @@ struct GpuVisit {
 struct GpuIdentity {
   std::string pci_bus_id;  // "" where the device has none
   std::string model;       // device_model() of its name
+  std::string host;        // of its rank
+  int ordinal = -1;        // in its backend's runtime (-1: not recorded)
+  // Which device it is on its host: its PCI address, else its ordinal.
+  std::string device_key() const {
+    return host + " " + (pci_bus_id.empty() ? "device " + std::to_string(ordinal) : pci_bus_id);
+  }
 };
+
+// "ranks 0 and 1 measured one device (node1 0000:00:06.0)" where two ranks of
+// the run measured the same device, else "": a verdict never compares a GPU
+// with itself.
+std::string shared_device(const std::map<int, GpuIdentity>& gpus);
 
 // The link record of the bandwidth probe for one GPU.
 struct LinkReading {

@@ -84,14 +84,24 @@ void run_gpus(const GpusConfig& c, Device& device, const HostClock& clock, const
               const RecordSink& sink) {
   Engines engines = make_engines(device);
   (void)measure_visit(c, device, clock, engines);  // warm-up: module load, first allocations
+  // Rank 0: this launch's records as a file would hold them, for its own verdict: each rank's
+  // host and device as its header names them (so that the verdict sees ranks that share one).
+  const DeviceInfo& info = device.info();
+  const Json me{{"host", mpi.host},
+                {"device",
+                 {{"ordinal", info.ordinal},
+                  {"name", info.name},
+                  {"pci_bus_id", info.pci_bus_id.empty() ? Json(nullptr) : Json(info.pci_bus_id)}}}};
+  Json ranks = Json::array();
+  const std::vector<std::string> each = gather_strings(mpi, me.dump());
+  for (std::size_t r = 0; r < each.size(); ++r) {
+    ranks.push_back(Json::parse(each[r]));
+    ranks.back()["rank"] = r;
+  }
   interruptible_barrier(mpi);
-  // Rank 0: this launch's records as a file would hold them, for its own verdict.
   std::vector<ResultsFile> written(1);
-  written.front().records.push_back(Json{{"record", "header"},
-                                         {"probe", "gpus"},
-                                         {"host", mpi.host},
-                                         {"backend", device.info().backend},
-                                         {"ranks", Json::array()}});
+  written.front().records.push_back(
+      Json{{"record", "header"}, {"probe", "gpus"}, {"host", mpi.host}, {"backend", info.backend}, {"ranks", ranks}});
   for (int round = 0; round < c.rounds; ++round) {
     const std::vector<std::size_t> order = round_order(c.seed, static_cast<std::uint64_t>(c.phase), round,
                                                        static_cast<std::size_t>(mpi.size));

@@ -1,5 +1,6 @@
 // `hetprobe gpus`: options -> config, the rounds on every rank (gpus.hpp
 // measures, node_verdict.hpp judges).
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/cli/option_checks.hpp"
 #include "bench/cli/probe.hpp"
+#include "bench/core/mpi_context.hpp"
 #include "bench/core/rounds.hpp"
 #include "bench/gpus/gpus.hpp"
 #include "bench/gpus/gpus_table.hpp"
@@ -29,6 +31,7 @@ struct Options {
   std::optional<std::string> seed;  // not given: drawn by rank 0 and shared ("" is refused)
   std::string phase = "measure";
   std::string tolerance = "10%";
+  bool share_devices = false;
   GpusConfig numbers;
 };
 
@@ -59,6 +62,9 @@ void add_probe_options(CLI::App* c, Options* o) {
                 "How much worse than the node's other GPUs a GPU may be before it is flagged: a percent (10%) "
                 "or a fraction (0.1)")
       ->capture_default_str();
+  c->add_flag("--share-devices", o->share_devices,
+              "Let ranks measure one device (a check on a machine of fewer GPUs than ranks); the verdict then "
+              "judges no ratio, for a GPU is never compared with itself");
   add_timeout_option(c, o->numbers.timeout_s);
   add_session_options(c, o->session, "gpus");
 }
@@ -69,8 +75,30 @@ class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
     return {kDescription, /*ranks_take_turns=*/false, /*rank_field=*/false};  // each visit names its GPU
   }
 
-  void check(const Device&, const MpiContext& mpi) override { ranks_ = mpi.size; }
+  void check(const Device& d, const MpiContext& mpi) override {
+    ranks_ = mpi.size;
+    device_ = mpi.host + " " +
+              (d.info().pci_bus_id.empty() ? d.info().backend + " device " + std::to_string(d.info().ordinal)
+                                           : d.info().pci_bus_id);
+  }
   void share(const MpiContext& mpi) override {
+    // Ranks that share a device would be judged against themselves: refused on every rank, unless asked for.
+    std::string shared;
+    if (mpi.rank == 0) {
+      std::map<std::string, int> first_of;
+      const std::vector<std::string> devices = gather_strings(mpi, device_);
+      for (int rank = 0; rank < static_cast<int>(devices.size()) && shared.empty(); ++rank)
+        if (const auto [it, fresh] = first_of.emplace(devices[rank], rank); !fresh)
+          shared = "ranks " + std::to_string(it->second) + " and " + std::to_string(rank) + " would measure one " +
+                   "device (" + devices[rank] + ")";
+    } else {
+      (void)gather_strings(mpi, device_);
+    }
+    shared = broadcast_string(mpi, shared);
+    if (!shared.empty() && !options_.share_devices)
+      throw usage_error(shared +
+                        ": the verdict would compare a GPU with itself; give each rank its own GPU (as "
+                        "many ranks as GPUs, or --gpu), or pass --share-devices to measure anyway");
     if (!options_.seed) config_.seed = shared_random_seed(mpi);
   }
   RunPlan plan(const MpiContext&, const Topology&) const override {
@@ -83,6 +111,7 @@ class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
 
  private:
   int ranks_ = 1;
+  std::string device_;  // host and device of this rank, as check() found them
 };
 
 }  // namespace

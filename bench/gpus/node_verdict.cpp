@@ -126,6 +126,11 @@ Json node_verdict(const RunFiles& files, double tolerance) {
     verdict["notes"].push_back("no gpus rounds in this run: no GPU numbers to compare (only the link is checked)");
   else if (gpus.size() == 1)
     verdict["notes"].push_back("one GPU: no other to compare it with (hetprobe check compares it with a baseline)");
+  const std::string shared = shared_device(run.gpus);
+  if (!shared.empty())
+    verdict["notes"].push_back(shared +
+                               ": no GPU is compared with itself, so no ratio is judged (each rank's "
+                               "numbers are shown as measured)");
   std::map<int, Json> per_gpu;
   for (int gpu : gpus) per_gpu[gpu] = Json{{"gpu", gpu}, {"metrics", Json::object()}};
   std::set<int> remeasure;
@@ -136,7 +141,8 @@ Json node_verdict(const RunFiles& files, double tolerance) {
       const Estimate value = estimate(values);
       Json j{{"value", value.to_json()}, {"ratio", nullptr}, {"remeasure_ratio", nullptr}, {"state", "ok"}};
       const auto ratios = first.ratios.find(gpu);
-      if (ratios == first.ratios.end()) {
+      if (!shared.empty()) j["state"] = "not compared";
+      if (ratios == first.ratios.end() || !shared.empty()) {
         per_gpu[gpu]["metrics"][metric.key] = j;
         continue;
       }

@@ -405,3 +405,28 @@ def test_a_slowed_device_is_outside_the_baseline(two_gpus, tmp_path):
     assert manifest["baseline"]["within_tolerance"] is False and manifest["baseline"]["baseline_launches"] == 2
     assert "OUTSIDE TOLERANCE: GPU 1: write kernel into pinned memory" in done.stdout
     assert "Against the baseline" in (run / "report.md").read_text()
+
+
+def test_ranks_that_share_a_device_are_refused_unless_asked_and_never_compared(tmp_path):
+    """Issue 54: two ranks on one host device once compared it with itself as "the other GPU". Refused on
+    every rank, nothing written; with --share-devices measured, and the verdict judges no ratio."""
+    env = dict(launch_env(), HETPROBE_HOST_DEVICES="1")
+    small = ["gpus", "--device", "host", "--size", "1MiB", "--exchanges", "20", "--rounds", "2", "--quiet"]
+    out = tmp_path / "gpus.jsonl"
+    refused = subprocess.run(
+        launch_command(2) + [binary(), *small, "--out", str(out)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert refused.returncode == 2 and "ranks 0 and 1 would measure one device" in refused.stderr, refused.stderr
+    assert not out.exists()
+    shared = subprocess.run(
+        launch_command(2) + [binary(), *small, "--share-devices", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert shared.returncode == 0, shared.stderr
+    verdict = next(r for r in hetprobe.load(out).records if r.get("record") == "gpus_verdict")["verdict"]
+    assert any("measured one device" in note for note in verdict["notes"]) and verdict["flags"] == []
+    states = {m["state"] for g in verdict["per_gpu"] for m in g["metrics"].values()}
+    assert states <= {"not compared", "not measured"} and "not compared" in states
