@@ -13,7 +13,6 @@ from hetprobe import load, plots
 from hetprobe.data.loads import load_points
 from hetprobe.plots.style import DPI
 from hetprobe.report.parts import PARTS
-from hetprobe.report.sections import save
 
 MATRIX = RUNS / "h200x2-load" / "matrix.jsonl.gz"  # every load kind, 1 and 2 GPUs, at three rates
 
@@ -101,8 +100,9 @@ COMMITTED = {
 def _reads_at_a_glance(fig, tmp_path, name):
     """Saved as the report saves it: every text readable on report.html's page, no legend over a point or
     a bar, no point cut by an axes edge."""
-    png = save(fig, tmp_path, f"{name}.png")
-    width = imread(tmp_path / png).shape[1]
+    png = tmp_path / f"{name}.png"
+    fig.savefig(png, dpi=DPI, format="png")  # as report/outputs.py's save writes it
+    width = imread(png).shape[1]
     assert small_text(fig, width, DPI) == [], f"{name}: {width} px wide"
     assert legend_overlaps(fig) == [], name
     assert clipped(fig) == [], name

@@ -429,6 +429,26 @@ def test_a_step_whose_file_is_unusable_is_named_and_not_ok(tmp_path, capsys, dam
     assert steps == [f"| notify | {'file cut' if damage == 'short' else 'file unusable'} | 0 | 48 | 4.823 |"], steps
 
 
+@pytest.mark.parametrize("name", ["model.json", "report.md", "summary.txt", "interference_traffic.png"])
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory"])
+def test_a_link_fifo_or_directory_where_the_report_writes_is_refused_and_nothing_written(tmp_path, capsys, name, kind):
+    """Issue 54: model.json a symlink to a file outside the run (once overwritten through it), a FIFO (once
+    blocking) or a directory (once a half-written report): refused before anything is written, named,
+    exit 2; the file outside the directory keeps its bytes."""
+    import os
+
+    directory = copy_run(tmp_path)
+    place = directory / name
+    outside = tmp_path / "outside.json"
+    outside.write_text("keep me\n")
+    {"symlink": lambda: place.symlink_to(outside), "fifo": lambda: os.mkfifo(place), "directory": place.mkdir}[kind]()
+    before = sorted(p.name for p in directory.iterdir())
+    code, _, err = report(directory, capsys)
+    words = {"symlink": "a symbolic link", "fifo": "a FIFO", "directory": "a directory"}[kind]
+    assert code == 2 and f"{place} is {words}: the report writes a regular file there" in err, err
+    assert sorted(p.name for p in directory.iterdir()) == before and outside.read_text() == "keep me\n"
+
+
 def test_the_readmes_sample_is_todays_summary_in_lines_under_100_characters(tmp_path, monkeypatch, capsys):
     """The README's sample (issues 36, 52): what `hetprobe report` prints today from the newest committed
     characterize run of a GPU node, each line under 100 characters (a summary line wraps, a number kept

@@ -161,6 +161,7 @@ class FileKind(str, enum.Enum):
     BLOCK_DEVICE = "a block device"
     FIFO = "a FIFO"
     SOCKET = "a socket"
+    SYMLINK = "a symbolic link"  # only where a link is not followed (os.lstat)
     OTHER = "not a regular file"
 
     def __str__(self) -> str:
@@ -176,6 +177,7 @@ _MODE_TESTS = (
     (stat.S_ISBLK, FileKind.BLOCK_DEVICE),
     (stat.S_ISFIFO, FileKind.FIFO),
     (stat.S_ISSOCK, FileKind.SOCKET),
+    (stat.S_ISLNK, FileKind.SYMLINK),
 )
 
 

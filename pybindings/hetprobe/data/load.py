@@ -13,6 +13,7 @@ import json
 import os
 import warnings
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import ResultsFileError, UsageError
@@ -20,7 +21,7 @@ from . import record_rows, record_types
 from .fields import Malformed, json_type, need, opt
 from .frames import STATS
 from .jsonl import bounded_bytes, read_jsonl, results_files
-from .paths import FileKind, file_kind
+from .paths import FileKind, file_kind, path_argument
 from .results import Results
 
 SCHEMA = "hetprobe.results"
@@ -92,12 +93,19 @@ def _read_json(path):
 def _expand(path_or_paths, recursive: bool) -> list[Path]:
     """Files to read, in order: a directory gives its results files (*.jsonl, *.jsonl.gz) sorted by
     name, then its topology.json."""
-    items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else list(path_or_paths)
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        items = [path_or_paths]
+    elif isinstance(path_or_paths, Iterable) and not isinstance(path_or_paths, (bytes, dict)):
+        items = list(path_or_paths)
+    else:
+        raise UsageError(
+            f"path_or_paths: expected a path or a list of paths, got {type(path_or_paths).__name__} {path_or_paths!r}"
+        )
     if not items:
         raise UsageError("no results file or directory given")
     files = []
     for item in items:
-        p = Path(item)
+        p = Path(path_argument(item, "path_or_paths"))
         if p.is_dir():
             found = results_files(p, recursive)
             topo = sorted(p.rglob("topology.json") if recursive else p.glob("topology.json"))

@@ -5,12 +5,12 @@ predicted in C++ (bench/model/); this module reads the document and shapes it fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from os import fspath
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import UsageError
+from .paths import path_argument
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def _run_path(run) -> str:
     from .results import Results
 
     if not isinstance(run, Results):
-        return fspath(run)
+        return path_argument(run, "run")
     if len(run.files) == 1:
         return str(run.files[0])
     places = {str(Path(f).parent) for f in run.files}
@@ -68,7 +68,7 @@ def model(run, halo=None) -> NodeModel:
 
     from .. import _rules  # the compiled module: the fit and the prediction are computed once, in C++
 
-    doc = json.loads(_rules.node_model(_run_path(run), "" if halo is None else fspath(halo)))
+    doc = json.loads(_rules.node_model(_run_path(run), "" if halo is None else path_argument(halo, "halo")))
     fit = doc["fit"]
     rows = [
         _row(name, fit[name], bytes=None, to_bytes=None, rendezvous=None) for name in ("alpha_s", "beta_s_per_byte")

@@ -6,6 +6,7 @@ for a regular file)."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
@@ -22,6 +23,42 @@ def file_kind(path) -> FileKind | None:
     except OSError as e:
         raise UsageError(f"{path}: cannot be checked ({e.strerror})") from None
     return kind_of_mode(mode)
+
+
+def placed_kind(path) -> FileKind | None:
+    """What is at `path` itself, a link not followed (FileKind.SYMLINK for one); None when nothing is."""
+    try:
+        return kind_of_mode(os.lstat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise UsageError(f"{path}: cannot be checked ({e.strerror})") from None
+
+
+def check_replaceable(path, what: str) -> None:
+    """UsageError naming `path` unless nothing is there or a regular file (not a link to one): what a
+    command writes into a directory replaces only its own files, never a link, a FIFO, a device or a
+    directory, and nothing outside the directory."""
+    kind = placed_kind(path)
+    if kind not in (None, FileKind.REGULAR):
+        raise UsageError(f"{path} is {kind}: {what} writes a regular file there and never replaces {kind}; remove it")
+
+
+def write_whole(path, write, what: str) -> Path:
+    """Writes the file at `path` whole or not at all: write(tmp) fills a new file beside it, which is
+    renamed into place; check_replaceable first (`what` names the writer in its message)."""
+    path = Path(path)
+    check_replaceable(path, what)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
 def check_output(path, option: str, overwrite: bool = False) -> Path:
@@ -53,3 +90,19 @@ def same_file(a, b) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return os.path.abspath(a) == os.path.abspath(b)
+
+
+def path_argument(value, name: str) -> str:
+    """A path a public function takes (`name`: its keyword), as text: UsageError naming the keyword for
+    anything but a non-empty str or os.PathLike without a NUL ("halo: expected a path, got int 5"),
+    never a raw TypeError from inside the package, nor "" read as the current directory."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise UsageError(f"{name}: expected a path (str or os.PathLike), got {type(value).__name__} {value!r}")
+    text = os.fspath(value)
+    if not isinstance(text, str):
+        raise UsageError(f"{name}: expected a path as text, got {type(text).__name__} {text!r}")
+    if text == "":
+        raise UsageError(f"{name}: an empty path; give a file or a directory")
+    if "\0" in text:
+        raise UsageError(f"{name}: {text!r} holds a NUL character, which no path may hold")
+    return text

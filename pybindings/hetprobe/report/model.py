@@ -14,6 +14,7 @@ import pandas as pd
 from ..data.model import model
 from ..data.units import size_label
 from ..errors import UsageError
+from . import outputs
 from .render import Document, number
 
 # The fit's units as the section shows them (the document's are s, s/B and 1/(GB/s)).
@@ -67,7 +68,7 @@ def model_section(doc: Document, directory: Path) -> None:
     except UsageError as e:
         doc.para(f"No model of this node: {e}")
         return
-    (directory / "model.json").write_text(json.dumps(fitted.document, indent=1) + "\n")
+    outputs.write_text(directory, "model.json", json.dumps(fitted.document, indent=1) + "\n")
     doc.para(
         "The MPI path's send time t(n) = alpha + beta n (Elis et al. 2024, Eq. 2; a message is predicted by the "
         "line through the two measured sizes around it on its side of the eager limit), slowed by 1 + gamma(n) T under "

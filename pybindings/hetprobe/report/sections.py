@@ -15,16 +15,9 @@ from ..data.notify_tables import loop_table, mechanism_table, notify_table, roun
 from ..data.results import Results, summary_rows as _rows
 from ..data.select import pick_setup
 from ..data.units import size_label
-from ..plots.style import DPI
 from .notes import conditions_note, flagged_table, guarded, record_warnings, warnings_by
+from .outputs import save
 from .render import Document, number
-
-
-def save(fig, directory: Path, name: str) -> str:
-    """The figure as a PNG in `directory`. Its constrained layout already fits it: bbox_inches="tight"
-    would draw it twice (half of the report's time)."""
-    fig.savefig(directory / name, dpi=DPI)
-    return name
 
 
 def open_section(doc: Document, title: str, results: Results, problems=()) -> bool:

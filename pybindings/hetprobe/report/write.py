@@ -28,6 +28,7 @@ from ..data.results import Results
 from ..data.steps import family, last_error, read_manifest, short_of_manifest, split_launch, step_name
 from ..errors import UsageError
 from ..node import gpus, verdict as node_verdict
+from . import outputs
 from .gpus import gpu_section, summary_lines
 from .headline import headline
 from .interference import interference_section
@@ -35,8 +36,6 @@ from .model import model_section
 from .notes import MARK, Marks
 from .render import Document
 from .sections import clock_section, node_section, notify_section
-
-OUTPUTS = ("report.md", "report.html", "summary.txt")
 
 
 @dataclass
@@ -101,9 +100,7 @@ def _check_directory(directory: Path) -> None:
         )
     if not os.access(directory, os.W_OK | os.X_OK):
         raise UsageError(f"{directory} is not writable: the report is written into the run directory")
-    for path in [directory / n for n in OUTPUTS] + sorted(directory.glob("*.png")):
-        if file_kind(path) not in (None, FileKind.REGULAR):
-            raise UsageError(f"{path} is {file_kind(path)}: the report would replace it")
+    outputs.check(directory)
 
 
 def _records_by_step(results: Results):
@@ -181,10 +178,10 @@ def write_report(directory, run=None) -> Written:
         short,
     )
     doc.insert(conditions_at, _conditions_section(header, problems, marks))
-    (directory / "report.md").write_text(doc.markdown())
-    (directory / "report.html").write_text(doc.html(directory))
+    outputs.write_text(directory, "report.md", doc.markdown())
+    outputs.write_text(directory, "report.html", doc.html(directory))
     lines += summary_lines(table, verdict, anomalies)
-    (directory / "summary.txt").write_text("\n".join(_summary(directory, header, lines, problems, marks)) + "\n")
+    outputs.write_text(directory, "summary.txt", "\n".join(_summary(directory, header, lines, problems, marks)) + "\n")
     return Written(directory / "report.md", problems)
 
 

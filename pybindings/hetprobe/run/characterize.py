@@ -47,7 +47,7 @@ from pathlib import Path
 from ..data.jsonl import results_files
 from ..data.launches import headline as interference_headline
 from ..data.load import load
-from ..data.paths import FileKind, file_kind
+from ..data.paths import FileKind, file_kind, path_argument
 from ..data.results import Results
 from ..data.run_steps import COLD, LOADS, PAPER, RATES
 from ..data.steps import family, launch_name
@@ -75,6 +75,41 @@ from .step_options import check_step_options
 def default_directory() -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     return Path("hetprobe-results") / f"characterize-{platform.node()}-{stamp}"
+
+
+# Step options that would stop a step from measuring what characterize asks of it, and why.
+_STEP_OPTIONS_REFUSED = {
+    "--help": "prints the probe's help instead of measuring",
+    "-h": "prints the probe's help instead of measuring",
+    "--version": "prints the version instead of measuring",
+    "--out": "characterize names each step's results file",
+    "--phase": "characterize runs the gpus re-measure itself, as its verdict asks",
+}
+
+
+def _names(value, keyword: str, what: str) -> tuple[str, ...]:
+    """A list (or tuple) of strings given to `keyword`, checked: a single string is refused, not read letter
+    by letter ("skip: expected a list of step names, got the string 'notify'")."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        got = f"the string {value!r}" if isinstance(value, str) else f"{type(value).__name__} {value!r}"
+        raise UsageError(f"{keyword}: expected a list of {what}, got {got}")
+    for item in value:
+        if not isinstance(item, str):
+            raise UsageError(f"{keyword}: expected a list of {what}, got {type(item).__name__} {item!r} in it")
+    return tuple(value)
+
+
+def _step_args(value, probe: str) -> tuple[str, ...]:
+    """A probe's extra options, checked: a list of strings, none that would keep its step from measuring."""
+    args = _names(value, f"{probe}_args", "options such as ['--rounds', '6']")
+    for arg in args:
+        option = arg.split("=", 1)[0]
+        if option in _STEP_OPTIONS_REFUSED:
+            raise UsageError(
+                f"--{probe}-args {arg}: {_STEP_OPTIONS_REFUSED[option]}; characterize would record a step "
+                "that measured nothing"
+            )
+    return args
 
 
 def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launches=None) -> str | None:
@@ -153,7 +188,8 @@ def characterize(
     Options, and the baseline's GPUs against this node's, are checked before anything is written (UsageError). A
     probe that fails or stops keeps its finished records and its report section, marked with the last error of its
     log (``run.failed()``); the others run on, and the report is written."""
-    directory = Path(directory) if directory else default_directory()
+    directory = Path(path_argument(directory, "directory")) if directory is not None else default_directory()
+    skip = _names(skip, "skip", "step names")
     options = StepOptions(
         device=device,
         quick=quick,
@@ -162,11 +198,11 @@ def characterize(
         launcher=launcher,
         hosts=_check_options(device, timeout_s, reps, hosts, skip, directory, launches),
         probe_args={
-            "gpus": tuple(gpus_args),
-            "notify": tuple(notify_args),
-            "clock": tuple(clock_args),
-            "bandwidth": tuple(bandwidth_args),
-            "interference": tuple(interference_args),
+            "gpus": _step_args(gpus_args, "gpus"),
+            "notify": _step_args(notify_args, "notify"),
+            "clock": _step_args(clock_args, "clock"),
+            "bandwidth": _step_args(bandwidth_args, "bandwidth"),
+            "interference": _step_args(interference_args, "interference"),
         },
     )
     fraction = node_verdict.parse_tolerance(tolerance)
