@@ -23,9 +23,7 @@
 # Results: $RESULTS_DIR (default build-gpu/kgpu).
 set -euo pipefail
 default_results=kgpu
-# shellcheck source=common.sh
-source "$(dirname "$0")/common.sh"
-near=0 receivers=0
+near=0 receivers=0  # the arguments, checked before common.sh makes the results folder
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --near) near=1 ;;
@@ -36,6 +34,10 @@ while [[ ${1:-} == --* ]]; do
 done
 launches=${1:-3}
 k=${2:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
+[[ $launches =~ ^[1-9][0-9]*$ && $k =~ ^[0-9]+$ ]] ||
+  { echo "kgpu.sh: LAUNCHES=$launches, K=$k: expected whole numbers, LAUNCHES 1 or more" >&2; exit 2; }
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
 gpu_node_ready 2 "$hetprobe" "$build/tests/gpu/bare_load_rounds"
 if ((k < 2)); then record FAILED "GPUs loading" "k = $k, needs 2 or more"; finish; fi
 mpirun=(mpirun --oversubscribe -np 2)

@@ -17,11 +17,11 @@
 # Results: $RESULTS_DIR (default build-gpu/model).
 set -euo pipefail
 default_results=model
-# shellcheck source=common.sh
-source "$(dirname "$0")/common.sh"
-launches=${MODEL_LAUNCHES:-3}
+launches=${MODEL_LAUNCHES:-3}  # checked before common.sh makes the results folder: bad input writes nothing
 [[ $launches =~ ^[1-9][0-9]*$ ]] ||
   { echo "model.sh: MODEL_LAUNCHES=$launches: expected a whole number of launches, 1 or more" >&2; exit 2; }
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
 build_gpu
 expect_gpus 2 "$hetprobe"
 

@@ -434,3 +434,24 @@ def test_clock_turns_holds_concurrent_fits_to_those_in_turn(tmp_path, concurrent
     assert done.returncode == code, done.stdout + done.stderr
     assert said in done.stdout
     assert python(GPU / "compare_clock_turns.py", tmp_path, 3).returncode == 2  # launch 3 missing
+
+
+@pytest.mark.parametrize(
+    "script, env, args",
+    [("model.sh", {"MODEL_LAUNCHES": bad}, []) for bad in ("0", "abc", "-1", " 3", "03", "1e3")]
+    + [("kgpu.sh", {}, [bad]) for bad in ("0", "abc", "-2")]
+    + [("kgpu.sh", {}, ["--far"]), ("compare_builds.sh", {}, ["old.tar", "x"])],
+)
+def test_a_campaign_checks_its_input_before_it_writes_anything(tmp_path, script, env, args):
+    """Issue 54: MODEL_LAUNCHES=0 tests/gpu/model.sh gave exit 2 after making RESULTS_DIR and an empty
+    expectations.txt. Bad input now writes nothing."""
+    results = tmp_path / "results"
+    done = subprocess.run(
+        ["bash", str(GPU / script), *args],
+        env=dict(os.environ, RESULTS_DIR=str(results), **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert not results.exists()
