@@ -1,6 +1,7 @@
 // A run's GPUs against a known-good node's runs (node_verdict.hpp says the rules).
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "base/errors.hpp"
 #include "base/number_text.hpp"
@@ -92,6 +93,25 @@ void link_outside(const RunRounds& run, const std::vector<RunRounds>& bases, dou
   }
 }
 
+// A launch is the unit of replication: the same launch twice (a copy of a
+// run beside it, a run given as its own baseline) would be counted as two,
+// narrowing the range it is judged by. Its gpus header says which launch it
+// is, as `show --pool` asks; a usage Error names both files.
+void refuse_repeated_launches(const RunFiles& run, const std::vector<RunFiles>& baselines) {
+  std::map<std::string, std::string> seen;  // a gpus header, as written -> whose file it is
+  const auto visit = [&](const RunFiles& files, const std::string& what) {
+    for (const ResultsFile& f : files)
+      for (const Json& r : f.records)
+        if (r.is_object() && r.value("record", Json()) == "header" && r.value("probe", Json()) == "gpus")
+          if (const auto [it, fresh] = seen.emplace(r.dump(), what + " " + f.path.string()); !fresh)
+            throw usage_error(what + " " + f.path.string() + " is the launch of " + it->second +
+                              " (the same header): a launch is counted once; give each once, and never a run "
+                              "as its own baseline");
+  };
+  visit(run, "the run's");
+  for (const RunFiles& b : baselines) visit(b, "the baseline's");
+}
+
 }  // namespace
 
 void check_baseline_node(const NodeIdentity& node, const std::vector<RunFiles>& baselines, const std::string& where) {
@@ -114,6 +134,7 @@ void check_baseline_node(const NodeIdentity& node, const std::vector<RunFiles>& 
 
 Json baseline_verdict(const RunFiles& files, const std::vector<RunFiles>& baselines, double tolerance) {
   const std::vector<RunRounds> bases = read_baselines(baselines);
+  refuse_repeated_launches(files, baselines);
   const RunRounds run = read_checked(files, "the run");
   if (const std::size_t mine = gpus_of(run).size(), theirs = gpus_of(bases.front()).size(); mine != theirs)
     throw usage_error("the baseline " + bases.front().where + " has " + std::to_string(theirs) +

@@ -6,6 +6,7 @@ verdict says so rather than guess. The rules themselves are C++'s (tests/unit/te
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -146,3 +147,17 @@ def test_a_run_directory_this_user_may_not_list_is_not_called_no_run_directory(r
     monkeypatch.setattr(verdict.os, "access", lambda p, mode: False if str(p).endswith("run-1") else listable(p, mode))
     with pytest.raises(hetprobe.UsageError, match="run-1: permission denied"):
         verdict.baseline_verdict(runs / "run-2", runs / "run-1")
+
+
+def test_a_launch_given_twice_is_refused_as_show_pool_refuses_it(runs, tmp_path):
+    """Issue 54: a baseline beside its own copy without its second launch read "2 run(s), 5 launches": the
+    same launches counted twice, narrowing the range. A launch is counted once; a run is not its own
+    baseline."""
+    copy = tmp_path / "run-1-copy"
+    shutil.copytree(runs / "run-1", copy)
+    next(copy.glob("gpus.launch2.jsonl*")).unlink()
+    done = hetprobe_check(runs / "run-3", "--baseline", runs / "run-1", copy)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert f"the baseline's {copy}/gpus.jsonl" in done.stderr and "(the same header)" in done.stderr, done.stderr
+    done = hetprobe_check(runs / "run-1", "--baseline", runs / "run-1")
+    assert done.returncode == 2 and "the launch of the run's" in done.stderr, done.stderr
