@@ -5,13 +5,14 @@ inputs the issue names, each a clear message and exit 2 with nothing written."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import subprocess
 
 import pandas as pd
 import pytest
-from conftest import jsonl_records, run_on_host, write_jsonl
+from conftest import RUNS, jsonl_records, run_on_host, write_jsonl
 
 import hetprobe
 
@@ -153,3 +154,61 @@ def test_times_that_fall_with_size_are_marked_implausible(node_run, tmp_path):
         "(implausible: a negative inverse bandwidth: the times fall with size)"
     )
     assert "implausible" not in shown.loc["alpha (latency)", "median"]
+
+
+def _first(records, loaded: bool) -> int:
+    """The index of the first SSB point with rounds, or the first write point the fit takes."""
+    return next(
+        i
+        for i, r in enumerate(records)
+        if r.get("record") == "point"
+        and (
+            (r.get("load_kind") == "write" and r["layout"] != "PSB" and r.get("ratio_to_ssb_rounds"))
+            if loaded
+            else (r["layout"] == "SSB" and (r.get("send_time_ns") or {}).get("round_medians"))
+        )
+    )
+
+
+def _set_round(records, value, loaded=False):
+    r = records[_first(records, loaded)]
+    (r["ratio_to_ssb_rounds"] if loaded else r["send_time_ns"]["round_medians"])[0] = value
+
+
+@pytest.mark.parametrize(
+    "damage, named",
+    [
+        (lambda rs: _set_round(rs, "fast"), "field 'send_time_ns.round_medians[0]': expected a send time in ns"),
+        (lambda rs: _set_round(rs, 1e308), "got 1e+308: the node model fits measurements only"),
+        (lambda rs: _set_round(rs, 1e-300), "got 1e-300: the node model fits measurements only"),
+        (lambda rs: _set_round(rs, "x", loaded=True), "field 'ratio_to_ssb_rounds[0]': expected a ratio to SSB"),
+        (lambda rs: rs[_first(rs, False)].update(size_bytes=0), "field 'size_bytes': expected a message size of 1"),
+        (lambda rs: rs.insert(_first(rs, False) + 1, json.loads(json.dumps(rs[_first(rs, False)]))), "again: the"),
+        (
+            lambda rs: rs[_first(rs, True)]["load"].update(traffic_during_send_gbs=-3.0),
+            "field 'load.traffic_during_send_gbs': expected a traffic of 0 GB/s or more",
+        ),
+    ],
+)
+def test_the_model_refuses_what_it_cannot_fit_naming_the_field(tmp_path, damage, named):
+    """Issue 54: a string read as missing, 1e308 giving beta -1e61, a size of 0, a point twice, a negative
+    traffic: each once fitted without a word. Refused by `hetprobe model` (exit 2) and hetprobe.model,
+    naming the file, line and field; nothing written."""
+    records = jsonl_records(RUNS / "h100-characterize-run-as-data" / "interference.jsonl.gz")
+    damage(records)
+    path = write_jsonl(tmp_path / "interference.jsonl", records)
+    done = subprocess.run([hetprobe.binary(), "model", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and named in done.stderr and str(path) in done.stderr, done.stderr
+    with pytest.raises(hetprobe.errors.UsageError, match=re.escape(named)):
+        hetprobe.model(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["interference.jsonl"]
+
+
+def test_the_model_refuses_a_cut_file(tmp_path):
+    text = "".join(
+        json.dumps(r) + "\n" for r in jsonl_records(RUNS / "h100-characterize-run-as-data" / "interference.jsonl.gz")
+    )
+    path = tmp_path / "interference.jsonl"
+    path.write_text(text[: len(text) * 2 // 3])
+    with pytest.raises(hetprobe.errors.UsageError, match="its last line is cut"):
+        hetprobe.model(path)
