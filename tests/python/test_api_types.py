@@ -76,3 +76,30 @@ def test_characterize_refuses_what_would_keep_a_step_from_measuring(tmp_path, ke
 def test_characterize_refuses_an_empty_directory_name():
     with pytest.raises(UsageError, match="directory: an empty path"):
         hetprobe.characterize("", device="host")
+
+
+@pytest.mark.parametrize(
+    "keywords, named",
+    [
+        ({"reps": "4"}, "--reps '4': expected an integer from 1 to 1,000,000, got str"),
+        ({"timeout_s": "10"}, "--timeout '10': expected a finite number of seconds above 0 and at most"),
+        ({"hosts": ["a", "b"]}, "hosts: expected the pair as one string, 'a,b', got list"),
+    ],
+)
+def test_characterize_names_a_keyword_of_the_wrong_type(tmp_path, keywords, named):
+    with pytest.raises(UsageError, match=re.escape(named)):
+        hetprobe.characterize(tmp_path / "run", device="host", **keywords)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    "baseline, named",
+    [
+        (5, "baseline: expected a run directory or a list of them, got int 5"),
+        ([RUN, None], "baseline: expected a path (str or os.PathLike), got NoneType None"),
+        ("", "baseline: an empty path"),
+    ],
+)
+def test_check_names_a_baseline_it_cannot_read_as_a_path(baseline, named):
+    with pytest.raises(UsageError, match=re.escape(named)):
+        hetprobe.check(RUN, baseline)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import _rules
 from ..data.jsonl import read_jsonl, results_files, results_stem
-from ..data.paths import FileKind, file_kind
+from ..data.paths import FileKind, file_kind, path_argument
 from ..data.steps import family, read_manifest, short_of_manifest, step_name
 from ..errors import ResultsFileError, UsageError
 
@@ -93,9 +93,9 @@ def baseline_verdict(run, baselines, tolerance: float = DEFAULT_TOLERANCE) -> di
     """A run directory against baseline run directories of one node: "outside" (the numbers worse than the
     baselines' worst by more than the tolerance), "compared", "not_judged"; UsageError for runs that
     cannot be compared (other GPUs, one baseline launch in all, no gpus rounds)."""
-    paths = [baselines] if isinstance(baselines, (str, Path)) else list(baselines)
+    paths = _baseline_paths(baselines)
     return _rules.baseline_verdict(
-        whole_run_files(run, "RUN_DIR"),
+        whole_run_files(path_argument(run, "run"), "RUN_DIR"),
         [whole_run_files(b, "--baseline") for b in _distinct(paths)],
         float(tolerance),
     )
@@ -104,11 +104,22 @@ def baseline_verdict(run, baselines, tolerance: float = DEFAULT_TOLERANCE) -> di
 def check_baseline_node(node, baselines) -> None:
     """UsageError where this node (characterize's Node: its GPU count, backend, names by ordinal) cannot be
     checked against the baseline run directories."""
-    paths = [baselines] if isinstance(baselines, (str, Path)) else list(baselines)
+    paths = _baseline_paths(baselines)
     names = [node.names.get(i) or "" for i in range(node.gpus)]
     _rules.check_baseline_node(
         node.gpus, node.backend or "", names, [whole_run_files(b, "--baseline") for b in _distinct(paths)], "this node"
     )
+
+
+def _baseline_paths(baselines) -> list[str]:
+    """One baseline run directory or a list of them, each checked (UsageError naming the keyword)."""
+    if isinstance(baselines, (str, os.PathLike)):
+        return [path_argument(baselines, "baseline")]
+    if not isinstance(baselines, (list, tuple)):
+        raise UsageError(
+            f"baseline: expected a run directory or a list of them, got {type(baselines).__name__} {baselines!r}"
+        )
+    return [path_argument(b, "baseline") for b in baselines]
 
 
 def _distinct(paths: list) -> list:

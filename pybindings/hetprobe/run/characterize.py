@@ -112,6 +112,11 @@ def _step_args(value, probe: str) -> tuple[str, ...]:
     return args
 
 
+def _got(value, types: tuple) -> str:
+    """ ", got str" where `value` is not of `types` (a bool is no number): the type a message names."""
+    return "" if isinstance(value, types) and not isinstance(value, bool) else f", got {type(value).__name__}"
+
+
 def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launches=None) -> str | None:
     """characterize's own options, checked before anything is written (the probes check theirs): a
     UsageError for a bad one. Returns the hosts as the launcher gets them: the names check_pair read,
@@ -125,14 +130,17 @@ def _check_options(device, timeout_s, reps, hosts, skip, directory: Path, launch
         or not 0 < timeout_s <= MAX_TIMEOUT_S
     ):
         raise UsageError(
-            f"--timeout {timeout_s}: expected a finite number of seconds above 0 and at most {MAX_TIMEOUT_S} (one week)"
+            f"--timeout {timeout_s!r}: expected a finite number of seconds above 0 and at most {MAX_TIMEOUT_S} "
+            f"(one week){_got(timeout_s, (int, float))}"
         )
     if reps is not None and (isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= MAX_REPS):
-        raise UsageError(f"--reps {reps}: expected an integer from 1 to {MAX_REPS:,}")
+        raise UsageError(f"--reps {reps!r}: expected an integer from 1 to {MAX_REPS:,}{_got(reps, (int,))}")
     if launches is not None and (
         isinstance(launches, bool) or not isinstance(launches, int) or not 1 <= launches <= MAX_LAUNCHES
     ):
         raise UsageError(f"--launches {launches!r}: expected a whole number of launches from 1 to {MAX_LAUNCHES}")
+    if hosts is not None and not isinstance(hosts, str):
+        raise UsageError(f"hosts: expected the pair as one string, 'a,b', got {type(hosts).__name__} {hosts!r}")
     pair = ",".join(check_pair(hosts)) if hosts is not None else None
     unknown = set(skip) - set(PROBES)
     if unknown:
