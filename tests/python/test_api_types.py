@@ -103,3 +103,18 @@ def test_characterize_names_a_keyword_of_the_wrong_type(tmp_path, keywords, name
 def test_check_names_a_baseline_it_cannot_read_as_a_path(baseline, named):
     with pytest.raises(UsageError, match=re.escape(named)):
         hetprobe.check(RUN, baseline)
+
+
+def test_a_step_that_exits_0_with_no_record_is_failed(tmp_path):
+    """Issue 54: a step that measured nothing (exit 0, 0 records) was "ok" and characterize "complete"."""
+    import io
+
+    from hetprobe.run.launch import run_step
+    from hetprobe.run.manifest import Step
+    from hetprobe.run.progress import Progress
+
+    (tmp_path / "logs").mkdir()
+    step = Step("notify", ["true"])
+    run_step(step, tmp_path / "notify.jsonl", tmp_path, Progress(io.StringIO(), bar=False), timeout_s=30)
+    assert (step.exit_code, step.records, step.status) == (0, 0, "failed")
+    assert step.error == "exit code 0 after 0 records: the step measured nothing"

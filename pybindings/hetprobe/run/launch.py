@@ -152,8 +152,10 @@ def run_step(step: Step, out: Path, directory: Path, progress: Progress, timeout
             step.exit_code = -1 if not isinstance(step.exit_code, int) else step.exit_code
         errors = recorded()
     step.wall_s = time.monotonic() - start
-    step.status = "ok" if step.exit_code == 0 else "failed"
-    if step.status != "ok":
+    step.status = "ok" if step.exit_code == 0 and step.records > 0 else "failed"
+    if step.exit_code == 0 and step.records == 0:  # exit 0 with nothing measured is no measurement
+        step.error = "exit code 0 after 0 records: the step measured nothing"
+    elif step.status != "ok":
         # The probe's own words (its recorded error), else the log's last error line.
         own = f"hetprobe: {errors[0]['kind']} error: {errors[0]['message']}" if errors else None
         step.error = own or last_error(log) or _exit_error(step.exit_code)
