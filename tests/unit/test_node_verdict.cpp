@@ -29,7 +29,13 @@ ResultsFile launch(int index, int gpus, int rounds, const Slowdown& slow, const 
     ranks.push_back({{"rank", g},
                      {"host", host},
                      {"device", {{"name", model}, {"pci_bus_id", "0000:0" + std::to_string(g) + ":00.0"}}}});
-  f.records.push_back({{"record", "header"}, {"probe", "gpus"}, {"host", host}, {"backend", "cuda"}, {"ranks", ranks}});
+  static int launches_made = 0;  // each launch its own header, as each process's start time makes it
+  f.records.push_back({{"record", "header"},
+                       {"probe", "gpus"},
+                       {"host", host},
+                       {"backend", "cuda"},
+                       {"start_time_utc", "launch " + std::to_string(++launches_made)},
+                       {"ranks", ranks}});
   for (int r = 0; r < rounds; ++r)
     for (int g = 0; g < gpus; ++g) {
       const double noise = 1 + 0.01 * std::sin(1.7 * r + 2.3 * g + 0.9 * index);  // within 1%
@@ -199,6 +205,9 @@ TEST(BaselineVerdict, RefusesWhatCannotBeCompared) {
   expect_usage_error([&] { (void)baseline_verdict(run_of(3, 4, healthy), {base}, 0.1); }, "has 2 GPU(s) and the run");
   expect_usage_error([&] { (void)baseline_verdict(run_of(3, 2, healthy, "H200"), {base}, 0.1); }, "H200");
   expect_usage_error([&] { (void)baseline_verdict(run_of(3, 2, healthy), {run_of(1, 2, healthy)}, 0.1); }, "1 launch");
+  const RunFiles same = run_of(2, 2, healthy);  // a launch given twice: counted once, so refused
+  expect_usage_error([&] { (void)baseline_verdict(run_of(3, 2, healthy), {same, same}, 0.1); },
+                     "is the launch of the baseline's");
   expect_usage_error([&] { (void)baseline_verdict(run_of(3, 2, healthy), {base, run_of(3, 4, healthy)}, 0.1); },
                      "not runs of one node");
   expect_usage_error(
