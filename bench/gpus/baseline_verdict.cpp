@@ -134,7 +134,6 @@ void check_baseline_node(const NodeIdentity& node, const std::vector<RunFiles>& 
 
 Json baseline_verdict(const RunFiles& files, const std::vector<RunFiles>& baselines, double tolerance) {
   const std::vector<RunRounds> bases = read_baselines(baselines);
-  refuse_repeated_launches(files, baselines);
   const RunRounds run = read_checked(files, "the run");
   if (const std::size_t mine = gpus_of(run).size(), theirs = gpus_of(bases.front()).size(); mine != theirs)
     throw usage_error("the baseline " + bases.front().where + " has " + std::to_string(theirs) +
@@ -150,6 +149,7 @@ Json baseline_verdict(const RunFiles& files, const std::vector<RunFiles>& baseli
         "the baseline has 1 launch of the gpus step in all: its launch-to-launch spread is not "
         "measured, so no number can be judged against it; give a run of 2 launches or more "
         "(characterize's default is 3) or several runs");
+  refuse_repeated_launches(files, baselines);  // after what each says of itself: the more telling words
   Json verdict{{"tolerance", tolerance},   {"baseline_runs", bases.size()}, {"baseline_launches", baseline_launches},
                {"per_gpu", Json::array()}, {"outside", Json::array()},      {"not_judged", Json::array()}};
   std::size_t compared = 0;

@@ -67,8 +67,17 @@ def three_gpus_one_slow(tmp_path_factory):
 
 
 def copy_run(directory, tmp_path, name="copy"):
+    """A copy of a run as another run of the node would be: its gpus launches its own (each header its own
+    start time), for check counts a launch given twice once and refuses it."""
     target = tmp_path / name
     shutil.copytree(directory, target)
+    for path in target.glob("gpus*.jsonl"):
+        edit_records(
+            path,
+            lambda r: (
+                r.update(start_time_utc=f"{r.get('start_time_utc')} (copy)") if r.get("record") == "header" else None
+            ),
+        )
     return target
 
 

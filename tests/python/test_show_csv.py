@@ -135,4 +135,4 @@ def test_out_replaces_an_existing_csv_only_with_force(tmp_path):
 def test_an_empty_format_is_refused_not_taken_for_the_default():
     """issue 36: `--format ''` printed the default table; a value given is checked, even an empty one."""
     done = show(RUNS / "h200-bandwidth.jsonl", "--format", "")
-    assert done.returncode == 2 and "unknown table format ''" in done.stderr and done.stdout == ""
+    assert done.returncode == 2 and "--format '': an empty value" in done.stderr and done.stdout == ""
