@@ -19,16 +19,26 @@ std::size_t RunRounds::launches_of(GpusPhase phase) const {
   return seen.size();
 }
 
-std::string shared_device(const std::map<int, GpuIdentity>& gpus) {
+std::string device_key(const std::string& host, const std::string& pci_bus_id, int ordinal) {
+  return host + " " + (pci_bus_id.empty() ? "device " + std::to_string(ordinal) : pci_bus_id);
+}
+
+std::optional<std::pair<int, int>> ranks_sharing_a_device(const std::map<int, std::string>& device_of) {
   std::map<std::string, int> first_of;
-  for (const auto& [rank, id] : gpus) {
-    if (id.pci_bus_id.empty() && id.ordinal < 0) continue;  // nothing says which device it was
-    const auto [it, fresh] = first_of.emplace(id.device_key(), rank);
-    if (!fresh)
-      return "ranks " + std::to_string(it->second) + " and " + std::to_string(rank) + " measured one device (" +
-             id.device_key() + ")";
-  }
-  return "";
+  for (const auto& [rank, device] : device_of)
+    if (const auto [it, fresh] = first_of.emplace(device, rank); !fresh) return std::pair(it->second, rank);
+  return std::nullopt;
+}
+
+std::string shared_device(const std::map<int, GpuIdentity>& gpus) {
+  std::map<int, std::string> device_of;
+  for (const auto& [rank, id] : gpus)
+    if (!id.pci_bus_id.empty() || id.ordinal >= 0)  // else nothing says which device it was
+      device_of[rank] = device_key(id.host, id.pci_bus_id, id.ordinal);
+  const auto shared = ranks_sharing_a_device(device_of);
+  return shared ? "ranks " + std::to_string(shared->first) + " and " + std::to_string(shared->second) +
+                      " measured one device (" + device_of.at(shared->first) + ")"
+                : "";
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/stats.hpp"
@@ -31,15 +32,18 @@ struct GpuIdentity {
   std::string model;       // device_model() of its name
   std::string host;        // of its rank
   int ordinal = -1;        // in its backend's runtime (-1: not recorded)
-  // Which device it is on its host: its PCI address, else its ordinal.
-  std::string device_key() const {
-    return host + " " + (pci_bus_id.empty() ? "device " + std::to_string(ordinal) : pci_bus_id);
-  }
 };
 
+// Which device a rank measured, as text: its host and PCI address, else its
+// host and ordinal ("node1 0000:00:06.0", "node1 device 0").
+std::string device_key(const std::string& host, const std::string& pci_bus_id, int ordinal);
+
+// The first two ranks (by rank) whose devices (rank -> device_key) are one,
+// or none: what the gpus probe refuses and a verdict never compares.
+std::optional<std::pair<int, int>> ranks_sharing_a_device(const std::map<int, std::string>& device_of);
+
 // "ranks 0 and 1 measured one device (node1 0000:00:06.0)" where two ranks of
-// the run measured the same device, else "": a verdict never compares a GPU
-// with itself.
+// the run measured the same device, else "".
 std::string shared_device(const std::map<int, GpuIdentity>& gpus);
 
 // The link record of the bandwidth probe for one GPU.

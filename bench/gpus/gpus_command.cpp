@@ -11,6 +11,7 @@
 #include "bench/cli/probe.hpp"
 #include "bench/core/mpi_context.hpp"
 #include "bench/core/rounds.hpp"
+#include "bench/gpus/gpu_rounds.hpp"
 #include "bench/gpus/gpus.hpp"
 #include "bench/gpus/gpus_table.hpp"
 #include "bench/gpus/node_verdict.hpp"
@@ -77,23 +78,17 @@ class GpusProbe final : public ConfiguredProbe<Options, GpusConfig> {
 
   void check(const Device& d, const MpiContext& mpi) override {
     ranks_ = mpi.size;
-    device_ = mpi.host + " " +
-              (d.info().pci_bus_id.empty() ? d.info().backend + " device " + std::to_string(d.info().ordinal)
-                                           : d.info().pci_bus_id);
+    device_ = device_key(mpi.host, d.info().pci_bus_id, d.info().ordinal);
   }
   void share(const MpiContext& mpi) override {
     // Ranks that share a device would be judged against themselves: refused on every rank, unless asked for.
     std::string shared;
-    if (mpi.rank == 0) {
-      std::map<std::string, int> first_of;
-      const std::vector<std::string> devices = gather_strings(mpi, device_);
-      for (int rank = 0; rank < static_cast<int>(devices.size()) && shared.empty(); ++rank)
-        if (const auto [it, fresh] = first_of.emplace(devices[rank], rank); !fresh)
-          shared = "ranks " + std::to_string(it->second) + " and " + std::to_string(rank) + " would measure one " +
-                   "device (" + devices[rank] + ")";
-    } else {
-      (void)gather_strings(mpi, device_);
-    }
+    const std::vector<std::string> devices = gather_strings(mpi, device_);  // on rank 0; empty elsewhere
+    std::map<int, std::string> device_of;
+    for (std::size_t rank = 0; rank < devices.size(); ++rank) device_of[static_cast<int>(rank)] = devices[rank];
+    if (const auto pair = ranks_sharing_a_device(device_of))
+      shared = "ranks " + std::to_string(pair->first) + " and " + std::to_string(pair->second) +
+               " would measure one device (" + devices[pair->first] + ")";
     shared = broadcast_string(mpi, shared);
     if (!shared.empty() && !options_.share_devices)
       throw usage_error(shared +
