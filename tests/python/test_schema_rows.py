@@ -50,8 +50,20 @@ def sketch_schema(monkeypatch):
         function.cache_clear()
 
 
+def sketch_header() -> dict:
+    """A header of the sketched probe (a committed one, renamed)."""
+    return {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "sketch", "config": {}}
+
+
+@pytest.fixture
+def marked_schema(sketch_schema):
+    """The schema with the sketched record type using every mark (MARKED)."""
+    schema.schema()["$defs"]["sketch_sample"] = MARKED
+    schema_rows.schema_converter.cache_clear()
+
+
 def test_a_new_probes_records_reach_summary_and_samples_from_its_schema_entry(tmp_path, sketch_schema):
-    header = {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "sketch", "config": {}}
+    header = sketch_header()
     samples = [12.0, 10.0, 11.0, 40.0]
     sample = {"record": "sketch_sample", "probe": "sketch", "rank": 0, "size_bytes": 64, "reps": 100}
     stats = {"n": 4, "min": 10.0, "p10": 10.3, "median": 11.5, "p90": 31.6, "p99": 39.16, "max": 40.0}
@@ -76,10 +88,7 @@ MARKED = {
     "type": "object",
     "description": "A sketched record that uses every mark of schema_rows.py",
     "properties": {
-        "record": {"const": "sketch_sample"},
-        "probe": {"const": "sketch"},
-        "rank": {"type": "integer", "unit": "index"},
-        "size_bytes": {"type": "integer", "unit": "bytes", "frame": "key", "description": "What was timed"},
+        **{k: SKETCH["properties"][k] for k in ("record", "probe", "rank", "size_bytes")},
         "side": {"enum": ["cpu", "gpu"], "frame": "key", "description": "A key with an enum"},
         "ops": {"type": "integer", "unit": "count", "description": "Operations per sample"},
         "devices": {
@@ -112,12 +121,10 @@ MARKED = {
 }
 
 
-def test_each_mark_makes_its_rows_and_samples(tmp_path, sketch_schema, monkeypatch):
+def test_each_mark_makes_its_rows_and_samples(tmp_path, marked_schema):
     """The marks of schema_rows.py, each once: a key, a first item's extra, a Summary's median, a device
     Summary's own extras and key default, a row kept when null, raw ticks over a field, tick differences,
     nested samples and a row per entry."""
-    schema.schema()["$defs"]["sketch_sample"] = MARKED
-    schema_rows.schema_converter.cache_clear()
     ticks = {"unit": "host_ticks", "ns_per_tick": 0.5}
     rec = {
         "record": "sketch_sample",
@@ -157,7 +164,7 @@ def test_each_mark_makes_its_rows_and_samples(tmp_path, sketch_schema, monkeypat
         "timeline": {"at_ns": [1.0, 2.0, 3.0]},
         "lower_bound_ns": {"notify-stream isend": 700.0, "baseline": 900.0},
     }
-    header = {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "sketch", "config": {}}
+    header = sketch_header()
     r = load(write_jsonl(tmp_path / "marked.jsonl", [header, rec]))
     rows = r.summary.set_index("metric")
     assert rows.loc["op_ns", "resolution_ns"] == 0.125 and rows.loc["op_ns", "unresolved"] == False  # noqa: E712
@@ -183,9 +190,7 @@ def test_each_mark_makes_its_rows_and_samples(tmp_path, sketch_schema, monkeypat
         ({"ops": None}, "field 'ops': expected an integer, got null"),
     ],
 )
-def test_a_field_against_its_marks_is_named(tmp_path, sketch_schema, change, named):
-    schema.schema()["$defs"]["sketch_sample"] = MARKED
-    schema_rows.schema_converter.cache_clear()
+def test_a_field_against_its_marks_is_named(tmp_path, marked_schema, change, named):
     ticks = {"unit": "host_ticks", "ns_per_tick": 1.0}
     rec = {
         "record": "sketch_sample",
@@ -198,6 +203,6 @@ def test_a_field_against_its_marks_is_named(tmp_path, sketch_schema, change, nam
         "start": {**ticks, "values": [1, 2]},
         "end": {**ticks, "values": [3, 4]},
     }
-    header = {**jsonl_records(RUNS / "h200-bandwidth.jsonl")[0], "probe": "sketch", "config": {}}
+    header = sketch_header()
     with pytest.raises(ResultsFileError, match=re.escape(named)):
         load(write_jsonl(tmp_path / "bad.jsonl", [header, {**rec, **change}]))
